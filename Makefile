@@ -1,0 +1,46 @@
+# lineage-svc: every entry point of the project. `make demo` and `make test` work on a fresh
+# machine with only Node >= 20 and npm: each installs what it needs first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NODE_TEST := node --import tsx --test --test-reporter=spec
+# Node 20's test runner does not expand globs and exits 0 when it finds nothing, so the test
+# files are listed here and an empty list is an error.
+TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
+
+.PHONY: help install build typecheck test test-file demo bench clean
+
+help:
+	@echo "make demo    extract the demo estate from the built-in platform simulator"
+	@echo "make test    install, build and run every test"
+	@echo "make bench   run the benchmarks; writes bench/results.json"
+	@echo "make build   compile TypeScript to dist/"
+
+node_modules/.install-stamp: package.json $(wildcard package-lock.json)
+	npm install --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.install-stamp
+
+build: install
+	npx tsc -p tsconfig.json
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit
+
+test: build
+	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
+	$(NODE_TEST) $(TESTS)
+
+# One file: make test-file FILE=test/store/contract.test.ts
+test-file: install
+	$(NODE_TEST) $(FILE)
+
+demo: build
+	node dist/commands/demo.js
+
+bench: build
+	node --expose-gc dist/bench/run.js
+
+clean:
+	rm -rf dist node_modules/.install-stamp
