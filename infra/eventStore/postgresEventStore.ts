@@ -1,0 +1,426 @@
+/**
+ * The PostgreSQL event store (`pg`): tables in the connection's current schema (set `search_path`,
+ * e.g. with `?options=-c%20search_path%3Dlineage` in the URL, to use another one than `public`).
+ *
+ * Schema (version 1, kept in `lineage_schema`):
+ * - `lineage_events(position BIGINT PRIMARY KEY, stream, revision, type, version, data, metadata,
+ *   recorded_at, UNIQUE(stream, revision))`: `data` and `metadata` are JSON text (kept verbatim, so
+ *   what is read is exactly what was written), `recorded_at` ISO 8601 text;
+ * - `lineage_streams(stream TEXT PRIMARY KEY, revision INTEGER NOT NULL)`: each stream's last
+ *   revision, read for the expected-revision check.
+ *
+ * Positions are gap-free and become visible in order: each append is one transaction that first
+ * takes a transaction-level advisory lock (`pg_advisory_xact_lock`, one key per schema), then checks
+ * the expected revision and inserts at `MAX(position)+1...`. Appends therefore commit one after the
+ * other, and a reader can never see position N+1 before N. (A BIGSERIAL would leave gaps on
+ * rollback and could commit N+1 before N.) Throughput is bounded by one append at a time per schema,
+ * which batching events per append makes up for.
+ *
+ * Subscribers are woken by `LISTEN lineage_events` (each append does `pg_notify` in its
+ * transaction, delivered on commit, so appends from other processes wake them too), and poll every
+ * second in case the listening connection was lost.
+ */
+import pg from 'pg';
+import { ExpectedRevisionConflictError, StorageError, ValidationError, errorMessage } from '../../src/errors.js';
+import {
+  appendNotifier,
+  assertExpectedRevision,
+  describeExpectedRevision,
+  pollingSubscription,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../src/eventStore.js';
+
+/** The schema version this code writes and reads. */
+export const POSTGRES_EVENT_STORE_SCHEMA_VERSION = 1;
+/** The LISTEN/NOTIFY channel appends notify on. */
+export const POSTGRES_EVENT_STORE_CHANNEL = 'lineage_events';
+
+const SCHEMA_V1 = `
+  CREATE TABLE IF NOT EXISTS lineage_events (
+    position BIGINT PRIMARY KEY,
+    stream TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  CREATE TABLE IF NOT EXISTS lineage_streams (
+    stream TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS lineage_schema (
+    version INTEGER NOT NULL
+  );
+`;
+
+const COLUMNS = 'position, stream, revision, type, version, data, metadata, recorded_at';
+
+const SQL = {
+  state: `SELECT (SELECT revision FROM lineage_streams WHERE stream = $1), (SELECT COALESCE(MAX(position), 0) FROM lineage_events)`,
+  // Data-modifying CTEs always run, referenced or not: one round trip writes the batch, moves the
+  // stream's revision and queues the notification (sent on commit).
+  insert: `
+    WITH inserted AS (
+      INSERT INTO lineage_events (${COLUMNS})
+      SELECT p, $2, r, t, v, d, m, $8
+      FROM unnest($1::bigint[], $3::int[], $4::text[], $5::int[], $6::text[], $7::text[]) AS e(p, r, t, v, d, m)
+    ), moved AS (
+      INSERT INTO lineage_streams (stream, revision) VALUES ($2, $9)
+      ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision
+    )
+    SELECT pg_notify('${POSTGRES_EVENT_STORE_CHANNEL}', $10)`,
+  readStream: `SELECT ${COLUMNS} FROM lineage_events WHERE stream = $1 AND revision >= $2::bigint AND revision <= $3::bigint ORDER BY revision LIMIT $4::bigint`,
+  readAll: `SELECT ${COLUMNS} FROM lineage_events WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint`,
+  streamRevision: 'SELECT revision FROM lineage_streams WHERE stream = $1',
+  head: 'SELECT COALESCE(MAX(position), 0)::text FROM lineage_events',
+} as const;
+
+/** A row read with `rowMode: 'array'`, in COLUMNS order (BIGINT arrives as text). */
+type EventRow = [string, string, number, string, number, string, string, string];
+
+export interface PostgresEventStoreOptions {
+  /** `postgres://user:password@host:port/database[?options=...]`. Never appears in error messages with its password. */
+  url: string;
+  /** Clock used for `recorded_at`; injected by tests. */
+  now?: () => Date;
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+  /** How long to wait for a connection before failing. Default 10,000 ms. */
+  connectionTimeoutMilliseconds?: number;
+}
+
+/** The PostgreSQL store: the port. */
+export interface PostgresEventStore extends EventStore {
+  readonly backend: 'postgres';
+}
+
+/**
+ * Connects, creates the tables when absent (under an advisory lock, so concurrent first starts are
+ * safe) and checks the schema version.
+ * @throws StorageError when the database cannot be reached or the schema cannot be created, or is
+ *   newer than this code. The message names the URL without its password.
+ */
+export async function createPostgresEventStore(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+  const now = options.now ?? (() => new Date());
+  const where = redactUrl(options.url);
+  const connection = {
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectionTimeoutMilliseconds ?? 10_000,
+    application_name: 'lineage-svc',
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  // An idle connection that dies emits 'error' on the pool; without a listener that would crash the
+  // process. The next query that needs a connection reports the problem instead.
+  pool.on('error', () => undefined);
+
+  let lockKey: string;
+  try {
+    lockKey = await migrate(pool, where);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (error instanceof StorageError) throw error;
+    throw new StorageError(`postgres event store: cannot open ${where}: ${errorMessage(error)}`, { cause: error });
+  }
+
+  const notifier = appendNotifier(1000);
+  const subscriptions = new Set<Subscription>();
+  const inFlight = new Set<Promise<unknown>>();
+  let listener: pg.Client | undefined;
+  let listening: Promise<void> | undefined;
+  let closed = false;
+
+  function ensureOpen(): void {
+    if (closed) throw new StorageError(`postgres event store ${where} is closed`);
+  }
+
+  /** Runs an operation, translating driver errors, and lets close() wait for it. */
+  function track<T>(operation: () => Promise<T>, what: string): Promise<T> {
+    ensureOpen();
+    const running = operation().catch((error: unknown) => {
+      throw translateError(error, what, where);
+    });
+    inFlight.add(running);
+    const forget = (): void => {
+      inFlight.delete(running);
+    };
+    running.then(forget, forget);
+    return running;
+  }
+
+  async function readRows(text: string, name: string, values: unknown[]): Promise<RecordedEvent[]> {
+    const result = await pool.query<EventRow>({ name, text, values, rowMode: 'array' });
+    return result.rows.map(toRecorded);
+  }
+
+  /** Starts the LISTEN connection once; on failure subscribers still poll. */
+  function listen(): void {
+    if (listening !== undefined || closed) return;
+    const client = new pg.Client(connection);
+    listening = (async () => {
+      client.on('error', () => {
+        // The connection died: forget it, the next subscribe() listens again, polling covers the gap.
+        if (listener === client) listener = undefined;
+        listening = undefined;
+        client.end().catch(() => undefined);
+      });
+      client.on('notification', () => notifier.notify());
+      await client.connect();
+      await client.query(`LISTEN ${POSTGRES_EVENT_STORE_CHANNEL}`);
+      if (closed) {
+        await client.end();
+        return;
+      }
+      listener = client;
+    })().catch(() => {
+      listening = undefined;
+      client.end().catch(() => undefined);
+    });
+  }
+
+  const store: PostgresEventStore = {
+    backend: 'postgres',
+
+    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+      ensureOpen();
+      if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
+      const serialised = events.map(serialiseEvent);
+      const expected = appendOptions.expectedRevision ?? 'any';
+      const result = await track(async () => {
+        const client = await pool.connect();
+        let broken: unknown;
+        try {
+          await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${lockKey})`);
+          const state = await client.query<[number | null, string]>({
+            name: 'lineage-append-state',
+            text: SQL.state,
+            values: [stream],
+            rowMode: 'array',
+          });
+          const row = state.rows[0]!;
+          const current = row[0] ?? -1;
+          const head = Number(row[1]);
+          assertExpectedRevision(stream, expected, current);
+          const positions: number[] = [];
+          const revisions: number[] = [];
+          for (let i = 0; i < serialised.length; i += 1) {
+            positions.push(head + i + 1);
+            revisions.push(current + i + 1);
+          }
+          const last = current + serialised.length;
+          const position = head + serialised.length;
+          await client.query({
+            name: 'lineage-append-insert',
+            text: SQL.insert,
+            values: [
+              positions,
+              stream,
+              revisions,
+              serialised.map((e) => e.type),
+              serialised.map((e) => e.version),
+              serialised.map((e) => e.data),
+              serialised.map((e) => e.metadata),
+              now().toISOString(),
+              last,
+              String(position),
+            ],
+          });
+          await client.query('COMMIT');
+          return { next_expected_revision: last, position };
+        } catch (error) {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollbackError) {
+            broken = rollbackError;
+          }
+          if (error instanceof ExpectedRevisionConflictError) throw error;
+          if (isUniqueViolation(error)) {
+            const current = await store.streamRevision(stream).catch(() => -1);
+            throw new ExpectedRevisionConflictError(stream, describeExpectedRevision(expected), current);
+          }
+          throw error;
+        } finally {
+          // A connection whose ROLLBACK failed is destroyed rather than returned to the pool.
+          client.release(broken instanceof Error ? broken : undefined);
+        }
+      }, `append to "${stream}"`);
+      notifier.notify();
+      return result;
+    },
+
+    async readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+      return track(
+        () =>
+          readRows(SQL.readStream, 'lineage-read-stream', [
+            stream,
+            Math.max(0, readOptions.fromRevision ?? 0),
+            readOptions.toRevision ?? Number.MAX_SAFE_INTEGER,
+            Math.max(0, readOptions.maxCount ?? Number.MAX_SAFE_INTEGER),
+          ]),
+        `read stream "${stream}"`,
+      );
+    },
+
+    async streamRevision(stream: string): Promise<number> {
+      return track(async () => {
+        const result = await pool.query<[number]>({ name: 'lineage-stream-revision', text: SQL.streamRevision, values: [stream], rowMode: 'array' });
+        return result.rows[0]?.[0] ?? -1;
+      }, `read the revision of "${stream}"`);
+    },
+
+    async readAll(readOptions: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+      return track(
+        () => readRows(SQL.readAll, 'lineage-read-all', [Math.max(0, Math.floor(readOptions.after ?? 0)), Math.max(0, Math.floor(readOptions.maxCount ?? 1000))]),
+        'read all events',
+      );
+    },
+
+    async headPosition(): Promise<number> {
+      return track(async () => {
+        const result = await pool.query<[string]>({ name: 'lineage-head', text: SQL.head, rowMode: 'array' });
+        return Number(result.rows[0]?.[0] ?? 0);
+      }, 'read the head position');
+    },
+
+    subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
+      ensureOpen();
+      listen();
+      const inner = pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions);
+      const subscription: Subscription = {
+        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
+        async close() {
+          subscriptions.delete(subscription);
+          await inner.close();
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    /** Ends open subscriptions, waits for operations in progress, then closes every connection. Idempotent. */
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await Promise.allSettled([...inFlight]);
+      await listening;
+      await Promise.allSettled([listener?.end(), pool.end()]);
+      listener = undefined;
+    },
+  };
+  return store;
+}
+
+/** Creates the tables if needed and returns this schema's advisory lock key (a bigint literal). */
+async function migrate(pool: pg.Pool, where: string): Promise<string> {
+  const client = await pool.connect();
+  try {
+    const keyResult = await client.query<[string]>({
+      text: `SELECT hashtextextended('lineage-svc:' || current_schema(), 0)::text`,
+      rowMode: 'array',
+    });
+    const lockKey = keyResult.rows[0]?.[0];
+    if (lockKey === undefined || !/^-?\d+$/.test(lockKey)) {
+      throw new StorageError(`postgres event store: ${where} has no current schema (check search_path)`);
+    }
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${lockKey})`);
+    try {
+      await client.query(SCHEMA_V1);
+      const versions = await client.query<[number]>({ text: 'SELECT version FROM lineage_schema', rowMode: 'array' });
+      const version = versions.rows[0]?.[0];
+      if (version === undefined) {
+        await client.query('INSERT INTO lineage_schema (version) VALUES ($1)', [POSTGRES_EVENT_STORE_SCHEMA_VERSION]);
+      } else if (version > POSTGRES_EVENT_STORE_SCHEMA_VERSION) {
+        throw new StorageError(
+          `postgres event store: ${where} has schema version ${version}, newer than the ${POSTGRES_EVENT_STORE_SCHEMA_VERSION} this lineage-svc knows; upgrade lineage-svc`,
+        );
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return lockKey;
+  } finally {
+    client.release();
+  }
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    type: row[3],
+    version: row[4],
+    data: JSON.parse(row[5]) as unknown,
+    metadata: JSON.parse(row[6]) as RecordedEvent['metadata'],
+    stream: row[1],
+    revision: row[2],
+    position: Number(row[0]),
+    recorded_at: row[7],
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/** The port's errors pass through; anything else from the driver becomes a StorageError. */
+function translateError(error: unknown, what: string, where: string): Error {
+  if (error instanceof ExpectedRevisionConflictError || error instanceof ValidationError || error instanceof StorageError) return error;
+  return new StorageError(`postgres event store: cannot ${what} in ${where}: ${errorMessage(error)}`, { cause: error });
+}
+
+/** The URL with its password replaced by `***`, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparseable postgres URL)';
+  }
+}
+
+/**
+ * Text of each part of an event.
+ * @throws ValidationError when the type is not a string, the version not an integer, or the data or
+ *   metadata cannot be stored as JSON.
+ */
+function serialiseEvent(event: EventToAppend, index: number): { type: string; version: number; data: string; metadata: string } {
+  if (typeof event.type !== 'string' || event.type === '') {
+    throw new ValidationError(`events.${index}.type must be a non-empty string`, [
+      { path: `events.${index}.type`, message: 'must be a non-empty string' },
+    ]);
+  }
+  if (!Number.isInteger(event.version)) {
+    throw new ValidationError(`events.${index}.version must be an integer`, [
+      { path: `events.${index}.version`, message: 'must be an integer' },
+    ]);
+  }
+  return {
+    type: event.type,
+    version: event.version,
+    data: toJson(event.data, `events.${index}.data`),
+    metadata: toJson(event.metadata, `events.${index}.metadata`),
+  };
+}
+
+function toJson(value: unknown, path: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [{ path, message: errorMessage(error) }]);
+  }
+  if (json === undefined) throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
+  return json;
+}

@@ -1,0 +1,345 @@
+/**
+ * The SQLite event store (better-sqlite3): one database file, `events.sqlite`, inside a folder, or a
+ * private in-memory database when the path is `:memory:`.
+ *
+ * Schema (version 1, kept in `PRAGMA user_version`):
+ * - `events(position INTEGER PRIMARY KEY, stream, revision, type, version, data, metadata,
+ *   recorded_at, UNIQUE(stream, revision))`: `data` and `metadata` are JSON text, `recorded_at`
+ *   ISO 8601 text;
+ * - `streams(stream TEXT PRIMARY KEY, revision INTEGER NOT NULL)`: each stream's last revision, read
+ *   for the expected-revision check.
+ *
+ * The database runs with `journal_mode=WAL` and `synchronous=FULL`: an append is durable when it
+ * resolves. Each append is one `BEGIN IMMEDIATE` transaction that takes the write lock first, then
+ * checks the expected revision and assigns positions `MAX(position)+1...`, so positions are gap-free
+ * and committed in order even when several processes append to the same file (SQLite serialises
+ * writers; one that waits more than `busyTimeoutMilliseconds` gets a `StorageError`).
+ *
+ * Subscribers are woken at once by appends made through this store, and poll every 250 ms for
+ * appends made by other processes.
+ */
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import Database from 'better-sqlite3';
+import { ExpectedRevisionConflictError, StorageError, ValidationError, errorMessage } from '../../src/errors.js';
+import {
+  appendNotifier,
+  assertExpectedRevision,
+  describeExpectedRevision,
+  pollingSubscription,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../src/eventStore.js';
+
+/** Name of the database file inside the store's folder. */
+export const SQLITE_EVENT_STORE_FILE = 'events.sqlite';
+/** The schema version this code writes and reads (`PRAGMA user_version`). */
+export const SQLITE_EVENT_STORE_SCHEMA_VERSION = 1;
+
+const SCHEMA_V1 = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY,
+    stream TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  CREATE TABLE IF NOT EXISTS streams (
+    stream TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL
+  );
+`;
+
+const COLUMNS = 'position, stream, revision, type, version, data, metadata, recorded_at';
+
+/** A row read with `.raw()`, in COLUMNS order. */
+type EventRow = [number, string, number, string, number, string, string, string];
+
+export interface SqliteEventStoreOptions {
+  /** Folder holding `events.sqlite` (created with its parents if absent), or `:memory:`. */
+  path: string;
+  /** Clock used for `recorded_at`; injected by tests. */
+  now?: () => Date;
+  /** How long an append waits for another process's write lock before failing. Default 5,000 ms. */
+  busyTimeoutMilliseconds?: number;
+}
+
+/** The SQLite store: the port, plus where its database is. */
+export interface SqliteEventStore extends EventStore {
+  readonly backend: 'sqlite';
+  /** Absolute path of `events.sqlite`, or `:memory:`. */
+  readonly file: string;
+}
+
+/**
+ * Opens (or creates) the SQLite store and brings its schema to the current version.
+ * @throws StorageError when the folder or database cannot be created or opened (a regular file is in
+ *   the way, no permission, not a SQLite database) or the schema is newer than this code.
+ */
+export function createSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
+  const now = options.now ?? (() => new Date());
+  const file = options.path === ':memory:' ? ':memory:' : nodePath.join(nodePath.resolve(options.path), SQLITE_EVENT_STORE_FILE);
+  const db = openDatabase(options.path, file, options.busyTimeoutMilliseconds ?? 5000);
+
+  const statements = {
+    streamRevision: db.prepare<[string], number>('SELECT revision FROM streams WHERE stream = ?').pluck(),
+    head: db.prepare<[], number>('SELECT COALESCE(MAX(position), 0) FROM events').pluck(),
+    insert: db.prepare<[number, string, number, string, number, string, string, string]>(
+      `INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    upsertStream: db.prepare<[string, number]>(
+      'INSERT INTO streams (stream, revision) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision',
+    ),
+    readStream: db
+      .prepare<[string, number, number, number], EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND revision <= ? ORDER BY revision LIMIT ?`,
+      )
+      .raw(),
+    readAll: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
+  };
+
+  const appendTransaction = db.transaction(
+    (stream: string, events: ReadonlyArray<{ type: string; version: number; data: string; metadata: string }>, options: AppendOptions) => {
+      const current = statements.streamRevision.get(stream) ?? -1;
+      assertExpectedRevision(stream, options.expectedRevision ?? 'any', current);
+      const recordedAt = now().toISOString();
+      let position = statements.head.get() ?? 0;
+      let revision = current;
+      for (const event of events) {
+        position += 1;
+        revision += 1;
+        statements.insert.run(position, stream, revision, event.type, event.version, event.data, event.metadata, recordedAt);
+      }
+      statements.upsertStream.run(stream, revision);
+      return { next_expected_revision: revision, position };
+    },
+  );
+
+  const notifier = appendNotifier(250);
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  function ensureOpen(): void {
+    if (closed) throw new StorageError(`sqlite event store "${file}" is closed`);
+  }
+
+  const store: SqliteEventStore = {
+    backend: 'sqlite',
+    file,
+
+    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+      ensureOpen();
+      if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
+      const serialised = events.map(serialiseEvent);
+      let result: AppendResult;
+      try {
+        result = appendTransaction.immediate(stream, serialised, appendOptions);
+      } catch (error) {
+        throw translateAppendError(error, stream, appendOptions, () => statements.streamRevision.get(stream) ?? -1, file);
+      }
+      notifier.notify();
+      return result;
+    },
+
+    async readStream(stream: string, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+      ensureOpen();
+      const rows = query(file, () =>
+        statements.readStream.all(
+          stream,
+          Math.max(0, readOptions.fromRevision ?? 0),
+          readOptions.toRevision ?? Number.MAX_SAFE_INTEGER,
+          Math.max(0, readOptions.maxCount ?? Number.MAX_SAFE_INTEGER),
+        ),
+      );
+      return rows.map(toRecorded);
+    },
+
+    async streamRevision(stream: string): Promise<number> {
+      ensureOpen();
+      return query(file, () => statements.streamRevision.get(stream) ?? -1);
+    },
+
+    async readAll(readOptions: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+      ensureOpen();
+      const rows = query(file, () =>
+        statements.readAll.all(Math.max(0, readOptions.after ?? 0), Math.max(0, readOptions.maxCount ?? 1000)),
+      );
+      return rows.map(toRecorded);
+    },
+
+    async headPosition(): Promise<number> {
+      ensureOpen();
+      return query(file, () => statements.head.get() ?? 0);
+    },
+
+    subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
+      ensureOpen();
+      const inner = pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions);
+      const subscription: Subscription = {
+        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
+        async close() {
+          subscriptions.delete(subscription);
+          await inner.close();
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    /** Ends open subscriptions, then closes the database (checkpointing the WAL). Idempotent. */
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      db.close();
+    },
+  };
+  return store;
+}
+
+function openDatabase(path: string, file: string, busyTimeoutMilliseconds: number): Database.Database {
+  if (file !== ':memory:') {
+    const folder = nodePath.dirname(file);
+    try {
+      fs.mkdirSync(folder, { recursive: true });
+    } catch (error) {
+      throw new StorageError(`sqlite event store: cannot create the folder "${folder}": ${errorMessage(error)}`, { cause: error });
+    }
+    if (!fs.statSync(folder).isDirectory()) throw new StorageError(`sqlite event store: "${folder}" is not a folder`);
+  }
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { timeout: busyTimeoutMilliseconds });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    migrate(db, file);
+    return db;
+  } catch (error) {
+    db?.close();
+    if (error instanceof StorageError) throw error;
+    throw new StorageError(`sqlite event store: cannot open "${file}" (from "${path}"): ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/** Creates the schema, or checks that the existing one is a version this code knows. */
+function migrate(db: Database.Database, file: string): void {
+  const check = (): number => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SQLITE_EVENT_STORE_SCHEMA_VERSION) {
+      throw new StorageError(
+        `sqlite event store: "${file}" has schema version ${version}, newer than the ${SQLITE_EVENT_STORE_SCHEMA_VERSION} this lineage-svc knows; upgrade lineage-svc`,
+      );
+    }
+    return version;
+  };
+  if (check() === SQLITE_EVENT_STORE_SCHEMA_VERSION) return;
+  // Re-checked inside the write transaction: another process may be creating the schema too.
+  db.transaction(() => {
+    if (check() === SQLITE_EVENT_STORE_SCHEMA_VERSION) return;
+    db.exec(SCHEMA_V1);
+    db.pragma(`user_version = ${SQLITE_EVENT_STORE_SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    type: row[3],
+    version: row[4],
+    data: JSON.parse(row[5]) as unknown,
+    metadata: JSON.parse(row[6]) as RecordedEvent['metadata'],
+    stream: row[1],
+    revision: row[2],
+    position: row[0],
+    recorded_at: row[7],
+  };
+}
+
+/** Runs a read, turning a driver error into a StorageError. */
+function query<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new StorageError(`sqlite event store: cannot read "${file}": ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+function sqliteCode(error: unknown): string {
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+    ? (error as { code: string }).code
+    : '';
+}
+
+/** The port's error for a failed append transaction. */
+function translateAppendError(
+  error: unknown,
+  stream: string,
+  options: AppendOptions,
+  currentRevision: () => number,
+  file: string,
+): Error {
+  if (error instanceof ExpectedRevisionConflictError || error instanceof ValidationError) return error;
+  const code = sqliteCode(error);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    // Another writer took the same revision: cannot happen under BEGIN IMMEDIATE, but if it does it is a conflict.
+    let actual = -1;
+    try {
+      actual = currentRevision();
+    } catch {
+      // keep -1: the conflict is what matters
+    }
+    return new ExpectedRevisionConflictError(stream, describeExpectedRevision(options.expectedRevision ?? 'any'), actual);
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new StorageError(
+      `sqlite event store: "${file}" stayed locked by another writer past the busy timeout; append to "${stream}" not written`,
+      { cause: error },
+    );
+  }
+  return new StorageError(`sqlite event store: cannot append to "${stream}" in "${file}": ${errorMessage(error)}`, { cause: error });
+}
+
+/**
+ * JSON text of each part of an event.
+ * @throws ValidationError when the type is not a string, the version not an integer, or the data or
+ *   metadata cannot be stored as JSON.
+ */
+function serialiseEvent(event: EventToAppend, index: number): { type: string; version: number; data: string; metadata: string } {
+  if (typeof event.type !== 'string' || event.type === '') {
+    throw new ValidationError(`events.${index}.type must be a non-empty string`, [
+      { path: `events.${index}.type`, message: 'must be a non-empty string' },
+    ]);
+  }
+  if (!Number.isInteger(event.version)) {
+    throw new ValidationError(`events.${index}.version must be an integer`, [
+      { path: `events.${index}.version`, message: 'must be an integer' },
+    ]);
+  }
+  return {
+    type: event.type,
+    version: event.version,
+    data: toJson(event.data, `events.${index}.data`),
+    metadata: toJson(event.metadata, `events.${index}.metadata`),
+  };
+}
+
+function toJson(value: unknown, path: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [{ path, message: errorMessage(error) }]);
+  }
+  if (json === undefined) throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
+  return json;
+}

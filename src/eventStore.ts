@@ -1,0 +1,274 @@
+/**
+ * The event store port: the only way lineage-svc writes state.
+ *
+ * A store holds named streams of events (`graph-{graph_id}`, `task-{task_id}`, ...). Each stream has
+ * a revision (0 for its first event, -1 while it does not exist), and every event in the store has a
+ * global position (1 for the first event ever appended, then strictly increasing with no gaps), so
+ * that projections can read "everything after position P" in one order.
+ *
+ * Adapters live in `infra/eventStore/` (memory, file, sqlite, postgres, eventstoredb); every one passes
+ * the same contract suite (`test/eventStore/contract.ts`). This module has no I/O.
+ *
+ * Model: EventStoreDB's streams, revisions and expected-revision sentinels; emmett's EventStore port.
+ */
+import { ExpectedRevisionConflictError } from './errors.js';
+
+/**
+ * What an append expects of the stream's current revision:
+ * - `'any'`: no check;
+ * - `'no_stream'`: the stream must not exist yet;
+ * - `'stream_exists'`: the stream must hold at least one event;
+ * - a number: the revision of the stream's last event must be exactly that (-1 means "no stream").
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+/** Metadata every event carries. snake_case, like everything lineage-svc serialises. */
+export interface EventMetadata {
+  /** Unique id of this event (a UUID); appending the same id twice is the caller's bug, not deduplicated. */
+  event_id: string;
+  /** Groups the events of one operation (an extraction, an API request, an ingested batch). */
+  correlation_id?: string | undefined;
+  /** Id of the event or command that caused this one. */
+  causation_id?: string | undefined;
+  /** Who asked: `cli`, `api`, `watcher:{id}`, `kafka`, ... */
+  actor?: string | undefined;
+  /** Why the change was made: `extraction`, `import`, `api`, `watcher`, `ingestion`, `system`. */
+  cause?: string | undefined;
+}
+
+/** An event as handed to `append`: a type, its schema version, its data and its metadata. */
+export interface EventToAppend {
+  type: string;
+  /** Version of the event's data schema; old versions are upcast on read (`src/events.ts`). */
+  version: number;
+  data: unknown;
+  metadata: EventMetadata;
+}
+
+/** An event as read back: what was appended, plus where and when the store put it. */
+export interface RecordedEvent extends EventToAppend {
+  stream: string;
+  /** Position within its stream, from 0. */
+  revision: number;
+  /** Position within the whole store, from 1, gap-free and strictly increasing. */
+  position: number;
+  /** ISO 8601 UTC time at which the store recorded the event (millisecond precision). */
+  recorded_at: string;
+}
+
+/** The outcome of an append. */
+export interface AppendResult {
+  /** Revision of the last event appended: pass it as `expectedRevision` to append again. */
+  next_expected_revision: number;
+  /** Global position of the last event appended. */
+  position: number;
+}
+
+export interface AppendOptions {
+  /** Defaults to `'any'`. A mismatch throws `ExpectedRevisionConflictError` and appends nothing. */
+  expectedRevision?: ExpectedRevision;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to return (inclusive). Default 0. */
+  fromRevision?: number;
+  /** Last revision to return (inclusive). Default: the end of the stream. */
+  toRevision?: number;
+  /** At most this many events. Default: all. */
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Return events whose position is strictly greater than this. Default 0 (from the start). */
+  after?: number;
+  /** At most this many events. Default 1,000. */
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events whose position is strictly greater than this. Default 0 (from the start). */
+  after?: number;
+  /** Events read per batch while catching up. Default 1,000. */
+  batchSize?: number;
+}
+
+/**
+ * A subscription delivers every event after its starting position exactly once and in position
+ * order: first the ones already stored (catch-up), then each new one as it is appended (live).
+ * Iterate it with `for await`; `close()` ends the iteration.
+ */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+/** The port. Every method rejects with `StorageError` when the backend itself fails. */
+export interface EventStore {
+  /** `memory`, `file`, `sqlite`, `postgres` or `eventstoredb`. */
+  readonly backend: string;
+
+  /**
+   * Appends `events` to `stream` atomically: all of them or none. Events are stamped with
+   * `recorded_at` and consecutive revisions and positions.
+   * @throws ExpectedRevisionConflictError when `expectedRevision` does not hold; nothing is written.
+   * @throws ValidationError when `events` is empty.
+   */
+  append(stream: string, events: readonly EventToAppend[], options?: AppendOptions): Promise<AppendResult>;
+
+  /** Events of one stream in revision order; `[]` for a stream that does not exist. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+
+  /** Revision of the stream's last event, or -1 when the stream does not exist. */
+  streamRevision(stream: string): Promise<number>;
+
+  /** Events of every stream in global position order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /** Position of the last event in the store, 0 when it is empty. */
+  headPosition(): Promise<number>;
+
+  /** Catch-up-then-live subscription to every stream. */
+  subscribe(options?: SubscribeOptions): Subscription;
+
+  /** Flushes and releases the backend. Further calls reject. */
+  close(): Promise<void>;
+}
+
+/** Human-readable form of an expected revision, for error messages. */
+export function describeExpectedRevision(expected: ExpectedRevision): string {
+  return typeof expected === 'number' ? `revision ${expected}` : expected;
+}
+
+/**
+ * Checks an expected revision against the stream's current one (-1 when absent).
+ * Shared by every adapter so that the rules are written once.
+ * @throws ExpectedRevisionConflictError when it does not hold.
+ */
+export function assertExpectedRevision(stream: string, expected: ExpectedRevision, current: number): void {
+  const holds =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === -1) ||
+    (expected === 'stream_exists' && current >= 0) ||
+    (typeof expected === 'number' && expected === current);
+  if (!holds) throw new ExpectedRevisionConflictError(stream, describeExpectedRevision(expected), current);
+}
+
+/**
+ * Builds a subscription out of `readAll` and a way to wait for the next append. Every adapter uses
+ * it, so "once and in order" is implemented in one place: the subscription keeps its own position
+ * and only ever asks for events after it.
+ *
+ * @param readAll the adapter's readAll.
+ * @param waitForAppend resolves when something may have been appended, or after `pollMilliseconds`
+ *   at the latest (so that appends by other processes are seen too); it must resolve when `signal`
+ *   aborts.
+ */
+export function pollingSubscription(
+  readAll: (options: ReadAllOptions) => Promise<RecordedEvent[]>,
+  waitForAppend: (signal: AbortSignal) => Promise<void>,
+  options: SubscribeOptions = {},
+): Subscription {
+  const controller = new AbortController();
+  let position = options.after ?? 0;
+  const batchSize = options.batchSize ?? 1000;
+
+  async function* iterate(): AsyncGenerator<RecordedEvent> {
+    while (!controller.signal.aborted) {
+      const batch = await readAll({ after: position, maxCount: batchSize });
+      for (const event of batch) {
+        if (controller.signal.aborted) return;
+        position = event.position;
+        yield event;
+      }
+      if (batch.length < batchSize) await waitForAppend(controller.signal);
+    }
+  }
+
+  const iterator = iterate();
+  return {
+    [Symbol.asyncIterator]: () => iterator,
+    async close() {
+      controller.abort();
+      await iterator.return(undefined);
+    },
+  };
+}
+
+/**
+ * A wake-up signal for in-process subscribers: adapters call `notify()` after each append and pass
+ * `wait` to `pollingSubscription`. Waiters also wake after `pollMilliseconds` so that appends made
+ * by another process to the same file or database are picked up.
+ *
+ * A waiter is known by its `signal` (pass the same one on each call): a `notify()` that happens
+ * while it is not waiting makes its next `wait` resolve at once, and its first `wait` resolves at
+ * once, so no append between a read and the next wait is missed.
+ */
+export function appendNotifier(pollMilliseconds = 250): {
+  notify(): void;
+  wait(signal: AbortSignal): Promise<void>;
+} {
+  let waiters: Array<() => void> = [];
+  // Appends counted so far, and the count each waiter (keyed by its signal) last saw: a notify()
+  // that lands while a subscriber is busy between two waits is not lost, its next wait returns at once.
+  let appends = 0;
+  const seen = new WeakMap<AbortSignal, number>();
+  return {
+    notify() {
+      appends += 1;
+      const woken = waiters;
+      waiters = [];
+      for (const wake of woken) wake();
+    },
+    wait(signal: AbortSignal) {
+      return new Promise<void>((resolve) => {
+        const last = seen.get(signal);
+        seen.set(signal, appends);
+        if (signal.aborted || last !== appends) return resolve();
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          waiters = waiters.filter((waiter) => waiter !== done);
+          resolve();
+        };
+        // A waiting subscription alone does not keep the process alive.
+        const timer = setTimeout(done, pollMilliseconds).unref();
+        signal.addEventListener('abort', done, { once: true });
+        waiters.push(done);
+      });
+    },
+  };
+}
+
+/** Reads a whole stream page by page, without holding it all in memory. */
+export async function* iterateStream(
+  store: EventStore,
+  stream: string,
+  options: { fromRevision?: number; toRevision?: number; pageSize?: number } = {},
+): AsyncGenerator<RecordedEvent> {
+  const pageSize = options.pageSize ?? 1000;
+  let from = options.fromRevision ?? 0;
+  for (;;) {
+    const page = await store.readStream(stream, {
+      fromRevision: from,
+      maxCount: pageSize,
+      ...(options.toRevision === undefined ? {} : { toRevision: options.toRevision }),
+    });
+    yield* page;
+    if (page.length < pageSize) return;
+    from = page[page.length - 1]!.revision + 1;
+  }
+}
+
+/** Reads the whole store from a position, page by page. */
+export async function* iterateAll(
+  store: EventStore,
+  options: { after?: number; pageSize?: number } = {},
+): AsyncGenerator<RecordedEvent> {
+  const pageSize = options.pageSize ?? 1000;
+  let after = options.after ?? 0;
+  for (;;) {
+    const page = await store.readAll({ after, maxCount: pageSize });
+    yield* page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!.position;
+  }
+}
