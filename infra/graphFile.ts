@@ -1,0 +1,65 @@
+/**
+ * Reading and writing the graph JSON file (`{"nodes": [...], "edges": [...], "metadata"?: {...}}`).
+ * Files are written atomically (a temporary file renamed over the target) with nodes sorted by id and
+ * edges by key, so that two extractions of the same estate write byte-identical files.
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { StorageError, ValidationError } from '../src/errors.js';
+import { edgeKey, type LineageGraph } from '../src/graph/model.js';
+import { parseLineageGraph } from '../src/graph/validation.js';
+
+/**
+ * Reads and validates a graph file.
+ * @throws StorageError when the file cannot be read; ValidationError (naming the file) when it is
+ *   not JSON, not a valid graph, or predates 0.5.0.
+ */
+export async function readGraphFile(path: string): Promise<LineageGraph> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new StorageError(`cannot read graph file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, {
+      cause: error,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(`graph file ${path} is not JSON: ${(error as Error).message}`);
+  }
+  try {
+    return parseLineageGraph(json);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ValidationError(`${path}: ${error.message}`, error.issues);
+    throw error;
+  }
+}
+
+/** The canonical text of a graph: sorted, two-space indented, with a final newline. */
+export function serializeLineageGraph(graph: LineageGraph): string {
+  const nodes = [...graph.nodes].sort((a, b) => compare(a.id, b.id));
+  const edges = [...graph.edges].sort((a, b) => compare(edgeKey(a), edgeKey(b)));
+  const output: LineageGraph = graph.metadata ? { nodes, edges, metadata: graph.metadata } : { nodes, edges };
+  return `${JSON.stringify(output, null, 2)}\n`;
+}
+
+/**
+ * Writes a graph file atomically.
+ * @throws StorageError when the folder is missing or not writable.
+ */
+export async function writeGraphFile(path: string, graph: LineageGraph): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    await writeFile(temporary, serializeLineageGraph(graph), 'utf8');
+    await rename(temporary, path);
+  } catch (error) {
+    throw new StorageError(`cannot write graph file ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

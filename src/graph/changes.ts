@@ -1,0 +1,141 @@
+/**
+ * The difference between a graph's current state and a new version of it, and the events that
+ * record that difference. Extractions, imports and API calls all go through here, so that the store
+ * only ever holds changes: a re-extraction that finds nothing new appends no node or edge event.
+ * Pure: no I/O.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { ChangeCounts, LineageEvent } from '../events.js';
+import { edgeKey, type Edge, type EdgeKey, type LineageGraph, type Node } from './model.js';
+
+/** Read access to a graph's current state (the projection implements it). */
+export interface GraphReader {
+  getNode(id: string): Node | undefined;
+  getEdge(key: string): Edge | undefined;
+  nodes(): Iterable<Node>;
+  edges(): Iterable<Edge>;
+}
+
+/** What changes between two states of a graph. Changed items carry their whole new state. */
+export interface GraphChanges {
+  nodesAdded: Node[];
+  nodesChanged: Node[];
+  nodesRemoved: string[];
+  edgesAdded: Edge[];
+  edgesChanged: Edge[];
+  edgesRemoved: EdgeKey[];
+}
+
+export interface DiffOptions {
+  /**
+   * `merge` upserts the new nodes and edges and removes nothing; `replace` also removes what the new
+   * graph no longer has (limited to `scope` when given).
+   */
+  mode: 'merge' | 'replace';
+  /**
+   * In `replace` mode, only nodes for which this holds may be removed, and only edges touching such a
+   * node. An extraction of environment A passes "node belongs to A" so that it leaves B alone.
+   */
+  scope?: (node: Node) => boolean;
+}
+
+/** True when two nodes are the same in every field (a missing and a null `catalog_type` are equal). */
+export function sameNode(a: Node, b: Node): boolean {
+  return (
+    a.id === b.id &&
+    a.node_type === b.node_type &&
+    a.system === b.system &&
+    a.qualified_name === b.qualified_name &&
+    a.display_name === b.display_name &&
+    a.environment_id === b.environment_id &&
+    a.cluster_id === b.cluster_id &&
+    (a.catalog_type ?? null) === (b.catalog_type ?? null) &&
+    isDeepStrictEqual(a.attributes, b.attributes)
+  );
+}
+
+/** True when two edges have the same key and attributes. */
+export function sameEdge(a: Edge, b: Edge): boolean {
+  return edgeKey(a) === edgeKey(b) && isDeepStrictEqual(a.attributes, b.attributes);
+}
+
+/** Computes the changes that turn `current` into `next` (see `DiffOptions`). */
+export function diffGraph(current: GraphReader, next: LineageGraph, options: DiffOptions): GraphChanges {
+  const changes: GraphChanges = { nodesAdded: [], nodesChanged: [], nodesRemoved: [], edgesAdded: [], edgesChanged: [], edgesRemoved: [] };
+  const nextNodeIds = new Set<string>();
+  for (const node of next.nodes) {
+    nextNodeIds.add(node.id);
+    const existing = current.getNode(node.id);
+    if (!existing) changes.nodesAdded.push(node);
+    else if (!sameNode(existing, node)) changes.nodesChanged.push(node);
+  }
+  const nextEdgeKeys = new Set<string>();
+  for (const edge of next.edges) {
+    const key = edgeKey(edge);
+    nextEdgeKeys.add(key);
+    const existing = current.getEdge(key);
+    if (!existing) changes.edgesAdded.push(edge);
+    else if (!sameEdge(existing, edge)) changes.edgesChanged.push(edge);
+  }
+  if (options.mode === 'replace') {
+    const inScope = options.scope ?? (() => true);
+    const removed = new Set<string>();
+    for (const node of current.nodes()) {
+      if (!nextNodeIds.has(node.id) && inScope(node)) {
+        removed.add(node.id);
+        changes.nodesRemoved.push(node.id);
+      }
+    }
+    for (const edge of current.edges()) {
+      if (nextEdgeKeys.has(edgeKey(edge))) continue;
+      const touchesRemoved = removed.has(edge.src_id) || removed.has(edge.dst_id);
+      const touchesScope = touchesRemoved || [edge.src_id, edge.dst_id].some((id) => {
+        const node = current.getNode(id);
+        return node !== undefined && inScope(node);
+      });
+      if (touchesScope) changes.edgesRemoved.push({ src_id: edge.src_id, dst_id: edge.dst_id, edge_type: edge.edge_type });
+    }
+  }
+  return changes;
+}
+
+/** The number of nodes and edges in each kind of change. */
+export function countChanges(changes: GraphChanges): ChangeCounts {
+  return {
+    nodes_added: changes.nodesAdded.length,
+    nodes_changed: changes.nodesChanged.length,
+    nodes_removed: changes.nodesRemoved.length,
+    edges_added: changes.edgesAdded.length,
+    edges_changed: changes.edgesChanged.length,
+    edges_removed: changes.edgesRemoved.length,
+  };
+}
+
+/** True when there is nothing to record. */
+export function isEmptyChange(changes: GraphChanges): boolean {
+  return Object.values(countChanges(changes)).every((count) => count === 0);
+}
+
+/** Largest number of nodes or edges in one event, so that events stay small for every backend. */
+export const MAX_ITEMS_PER_EVENT = 1000;
+
+/**
+ * The events recording `changes` on graph `graphId`, in an order that keeps the graph consistent
+ * after each one: edges removed, nodes removed, nodes added, nodes changed, edges added, edges changed.
+ */
+export function changeEvents(graphId: string, changes: GraphChanges, chunkSize = MAX_ITEMS_PER_EVENT): LineageEvent[] {
+  const events: LineageEvent[] = [];
+  for (const edges of chunks(changes.edgesRemoved, chunkSize)) events.push({ type: 'EdgesRemoved', data: { graph_id: graphId, edges } });
+  for (const nodeIds of chunks(changes.nodesRemoved, chunkSize)) {
+    events.push({ type: 'NodesRemoved', data: { graph_id: graphId, node_ids: nodeIds } });
+  }
+  for (const nodes of chunks(changes.nodesAdded, chunkSize)) events.push({ type: 'NodesAdded', data: { graph_id: graphId, nodes } });
+  for (const nodes of chunks(changes.nodesChanged, chunkSize)) events.push({ type: 'NodesChanged', data: { graph_id: graphId, nodes } });
+  for (const edges of chunks(changes.edgesAdded, chunkSize)) events.push({ type: 'EdgesAdded', data: { graph_id: graphId, edges } });
+  for (const edges of chunks(changes.edgesChanged, chunkSize)) events.push({ type: 'EdgesChanged', data: { graph_id: graphId, edges } });
+  return events;
+}
+
+function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}

@@ -1,0 +1,162 @@
+/**
+ * Parsing and checking of lineage graphs as they arrive from files and API bodies. Pure: no I/O.
+ *
+ * A graph is accepted only when every node and edge matches its schema, every node id agrees with
+ * the node's system, type and qualified name, ids are unique, every edge joins two nodes of the
+ * graph, and every edge goes in its type's direction (contract section 2).
+ */
+import type { z } from 'zod';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import { parseNodeId } from './ids.js';
+import {
+  EDGE_RULES,
+  EdgeSchema,
+  LineageGraphSchema,
+  NodeSchema,
+  PRE_0_5_0_NODE_TYPES,
+  edgeKey,
+  type Edge,
+  type LineageGraph,
+  type Node,
+} from './model.js';
+
+/** Turns zod issues into our `{path, message}` list, prefixing each path. */
+export function zodIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
+  return error.issues.map((issue) => {
+    const path = [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.');
+    return { path: path || '(root)', message: issue.message };
+  });
+}
+
+/**
+ * Rejects graphs written before 0.5.0, which used one node type per catalog.
+ * @throws ValidationError naming the first offending node.
+ */
+export function assertNotPre050Graph(input: unknown): void {
+  if (typeof input !== 'object' || input === null) return;
+  const nodes = (input as { nodes?: unknown }).nodes;
+  if (!Array.isArray(nodes)) return;
+  for (const [index, node] of nodes.entries()) {
+    if (typeof node !== 'object' || node === null) continue;
+    const type = (node as { node_type?: unknown }).node_type;
+    if (typeof type === 'string' && PRE_0_5_0_NODE_TYPES.has(type.toUpperCase())) {
+      const record = node as { id?: unknown; node_id?: unknown };
+      const name = String(record.id ?? record.node_id ?? `#${index}`);
+      throw new ValidationError(
+        `graph file predates 0.5.0: node "${name}" has node type "${type}"; per-catalog table types were ` +
+          'replaced by CATALOG_TABLE with a catalog_type, and there is no migration: extract the graph again',
+        [{ path: `nodes.${index}.node_type`, message: `pre-0.5.0 node type "${type}"` }],
+      );
+    }
+  }
+}
+
+/** Problems with one node's id: it must agree with the node's system, type and qualified name. */
+export function nodeIdIssues(node: Node, path: string): ValidationIssue[] {
+  let parsed;
+  try {
+    parsed = parseNodeId(node.id);
+  } catch (error) {
+    return [{ path: `${path}.id`, message: (error as Error).message }];
+  }
+  const issues: ValidationIssue[] = [];
+  if (parsed.system !== node.system) {
+    issues.push({ path: `${path}.id`, message: `id says system "${parsed.system}" but the node's system is "${node.system}"` });
+  }
+  if (parsed.nodeType !== node.node_type) {
+    issues.push({ path: `${path}.id`, message: `id says type "${parsed.nodeType}" but the node's node_type is "${node.node_type}"` });
+  }
+  if (parsed.qualifiedName !== node.qualified_name) {
+    issues.push({
+      path: `${path}.id`,
+      message: `id ends in qualified name "${parsed.qualifiedName}" but the node's qualified_name is "${node.qualified_name}"`,
+    });
+  }
+  if (node.node_type === 'CATALOG_TABLE' && !node.catalog_type) {
+    issues.push({ path: `${path}.catalog_type`, message: 'a CATALOG_TABLE needs a catalog_type' });
+  }
+  return issues;
+}
+
+/** Problems with one edge given the nodes it may join (looked up by id). */
+export function edgeIssues(edge: Edge, path: string, lookup: (id: string) => Node | undefined): ValidationIssue[] {
+  const source = lookup(edge.src_id);
+  const target = lookup(edge.dst_id);
+  const issues: ValidationIssue[] = [];
+  if (!source) issues.push({ path: `${path}.src_id`, message: `no node "${edge.src_id}" in the graph` });
+  if (!target) issues.push({ path: `${path}.dst_id`, message: `no node "${edge.dst_id}" in the graph` });
+  if (source && target) {
+    const rule = EDGE_RULES[edge.edge_type];
+    if (!rule.from.has(source.node_type) || !rule.to.has(target.node_type)) {
+      issues.push({
+        path: `${path}.edge_type`,
+        message: `${edge.edge_type} cannot go from a ${source.node_type} to a ${target.node_type}: ${rule.meaning}`,
+      });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Parses and checks a whole graph (a parsed JSON value).
+ * @param existing nodes already stored that edges may also point to (for merges); none by default.
+ * @throws ValidationError with every issue found (at most 100 listed).
+ */
+export function parseLineageGraph(input: unknown, existing?: (id: string) => Node | undefined): LineageGraph {
+  assertNotPre050Graph(input);
+  const parsed = LineageGraphSchema.safeParse(input);
+  if (!parsed.success) throw invalidGraph(zodIssues(parsed.error));
+  const graph = parsed.data;
+
+  const issues: ValidationIssue[] = [];
+  const nodes = new Map<string, Node>();
+  graph.nodes.forEach((node, index) => {
+    issues.push(...nodeIdIssues(node, `nodes.${index}`));
+    if (nodes.has(node.id)) issues.push({ path: `nodes.${index}.id`, message: `duplicate node id "${node.id}"` });
+    nodes.set(node.id, node);
+  });
+  const lookup = (id: string) => nodes.get(id) ?? existing?.(id);
+  const edges = new Set<string>();
+  graph.edges.forEach((edge, index) => {
+    issues.push(...edgeIssues(edge, `edges.${index}`, lookup));
+    const key = edgeKey(edge);
+    if (edges.has(key)) issues.push({ path: `edges.${index}`, message: `duplicate ${edge.edge_type} edge ${edge.src_id} -> ${edge.dst_id}` });
+    edges.add(key);
+  });
+  if (issues.length > 0) throw invalidGraph(issues);
+  return graph;
+}
+
+/**
+ * Parses one node (an API body).
+ * @throws ValidationError listing every problem.
+ */
+export function parseNode(input: unknown): Node {
+  const parsed = NodeSchema.safeParse(input);
+  if (!parsed.success) throw new ValidationError('invalid node', zodIssues(parsed.error));
+  const issues = nodeIdIssues(parsed.data, '');
+  if (issues.length > 0) throw new ValidationError(`invalid node: ${issues[0]!.message}`, issues.map(trimPath));
+  return parsed.data;
+}
+
+/**
+ * Parses one edge (an API body) and checks it against the nodes it joins.
+ * @throws ValidationError listing every problem.
+ */
+export function parseEdge(input: unknown, lookup: (id: string) => Node | undefined): Edge {
+  const parsed = EdgeSchema.safeParse(input);
+  if (!parsed.success) throw new ValidationError('invalid edge', zodIssues(parsed.error));
+  const issues = edgeIssues(parsed.data, '', lookup);
+  if (issues.length > 0) throw new ValidationError(`invalid edge: ${issues[0]!.message}`, issues.map(trimPath));
+  return parsed.data;
+}
+
+function trimPath(issue: ValidationIssue): ValidationIssue {
+  return { ...issue, path: issue.path.replace(/^\./, '') };
+}
+
+function invalidGraph(issues: ValidationIssue[]): ValidationError {
+  const first = issues[0]!;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return new ValidationError(`invalid lineage graph: ${first.path}: ${first.message}${more}`, issues.slice(0, 100));
+}
