@@ -1,0 +1,357 @@
+/**
+ * Every event lineage-svc records, declared once as a zod discriminated union on `type`.
+ *
+ * Events are past-tense facts. Each has a `version` (of its data schema): when a schema changes,
+ * the old version keeps being readable through an upcaster registered in `UPCASTERS`, which turns
+ * version n into n + 1 until the current version is reached. Metadata (event id, correlation and
+ * causation ids, actor, cause) is in `EventMetadata` (`src/eventStore.ts`); the store adds the
+ * recorded time, the stream revision and the global position.
+ *
+ * Streams: `graph-{graph_id}` (graph lifecycle and node/edge changes), `extraction-{extraction_id}`,
+ * `task-{task_id}`, `watcher-{watcher_id}`, `openlineage-{key}` (ingested OpenLineage events).
+ * See docs/events.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError } from './errors.js';
+import type { EventMetadata, EventToAppend, RecordedEvent } from './eventStore.js';
+import { EdgeKeySchema, EdgeSchema, NodeSchema } from './graph/model.js';
+import { zodIssues } from './graph/validation.js';
+
+const graphId = z.string().min(1);
+const isoTime = z.string().min(1);
+
+/** Counts of a change set, in number of nodes and edges. */
+export const ChangeCountsSchema = z.object({
+  nodes_added: z.number().int().nonnegative(),
+  nodes_changed: z.number().int().nonnegative(),
+  nodes_removed: z.number().int().nonnegative(),
+  edges_added: z.number().int().nonnegative(),
+  edges_changed: z.number().int().nonnegative(),
+  edges_removed: z.number().int().nonnegative(),
+});
+export type ChangeCounts = z.infer<typeof ChangeCountsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Graph streams: `graph-{graph_id}`. Node and edge changes are appended per extraction, import or
+// API call as the difference against the graph's current state, in chunks of at most 1,000 items.
+
+export const GraphCreated = z.object({
+  type: z.literal('GraphCreated'),
+  data: z.object({ graph_id: graphId, name: z.string().nullable(), description: z.string().nullable() }),
+});
+export const GraphDeleted = z.object({
+  type: z.literal('GraphDeleted'),
+  data: z.object({ graph_id: graphId }),
+});
+/** New nodes (whole). */
+export const NodesAdded = z.object({
+  type: z.literal('NodesAdded'),
+  data: z.object({ graph_id: graphId, nodes: z.array(NodeSchema).min(1) }),
+});
+/** Nodes whose fields changed: each carries its whole new state. */
+export const NodesChanged = z.object({
+  type: z.literal('NodesChanged'),
+  data: z.object({ graph_id: graphId, nodes: z.array(NodeSchema).min(1) }),
+});
+/** Nodes removed, by id; their edges are removed with them by explicit EdgesRemoved events first. */
+export const NodesRemoved = z.object({
+  type: z.literal('NodesRemoved'),
+  data: z.object({ graph_id: graphId, node_ids: z.array(z.string().min(1)).min(1) }),
+});
+export const EdgesAdded = z.object({
+  type: z.literal('EdgesAdded'),
+  data: z.object({ graph_id: graphId, edges: z.array(EdgeSchema).min(1) }),
+});
+/** Edges whose attributes changed: each carries its whole new state. */
+export const EdgesChanged = z.object({
+  type: z.literal('EdgesChanged'),
+  data: z.object({ graph_id: graphId, edges: z.array(EdgeSchema).min(1) }),
+});
+export const EdgesRemoved = z.object({
+  type: z.literal('EdgesRemoved'),
+  data: z.object({ graph_id: graphId, edges: z.array(EdgeKeySchema).min(1) }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Extraction streams: `extraction-{extraction_id}`.
+
+export const ExtractionStarted = z.object({
+  type: z.literal('ExtractionStarted'),
+  data: z.object({
+    extraction_id: z.string().min(1),
+    graph_id: graphId,
+    environment_ids: z.array(z.string()),
+    cluster_ids: z.array(z.string()),
+    enable_metrics: z.boolean(),
+  }),
+});
+export const ExtractionCompleted = z.object({
+  type: z.literal('ExtractionCompleted'),
+  data: z.object({
+    extraction_id: z.string().min(1),
+    graph_id: graphId,
+    node_count: z.number().int().nonnegative(),
+    edge_count: z.number().int().nonnegative(),
+    changes: ChangeCountsSchema,
+    /** Revision of the graph stream after the changes (-1: the graph stream is still empty). */
+    graph_revision: z.number().int(),
+    warnings: z.array(z.string()),
+    /** Requests made per API, e.g. `{"kafka-rest.topics": 10}`. */
+    requests: z.record(z.string(), z.number().int().nonnegative()),
+    duration_ms: z.number().nonnegative(),
+  }),
+});
+export const ExtractionFailed = z.object({
+  type: z.literal('ExtractionFailed'),
+  data: z.object({
+    extraction_id: z.string().min(1),
+    graph_id: graphId,
+    error: z.string(),
+    warnings: z.array(z.string()),
+    duration_ms: z.number().nonnegative(),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// OpenLineage: every accepted RunEvent, JobEvent or DatasetEvent, as received (after lenient
+// normalisation), with the warnings its normalisation produced.
+
+export const OpenLineageEventIngested = z.object({
+  type: z.literal('OpenLineageEventIngested'),
+  data: z.object({
+    kind: z.enum(['RunEvent', 'JobEvent', 'DatasetEvent']),
+    /** Content key used to store a redelivered event once. */
+    dedupe_key: z.string().min(1),
+    event: z.record(z.string(), z.unknown()),
+    warnings: z.array(z.string()),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Tasks: `task-{task_id}`. Long-running work started through the API.
+
+export const TASK_TYPES = ['extract', 'enrich'] as const;
+export const TaskCreated = z.object({
+  type: z.literal('TaskCreated'),
+  data: z.object({
+    task_id: z.string().min(1),
+    task_type: z.enum(TASK_TYPES),
+    /** What the task was asked to do; never credentials. */
+    parameters: z.record(z.string(), z.unknown()),
+  }),
+});
+export const TaskProgressed = z.object({
+  type: z.literal('TaskProgressed'),
+  data: z.object({ task_id: z.string().min(1), phase: z.string(), message: z.string().nullable() }),
+});
+export const TaskCompleted = z.object({
+  type: z.literal('TaskCompleted'),
+  data: z.object({ task_id: z.string().min(1), result: z.record(z.string(), z.unknown()) }),
+});
+export const TaskFailed = z.object({
+  type: z.literal('TaskFailed'),
+  data: z.object({ task_id: z.string().min(1), error: z.string() }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Watchers: `watcher-{watcher_id}`. States follow the specification's watcher state table.
+
+export const WATCHER_STATES = ['WATCHING', 'COOLDOWN', 'EXTRACTING', 'STOPPED'] as const;
+export const WatcherStarted = z.object({
+  type: z.literal('WatcherStarted'),
+  data: z.object({
+    watcher_id: z.string().min(1),
+    environment_ids: z.array(z.string()).min(1),
+    cluster_ids: z.array(z.string()),
+    cooldown_seconds: z.number().nonnegative(),
+    poll_interval_seconds: z.number().positive(),
+    push: z.array(z.string()),
+  }),
+});
+export const WatcherStateChanged = z.object({
+  type: z.literal('WatcherStateChanged'),
+  data: z.object({
+    watcher_id: z.string().min(1),
+    from: z.enum(WATCHER_STATES),
+    to: z.enum(WATCHER_STATES),
+    reason: z.string().nullable(),
+  }),
+});
+/** Lineage-relevant changes found by one poll (topic created, connector updated, ...). */
+export const WatcherChangesDetected = z.object({
+  type: z.literal('WatcherChangesDetected'),
+  data: z.object({
+    watcher_id: z.string().min(1),
+    changes: z
+      .array(
+        z.object({
+          kind: z.enum(['created', 'updated', 'deleted']),
+          resource_type: z.string(),
+          resource_id: z.string(),
+          environment_id: z.string().nullable(),
+        }),
+      )
+      .min(1),
+  }),
+});
+export const WatcherDeregistered = z.object({
+  type: z.literal('WatcherDeregistered'),
+  data: z.object({ watcher_id: z.string().min(1) }),
+});
+
+/** The union of every event. */
+export const LineageEventSchema = z.discriminatedUnion('type', [
+  GraphCreated,
+  GraphDeleted,
+  NodesAdded,
+  NodesChanged,
+  NodesRemoved,
+  EdgesAdded,
+  EdgesChanged,
+  EdgesRemoved,
+  ExtractionStarted,
+  ExtractionCompleted,
+  ExtractionFailed,
+  OpenLineageEventIngested,
+  TaskCreated,
+  TaskProgressed,
+  TaskCompleted,
+  TaskFailed,
+  WatcherStarted,
+  WatcherStateChanged,
+  WatcherChangesDetected,
+  WatcherDeregistered,
+]);
+
+/** Any event: `{ type, data }`. */
+export type LineageEvent = z.infer<typeof LineageEventSchema>;
+export type LineageEventType = LineageEvent['type'];
+/** The event of one type. */
+export type EventOf<T extends LineageEventType> = Extract<LineageEvent, { type: T }>;
+/** An event as read back from the store: its data plus where and when it was recorded. */
+export type StoredLineageEvent = LineageEvent &
+  Pick<RecordedEvent, 'stream' | 'revision' | 'position' | 'recorded_at' | 'metadata'>;
+
+/** Every event type, in declaration order. */
+export const EVENT_TYPES: readonly LineageEventType[] = LineageEventSchema.options.map((option) => option.shape.type.value);
+
+/** The current data-schema version of every event type. Bump one when its data schema changes. */
+export const CURRENT_VERSIONS: Readonly<Record<LineageEventType, number>> = Object.fromEntries(
+  EVENT_TYPES.map((type) => [type, 1]),
+) as Record<LineageEventType, number>;
+
+/** Turns the data of version `n` of an event type into version `n + 1`. */
+export type Upcaster = (data: unknown) => unknown;
+
+/**
+ * Upcasters by `"{type}@{version}"`, each lifting that version by one. Empty while every event is at
+ * version 1; the first schema change adds its entry here (see docs/events.md, "Changing an event").
+ */
+export const UPCASTERS: ReadonlyMap<string, Upcaster> = new Map();
+
+/** Current versions and the upcasters that reach them (tests pass their own). */
+export interface UpcastRegistry {
+  versions: Readonly<Record<string, number>>;
+  upcasters: ReadonlyMap<string, Upcaster>;
+}
+
+const DEFAULT_REGISTRY: UpcastRegistry = { versions: CURRENT_VERSIONS, upcasters: UPCASTERS };
+
+/**
+ * Brings a recorded event's data to the current version of its type.
+ * @throws ValidationError for an unknown type, a version newer than this build knows, or a missing upcaster.
+ */
+export function upcast(type: string, version: number, data: unknown, registry: UpcastRegistry = DEFAULT_REGISTRY): unknown {
+  const { versions, upcasters } = registry;
+  const current = versions[type as LineageEventType];
+  if (current === undefined) throw new ValidationError(`unknown event type "${type}"`);
+  if (version > current) {
+    throw new ValidationError(`event "${type}" has version ${version}, newer than this build knows (${current})`);
+  }
+  let lifted = data;
+  for (let at = version; at < current; at += 1) {
+    const upcaster = upcasters.get(`${type}@${at}`);
+    if (!upcaster) throw new ValidationError(`no upcaster for event "${type}" from version ${at}`);
+    lifted = upcaster(lifted);
+  }
+  return lifted;
+}
+
+/**
+ * Decodes a recorded event: upcasts it and validates it against the union.
+ * @throws ValidationError when the stored event does not match its schema.
+ */
+export function decodeEvent(recorded: RecordedEvent, registry: UpcastRegistry = DEFAULT_REGISTRY): StoredLineageEvent {
+  const data = upcast(recorded.type, recorded.version, recorded.data, registry);
+  const parsed = LineageEventSchema.safeParse({ type: recorded.type, data });
+  if (!parsed.success) {
+    throw new ValidationError(
+      `stored event ${recorded.stream}@${recorded.revision} (${recorded.type}) is invalid`,
+      zodIssues(parsed.error),
+    );
+  }
+  return {
+    ...parsed.data,
+    stream: recorded.stream,
+    revision: recorded.revision,
+    position: recorded.position,
+    recorded_at: recorded.recorded_at,
+    metadata: recorded.metadata,
+  } as StoredLineageEvent;
+}
+
+/**
+ * Decodes a recorded event whose data was validated when it was appended (our own store): upcasts it
+ * but skips the schema check, which is what makes replay fast. Use `decodeEvent` for anything read
+ * from outside.
+ */
+export function decodeTrustedEvent(recorded: RecordedEvent): StoredLineageEvent {
+  const data =
+    recorded.version === CURRENT_VERSIONS[recorded.type as LineageEventType]
+      ? recorded.data
+      : upcast(recorded.type, recorded.version, recorded.data);
+  return {
+    type: recorded.type,
+    data,
+    stream: recorded.stream,
+    revision: recorded.revision,
+    position: recorded.position,
+    recorded_at: recorded.recorded_at,
+    metadata: recorded.metadata,
+  } as StoredLineageEvent;
+}
+
+/** Metadata for events about to be appended; a fresh event id is filled in per event. */
+export type EventContext = Omit<EventMetadata, 'event_id'>;
+
+/**
+ * Validates events and wraps them for `EventStore.append`, stamping each with the current version
+ * of its type and a fresh event id.
+ * @throws ValidationError when an event does not match its schema (a bug in the caller).
+ */
+export function toAppend(events: readonly LineageEvent[], context: EventContext): EventToAppend[] {
+  return events.map((event) => {
+    const parsed = LineageEventSchema.safeParse(event);
+    if (!parsed.success) throw new ValidationError(`event ${event.type} is invalid`, zodIssues(parsed.error));
+    return {
+      type: parsed.data.type,
+      version: CURRENT_VERSIONS[parsed.data.type],
+      data: parsed.data.data,
+      metadata: { event_id: randomUUID(), ...withoutUndefined(context) },
+    };
+  });
+}
+
+/** Stream names, one place for their shapes. */
+export const streams = {
+  graph: (graphId: string) => `graph-${graphId}`,
+  extraction: (extractionId: string) => `extraction-${extractionId}`,
+  task: (taskId: string) => `task-${taskId}`,
+  watcher: (watcherId: string) => `watcher-${watcherId}`,
+  openLineage: (key: string) => `openlineage-${key}`,
+} as const;
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}
