@@ -1,0 +1,313 @@
+/**
+ * The graph projection: folds the events of every `graph-{graph_id}` stream into one graphology
+ * graph per graph id, plus the graph's change history. It is the read side of graphs: the API, the
+ * OpenLineage views and the catalogs' pushes read from it, never from the store directly.
+ *
+ * `evolveGraph` is the fold, and only ever uses idempotent graphology operations keyed by node id and
+ * edge key, so that replaying an event twice changes nothing. Graphs "as of" a revision or a time
+ * are folded afresh from the stream up to that point (`foldGraphAsOf`).
+ */
+import { MultiDirectedGraph } from 'graphology';
+import type { EventStore } from '../src/eventStore.js';
+import { iterateStream } from '../src/eventStore.js';
+import { NotFoundError, ValidationError } from '../src/errors.js';
+import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent } from '../src/events.js';
+import type { GraphReader } from '../src/graph/changes.js';
+import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
+
+/** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
+export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
+
+/** One recorded change of a graph: the events of one append (one correlation id). */
+export interface GraphHistoryEntry {
+  /** Revision of the graph stream after the change. */
+  revision: number;
+  /** ISO 8601 time the change was recorded. */
+  time: string;
+  /** `extraction`, `import`, `api`, `watcher`, ... (`unknown` when not recorded). */
+  cause: string;
+  actor: string | null;
+  correlation_id: string | null;
+  /** `created`, `changed` or `deleted`. */
+  kind: 'created' | 'changed' | 'deleted';
+  counts: ChangeCounts;
+}
+
+/** Everything known about one graph. */
+export interface GraphState {
+  graphId: string;
+  name: string | null;
+  description: string | null;
+  /** ISO time of GraphCreated (null when the stream has no GraphCreated, e.g. folded mid-way). */
+  createdAt: string | null;
+  /** ISO time of the last event applied. */
+  updatedAt: string | null;
+  /** Stream revision of the last event applied (-1 before any). */
+  revision: number;
+  /** Global store position of the last event applied (0 before any): orders graphs by recency. */
+  position: number;
+  deleted: boolean;
+  graph: LineageGraphology;
+  history: GraphHistoryEntry[];
+  /** Edges skipped on replay because an endpoint was missing (0 unless the stream is damaged). */
+  skippedEdges: number;
+}
+
+/** An empty state for graph `graphId`. */
+export function initialGraphState(graphId: string): GraphState {
+  return {
+    graphId,
+    name: null,
+    description: null,
+    createdAt: null,
+    updatedAt: null,
+    revision: -1,
+    position: 0,
+    deleted: false,
+    graph: new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }),
+    history: [],
+    skippedEdges: 0,
+  };
+}
+
+const emptyCounts = (): ChangeCounts => ({
+  nodes_added: 0,
+  nodes_changed: 0,
+  nodes_removed: 0,
+  edges_added: 0,
+  edges_changed: 0,
+  edges_removed: 0,
+});
+
+/** True for the event types that belong to graph streams. */
+export function isGraphEvent(event: StoredLineageEvent): event is Extract<StoredLineageEvent, { data: { graph_id: string } }> & StoredLineageEvent {
+  switch (event.type) {
+    case 'GraphCreated':
+    case 'GraphDeleted':
+    case 'NodesAdded':
+    case 'NodesChanged':
+    case 'NodesRemoved':
+    case 'EdgesAdded':
+    case 'EdgesChanged':
+    case 'EdgesRemoved':
+      return event.stream.startsWith('graph-');
+    default:
+      return false;
+  }
+}
+
+/**
+ * Applies one graph event to a graph's state, in place, and returns the state. Idempotent per event.
+ * Events of other types are ignored.
+ */
+export function evolveGraph(state: GraphState, event: StoredLineageEvent): GraphState {
+  const { graph } = state;
+  const entry = historyEntryFor(state, event);
+  switch (event.type) {
+    case 'GraphCreated':
+      state.name = event.data.name;
+      state.description = event.data.description;
+      state.createdAt = event.recorded_at;
+      state.deleted = false;
+      graph.clear();
+      entry.kind = 'created';
+      break;
+    case 'GraphDeleted':
+      state.deleted = true;
+      graph.clear();
+      entry.kind = 'deleted';
+      break;
+    case 'NodesAdded':
+    case 'NodesChanged':
+      for (const node of event.data.nodes) {
+        if (graph.hasNode(node.id)) graph.replaceNodeAttributes(node.id, node);
+        else graph.addNode(node.id, node);
+      }
+      entry.counts[event.type === 'NodesAdded' ? 'nodes_added' : 'nodes_changed'] += event.data.nodes.length;
+      break;
+    case 'NodesRemoved':
+      for (const id of event.data.node_ids) if (graph.hasNode(id)) graph.dropNode(id);
+      entry.counts.nodes_removed += event.data.node_ids.length;
+      break;
+    case 'EdgesAdded':
+    case 'EdgesChanged':
+      for (const edge of event.data.edges) {
+        if (!graph.hasNode(edge.src_id) || !graph.hasNode(edge.dst_id)) {
+          state.skippedEdges += 1;
+          continue;
+        }
+        const key = edgeKey(edge);
+        if (graph.hasEdge(key)) graph.replaceEdgeAttributes(key, edge);
+        else graph.addEdgeWithKey(key, edge.src_id, edge.dst_id, edge);
+      }
+      entry.counts[event.type === 'EdgesAdded' ? 'edges_added' : 'edges_changed'] += event.data.edges.length;
+      break;
+    case 'EdgesRemoved':
+      for (const edge of event.data.edges) {
+        const key = edgeKey(edge);
+        if (graph.hasEdge(key)) graph.dropEdge(key);
+      }
+      entry.counts.edges_removed += event.data.edges.length;
+      break;
+    default:
+      return state;
+  }
+  state.revision = event.revision;
+  state.position = event.position;
+  state.updatedAt = event.recorded_at;
+  entry.revision = event.revision;
+  return state;
+}
+
+/** The history entry an event belongs to: the last one when it has the same correlation id. */
+function historyEntryFor(state: GraphState, event: StoredLineageEvent): GraphHistoryEntry {
+  const correlationId = event.metadata.correlation_id ?? null;
+  const last = state.history[state.history.length - 1];
+  if (last && correlationId !== null && last.correlation_id === correlationId && last.kind !== 'deleted') return last;
+  const entry: GraphHistoryEntry = {
+    revision: event.revision,
+    time: event.recorded_at,
+    cause: event.metadata.cause ?? 'unknown',
+    actor: event.metadata.actor ?? null,
+    correlation_id: correlationId,
+    kind: 'changed',
+    counts: emptyCounts(),
+  };
+  state.history.push(entry);
+  return entry;
+}
+
+/** A read-only view of a graph state for `diffGraph` and the API. */
+export function graphReader(state: GraphState): GraphReader {
+  const { graph } = state;
+  return {
+    getNode: (id) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined),
+    getEdge: (key) => (graph.hasEdge(key) ? graph.getEdgeAttributes(key) : undefined),
+    nodes: () => mapIterator(graph.nodeEntries(), (entry) => entry.attributes),
+    edges: () => mapIterator(graph.edgeEntries(), (entry) => entry.attributes),
+  };
+}
+
+/** The graph as LineageGraph JSON (nodes and edges in insertion order). */
+export function toLineageGraph(state: GraphState): LineageGraph {
+  const nodes: Node[] = [];
+  const edges: Edge[] = [];
+  state.graph.forEachNode((_, node) => nodes.push(node));
+  state.graph.forEachEdge((_, edge) => edges.push(edge));
+  return { nodes, edges };
+}
+
+/** The projection of all graphs, with its checkpoint. */
+export interface GraphProjection {
+  /** Global position of the last event applied (0 before any). */
+  readonly position: number;
+  /** Applies one event (any type; non-graph events only advance the position). */
+  apply(event: StoredLineageEvent): void;
+  /** A live graph, or undefined when unknown or deleted. */
+  get(graphId: string): GraphState | undefined;
+  /** A graph including deleted ones (for history). */
+  getIncludingDeleted(graphId: string): GraphState | undefined;
+  /** Every live graph, most recently changed first. */
+  list(): GraphState[];
+  /** Forgets everything (before a rebuild). */
+  reset(): void;
+}
+
+/** Creates an empty graph projection. */
+export function createGraphProjection(): GraphProjection {
+  const graphs = new Map<string, GraphState>();
+  let position = 0;
+  return {
+    get position() {
+      return position;
+    },
+    apply(event) {
+      if (isGraphEvent(event)) {
+        const graphId = event.data.graph_id;
+        let state = graphs.get(graphId);
+        if (!state) {
+          state = initialGraphState(graphId);
+          graphs.set(graphId, state);
+        }
+        evolveGraph(state, event);
+      }
+      position = event.position;
+    },
+    get(graphId) {
+      const state = graphs.get(graphId);
+      return state && !state.deleted ? state : undefined;
+    },
+    getIncludingDeleted(graphId) {
+      return graphs.get(graphId);
+    },
+    list() {
+      return [...graphs.values()]
+        .filter((state) => !state.deleted)
+        .sort((a, b) => b.position - a.position);
+    },
+    reset() {
+      graphs.clear();
+      position = 0;
+    },
+  };
+}
+
+/** A point in a graph's history: a stream revision, or an ISO 8601 time. */
+export type AsOf = { revision: number } | { time: string };
+
+/**
+ * Parses an `as_of` value: an integer is a revision, anything else must be an ISO 8601 time.
+ * @throws ValidationError when it is neither.
+ */
+export function parseAsOf(value: string): AsOf {
+  if (/^-?\d+$/.test(value)) {
+    const revision = Number(value);
+    if (revision < 0) throw new ValidationError(`as_of revision must be 0 or more, got ${value}`);
+    return { revision };
+  }
+  const time = Date.parse(value);
+  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw new ValidationError(`as_of must be a stream revision (an integer) or an ISO 8601 time, got "${value}"`);
+  }
+  return { time: new Date(time).toISOString() };
+}
+
+/**
+ * Folds a graph's stream from the store up to a revision (inclusive) or a time (events recorded at
+ * or before it).
+ * @throws NotFoundError when the graph has no events at or before that point.
+ */
+export async function foldGraphAsOf(store: EventStore, graphId: string, asOf: AsOf): Promise<GraphState> {
+  const state = initialGraphState(graphId);
+  const toRevision = 'revision' in asOf ? asOf.revision : undefined;
+  const limit = 'time' in asOf ? Date.parse(asOf.time) : Number.POSITIVE_INFINITY;
+  for await (const recorded of iterateStream(store, streams.graph(graphId), toRevision === undefined ? {} : { toRevision })) {
+    if (Date.parse(recorded.recorded_at) > limit) break;
+    evolveGraph(state, decodeTrustedEvent(recorded));
+  }
+  if (state.revision < 0) {
+    const point = 'revision' in asOf ? `revision ${asOf.revision}` : asOf.time;
+    throw new NotFoundError(`graph "${graphId}" did not exist as of ${point}`);
+  }
+  return state;
+}
+
+function* mapIterator<T, U>(iterator: Iterable<T>, map: (value: T) => U): Generator<U> {
+  for (const value of iterator) yield map(value);
+}
+
+/** The graph projection as the write side's state source (`src/graphCommands.ts`). */
+export function graphStateSource(
+  projection: GraphProjection,
+  projector: { waitFor(position: number): Promise<void> },
+  store: EventStore,
+): import('../src/graphCommands.js').GraphStateSource {
+  return {
+    snapshot(graphId) {
+      const state = projection.getIncludingDeleted(graphId);
+      return state ? { revision: state.revision, deleted: state.deleted, reader: graphReader(state) } : undefined;
+    },
+    waitFor: (position) => projector.waitFor(position),
+    catchUp: async () => projector.waitFor(await store.headPosition()),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The projector keeps projections up to date with the store: it catches up from the projections'
+ * checkpoint, then follows the store live through a subscription. Writers that want to read their
+ * own writes call `waitFor(position)` with the position their append returned.
+ */
+import type { Logger } from 'pino';
+import type { EventStore, RecordedEvent, Subscription } from '../src/eventStore.js';
+import { iterateAll } from '../src/eventStore.js';
+import { errorMessage } from '../src/errors.js';
+import { decodeTrustedEvent, type StoredLineageEvent } from '../src/events.js';
+
+/** What the projector drives: a fold with a checkpoint. */
+export interface Projection {
+  /** Global position of the last event applied. */
+  readonly position: number;
+  apply(event: StoredLineageEvent): void;
+  reset(): void;
+}
+
+export interface Projector {
+  /** Position every projection has reached. */
+  readonly position: number;
+  /** Catches up with everything stored, then follows new events in the background. */
+  start(): Promise<void>;
+  /** Resolves once every event up to `position` is applied (rejects after `timeoutMs`, default 30 s). */
+  waitFor(position: number, timeoutMs?: number): Promise<void>;
+  /** Forgets the projections' state and replays the whole store into them. */
+  rebuild(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Creates a projector over `projections`; nothing happens until `start()`. */
+export function createProjector(options: { store: EventStore; projections: Projection[]; logger?: Logger }): Projector {
+  const { store, projections, logger } = options;
+  let position = Math.min(...projections.map((projection) => projection.position));
+  let subscription: Subscription | undefined;
+  let running: Promise<void> | undefined;
+  let waiters: Array<{ position: number; resolve: () => void }> = [];
+
+  function apply(recorded: RecordedEvent): void {
+    if (recorded.position <= position) return;
+    let event: StoredLineageEvent | undefined;
+    try {
+      event = decodeTrustedEvent(recorded);
+    } catch (error) {
+      logger?.error({ stream: recorded.stream, revision: recorded.revision, err: errorMessage(error) }, 'Projector:SkippedUndecodableEvent');
+    }
+    if (event) {
+      for (const projection of projections) if (projection.position < recorded.position) projection.apply(event);
+    }
+    position = recorded.position;
+    if (waiters.length > 0) {
+      const ready = waiters.filter((waiter) => waiter.position <= position);
+      waiters = waiters.filter((waiter) => waiter.position > position);
+      for (const waiter of ready) waiter.resolve();
+    }
+  }
+
+  async function catchUp(): Promise<void> {
+    for await (const recorded of iterateAll(store, { after: position, pageSize: 5000 })) apply(recorded);
+  }
+
+  function follow(): void {
+    subscription = store.subscribe({ after: position });
+    const current = subscription;
+    running = (async () => {
+      try {
+        for await (const recorded of current) apply(recorded);
+      } catch (error) {
+        logger?.error({ err: errorMessage(error) }, 'Projector:SubscriptionFailed');
+      }
+    })();
+  }
+
+  return {
+    get position() {
+      return position;
+    },
+    async start() {
+      await catchUp();
+      follow();
+    },
+    waitFor(target, timeoutMs = 30_000) {
+      if (target <= position) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((waiter) => waiter.resolve !== done);
+          reject(new Error(`projections did not reach position ${target} within ${timeoutMs} ms (at ${position})`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        waiters.push({ position: target, resolve: done });
+      });
+    },
+    async rebuild() {
+      await this.stop();
+      for (const projection of projections) projection.reset();
+      position = 0;
+      await this.start();
+    },
+    async stop() {
+      await subscription?.close();
+      await running;
+      subscription = undefined;
+      running = undefined;
+    },
+  };
+}

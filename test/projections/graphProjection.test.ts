@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
+import type { EventStore } from '../../src/eventStore.js';
+import { createGraph, deleteGraph, graphIdForName, recordGraph, type GraphCommandDeps } from '../../src/graphCommands.js';
+import { edgeKey, type LineageGraph } from '../../src/graph/model.js';
+import {
+  createGraphProjection,
+  foldGraphAsOf,
+  graphStateSource,
+  parseAsOf,
+  toLineageGraph,
+  type GraphProjection,
+  type GraphState,
+} from '../../projections/graphProjection.js';
+import { createProjector, type Projector } from '../../projections/projector.js';
+import { traverse } from '../../projections/traversal.js';
+import { ids, sampleGraph } from '../helpers/sampleGraph.js';
+
+/** A memory store with a clock the test moves, a live projection and the command dependencies. */
+async function setup(t: TestContext): Promise<{ store: EventStore; projection: GraphProjection; projector: Projector; deps: GraphCommandDeps; clock: { now: Date } }> {
+  const clock = { now: new Date('2026-11-01T00:00:00.000Z') };
+  const store = createMemoryEventStore({ now: () => clock.now });
+  const projection = createGraphProjection();
+  const projector = createProjector({ store, projections: [projection] });
+  await projector.start();
+  t.after(() => projector.stop());
+  return { store, projection, projector, deps: { store, state: graphStateSource(projection, projector, store) }, clock };
+}
+
+/** Comparable form of a graph state: sorted nodes and edges. */
+function canonical(state: GraphState): unknown {
+  const graph = toLineageGraph(state);
+  return {
+    nodes: graph.nodes.sort((a, b) => a.id.localeCompare(b.id)),
+    edges: graph.edges.sort((a, b) => edgeKey(a).localeCompare(edgeKey(b))),
+    revision: state.revision,
+    name: state.name,
+    history: state.history,
+  };
+}
+
+function withoutSink(graph: LineageGraph): LineageGraph {
+  return {
+    nodes: graph.nodes.filter((node) => node.id !== ids.s3),
+    edges: graph.edges.filter((edge) => edge.dst_id !== ids.s3),
+  };
+}
+
+const context = (correlation_id: string, cause = 'extraction') => ({ correlation_id, cause, actor: 'test' });
+
+describe('graph projection', () => {
+  it('folds recorded graphs, and a rebuilt projection equals the live one', async (t) => {
+    const { store, projection, projector, deps, clock } = await setup(t);
+    const graphId = graphIdForName('default');
+    const first = await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true, name: 'default' }, context('x1'));
+    assert.equal(first.created, true);
+    clock.now = new Date('2026-11-02T00:00:00.000Z');
+    const second = await recordGraph(deps, graphId, withoutSink(sampleGraph()), { mode: 'replace' }, context('x2'));
+    assert.equal(second.changes.nodesRemoved.length, 1);
+    await createGraph(deps, { name: 'scratch' }, context('api-1', 'api'));
+
+    const live = projection.get(graphId)!;
+    assert.equal(live.graph.order, 10);
+    assert.equal(live.graph.size, 10);
+    assert.equal(live.name, 'default');
+    assert.deepEqual(live.history.map((entry) => [entry.kind, entry.cause, entry.counts.nodes_added, entry.counts.nodes_removed]), [
+      ['created', 'extraction', 11, 0],
+      ['changed', 'extraction', 0, 1],
+    ]);
+    assert.deepEqual(projection.list().map((state) => state.name), ['scratch', 'default'], 'most recently changed first');
+
+    const rebuilt = createGraphProjection();
+    const replay = createProjector({ store, projections: [rebuilt] });
+    await replay.start();
+    assert.deepEqual(canonical(rebuilt.get(graphId)!), canonical(live));
+    await projector.rebuild();
+    assert.deepEqual(canonical(projection.get(graphId)!), canonical(rebuilt.get(graphId)!));
+    await replay.stop();
+  });
+
+  it('appends no event when a re-extraction finds nothing new', async (t) => {
+    const { store, deps, projector } = await setup(t);
+    const graphId = graphIdForName('default');
+    await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    const head = await store.headPosition();
+    const again = await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x2'));
+    assert.equal(again.appended, 0);
+    assert.equal(await store.headPosition(), head);
+  });
+
+  it('answers as of a revision and as of a time', async (t) => {
+    const { store, deps, projector, clock } = await setup(t);
+    const graphId = graphIdForName('default');
+    const first = await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    clock.now = new Date('2026-11-05T00:00:00.000Z');
+    await recordGraph(deps, graphId, withoutSink(sampleGraph()), { mode: 'replace' }, context('x2'));
+
+    const byRevision = await foldGraphAsOf(store, graphId, { revision: first.revision });
+    assert.equal(byRevision.graph.order, 11);
+    const byTime = await foldGraphAsOf(store, graphId, parseAsOf('2026-11-03T00:00:00Z'));
+    assert.equal(byTime.graph.order, 11);
+    const latest = await foldGraphAsOf(store, graphId, parseAsOf('2026-11-06T00:00:00Z'));
+    assert.equal(latest.graph.order, 10);
+    await assert.rejects(foldGraphAsOf(store, graphId, parseAsOf('2026-10-01T00:00:00Z')), NotFoundError);
+    assert.throws(() => parseAsOf('yesterday'), ValidationError);
+    assert.deepEqual(parseAsOf('7'), { revision: 7 });
+  });
+
+  it('keeps deleted graphs out of listings but their history readable', async (t) => {
+    const { store, deps, projection, projector } = await setup(t);
+    const created = await createGraph(deps, { name: 'temp' }, context('a', 'api'));
+    await recordGraph(deps, created.graphId, sampleGraph(), { mode: 'merge' }, context('b', 'import'));
+    await deleteGraph(deps, created.graphId, context('c', 'api'));
+    assert.equal(projection.get(created.graphId), undefined);
+    assert.deepEqual(projection.getIncludingDeleted(created.graphId)!.history.map((entry) => entry.kind), ['created', 'changed', 'deleted']);
+    await assert.rejects(deleteGraph(deps, created.graphId, context('d', 'api')), NotFoundError);
+    await assert.rejects(recordGraph(deps, created.graphId, sampleGraph(), { mode: 'merge' }, context('e')), NotFoundError);
+    const beforeDelete = await foldGraphAsOf(store, created.graphId, { revision: 1 });
+    assert.equal(beforeDelete.graph.order, 11);
+  });
+
+  it('decides again when another writer appended first', async (t) => {
+    const { deps, projection, projector } = await setup(t);
+    const graphId = graphIdForName('contended');
+    await recordGraph(deps, graphId, { nodes: [], edges: [] }, { mode: 'merge', createIfMissing: true }, context('seed'));
+    // Two writers decide against the same revision; the store lets one through, the other retries.
+    const results = await Promise.all([
+      recordGraph(deps, graphId, sampleGraph(), { mode: 'merge' }, context('w1')),
+      recordGraph(deps, graphId, withoutSink(sampleGraph()), { mode: 'merge' }, context('w2')),
+    ]);
+    assert.equal(results.reduce((sum, result) => sum + result.appended, 0) > 0, true);
+    assert.equal(projection.get(graphId)!.graph.order, 11, 'merge of both versions keeps every node');
+  });
+
+  it('rejects creating a graph that exists', async (t) => {
+    const { deps, projector } = await setup(t);
+    const created = await createGraph(deps, { name: 'one' }, context('a', 'api'));
+    await assert.rejects(createGraph(deps, { graphId: created.graphId }, context('b', 'api')), /exists already/);
+  });
+});
+
+describe('traversal', () => {
+  it('walks upstream and downstream by hops, with distances and counts', async (t) => {
+    const { projection, deps } = await setup(t);
+    const graphId = graphIdForName('default');
+    await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    const { graph } = projection.get(graphId)!;
+
+    const upstream = traverse(graph, ids.enriched, 'upstream', 2);
+    assert.deepEqual(
+      upstream.nodes.map((node) => [node.id, node.hop]),
+      [
+        [ids.enrich, 1],
+        [ids.orders, 2],
+      ],
+    );
+    assert.equal(upstream.node_count, 2);
+    assert.equal(upstream.edge_count, 2);
+    assert.equal(upstream.origin.id, ids.enriched);
+
+    const all = traverse(graph, ids.postgres, 'downstream', 10);
+    assert.equal(all.node_count, 10, 'everything but the origin is downstream of the Postgres table');
+    assert.equal(all.nodes.find((node) => node.id === ids.lakehouse)!.hop, 6);
+    assert.equal(all.edge_count, 11);
+
+    assert.throws(() => traverse(graph, 'stream:topic:env:nope', 'upstream', 1), NotFoundError);
+    assert.throws(() => traverse(graph, ids.orders, 'upstream', 0), ValidationError);
+  });
+});
