@@ -1,0 +1,285 @@
+/**
+ * Configuration: one zod schema over every environment variable of the specification
+ * ("Configuration") and of the contract (section 3), parsed once at start by `loadConfig(env)`.
+ * Each invalid value gets its own message naming the variable; secrets are redacted by
+ * `redactConfig` wherever configuration is printed or logged.
+ *
+ * Empty values count as unset. Durations are in seconds unless the name says otherwise.
+ */
+import { z } from 'zod';
+import { ConfigurationError } from './errors.js';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const url = (fallback?: string) =>
+  optionalString
+    .refine((value) => value === undefined || /^https?:\/\/[^\s/]+/.test(value), 'must be an http:// or https:// URL')
+    .transform((value) => (value ?? fallback)?.replace(/\/+$/, ''));
+
+const booleanFlag = (fallback: boolean) =>
+  optionalString
+    .refine((value) => value === undefined || /^(true|false|1|0|yes|no)$/i.test(value), 'must be true or false')
+    .transform((value) => (value === undefined ? fallback : /^(true|1|yes)$/i.test(value)));
+
+const port = (fallback: number) =>
+  optionalString
+    .refine((value) => value === undefined || (/^\d+$/.test(value) && Number(value) <= 65535), 'must be an integer from 0 to 65535')
+    .transform((value) => (value === undefined ? fallback : Number(value)));
+
+/** Log levels of the specification, mapped to pino's. */
+const LOG_LEVELS = { DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error' } as const;
+
+/** The storage backends (`LINEAGE_SVC_STORAGE__BACKEND`). */
+export const STORAGE_BACKENDS = ['memory', 'file', 'sqlite', 'postgres', 'eventstoredb'] as const;
+export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
+
+/** The variables, by name. Anything not listed here is ignored. */
+export const EnvironmentSchema = z.object({
+  LINEAGE_SVC_STREAM_CLOUD_API_KEY: optionalString,
+  LINEAGE_SVC_STREAM_CLOUD_API_SECRET: optionalString,
+  LINEAGE_SVC_CLUSTER_API_KEY: optionalString,
+  LINEAGE_SVC_CLUSTER_API_SECRET: optionalString,
+  LINEAGE_SVC_SCHEMA_REGISTRY_API_KEY: optionalString,
+  LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET: optionalString,
+  LINEAGE_SVC_FLINK_API_KEY: optionalString,
+  LINEAGE_SVC_FLINK_API_SECRET: optionalString,
+  LINEAGE_SVC_KSQLDB_API_KEY: optionalString,
+  LINEAGE_SVC_KSQLDB_API_SECRET: optionalString,
+  LINEAGE_SVC_TABLEFLOW_API_KEY: optionalString,
+  LINEAGE_SVC_TABLEFLOW_API_SECRET: optionalString,
+  LINEAGE_SVC_STREAM_CLOUD_API_URL: url('https://api.confluent.cloud'),
+  LINEAGE_SVC_STREAM_TELEMETRY_API_URL: url('https://api.telemetry.confluent.cloud'),
+  LINEAGE_SVC_STREAM_FLINK_API_URL: url(),
+  LINEAGE_SVC_SCHEMA_REGISTRY_URL: url(),
+  LINEAGE_SVC_ENABLE_METRICS: booleanFlag(false),
+  LINEAGE_SVC_LOG_LEVEL: optionalString
+    .refine((value) => value === undefined || value.toUpperCase() in LOG_LEVELS, 'must be DEBUG, INFO, WARNING or ERROR')
+    .transform((value) => LOG_LEVELS[(value ?? 'INFO').toUpperCase() as keyof typeof LOG_LEVELS]),
+  LINEAGE_SVC_API_HOST: optionalString.transform((value) => value ?? '0.0.0.0'),
+  LINEAGE_SVC_API_PORT: port(8000),
+  LINEAGE_SVC_API_KEY: optionalString,
+  LINEAGE_SVC_API_URL: url('http://127.0.0.1:8000'),
+  LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: url(),
+  LINEAGE_SVC_LAKEHOUSE_TOKEN: optionalString,
+  LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID: optionalString,
+  LINEAGE_SVC_WAREHOUSE_PROJECT_ID: optionalString,
+  LINEAGE_SVC_WAREHOUSE_LOCATION: optionalString,
+  LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL: url('https://bigquery.googleapis.com'),
+  LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL: url('https://datalineage.googleapis.com'),
+  LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL: url('https://dataplex.googleapis.com'),
+  LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN: optionalString,
+  LINEAGE_SVC_DATALAKE_REGION: optionalString,
+  LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: optionalString,
+  LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: optionalString,
+  LINEAGE_SVC_STORAGE__BACKEND: optionalString
+    .transform((value) => value?.toLowerCase() ?? 'memory')
+    .refine((value) => (STORAGE_BACKENDS as readonly string[]).includes(value), {
+      message: `must be one of ${STORAGE_BACKENDS.join(', ')}`,
+    }),
+  LINEAGE_SVC_STORAGE__PATH: optionalString.transform((value) => value ?? './.lineage-svc'),
+  LINEAGE_SVC_STORAGE__URL: optionalString,
+  LINEAGE_SVC_GRAPH_FILE: optionalString.transform((value) => value ?? './lineage_graph.json'),
+});
+
+/** Variables whose values are secrets: never printed, logged, stored in tasks or returned. */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'LINEAGE_SVC_STREAM_CLOUD_API_SECRET',
+  'LINEAGE_SVC_CLUSTER_API_SECRET',
+  'LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET',
+  'LINEAGE_SVC_FLINK_API_SECRET',
+  'LINEAGE_SVC_KSQLDB_API_SECRET',
+  'LINEAGE_SVC_TABLEFLOW_API_SECRET',
+  'LINEAGE_SVC_API_KEY',
+  'LINEAGE_SVC_LAKEHOUSE_TOKEN',
+  'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN',
+  'LINEAGE_SVC_STORAGE__URL',
+]);
+
+/** A key and its secret (HTTP basic credentials toward the platform). */
+export interface Credentials {
+  key: string;
+  secret: string;
+}
+
+/** The parsed configuration. */
+export interface Config {
+  stream: {
+    cloudApiUrl: string;
+    telemetryApiUrl: string;
+    /** Flink SQL base URL override; discovered per region from `fcpm/v2/regions` when unset. */
+    flinkApiUrl: string | undefined;
+    /** Schema Registry / Stream Catalog base URL override; discovered from `srcm/v3/clusters` when unset. */
+    schemaRegistryUrl: string | undefined;
+    /** Per service; every one but `cluster` falls back to the cloud key. Undefined when not configured. */
+    credentials: {
+      cloud: Credentials | undefined;
+      cluster: Credentials | undefined;
+      schemaRegistry: Credentials | undefined;
+      flink: Credentials | undefined;
+      ksqldb: Credentials | undefined;
+      tableflow: Credentials | undefined;
+    };
+  };
+  enableMetrics: boolean;
+  /** pino level: `debug`, `info`, `warn` or `error`. */
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  api: { host: string; port: number; key: string | undefined; url: string };
+  lakehouse: { workspaceUrl: string | undefined; token: string | undefined; warehouseId: string | undefined };
+  warehouse: {
+    projectId: string | undefined;
+    location: string | undefined;
+    bigQueryApiUrl: string;
+    lineageApiUrl: string;
+    dataplexApiUrl: string;
+    accessToken: string | undefined;
+  };
+  datalake: { region: string | undefined };
+  dataGovernance: { domainId: string | undefined; projectId: string | undefined };
+  storage: { backend: StorageBackend; path: string; url: string | undefined };
+  /** Graph file the API imports at start when its store holds no graph. */
+  graphFile: string;
+}
+
+/** Pairs of key and secret variables, by service. */
+const CREDENTIAL_PAIRS = {
+  cloud: 'LINEAGE_SVC_STREAM_CLOUD_API',
+  cluster: 'LINEAGE_SVC_CLUSTER_API',
+  schemaRegistry: 'LINEAGE_SVC_SCHEMA_REGISTRY_API',
+  flink: 'LINEAGE_SVC_FLINK_API',
+  ksqldb: 'LINEAGE_SVC_KSQLDB_API',
+  tableflow: 'LINEAGE_SVC_TABLEFLOW_API',
+} as const;
+
+/**
+ * Parses the configuration from environment variables (`process.env` by default). Pure.
+ * @throws ConfigurationError whose message lists every invalid variable, one clause each, e.g.
+ *   `LINEAGE_SVC_API_PORT must be an integer from 0 to 65535 (got "http")`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvironmentSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0]);
+      const shown = SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(env[name])})`;
+      problems.push(`${name} ${issue.message}${shown}`);
+    }
+  }
+  const variables = parsed.success ? parsed.data : undefined;
+  const pair = (prefix: string): Credentials | undefined => {
+    const key = variables?.[`${prefix}_KEY` as keyof typeof variables] as string | undefined;
+    const secret = variables?.[`${prefix}_SECRET` as keyof typeof variables] as string | undefined;
+    if ((key === undefined) !== (secret === undefined)) {
+      problems.push(`${prefix}_KEY and ${prefix}_SECRET must be set together`);
+      return undefined;
+    }
+    return key !== undefined && secret !== undefined ? { key, secret } : undefined;
+  };
+  const cloud = pair(CREDENTIAL_PAIRS.cloud);
+  const credentials = {
+    cloud,
+    cluster: pair(CREDENTIAL_PAIRS.cluster),
+    schemaRegistry: pair(CREDENTIAL_PAIRS.schemaRegistry) ?? cloud,
+    flink: pair(CREDENTIAL_PAIRS.flink) ?? cloud,
+    ksqldb: pair(CREDENTIAL_PAIRS.ksqldb) ?? cloud,
+    tableflow: pair(CREDENTIAL_PAIRS.tableflow) ?? cloud,
+  };
+  const backend = variables?.LINEAGE_SVC_STORAGE__BACKEND as StorageBackend | undefined;
+  if (variables && (backend === 'postgres' || backend === 'eventstoredb') && !variables.LINEAGE_SVC_STORAGE__URL) {
+    problems.push(`LINEAGE_SVC_STORAGE__URL must be set for the ${backend} backend`);
+  }
+  if (problems.length > 0 || !variables) {
+    throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return {
+    stream: {
+      cloudApiUrl: variables.LINEAGE_SVC_STREAM_CLOUD_API_URL!,
+      telemetryApiUrl: variables.LINEAGE_SVC_STREAM_TELEMETRY_API_URL!,
+      flinkApiUrl: variables.LINEAGE_SVC_STREAM_FLINK_API_URL,
+      schemaRegistryUrl: variables.LINEAGE_SVC_SCHEMA_REGISTRY_URL,
+      credentials,
+    },
+    enableMetrics: variables.LINEAGE_SVC_ENABLE_METRICS,
+    logLevel: variables.LINEAGE_SVC_LOG_LEVEL,
+    api: {
+      host: variables.LINEAGE_SVC_API_HOST,
+      port: variables.LINEAGE_SVC_API_PORT,
+      key: variables.LINEAGE_SVC_API_KEY,
+      url: variables.LINEAGE_SVC_API_URL!,
+    },
+    lakehouse: {
+      workspaceUrl: variables.LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL,
+      token: variables.LINEAGE_SVC_LAKEHOUSE_TOKEN,
+      warehouseId: variables.LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID,
+    },
+    warehouse: {
+      projectId: variables.LINEAGE_SVC_WAREHOUSE_PROJECT_ID,
+      location: variables.LINEAGE_SVC_WAREHOUSE_LOCATION,
+      bigQueryApiUrl: variables.LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL!,
+      lineageApiUrl: variables.LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL!,
+      dataplexApiUrl: variables.LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL!,
+      accessToken: variables.LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN,
+    },
+    datalake: { region: variables.LINEAGE_SVC_DATALAKE_REGION },
+    dataGovernance: {
+      domainId: variables.LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID,
+      projectId: variables.LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID,
+    },
+    storage: {
+      backend: backend ?? 'memory',
+      path: variables.LINEAGE_SVC_STORAGE__PATH,
+      url: variables.LINEAGE_SVC_STORAGE__URL,
+    },
+    graphFile: variables.LINEAGE_SVC_GRAPH_FILE,
+  };
+}
+
+/** The text that stands in for a secret. */
+export const REDACTED = '[redacted]';
+
+/**
+ * A copy of the configuration that is safe to print or log: every secret replaced by `[redacted]`,
+ * and any password in the storage URL too.
+ */
+export function redactConfig(config: Config): unknown {
+  const hide = (value: string | undefined) => (value === undefined ? undefined : REDACTED);
+  const hidePair = (credentials: Credentials | undefined) => (credentials ? { key: credentials.key, secret: REDACTED } : undefined);
+  const { credentials } = config.stream;
+  return {
+    ...config,
+    stream: {
+      ...config.stream,
+      credentials: {
+        cloud: hidePair(credentials.cloud),
+        cluster: hidePair(credentials.cluster),
+        schemaRegistry: hidePair(credentials.schemaRegistry),
+        flink: hidePair(credentials.flink),
+        ksqldb: hidePair(credentials.ksqldb),
+        tableflow: hidePair(credentials.tableflow),
+      },
+    },
+    api: { ...config.api, key: hide(config.api.key) },
+    lakehouse: { ...config.lakehouse, token: hide(config.lakehouse.token) },
+    warehouse: { ...config.warehouse, accessToken: hide(config.warehouse.accessToken) },
+    storage: { ...config.storage, url: config.storage.url?.replace(/\/\/([^:/@]+):[^@]*@/, `//$1:${REDACTED}@`) },
+  };
+}
+
+/** Paths pino must redact in every log line (secrets that may appear in logged objects). */
+export const LOG_REDACT_PATHS = [
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+];
