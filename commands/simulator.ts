@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+/**
+ * `lineage-svc-simulator`: runs the platform simulator (a stand-in for Confluent Cloud's REST
+ * APIs, see `docs/simulator.md`) until SIGINT/SIGTERM.
+ *
+ * Flags: `--scenario PATH|NAME` (default `demo`: a built-in scenario name or a YAML/JSON file),
+ * `--host` (default `127.0.0.1`), `--port` (default 0: an ephemeral port), `--latency-ms`
+ * (milliseconds added to every request; default the scenario's `latency_ms`).
+ *
+ * Prints `lineage-svc-simulator listening on http://127.0.0.1:PORT (scenario demo)`, then the
+ * `export LINEAGE_SVC_...=...` lines that point an extractor at it with the scenario's keys.
+ *
+ * Exit codes: 0 stopped by SIGINT/SIGTERM (or `--help`); 1 the server could not run (e.g. the port
+ * is taken); 2 bad flags or an invalid scenario. Errors are one line on stderr, never a stack trace.
+ */
+import { command, option, optional, parse, runSafely, string, type Type } from 'cmd-ts';
+import { ValidationError } from '../src/errors.js';
+import { loadScenario, type Scenario } from '../infra/simulators/confluent/scenario.js';
+import { startPlatformSimulator } from '../infra/simulators/confluent/server.js';
+
+const NAME = 'lineage-svc-simulator';
+
+function integerType(name: string, min: number, max: number): Type<string, number> {
+  return {
+    displayName: 'integer',
+    async from(text: string): Promise<number> {
+      if (!/^\d+$/.test(text.trim())) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${text}"`);
+      const n = Number(text);
+      if (n < min || n > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${text}"`);
+      return n;
+    },
+  };
+}
+
+const cli = command({
+  name: NAME,
+  description: 'Serve the Confluent Cloud REST APIs a lineage extractor calls, from a scenario (demo and test stand-in).',
+  args: {
+    scenario: option({
+      long: 'scenario',
+      type: string,
+      defaultValue: () => 'demo',
+      defaultValueIsSerializable: true,
+      description: 'built-in scenario name (demo) or path to a YAML/JSON scenario file',
+    }),
+    host: option({ long: 'host', type: string, defaultValue: () => '127.0.0.1', defaultValueIsSerializable: true, description: 'bind address' }),
+    port: option({ long: 'port', type: integerType('--port', 0, 65535), defaultValue: () => 0, defaultValueIsSerializable: true, description: 'port (0: ephemeral)' }),
+    latencyMs: option({
+      long: 'latency-ms',
+      type: optional(integerType('--latency-ms', 0, 600_000)),
+      description: "milliseconds added to every request (default: the scenario's latency_ms)",
+    }),
+  },
+  handler: (args) => args,
+});
+
+function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+function oneLine(text: string): string {
+  return stripAnsi(text).replace(/\s+/g, ' ').trim();
+}
+
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `export` lines for an extractor pointed at the simulator. */
+function exportLines(url: string, scenario: Scenario): string[] {
+  const c = scenario.credentials;
+  const tableflow = c.tableflow ?? c.cloud;
+  const vars: [string, string][] = [
+    ['LINEAGE_SVC_STREAM_CLOUD_API_URL', url],
+    ['LINEAGE_SVC_STREAM_TELEMETRY_API_URL', url],
+    ['LINEAGE_SVC_STREAM_CLOUD_API_KEY', c.cloud.key],
+    ['LINEAGE_SVC_STREAM_CLOUD_API_SECRET', c.cloud.secret],
+    ['LINEAGE_SVC_CLUSTER_API_KEY', c.kafka.key],
+    ['LINEAGE_SVC_CLUSTER_API_SECRET', c.kafka.secret],
+    ['LINEAGE_SVC_SCHEMA_REGISTRY_API_KEY', c.schema_registry.key],
+    ['LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET', c.schema_registry.secret],
+    ['LINEAGE_SVC_FLINK_API_KEY', c.flink.key],
+    ['LINEAGE_SVC_FLINK_API_SECRET', c.flink.secret],
+    ['LINEAGE_SVC_KSQLDB_API_KEY', c.ksqldb.key],
+    ['LINEAGE_SVC_KSQLDB_API_SECRET', c.ksqldb.secret],
+    ['LINEAGE_SVC_TABLEFLOW_API_KEY', tableflow.key],
+    ['LINEAGE_SVC_TABLEFLOW_API_SECRET', tableflow.secret],
+  ];
+  const lines = vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+  for (const env of scenario.environments) {
+    for (const cluster of env.kafka_clusters) {
+      if (cluster.api_key !== undefined) lines.push(`# Kafka cluster ${cluster.id} has its own key: ${cluster.api_key.key}:${cluster.api_key.secret}`);
+    }
+    if (env.schema_registry?.api_key !== undefined) {
+      lines.push(`# Schema Registry ${env.schema_registry.id} has its own key: ${env.schema_registry.api_key.key}:${env.schema_registry.api_key.secret}`);
+    }
+    for (const k of env.ksqldb_clusters) {
+      if (k.api_key !== undefined) lines.push(`# ksqlDB cluster ${k.id} has its own key: ${k.api_key.key}:${k.api_key.secret}`);
+    }
+  }
+  return lines;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const result = await runSafely(cli, argv);
+    if (result._tag === 'error') {
+      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
+      out.write(`${result.error.config.message}\n`);
+      return result.error.config.exitCode === 0 ? 0 : 2;
+    }
+    return 0;
+  }
+  const parsed = await parse(cli, argv);
+  if (parsed._tag === 'error') {
+    const first = parsed.error.errors[0];
+    const raw = (first?.nodes ?? []).map((n) => n.raw).join(' ');
+    const message = oneLine(first?.message ?? 'invalid arguments');
+    process.stderr.write(`${NAME}: error: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
+    return 2;
+  }
+  const args = parsed.value as { scenario: string; host: string; port: number; latencyMs: number | undefined };
+  let scenario: Scenario;
+  try {
+    scenario = await loadScenario(args.scenario);
+  } catch (error) {
+    process.stderr.write(`${NAME}: error: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
+    return 2;
+  }
+  const simulator = await startPlatformSimulator({
+    scenario,
+    host: args.host,
+    port: args.port,
+    ...(args.latencyMs !== undefined ? { latencyMs: args.latencyMs } : {}),
+  });
+  process.stdout.write(`${NAME} listening on ${simulator.url} (scenario ${args.scenario})\n`);
+  process.stdout.write(`${exportLines(simulator.url, scenario).join('\n')}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await simulator.close();
+  return 0;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${NAME}: error: ${oneLine(message)}\n`);
+  process.exitCode = error instanceof ValidationError ? 2 : 1;
+}
