@@ -57,7 +57,8 @@ export function createProjector(options: { store: EventStore; projections: Proje
   }
 
   async function catchUp(): Promise<void> {
-    for await (const recorded of iterateAll(store, { after: position, pageSize: 5000 })) apply(recorded);
+    // Pages of 256 events: graph events hold up to 1,000 nodes or edges each, so a page stays a few MB.
+    for await (const recorded of iterateAll(store, { after: position, pageSize: 256 })) apply(recorded);
   }
 
   function follow(): void {

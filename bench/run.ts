@@ -1,0 +1,55 @@
+/**
+ * `make bench`: runs every benchmark, prints one table per benchmark with its targets, and writes
+ * everything measured to `bench/results.json` (with the machine and the time of the run).
+ *
+ * Benchmarks are measurements, not tests: nothing here fails the build when a target is missed; the
+ * table says so instead. Figures depend on the machine and on what else runs on it.
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { benchEventStores } from './eventStore.js';
+import { benchProjection } from './projection.js';
+
+/** A measured figure beside its target. */
+interface Check {
+  figure: string;
+  measured: number;
+  unit: string;
+  target: string;
+  met: boolean;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+const checks: Check[] = [];
+const check = (figure: string, measured: number, unit: string, target: string, met: boolean) =>
+  checks.push({ figure, measured: round(measured, measured < 10 ? 2 : 0), unit, target, met });
+
+const results: Record<string, unknown> = {
+  run_at: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: round(os.totalmem() / 2 ** 30), node: process.version },
+};
+
+console.log('Event store: append 100,000 events in batches of 1,000, then replay them all');
+const stores = await benchEventStores();
+console.table(stores.map((row) => ({ ...row, appends_per_second: Math.round(row.appends_per_second), replay_events_per_second: Math.round(row.replay_events_per_second) })));
+results.event_store = stores;
+const sqlite = stores.find((row) => row.adapter === 'sqlite');
+if (sqlite) {
+  check('sqlite appends', sqlite.appends_per_second, 'events/s', '>= 50,000', sqlite.appends_per_second >= 50_000);
+  check('sqlite replay', sqlite.replay_events_per_second, 'events/s', '>= 200,000', sqlite.replay_events_per_second >= 200_000);
+}
+
+console.log('\nGraph projection: fold a 100,000-node / 300,000-edge graph from a sqlite store (fresh process)');
+const projection = await benchProjection();
+console.table([projection]);
+results.projection = projection;
+check('projection build', projection.build_seconds, 's', '< 3', projection.build_seconds < 3);
+check('projection peak RSS', projection.peak_rss_mb, 'MB', '< 400', projection.peak_rss_mb < 400);
+
+console.log('\nTargets');
+console.table(checks.map((entry) => ({ ...entry, met: entry.met ? 'yes' : 'NO' })));
+results.targets = checks;
+const path = join(import.meta.dirname, '..', '..', 'bench', 'results.json');
+writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nwrote ${path}`);

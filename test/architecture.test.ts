@@ -1,0 +1,71 @@
+/**
+ * The dependency rule, checked: the core (`src/`) imports no I/O driver and nothing from
+ * `projections/`, `infra/` or `commands/`; `projections/` imports only the core and graphology;
+ * `infra/` never imports `commands/`. Type-only imports are allowed anywhere (they vanish at build).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+
+const root = join(import.meta.dirname, '..');
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(root, folder)).flatMap((entry) => {
+    const path = join(folder, entry);
+    return statSync(join(root, path)).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Value imports of a file (not `import type`), as written. */
+function valueImports(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const specifiers: string[] = [];
+  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+    if (!match[2]) specifiers.push(match[3]!);
+  }
+  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    // `import('...')` inside a type position is type-only; only count it when used as a call.
+    if (!/:\s*import\(/.test(text.slice(Math.max(0, match.index! - 3), match.index! + 7))) specifiers.push(match[1]!);
+  }
+  return specifiers;
+}
+
+function layerOf(file: string, specifier: string): string {
+  if (!specifier.startsWith('.')) return specifier;
+  return relative(root, join(root, file, '..', specifier)).split('/')[0]!;
+}
+
+const DRIVERS = /^(fastify|@fastify\/|kafkajs|@eventstore\/|better-sqlite3|pg$|undici|node:(fs|net|http|https|child_process|dgram|tls))/;
+
+describe('architecture', () => {
+  it('keeps I/O drivers and outer layers out of the core', () => {
+    const violations = sourceFiles('src').flatMap((file) =>
+      valueImports(file)
+        .filter((specifier) => DRIVERS.test(specifier) || ['projections', 'infra', 'commands'].includes(layerOf(file, specifier)))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  it('lets projections depend only on the core and graphology', () => {
+    const violations = sourceFiles('projections').flatMap((file) =>
+      valueImports(file)
+        .filter((specifier) => DRIVERS.test(specifier) || ['infra', 'commands'].includes(layerOf(file, specifier)))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  it('never lets infra reach into commands', () => {
+    const violations = sourceFiles('infra').flatMap((file) =>
+      valueImports(file).filter((specifier) => layerOf(file, specifier) === 'commands').map((specifier) => `${file} imports ${specifier}`),
+    );
+    assert.deepEqual(violations, []);
+  });
+
+  it('finds the files it checks', () => {
+    assert.ok(sourceFiles('src').length >= 8);
+    assert.ok(valueImports('src/events.ts').includes('zod'));
+  });
+});
