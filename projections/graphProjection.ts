@@ -131,15 +131,7 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
       break;
     case 'EdgesAdded':
     case 'EdgesChanged':
-      for (const edge of event.data.edges) {
-        if (!graph.hasNode(edge.src_id) || !graph.hasNode(edge.dst_id)) {
-          state.skippedEdges += 1;
-          continue;
-        }
-        const key = edgeKey(edge);
-        if (graph.hasEdge(key)) graph.replaceEdgeAttributes(key, edge);
-        else graph.addEdgeWithKey(key, edge.src_id, edge.dst_id, edge);
-      }
+      for (const edge of event.data.edges) putEdge(state, edge);
       entry.counts[event.type === 'EdgesAdded' ? 'edges_added' : 'edges_changed'] += event.data.edges.length;
       break;
     case 'EdgesRemoved':
@@ -157,6 +149,23 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
   state.updatedAt = event.recorded_at;
   entry.revision = event.revision;
   return state;
+}
+
+/**
+ * Adds an edge, or replaces its attributes when it exists. The common case (a new edge between
+ * existing nodes) costs one graphology call: graphology checks the endpoints and the key itself, and
+ * only when it refuses do we find out why. This halves the hash lookups of a replay.
+ */
+function putEdge(state: GraphState, edge: Edge): void {
+  const { graph } = state;
+  const key = edgeKey(edge);
+  try {
+    graph.addEdgeWithKey(key, edge.src_id, edge.dst_id, edge);
+  } catch (error) {
+    if (graph.hasEdge(key)) graph.replaceEdgeAttributes(key, edge);
+    else if (!graph.hasNode(edge.src_id) || !graph.hasNode(edge.dst_id)) state.skippedEdges += 1;
+    else throw error;
+  }
 }
 
 /** The history entry an event belongs to: the last one when it has the same correlation id. */
