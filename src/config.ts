@@ -82,6 +82,16 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_STORAGE__PATH: optionalString.transform((value) => value ?? './.lineage-svc'),
   LINEAGE_SVC_STORAGE__URL: optionalString,
   LINEAGE_SVC_GRAPH_FILE: optionalString.transform((value) => value ?? './lineage_graph.json'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: optionalString,
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC: optionalString.transform((value) => value ?? 'openlineage.events'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID: optionalString.transform((value) => value ?? 'lineage-svc'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC: optionalString.transform((value) => value ?? 'openlineage.events.dlq'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_SSL: booleanFlag(false),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: optionalString
+    .transform((value) => value?.toLowerCase())
+    .refine((value) => value === undefined || ['plain', 'scram-sha-256', 'scram-sha-512'].includes(value), 'must be plain, scram-sha-256 or scram-sha-512'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME: optionalString,
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD: optionalString,
 });
 
 /** Variables whose values are secrets: never printed, logged, stored in tasks or returned. */
@@ -96,6 +106,7 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'LINEAGE_SVC_LAKEHOUSE_TOKEN',
   'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN',
   'LINEAGE_SVC_STORAGE__URL',
+  'LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD',
 ]);
 
 /** A key and its secret (HTTP basic credentials toward the platform). */
@@ -141,6 +152,15 @@ export interface Config {
   storage: { backend: StorageBackend; path: string; url: string | undefined };
   /** Graph file the API imports at start when its store holds no graph. */
   graphFile: string;
+  /** The OpenLineage Kafka transport; `brokers` is empty when it is off. */
+  openLineageKafka: {
+    brokers: string[];
+    topic: string;
+    groupId: string;
+    deadLetterTopic: string;
+    ssl: boolean;
+    sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
+  };
 }
 
 /** Pairs of key and secret variables, by service. */
@@ -191,6 +211,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (variables && (backend === 'postgres' || backend === 'eventstoredb') && !variables.LINEAGE_SVC_STORAGE__URL) {
     problems.push(`LINEAGE_SVC_STORAGE__URL must be set for the ${backend} backend`);
   }
+  const saslMechanism = variables?.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM as 'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
+  if (variables && saslMechanism && (!variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME || !variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD)) {
+    problems.push('LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set with a SASL mechanism');
+  }
   if (problems.length > 0 || !variables) {
     throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
   }
@@ -234,6 +258,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       url: variables.LINEAGE_SVC_STORAGE__URL,
     },
     graphFile: variables.LINEAGE_SVC_GRAPH_FILE,
+    openLineageKafka: {
+      brokers: (variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS ?? '').split(',').map((broker) => broker.trim()).filter(Boolean),
+      topic: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC,
+      groupId: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID,
+      deadLetterTopic: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC,
+      ssl: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SSL,
+      sasl: saslMechanism
+        ? {
+            mechanism: saslMechanism,
+            username: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME!,
+            password: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD!,
+          }
+        : undefined,
+    },
   };
 }
 
@@ -265,6 +303,10 @@ export function redactConfig(config: Config): unknown {
     lakehouse: { ...config.lakehouse, token: hide(config.lakehouse.token) },
     warehouse: { ...config.warehouse, accessToken: hide(config.warehouse.accessToken) },
     storage: { ...config.storage, url: config.storage.url?.replace(/\/\/([^:/@]+):[^@]*@/, `//$1:${REDACTED}@`) },
+    openLineageKafka: {
+      ...config.openLineageKafka,
+      sasl: config.openLineageKafka.sasl ? { ...config.openLineageKafka.sasl, password: REDACTED } : undefined,
+    },
   };
 }
 

@@ -66,6 +66,22 @@ describe('configuration', () => {
     }
   });
 
+  it('configures the OpenLineage Kafka transport, off by default', () => {
+    assert.deepEqual(loadConfig({}).openLineageKafka.brokers, []);
+    const config = loadConfig({
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: 'b1:9092, b2:9092',
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'PLAIN',
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME: 'user',
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD: 'kafka-pass',
+    });
+    assert.deepEqual(config.openLineageKafka.brokers, ['b1:9092', 'b2:9092']);
+    assert.equal(config.openLineageKafka.topic, 'openlineage.events');
+    assert.equal(config.openLineageKafka.sasl?.mechanism, 'plain');
+    assert.doesNotMatch(JSON.stringify(redactConfig(config)), /kafka-pass/);
+    assert.throws(() => loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'gssapi' }), /must be plain, scram-sha-256 or scram-sha-512/);
+    assert.throws(() => loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'plain' }), /USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set/);
+  });
+
   it('requires key and secret together, and a URL for server backends', () => {
     assert.throws(() => loadConfig({ LINEAGE_SVC_CLUSTER_API_KEY: 'K' }), /LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET must be set together/);
     assert.throws(() => loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'postgres' }), /LINEAGE_SVC_STORAGE__URL must be set for the postgres backend/);
