@@ -24,6 +24,7 @@ install: node_modules/.install-stamp
 
 build: install
 	npx tsc -p tsconfig.json
+	chmod +x dist/commands/*.js
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit

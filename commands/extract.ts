@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+/**
+ * `lineage-svc-extract`: extracts the lineage graph of one or more Confluent Cloud environments and
+ * writes it as JSON (specification, "Command-line tools"; `docs/extraction.md`).
+ *
+ * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
+ * cluster), `--output PATH` (default `./lineage_graph.json`), `--no-enrich`, `--enrich-only`,
+ * `--push-lineage`, `--metrics`, `--metrics-lookback-hours N` (default 1).
+ * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
+ *
+ * Exit codes: 0 success; 1 interrupted (SIGINT/SIGTERM); 2 bad flags or configuration, or the
+ * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
+ */
+import { array, command, flag, multioption, option, parse, runSafely, string, type Type } from 'cmd-ts';
+import { loadConfig } from '../src/config.js';
+import { oneLine, reportError, runExtract, type ExtractArgs } from './shared.js';
+
+const NAME = 'lineage-svc-extract';
+
+const positiveHours: Type<string, number> = {
+  displayName: 'hours',
+  async from(text: string): Promise<number> {
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 24 * 31) {
+      throw new Error(`--metrics-lookback-hours must be a number of hours above 0 and at most 744, got "${text}"`);
+    }
+    return value;
+  },
+};
+
+/** The command-line interface (cmd-ts); the handler returns the parsed flags. */
+export const extractCli = command({
+  name: NAME,
+  description: 'Extract the lineage graph of Confluent Cloud environments and write it as JSON.',
+  args: {
+    env: multioption({ long: 'env', type: array(string), description: 'environment to scan (env-...); required, repeatable' }),
+    cluster: multioption({ long: 'cluster', type: array(string), description: 'cluster filter (lkc-...); repeatable; default every cluster' }),
+    output: option({
+      long: 'output',
+      type: string,
+      defaultValue: () => './lineage_graph.json',
+      defaultValueIsSerializable: true,
+      description: 'output file',
+    }),
+    noEnrich: flag({ long: 'no-enrich', description: 'skip catalog and metrics enrichment' }),
+    enrichOnly: flag({ long: 'enrich-only', description: 'enrich the existing graph file at --output instead of extracting' }),
+    pushLineage: flag({ long: 'push-lineage', description: 'push lineage to lakehouse catalog tables after extraction' }),
+    metrics: flag({ long: 'metrics', description: 'include throughput metrics' }),
+    metricsLookbackHours: option({
+      long: 'metrics-lookback-hours',
+      type: positiveHours,
+      defaultValue: () => 1,
+      defaultValueIsSerializable: true,
+      description: 'metrics window in hours',
+    }),
+  },
+  handler: (args) => args,
+});
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const result = await runSafely(extractCli, argv);
+    if (result._tag === 'error') {
+      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
+      out.write(`${result.error.config.message}\n`);
+      return result.error.config.exitCode === 0 ? 0 : 2;
+    }
+    return 0;
+  }
+  const parsed = await parse(extractCli, argv);
+  if (parsed._tag === 'error') {
+    const first = parsed.error.errors[0];
+    const raw = (first?.nodes ?? []).map((node) => node.raw).join(' ');
+    const message = oneLine(first?.message ?? 'invalid arguments');
+    process.stderr.write(`${NAME}: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
+    return 2;
+  }
+  const args = parsed.value as ExtractArgs;
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    return reportError(process, NAME, error);
+  }
+  return runExtract(NAME, args, config, process.env, process);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // `on`, not `once`: a second signal while exiting must not fall back to the default action.
+  process.on(signal, () => {
+    process.stderr.write(`${NAME}: interrupted\n`);
+    process.exit(1);
+  });
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  process.exitCode = reportError(process, NAME, error);
+}

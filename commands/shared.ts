@@ -1,0 +1,208 @@
+/**
+ * What `lineage-svc-extract` and the demo share: running an extraction from parsed flags and a
+ * configuration (extract, record in the event store, write the graph file, print the summary), and
+ * the one-line error report of the commands.
+ *
+ * Output: progress lines (`Phase 1/4: ...`) and warnings on stderr, the summary on stdout.
+ */
+import { readGraphFile, writeGraphFile } from '../infra/graphFile.js';
+import { createPlatformApi } from '../infra/confluent/platformApi.js';
+import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
+import { openRuntime } from '../infra/runtime.js';
+import type { Config } from '../src/config.js';
+import { GraphBuilder } from '../src/extraction/graphBuilder.js';
+import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
+import { derivedMetricEnrichments, metricEnrichments, metricRequests, metricsInterval, type MetricRequest } from '../src/extraction/metrics.js';
+import type { MetricsPointBody } from '../src/extraction/platformTypes.js';
+import { recordExtraction } from '../src/extraction/record.js';
+import { ConfigurationError } from '../src/errors.js';
+import type { LineageGraph } from '../src/graph/model.js';
+import { createLogger, type Logger } from '../src/logger.js';
+
+/** The flags of `lineage-svc-extract` (specification, "Command-line tools"). */
+export interface ExtractArgs {
+  env: string[];
+  cluster: string[];
+  output: string;
+  noEnrich: boolean;
+  enrichOnly: boolean;
+  pushLineage: boolean;
+  metrics: boolean;
+  metricsLookbackHours: number;
+}
+
+/** Where a command writes. */
+export interface CommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Collapses a message to one line (no stack trace, no ANSI colours). */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Writes `{name}: {message}` as one line on stderr and returns the exit code to use. */
+export function reportError(io: Pick<CommandIo, 'stderr'>, name: string, error: unknown, exitCode = 2): number {
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`${name}: ${oneLine(message)}\n`);
+  return exitCode;
+}
+
+/** The command's logger: silent below `error` unless `LINEAGE_SVC_LOG_LEVEL` asks for more. */
+export function commandLogger(config: Config, env: Record<string, string | undefined>): Logger {
+  return createLogger({ level: env.LINEAGE_SVC_LOG_LEVEL ? config.logLevel : 'error' });
+}
+
+function formatCounts(counts: ExtractionCounts): string[] {
+  const lines = [`${counts.nodes} nodes, ${counts.edges} edges`];
+  for (const [system, types] of Object.entries(counts.nodesBySystem).sort()) {
+    const total = Object.values(types).reduce((a, b) => a + b, 0);
+    lines.push(`  ${system.padEnd(9)} ${String(total).padStart(6)}  ${Object.entries(types).sort().map(([type, n]) => `${type} ${n}`).join(', ')}`);
+  }
+  lines.push(`  edges     ${String(counts.edges).padStart(6)}  ${Object.entries(counts.edgesByType).sort().map(([type, n]) => `${type} ${n}`).join(', ')}`);
+  return lines;
+}
+
+/** The end-of-run summary: counts by system and type, requests per API, warnings, duration. */
+export function summaryLines(input: { counts: ExtractionCounts; requests: Record<string, number>; warnings: readonly string[]; durationMs: number; output: string }): string[] {
+  const total = Object.values(input.requests).reduce((a, b) => a + b, 0);
+  return [
+    `Extraction summary (${(input.durationMs / 1000).toFixed(1)} s): ${formatCounts(input.counts)[0]}`,
+    ...formatCounts(input.counts).slice(1),
+    `Requests: ${total} in all`,
+    ...Object.entries(input.requests)
+      .sort()
+      .map(([api, n]) => `  ${api.padEnd(34)} ${String(n).padStart(6)}`),
+    `Warnings: ${input.warnings.length}`,
+    `Graph written to ${input.output}`,
+  ];
+}
+
+/**
+ * Runs `lineage-svc-extract` with parsed flags. Resolves with the exit code (0 success, 2 failure);
+ * never throws. `httpOptions` lets tests shorten retry delays and timeouts.
+ */
+export async function runExtract(
+  name: string,
+  args: ExtractArgs,
+  config: Config,
+  env: Record<string, string | undefined>,
+  io: CommandIo,
+  httpOptions: HttpClientOptions = {},
+): Promise<number> {
+  if (args.env.length === 0) return reportError(io, name, new Error('--env is required (repeat it for several environments)'));
+  if (!config.stream.credentials.cloud) {
+    return reportError(io, name, new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'));
+  }
+  if (args.pushLineage && (!config.lakehouse.workspaceUrl || !config.lakehouse.token)) {
+    return reportError(io, name, new Error('--push-lineage needs LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN'));
+  }
+  const logger = commandLogger(config, env);
+  const platform = createPlatformApi(config.stream, { logger, ...httpOptions });
+  const enableMetrics = !args.noEnrich && (args.metrics || config.enableMetrics);
+  const progress = (p: ExtractionProgress) => io.stderr.write(`${p.label}: ${p.message}\n`);
+  try {
+    if (args.enrichOnly) {
+      const graph = await readGraphFile(args.output);
+      const started = performance.now();
+      let warnings: string[] = [];
+      let enriched = graph;
+      if (enableMetrics) {
+        progress({ phase: 5, label: 'Phase 5/4 (metrics)', message: `throughput metrics over the last ${args.metricsLookbackHours} h` });
+        ({ graph: enriched, warnings } = await enrichWithMetrics(graph, platform, args.metricsLookbackHours));
+      } else if (args.noEnrich) {
+        io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
+      }
+      io.stderr.write('Enrichment: catalog enrichment (lakehouse, datalake, warehouse tables) is not available in this release; catalog attributes are left as they are\n');
+      await writeGraphFile(args.output, enriched);
+      for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
+      const lines = summaryLines({ counts: countGraph(enriched), requests: platform.requestCounts(), warnings, durationMs: performance.now() - started, output: args.output });
+      io.stdout.write(`${lines.join('\n')}\n`);
+      return 0;
+    }
+    const runtime = await openRuntime(config, logger);
+    try {
+      const recorded = await recordExtraction(
+        runtime,
+        { environmentIds: args.env, clusterIds: args.cluster, enableMetrics },
+        () =>
+          extract(
+            { platform, logger },
+            {
+              environmentIds: args.env,
+              clusterIds: args.cluster,
+              enableMetrics,
+              metricsLookbackHours: args.metricsLookbackHours,
+              onProgress: progress,
+              schemaRegistryUrl: config.stream.schemaRegistryUrl,
+              flinkApiUrl: config.stream.flinkApiUrl,
+              datalakeRegion: config.datalake.region,
+            },
+          ),
+      );
+      const { result, record } = recorded;
+      await writeGraphFile(args.output, result.graph);
+      for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+      if (!args.noEnrich) {
+        io.stderr.write('Enrichment: catalog enrichment (lakehouse, datalake, warehouse tables) is not available in this release; skipped\n');
+      }
+      if (args.pushLineage) io.stderr.write('Push: pushing lineage to lakehouse catalog tables is not available in this release; skipped\n');
+      const changes = record.changes;
+      const lines = summaryLines({ ...result, output: args.output });
+      lines.push(
+        `Recorded extraction ${recorded.extractionId} in graph ${recorded.graphId} (${config.storage.backend} store): ` +
+          `${changes.nodesAdded.length} node(s) added, ${changes.nodesChanged.length} changed, ${changes.nodesRemoved.length} removed; ` +
+          `${changes.edgesAdded.length} edge(s) added, ${changes.edgesChanged.length} changed, ${changes.edgesRemoved.length} removed`,
+      );
+      io.stdout.write(`${lines.join('\n')}\n`);
+      return 0;
+    } finally {
+      await runtime.close();
+    }
+  } catch (error) {
+    return reportError(io, name, error);
+  }
+}
+
+/**
+ * `--enrich-only --metrics`: phase 5 on an existing graph file. Clusters, connectors and compute
+ * pools are read from the graph's nodes.
+ */
+export async function enrichWithMetrics(
+  graph: LineageGraph,
+  platform: ReturnType<typeof createPlatformApi>,
+  lookbackHours: number,
+  now = new Date(),
+): Promise<{ graph: LineageGraph; warnings: string[] }> {
+  const clusters = new Map<string, { environmentId: string; clusterId: string }>();
+  const pools = new Map<string, { environmentId: string; computePoolId: string }>();
+  const connectors = new Map<string, string>();
+  for (const node of graph.nodes) {
+    if (node.system !== 'STREAM' || !node.environment_id) continue;
+    if (node.node_type === 'TOPIC' && node.cluster_id) clusters.set(`${node.environment_id}/${node.cluster_id}`, { environmentId: node.environment_id, clusterId: node.cluster_id });
+    const pool = node.attributes?.compute_pool_id;
+    if (node.node_type === 'STREAM_JOB' && typeof pool === 'string') pools.set(`${node.environment_id}/${pool}`, { environmentId: node.environment_id, computePoolId: pool });
+    const lcc = node.attributes?.connector_id;
+    if (node.node_type === 'CONNECTOR' && typeof lcc === 'string') connectors.set(lcc, node.id);
+  }
+  const requests = metricRequests({ clusters: [...clusters.values()], computePools: [...pools.values()], interval: metricsInterval(now, lookbackHours) });
+  const answers: { request: MetricRequest; points: MetricsPointBody[] }[] = [];
+  const warnings: string[] = [];
+  await Promise.all(
+    requests.map((request) =>
+      platform.queryMetrics(request.query).then(
+        (points) => answers.push({ request, points }),
+        (error: unknown) => warnings.push(`Metrics: ${(error as Error).message}`),
+      ),
+    ),
+  );
+  const builder = new GraphBuilder();
+  builder.add({ nodes: graph.nodes, edges: graph.edges });
+  for (const enrichment of [...metricEnrichments(answers, connectors, lookbackHours), ...derivedMetricEnrichments(graph.nodes, now, lookbackHours)]) {
+    builder.enrich(enrichment.nodeId, enrichment.attributes);
+  }
+  const built = builder.build();
+  return { graph: graph.metadata ? { ...built.graph, metadata: graph.metadata } : built.graph, warnings: [...warnings, ...built.warnings] };
+}

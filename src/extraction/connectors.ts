@@ -1,0 +1,222 @@
+/**
+ * Managed connectors (`connect/v1 ... connectors?expand=info,status,id`; `confluent-apis.md`
+ * section 4). One CONNECTOR node per connector, `stream:connector:{env}:{cluster}/{name}`, with
+ * attributes `connector_class`, `connector_type` (`source`/`sink`), `connector_id` (`lcc-...`),
+ * `state`, `tasks` and the data formats.
+ *
+ * Topics: a source writes `kafka.topic`, or, Debezium-style, `{topic.prefix}.{schema}.{table}` for
+ * each entry of `table.include.list` (`database.server.name` as the prefix on older connectors); a
+ * sink reads `topics` (comma-separated) or every listed topic of its cluster that `topics.regex`
+ * matches entirely. Edges: `connector -> topic` PRODUCES for sources, `topic -> connector` CONSUMES
+ * for sinks. Topics not listed become placeholders that merge with the real topic later.
+ *
+ * External systems become EXTERNAL_DATASET nodes named by OpenLineage-style URIs
+ * (`s3://bucket/prefix`, `postgres://host:5432/db.schema.table`, `bigquery://project/dataset`, ...):
+ * `dataset -> connector` CONSUMES for sources, `connector -> dataset` PRODUCES for sinks.
+ *
+ * Every sink also gets its dead-letter topic `dlq-{connector id}` (or
+ * `errors.deadletterqueue.topic.name`) as a placeholder topic with attributes `role: "dlq"` and
+ * `for_connector`, and a PRODUCES edge; it merges with the real topic when the topic is listed.
+ * Connector type is not taken from `info.type` alone: the platform often reports `unknown`.
+ */
+import { connectorId, externalDatasetId, topicId } from '../graph/ids.js';
+import type { ClusterInfo } from './environments.js';
+import { makeEdge, makeNode, type Fragment } from './graphBuilder.js';
+import type { ExpandedConnectorBody } from './platformTypes.js';
+import { placeholderTopic } from './topics.js';
+
+/** `source` or `sink`, or null when neither the platform nor the config tells. */
+export type ConnectorType = 'source' | 'sink' | null;
+
+/** Splits a comma-separated config value, trimmed, empties dropped. */
+export function splitList(value: string | null | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/** Source or sink: `info.type` when it says so, else the class name, else the topic keys. */
+export function connectorTypeOf(reportedType: string | null | undefined, config: Record<string, string | null | undefined>): ConnectorType {
+  const type = reportedType?.toLowerCase();
+  if (type === 'source' || type === 'sink') return type;
+  const cls = (config['connector.class'] ?? '').toLowerCase();
+  if (/source/.test(cls)) return 'source';
+  if (/sink/.test(cls)) return 'sink';
+  if (config.topics || config['topics.regex']) return 'sink';
+  if (config['kafka.topic'] || config['topic.prefix']) return 'source';
+  return null;
+}
+
+/**
+ * The topics a connector writes (source) or reads (sink). `topics.regex` is matched, whole-string,
+ * against `listedTopics`; an invalid pattern matches nothing.
+ */
+export function connectorTopics(type: ConnectorType, config: Record<string, string | null | undefined>, listedTopics: readonly string[]): string[] {
+  const topics = new Set<string>();
+  if (type === 'sink') {
+    for (const topic of splitList(config.topics)) topics.add(topic);
+    const pattern = config['topics.regex'];
+    if (pattern) {
+      let regex: RegExp | undefined;
+      try {
+        regex = new RegExp(`^(?:${pattern})$`);
+      } catch {
+        regex = undefined;
+      }
+      if (regex) for (const topic of listedTopics) if (regex.test(topic)) topics.add(topic);
+    }
+  } else if (type === 'source') {
+    for (const topic of splitList(config['kafka.topic'])) topics.add(topic);
+    const prefix = config['topic.prefix'] || config['database.server.name'];
+    const tables = splitList(config['table.include.list'] ?? config['table.whitelist']);
+    if (prefix && tables.length > 0) for (const table of tables) topics.add(`${prefix}.${table}`);
+    if (!prefix && config['topic.prefix'] === undefined) for (const topic of splitList(config.topics)) topics.add(topic);
+  }
+  return [...topics].sort();
+}
+
+function hostOf(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).host;
+  } catch {
+    return url.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '') || undefined;
+  }
+}
+
+/**
+ * The external datasets a connector reads (source) or writes (sink), as OpenLineage-style URIs.
+ * Known families: S3, GCS, Azure Blob, Postgres/MySQL/SQL Server/Oracle (CDC and JDBC), BigQuery,
+ * Snowflake, Elasticsearch/OpenSearch, MongoDB, HTTP, Redshift and DynamoDB. Others give none.
+ */
+export function externalDatasets(config: Record<string, string | null | undefined>, type: ConnectorType, topics: readonly string[]): string[] {
+  const cls = (config['connector.class'] ?? '').toLowerCase();
+  const get = (...keys: string[]) => keys.map((key) => config[key]).find((value) => value !== undefined && value !== null && value !== '');
+  const uris: string[] = [];
+  if (cls.includes('s3')) {
+    const bucket = get('s3.bucket.name', 's3.bucket');
+    if (bucket) uris.push(`s3://${bucket}/${get('topics.dir') ?? 'topics'}`);
+  } else if (cls.includes('gcs')) {
+    const bucket = get('gcs.bucket.name');
+    if (bucket) uris.push(`gs://${bucket}/${get('topics.dir') ?? 'topics'}`);
+  } else if (cls.includes('azureblob')) {
+    const account = get('azblob.account.name');
+    const container = get('azblob.container.name');
+    if (account && container) uris.push(`wasbs://${container}@${account}.blob.core.windows.net/${get('topics.dir') ?? 'topics'}`);
+  } else if (/postgres|mysql|sqlserver|oracle|mariadb/.test(cls)) {
+    const scheme = /postgres/.test(cls) ? 'postgres' : /mysql|mariadb/.test(cls) ? 'mysql' : /sqlserver/.test(cls) ? 'sqlserver' : 'oracle';
+    const host = get('database.hostname', 'connection.host', 'db.hostname');
+    const port = get('database.port', 'connection.port', 'db.port');
+    const database = get('database.dbname', 'db.name', 'database.name');
+    if (host) {
+      const base = `${scheme}://${host}${port ? `:${port}` : ''}`;
+      const tables = splitList(get('table.include.list', 'table.whitelist', 'table.name.format'));
+      if (type === 'sink' && tables.length === 0) {
+        for (const topic of topics) uris.push(`${base}/${database ? `${database}.` : ''}${topic}`);
+      } else if (tables.length > 0) {
+        for (const table of tables) uris.push(`${base}/${database ? `${database}.` : ''}${table}`);
+      } else {
+        uris.push(`${base}/${database ?? ''}`);
+      }
+    }
+  } else if (cls.includes('bigquery')) {
+    const project = get('project', 'gcp.project.id');
+    for (const dataset of splitList(get('datasets', 'defaultDataset', 'dataset'))) {
+      if (project) uris.push(`bigquery://${project}/${dataset.replace(/^.*=/, '')}`);
+    }
+  } else if (cls.includes('snowflake')) {
+    const host = hostOf(get('snowflake.url.name'));
+    const database = get('snowflake.database.name');
+    const schema = get('snowflake.schema.name');
+    if (host && database) uris.push(`snowflake://${host}/${database}${schema ? `.${schema}` : ''}`);
+  } else if (cls.includes('elasticsearch') || cls.includes('opensearch')) {
+    const host = hostOf(get('connection.url', 'connection.urls'));
+    if (host) uris.push(`elasticsearch://${host}`);
+  } else if (cls.includes('mongo')) {
+    const host = hostOf(get('connection.uri')) ?? get('connection.host');
+    const database = get('database');
+    if (host) uris.push(`mongodb://${host}/${database ?? ''}${get('collection') ? `.${get('collection')}` : ''}`);
+  } else if (cls.includes('http')) {
+    const url = get('http.api.url', 'url', 'http.url');
+    if (url) uris.push(url);
+  } else if (cls.includes('redshift')) {
+    const host = get('aws.redshift.domain');
+    if (host) uris.push(`redshift://${host}:${get('aws.redshift.port') ?? '5439'}/${get('aws.redshift.database') ?? ''}`);
+  } else if (cls.includes('dynamodb')) {
+    const region = get('aws.dynamodb.region');
+    if (region) uris.push(`dynamodb://${region}`);
+  }
+  return [...new Set(uris)].sort();
+}
+
+/** The dead-letter topic of a sink connector: `errors.deadletterqueue.topic.name`, else `dlq-{lcc id}`. */
+export function deadLetterTopic(config: Record<string, string | null | undefined>, lccId: string | null | undefined): string | undefined {
+  const configured = config['errors.deadletterqueue.topic.name'];
+  if (configured) return configured;
+  return lccId ? `dlq-${lccId}` : undefined;
+}
+
+/** CONNECTOR, EXTERNAL_DATASET and placeholder TOPIC nodes with their edges, for one cluster. */
+export function connectorFragment(cluster: ClusterInfo, connectors: readonly ExpandedConnectorBody[], listedTopics: readonly string[]): Fragment {
+  const env = cluster.environmentId;
+  const fragment: Fragment = { nodes: [], edges: [] };
+  for (const connector of [...connectors].sort((a, b) => (a.info.name < b.info.name ? -1 : 1))) {
+    const config = connector.info.config ?? {};
+    const name = connector.info.name;
+    const lccId = connector.id?.id ?? null;
+    const type = connectorTypeOf(connector.info.type ?? connector.status?.type, config);
+    const topics = connectorTopics(type, config, listedTopics);
+    const datasets = externalDatasets(config, type, topics);
+    const id = connectorId(env, cluster.clusterId, name);
+    fragment.nodes.push(
+      makeNode({
+        id,
+        nodeType: 'CONNECTOR',
+        system: 'STREAM',
+        qualifiedName: `${cluster.clusterId}/${name}`,
+        displayName: name,
+        environmentId: env,
+        clusterId: cluster.clusterId,
+        attributes: {
+          connector_class: config['connector.class'] ?? null,
+          connector_type: type,
+          connector_id: lccId,
+          state: connector.status?.connector?.state ?? null,
+          tasks: connector.status?.tasks?.length ?? null,
+          input_data_format: config['input.data.format'] ?? undefined,
+          output_data_format: config['output.data.format'] ?? config['data.format'] ?? undefined,
+        },
+      }),
+    );
+    for (const topic of topics) {
+      fragment.nodes.push(placeholderTopic(env, cluster.clusterId, topic));
+      const topicNode = topicId(env, cluster.clusterId, topic);
+      fragment.edges.push(type === 'sink' ? makeEdge(topicNode, 'CONSUMES', id) : makeEdge(id, 'PRODUCES', topicNode));
+    }
+    for (const uri of datasets) {
+      const datasetId = externalDatasetId(env, uri);
+      fragment.nodes.push(
+        makeNode({
+          id: datasetId,
+          nodeType: 'EXTERNAL_DATASET',
+          system: 'EXTERNAL',
+          qualifiedName: uri,
+          displayName: uri,
+          environmentId: env,
+          clusterId: cluster.clusterId,
+          attributes: { uri, scheme: uri.split(':')[0] },
+        }),
+      );
+      fragment.edges.push(type === 'sink' ? makeEdge(id, 'PRODUCES', datasetId) : makeEdge(datasetId, 'CONSUMES', id));
+    }
+    if (type === 'sink') {
+      const dlq = deadLetterTopic(config, lccId);
+      if (dlq) {
+        fragment.nodes.push(placeholderTopic(env, cluster.clusterId, dlq, { role: 'dlq', for_connector: name }));
+        fragment.edges.push(makeEdge(id, 'PRODUCES', topicId(env, cluster.clusterId, dlq), { role: 'dlq' }));
+      }
+    }
+  }
+  return fragment;
+}

@@ -1,0 +1,111 @@
+/**
+ * Recording an extraction in the event store: `ExtractionStarted` in `extraction-{id}`, the graph
+ * recorded with `recordGraph` (mode `replace`, scoped to the extracted environments and, when given,
+ * clusters, so that nodes of other environments stay), then `ExtractionCompleted` with counts,
+ * changes, warnings, requests and duration, or `ExtractionFailed` when extraction throws. Only the
+ * difference against the stored graph is appended: a re-extraction that finds nothing new appends
+ * no node or edge event.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EventStore } from '../eventStore.js';
+import { streams, toAppend, type EventContext, type LineageEvent } from '../events.js';
+import type { Node } from '../graph/model.js';
+import { DEFAULT_GRAPH_NAME, countChanges, graphIdForName, recordGraph, type GraphCommandDeps, type RecordResult } from '../graphCommands.js';
+import type { ExtractionResult } from './extract.js';
+
+/** What recording needs: the store and the graph commands' dependencies (`openRuntime(...)` gives both). */
+export interface RecordDeps {
+  store: EventStore;
+  commands: GraphCommandDeps;
+}
+
+/** What is being extracted, for the events and the replace scope. */
+export interface RecordOptions {
+  environmentIds: readonly string[];
+  clusterIds?: readonly string[];
+  enableMetrics: boolean;
+  /** Graph name; default `DEFAULT_GRAPH_NAME`. */
+  graphName?: string;
+  /** Extraction id; default a fresh UUID. */
+  extractionId?: string;
+  /** Who asked: `cli`, `api`, `watcher`...; default `cli`. */
+  actor?: string;
+}
+
+/** The outcome of a recorded extraction. */
+export interface RecordedExtraction {
+  extractionId: string;
+  graphId: string;
+  result: ExtractionResult;
+  record: RecordResult;
+}
+
+/** The replace scope: nodes of the extracted environments (and clusters, when filtered). */
+export function extractionScope(environmentIds: readonly string[], clusterIds: readonly string[] = []): (node: Node) => boolean {
+  const environments = new Set(environmentIds);
+  const clusters = new Set(clusterIds);
+  return (node) => node.environment_id !== null && environments.has(node.environment_id) && (clusters.size === 0 || (node.cluster_id !== null && clusters.has(node.cluster_id)));
+}
+
+/**
+ * Runs `run` (an extraction) between `ExtractionStarted` and `ExtractionCompleted`/`ExtractionFailed`
+ * and records its graph.
+ * @throws whatever `run` or the store throws, after appending `ExtractionFailed` when possible.
+ */
+export async function recordExtraction(deps: RecordDeps, options: RecordOptions, run: () => Promise<ExtractionResult>): Promise<RecordedExtraction> {
+  const extractionId = options.extractionId ?? randomUUID();
+  const graphName = options.graphName ?? DEFAULT_GRAPH_NAME;
+  const graphId = graphIdForName(graphName);
+  const context: EventContext = { correlation_id: extractionId, cause: 'extraction', actor: options.actor ?? 'cli' };
+  const stream = streams.extraction(extractionId);
+  const append = (event: LineageEvent) => deps.store.append(stream, toAppend([event], context));
+  const started = performance.now();
+  await append({
+    type: 'ExtractionStarted',
+    data: {
+      extraction_id: extractionId,
+      graph_id: graphId,
+      environment_ids: [...options.environmentIds],
+      cluster_ids: [...(options.clusterIds ?? [])],
+      enable_metrics: options.enableMetrics,
+    },
+  });
+  let result: ExtractionResult | undefined;
+  try {
+    result = await run();
+    const record = await recordGraph(
+      deps.commands,
+      graphId,
+      result.graph,
+      { mode: 'replace', scope: extractionScope(options.environmentIds, options.clusterIds), createIfMissing: true, name: graphName },
+      context,
+    );
+    await append({
+      type: 'ExtractionCompleted',
+      data: {
+        extraction_id: extractionId,
+        graph_id: graphId,
+        node_count: result.counts.nodes,
+        edge_count: result.counts.edges,
+        changes: countChanges(record.changes),
+        graph_revision: record.revision,
+        warnings: result.warnings,
+        requests: result.requests,
+        duration_ms: result.durationMs,
+      },
+    });
+    return { extractionId, graphId, result, record };
+  } catch (error) {
+    await append({
+      type: 'ExtractionFailed',
+      data: {
+        extraction_id: extractionId,
+        graph_id: graphId,
+        error: error instanceof Error ? error.message : String(error),
+        warnings: result?.warnings ?? [],
+        duration_ms: performance.now() - started,
+      },
+    }).catch(() => undefined);
+    throw error;
+  }
+}

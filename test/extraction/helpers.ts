@@ -1,0 +1,59 @@
+/**
+ * Test helpers for extraction: a demo-scenario simulator and a platform adapter pointed at it with
+ * the scenario's keys and fast retries.
+ */
+import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/confluent/platformApi.js';
+import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
+import type { PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import type { Config } from '../../src/config.js';
+
+/** The demo scenario's environments. */
+export const PROD = 'env-q7m2k9';
+export const DEV = 'env-x2n4c6';
+export const DEDICATED = 'lkc-7x9m2p';
+export const STANDARD = 'lkc-3k8w5n';
+
+/** `config.stream` for a simulator, with the scenario's keys; `overrides` replace credentials. */
+export function streamConfig(sim: PlatformSimulator, overrides: Partial<Config['stream']['credentials']> = {}): Config['stream'] {
+  const c = sim.scenario.credentials;
+  return {
+    cloudApiUrl: sim.url,
+    telemetryApiUrl: sim.url,
+    flinkApiUrl: undefined,
+    schemaRegistryUrl: undefined,
+    credentials: {
+      cloud: c.cloud,
+      cluster: c.kafka,
+      schemaRegistry: c.schema_registry,
+      flink: c.flink,
+      ksqldb: c.ksqldb,
+      tableflow: c.tableflow ?? c.cloud,
+      ...overrides,
+    },
+  };
+}
+
+/** An adapter with 1 ms retry delays and no rate limit (tests never wait seconds). */
+export function fastApi(sim: PlatformSimulator, options: HttpClientOptions = {}, overrides: Partial<Config['stream']['credentials']> = {}): ConfluentPlatformApi {
+  return createPlatformApi(streamConfig(sim, overrides), { retryBaseDelayMs: 1, rateLimit: false, ...options });
+}
+
+/** The environment variables of `lineage-svc-extract` for a simulator. */
+export function cliEnv(sim: PlatformSimulator): Record<string, string> {
+  const c = sim.scenario.credentials;
+  return {
+    PATH: process.env.PATH ?? '',
+    LINEAGE_SVC_STREAM_CLOUD_API_URL: sim.url,
+    LINEAGE_SVC_STREAM_TELEMETRY_API_URL: sim.url,
+    LINEAGE_SVC_STREAM_CLOUD_API_KEY: c.cloud.key,
+    LINEAGE_SVC_STREAM_CLOUD_API_SECRET: c.cloud.secret,
+    LINEAGE_SVC_CLUSTER_API_KEY: c.kafka.key,
+    LINEAGE_SVC_CLUSTER_API_SECRET: c.kafka.secret,
+    LINEAGE_SVC_SCHEMA_REGISTRY_API_KEY: c.schema_registry.key,
+    LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET: c.schema_registry.secret,
+    LINEAGE_SVC_FLINK_API_KEY: c.flink.key,
+    LINEAGE_SVC_FLINK_API_SECRET: c.flink.secret,
+    LINEAGE_SVC_KSQLDB_API_KEY: c.ksqldb.key,
+    LINEAGE_SVC_KSQLDB_API_SECRET: c.ksqldb.secret,
+  };
+}
