@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { benchEventStores } from './eventStore.js';
+import { benchExtraction } from './extraction.js';
 import { benchProjection } from './projection.js';
 
 /** A measured figure beside its target. */
@@ -46,6 +47,17 @@ console.table([projection]);
 results.projection = projection;
 check('projection build', projection.build_seconds, 's', '< 3', projection.build_seconds < 3);
 check('projection peak RSS', projection.peak_rss_mb, 'MB', '< 400', projection.peak_rss_mb < 400);
+
+console.log('\nExtraction: 10 environments x 10 clusters x 100 topics (10,000 topics, 2,000 connectors, 20,000 consumer groups), 50 ms latency per request');
+const extraction = await benchExtraction();
+const { requests_per_api: requestsPerApi, ...extractionRow } = extraction;
+console.table([extractionRow]);
+console.table(Object.entries(requestsPerApi).map(([api, requests]) => ({ api, requests })));
+results.extraction = extraction;
+check('extraction wall time', extraction.wall_seconds, 's', '< 60', extraction.wall_seconds < 60);
+check('extraction peak RSS', extraction.peak_rss_mb, 'MB', '< 500', extraction.peak_rss_mb < 500);
+const perTopic = Object.entries(requestsPerApi).filter(([api]) => /^kafka-rest\.(topic|topic-configs|partitions)$/.test(api)).reduce((sum, [, n]) => sum + n, 0);
+check('extraction requests per topic', perTopic, 'requests', '0', perTopic === 0);
 
 console.log('\nTargets');
 console.table(checks.map((entry) => ({ ...entry, met: entry.met ? 'yes' : 'NO' })));
