@@ -10,6 +10,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { benchEventStores } from './eventStore.js';
 import { benchExtraction } from './extraction.js';
+import { benchOpenLineage } from './openLineage.js';
 import { benchProjection } from './projection.js';
 
 /** A measured figure beside its target. */
@@ -58,6 +59,13 @@ check('extraction wall time', extraction.wall_seconds, 's', '< 60', extraction.w
 check('extraction peak RSS', extraction.peak_rss_mb, 'MB', '< 500', extraction.peak_rss_mb < 500);
 const perTopic = Object.entries(requestsPerApi).filter(([api]) => /^kafka-rest\.(topic|topic-configs|partitions)$/.test(api)).reduce((sum, [, n]) => sum + n, 0);
 check('extraction requests per topic', perTopic, 'requests', '0', perTopic === 0);
+
+console.log('\nOpenLineage: ingestion through the use case in batches of 100 on sqlite; dataset lineage at depth 5 after 1,000,000 events');
+const openLineage = await benchOpenLineage();
+console.table([openLineage]);
+results.openlineage = openLineage;
+check('OpenLineage ingestion (durable)', openLineage.ingest_events_per_second, 'events/s', '>= 5,000', openLineage.ingest_events_per_second >= 5000);
+check('dataset lineage p99, depth 5', openLineage.lineage_p99_ms, 'ms', '< 50', openLineage.lineage_p99_ms < 50);
 
 console.log('\nTargets');
 console.table(checks.map((entry) => ({ ...entry, met: entry.met ? 'yes' : 'NO' })));

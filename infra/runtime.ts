@@ -8,12 +8,18 @@ import type { GraphCommandDeps } from '../src/graphCommands.js';
 import type { Logger } from '../src/logger.js';
 import { createGraphProjection, graphStateSource, type GraphProjection } from '../projections/graphProjection.js';
 import { createProjector, type Projector } from '../projections/projector.js';
+import { createTaskProjection, type TaskProjection } from '../projections/taskProjection.js';
+import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineageProjection.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
 /** Everything a command or the API needs to read and write lineage. */
 export interface LineageRuntime {
   store: EventStore;
   graphs: GraphProjection;
+  /** Tasks started through the API (`task-{id}` streams). */
+  tasks: TaskProjection;
+  /** Ingested and view-recorded OpenLineage events (`openlineage-{key}` streams): the `/lineage/...` queries. */
+  openLineage: OpenLineageProjection;
   projector: Projector;
   /** Dependencies of `src/graphCommands.ts`. */
   commands: GraphCommandDeps;
@@ -28,7 +34,9 @@ export interface LineageRuntime {
 export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logger): Promise<LineageRuntime> {
   const store = await createEventStore(config.storage, { logger });
   const graphs = createGraphProjection();
-  const projector = createProjector({ store, projections: [graphs], logger });
+  const tasks = createTaskProjection();
+  const openLineage = createOpenLineageProjection();
+  const projector = createProjector({ store, projections: [graphs, tasks, openLineage], logger });
   try {
     await projector.start();
   } catch (error) {
@@ -38,6 +46,8 @@ export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logge
   return {
     store,
     graphs,
+    tasks,
+    openLineage,
     projector,
     commands: { store, state: graphStateSource(graphs, projector, store) },
     async close() {

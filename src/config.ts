@@ -84,7 +84,7 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_GRAPH_FILE: optionalString.transform((value) => value ?? './lineage_graph.json'),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: optionalString,
   LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC: optionalString.transform((value) => value ?? 'openlineage.events'),
-  LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID: optionalString.transform((value) => value ?? 'lineage-svc'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID: optionalString.transform((value) => value ?? 'lineage-svc-openlineage'),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC: optionalString.transform((value) => value ?? 'openlineage.events.dlq'),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SSL: booleanFlag(false),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: optionalString

@@ -1,7 +1,7 @@
 /**
  * Topics (Kafka REST v3 `topics` and `topics/-/configs`; `confluent-apis.md` section 3): one TOPIC
  * node per listed topic, `stream:topic:{env}:{cluster}/{topic}`, with attributes `partitions`,
- * `replication_factor` and `configs` (the configs that differ from the defaults, from the single
+ * `replication_factor`, `bootstrap_endpoint` (`host:port`) and `configs` (the configs that differ from the defaults, from the single
  * cluster-wide configs call: no request per topic). Platform-internal topics (`is_internal`, or a
  * `_confluent` prefix such as ksqlDB's changelogs) are left out.
  */
@@ -46,6 +46,8 @@ export function topicFragment(cluster: ClusterInfo, topics: readonly KafkaTopicB
           partitions: topic.partitions_count ?? null,
           replication_factor: topic.replication_factor ?? null,
           configs: byTopic.get(topic.topic_name) ?? {},
+          // `host:port` of the cluster: joins OpenLineage `kafka://host:port` datasets to this topic.
+          bootstrap_endpoint: cluster.bootstrapEndpoint,
         },
       }),
     );

@@ -72,7 +72,7 @@ describe('topics', () => {
       ],
     );
     assert.deepEqual(fragment.nodes.map((n) => n.id), [topicId(ENV, LKC, 'orders'), topicId(ENV, LKC, 'fd.SAMPLE.AUTH_USER')]);
-    assert.deepEqual(fragment.nodes[0]?.attributes, { partitions: 6, replication_factor: 3, configs: { 'cleanup.policy': 'compact' } });
+    assert.deepEqual(fragment.nodes[0]?.attributes, { partitions: 6, replication_factor: 3, configs: { 'cleanup.policy': 'compact' }, bootstrap_endpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092' });
     assert.equal(fragment.nodes[1]?.qualified_name, `${LKC}/fd.SAMPLE.AUTH_USER`);
     valid(fragment);
   });
@@ -168,10 +168,10 @@ describe('connectors', () => {
     assert.ok(graph.edges.some((e) => e.src_id === sink && e.edge_type === 'PRODUCES' && e.dst_id === `external:external_dataset:${ENV}:s3://b/topics`));
     assert.ok(graph.edges.some((e) => e.src_id === connectorId(ENV, LKC, 'gen') && e.edge_type === 'PRODUCES' && e.dst_id === topicId(ENV, LKC, 'clicks')));
     const dlq = graph.nodes.find((n) => n.id === topicId(ENV, LKC, 'dlq-lcc-s3'));
-    assert.deepEqual(dlq?.attributes, { partitions: 1, replication_factor: null, configs: {}, role: 'dlq', for_connector: 's3' });
+    assert.deepEqual(dlq?.attributes, { partitions: 1, replication_factor: null, configs: {}, bootstrap_endpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092', role: 'dlq', for_connector: 's3' });
     // Placeholder first, real topic later: same result.
     const reversed = valid(fragment, real).graph.nodes.find((n) => n.id === dlq?.id);
-    assert.deepEqual(reversed?.attributes, { role: 'dlq', for_connector: 's3', partitions: 1, replication_factor: null, configs: {} });
+    assert.deepEqual(reversed?.attributes, { role: 'dlq', for_connector: 's3', partitions: 1, replication_factor: null, configs: {}, bootstrap_endpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092' });
   });
 });
 
@@ -334,7 +334,7 @@ describe('graph builder', () => {
     builder.addEdge(makeEdge(topicId(ENV, LKC, 'a'), 'HAS_SCHEMA', schemaId(ENV, 'nope')));
     const { graph, warnings } = builder.build();
     parseLineageGraph(graph);
-    assert.deepEqual(graph.nodes[0]?.attributes, { role: 'x', partitions: 1, replication_factor: null, configs: {}, tags: ['PII'] });
+    assert.deepEqual(graph.nodes[0]?.attributes, { role: 'x', partitions: 1, replication_factor: null, configs: {}, bootstrap_endpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092', tags: ['PII'] });
     assert.equal(graph.edges.length, 0);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /dropped 1 HAS_SCHEMA edge\(s\).*missing stream:schema:env-abc123:nope/);

@@ -1,0 +1,147 @@
+/**
+ * OpenLineage benchmark:
+ * 1. Ingestion throughput through `ingestOpenLineageEvents`, batches of 100 RunEvents, on a sqlite
+ *    store (`synchronous=FULL`: every batch is durable when its call resolves).
+ * 2. Dataset lineage latency (`datasetLineage`, upstream, depth 5) on a projection holding 1,000,000
+ *    events. The 1M-event projection is built by applying decoded `OpenLineageEventIngested` events
+ *    directly to the projection (not through the store): storing 1M events through sqlite would take
+ *    minutes and measures nothing the first figure does not.
+ *
+ * Shape of the 1M events: 50,000 jobs in 10 layers, each job reading 2 datasets of its layer and
+ * writing 1 of the next (10,000 datasets per layer), 10 runs per job with START and COMPLETE events.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createSqliteEventStore } from '../infra/eventStore/sqliteEventStore.js';
+import { createOpenLineageProjection } from '../projections/openLineageProjection.js';
+import type { StoredLineageEvent } from '../src/events.js';
+import { ingestOpenLineageEvents } from '../src/openlineage/ingestion.js';
+
+/** Results of `benchOpenLineage`. */
+export interface OpenLineageBenchResult {
+  /** RunEvents stored durably per second (sqlite, batches of 100). */
+  ingest_events_per_second: number;
+  /** Median and 99th percentile latency of `datasetLineage` at depth 5, in milliseconds. */
+  lineage_p50_ms: number;
+  lineage_p99_ms: number;
+  /** Events in the projection queried (1,000,000). */
+  events_ingested: number;
+  /** Mean number of jobs each lineage query reached. */
+  mean_jobs_visited: number;
+  /** How the 1M-event projection was built. */
+  note: string;
+}
+
+/** A deterministic PRNG (mulberry32), so runs are comparable. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const uuidOf = (n: number) => `0190a1b2-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+
+function runEvent(job: number, run: number, eventType: 'START' | 'COMPLETE', inputs: string[], output: string, time: number) {
+  return {
+    eventTime: new Date(time).toISOString(),
+    eventType,
+    producer: 'https://github.com/OpenLineage/OpenLineage/tree/1.19.0/integration/spark',
+    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+    run: { runId: uuidOf(job * 100 + run) },
+    job: { namespace: 'bench', name: `job-${job}` },
+    inputs: inputs.map((name) => ({ namespace: 's3://bench', name })),
+    outputs: [{ namespace: 's3://bench', name: output }],
+  };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** Runs both measurements; see the module comment. */
+export async function benchOpenLineage(options: { ingestEvents?: number; projectionEvents?: number; queries?: number } = {}): Promise<OpenLineageBenchResult> {
+  const ingestEvents = options.ingestEvents ?? 20_000;
+  const projectionEvents = options.projectionEvents ?? 1_000_000;
+  const queries = options.queries ?? 1_000;
+
+  // 1. Ingestion through the use case on sqlite.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lineage-svc-bench-ol-'));
+  const store = createSqliteEventStore({ path: dir });
+  let ingestSeconds: number;
+  try {
+    const rng = random(1);
+    const bodies = Array.from({ length: ingestEvents }, (_, at) =>
+      runEvent(at, 0, 'COMPLETE', [`ds-${Math.floor(rng() * 10_000)}`], `ds-${Math.floor(rng() * 10_000)}`, Date.UTC(2026, 0, 1) + at),
+    );
+    const started = performance.now();
+    for (let at = 0; at < bodies.length; at += 100) {
+      const results = await ingestOpenLineageEvents({ store }, bodies.slice(at, at + 100), { actor: 'bench' });
+      if (results.some((result) => result.status !== 'accepted')) throw new Error('bench: an event was not accepted');
+    }
+    ingestSeconds = (performance.now() - started) / 1000;
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // 2. Lineage over a 1M-event projection.
+  const projection = createOpenLineageProjection();
+  const layers = 10;
+  const perLayer = 10_000;
+  const runsPerJob = 10;
+  const jobs = Math.ceil(projectionEvents / (runsPerJob * 2));
+  const rng = random(2);
+  let position = 0;
+  let folded = 0;
+  const lastLayerOutputs: string[] = [];
+  for (let job = 0; job < jobs && folded < projectionEvents; job += 1) {
+    const layer = job % (layers - 1);
+    const inputs = [`L${layer}-${Math.floor(rng() * perLayer)}`, `L${layer}-${Math.floor(rng() * perLayer)}`];
+    const output = `L${layer + 1}-${Math.floor(rng() * perLayer)}`;
+    if (layer === layers - 2) lastLayerOutputs.push(output);
+    for (let run = 0; run < runsPerJob && folded < projectionEvents; run += 1) {
+      for (const eventType of ['START', 'COMPLETE'] as const) {
+        const event = runEvent(job, run, eventType, inputs, output, Date.UTC(2026, 0, 1) + run * 3_600_000 + (eventType === 'COMPLETE' ? 60_000 : 0));
+        position += 1;
+        projection.apply({
+          type: 'OpenLineageEventIngested',
+          data: { kind: 'RunEvent', dedupe_key: `${job}:${run}:${eventType}`, event, warnings: [] },
+          stream: `openlineage-${position}`,
+          revision: 0,
+          position,
+          recorded_at: '2026-01-01T00:00:00.000Z',
+          metadata: { event_id: String(position) },
+        } as StoredLineageEvent);
+        folded += 1;
+      }
+    }
+  }
+  const timings: number[] = [];
+  let visitedJobs = 0;
+  const qrng = random(3);
+  for (let at = 0; at < queries; at += 1) {
+    // Origins are datasets of the last layer that some job wrote, so every query walks 5 hops.
+    const name = lastLayerOutputs[Math.floor(qrng() * lastLayerOutputs.length)]!;
+    const started = performance.now();
+    const result = projection.datasetLineage({ namespace: 's3://bench', name, direction: 'upstream', depth: 5 });
+    timings.push(performance.now() - started);
+    visitedJobs += result.jobs_visited;
+  }
+  timings.sort((a, b) => a - b);
+  return {
+    ingest_events_per_second: ingestEvents / ingestSeconds,
+    lineage_p50_ms: percentile(timings, 50),
+    lineage_p99_ms: percentile(timings, 99),
+    events_ingested: projection.eventCount,
+    mean_jobs_visited: visitedJobs / queries,
+    note: `ingestion: ${ingestEvents} events through ingestOpenLineageEvents on sqlite; lineage: ${projection.eventCount} events applied directly to the projection (not through the store)`,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchOpenLineage());
+}

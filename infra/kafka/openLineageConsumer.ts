@@ -1,0 +1,198 @@
+/**
+ * OpenLineage Kafka transport (consumer side): reads OpenLineage events from a topic (the value is
+ * the event as UTF-8 JSON, the key a string such as `run:{namespace}/{name}`; reference
+ * openlineage-marquez.md section 3.2), ingests them through `ingestOpenLineageEvents`, sends
+ * unparseable or rejected messages to a dead-letter topic, and commits offsets only once the append
+ * (and the dead-letter send) is durable.
+ *
+ * The decisions are pure functions tested without a broker: `decideMessage` (ingest or dead-letter)
+ * and `nextCommitOffset` (commit ordering). `startOpenLineageConsumer` wires them to kafkajs with
+ * `autoCommit: false` and `eachBatchAutoResolve: false`: a batch is appended in one store append,
+ * then dead-letters are produced, then offsets are resolved and committed. When the append throws, nothing is
+ * resolved or committed and kafkajs redelivers the batch; redelivered events are stored once (dedupe).
+ *
+ * Configuration (`KafkaTransportConfig`; the lead adds the variables to `src/config.ts`):
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS` | none (transport off) | comma-separated `host:port` list |
+ * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC` | `openlineage.events` | topic to consume |
+ * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID` | `lineage-svc-openlineage` | consumer group id |
+ * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM` | none (no SASL) | `plain`, `scram-sha-256` or `scram-sha-512` (SASL turns TLS on) |
+ * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME` / `_PASSWORD` | none | SASL credentials (never logged) |
+ * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC` | `openlineage.events.dlq` | where bad messages go |
+ */
+import { Kafka, type Consumer, type KafkaMessage, type Producer, type SASLOptions } from 'kafkajs';
+import type { Config } from '../../src/config.js';
+import { errorMessage } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+import { MAX_EVENT_BYTES } from '../../src/openlineage/ingest.js';
+import { ingestOpenLineageEvents, type IngestionDeps } from '../../src/openlineage/ingestion.js';
+
+/** Kafka transport settings: `Config.openLineageKafka` (see docs/configuration.md) once switched on. */
+export interface KafkaTransportConfig {
+  brokers: string[];
+  topic: string;
+  groupId: string;
+  sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | null;
+  /** TLS to the brokers; always on with SASL. */
+  ssl: boolean;
+  deadLetterTopic: string;
+  /** Client id reported to the brokers. */
+  clientId?: string;
+}
+
+/**
+ * The transport's settings from the parsed configuration (`loadConfig`, which validates the
+ * `LINEAGE_SVC_OPENLINEAGE_KAFKA_*` variables).
+ * @returns null when no broker is configured (transport off).
+ */
+export function kafkaTransportConfig(settings: Config['openLineageKafka']): KafkaTransportConfig | null {
+  if (settings.brokers.length === 0) return null;
+  return {
+    brokers: settings.brokers,
+    topic: settings.topic,
+    groupId: settings.groupId,
+    sasl: settings.sasl ?? null,
+    ssl: settings.ssl || settings.sasl !== undefined,
+    deadLetterTopic: settings.deadLetterTopic,
+  };
+}
+
+export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'dead-letter'; reason: string };
+
+/**
+ * Decides what to do with a Kafka message: parse its value as UTF-8 JSON; an empty value, a value
+ * over 1 MiB, invalid UTF-8 or JSON, or a JSON value that is not an object goes to the dead-letter
+ * topic. (Objects that fail OpenLineage normalisation are dead-lettered after ingestion.)
+ */
+export function decideMessage(message: Pick<KafkaMessage, 'value'>): MessageDecision {
+  const value = message.value;
+  if (value === null || value.length === 0) return { action: 'dead-letter', reason: 'empty message value' };
+  if (value.length > MAX_EVENT_BYTES) return { action: 'dead-letter', reason: `message value is ${value.length} bytes, over the ${MAX_EVENT_BYTES}-byte limit` };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(value);
+  } catch {
+    return { action: 'dead-letter', reason: 'message value is not valid UTF-8' };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return { action: 'dead-letter', reason: `message value is not JSON: ${errorMessage(error)}` };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { action: 'dead-letter', reason: 'message value is not a JSON object (one OpenLineage event per message)' };
+  }
+  return { action: 'ingest', body };
+}
+
+/** How one message of a batch ended. */
+export type MessageOutcome = 'stored' | 'duplicate' | 'dead-lettered' | 'pending';
+
+/**
+ * Commit ordering: the offset to commit (Kafka's "next offset to read") after a batch whose
+ * messages, in offset order, ended as `outcomes`. Only a prefix of finished messages (stored,
+ * duplicate or dead-lettered) may be committed; the first `pending` one (its append or dead-letter
+ * send did not complete) stops it. Returns null when nothing can be committed.
+ */
+export function nextCommitOffset(outcomes: ReadonlyArray<{ offset: string; outcome: MessageOutcome }>): string | null {
+  let committed: string | null = null;
+  for (const entry of outcomes) {
+    if (entry.outcome === 'pending') break;
+    committed = (BigInt(entry.offset) + 1n).toString();
+  }
+  return committed;
+}
+
+/** A dead-letter record: the original value and key, and headers saying why and where from. */
+export function deadLetterRecord(message: Pick<KafkaMessage, 'key' | 'value' | 'offset'>, source: { topic: string; partition: number }, reason: string) {
+  return {
+    key: message.key,
+    value: message.value,
+    headers: {
+      'lineage-svc.error': reason.slice(0, 1000),
+      'lineage-svc.source': `${source.topic}/${source.partition}@${message.offset}`,
+    },
+  };
+}
+
+/**
+ * Processes one batch of one partition: decides, ingests the parseable messages in one call,
+ * dead-letters the rest, and returns the outcomes and the offset to commit. Broker-independent:
+ * `sendDeadLetters` is the producer's send.
+ * @throws when the append or the dead-letter send fails (nothing may then be committed).
+ */
+export async function processBatch(
+  deps: IngestionDeps,
+  batch: { topic: string; partition: number; messages: ReadonlyArray<Pick<KafkaMessage, 'key' | 'value' | 'offset'>> },
+  sendDeadLetters: (records: Array<ReturnType<typeof deadLetterRecord>>) => Promise<void>,
+): Promise<{ outcomes: Array<{ offset: string; outcome: MessageOutcome }>; commit: string | null }> {
+  const decisions = batch.messages.map((message) => ({ message, decision: decideMessage(message) }));
+  const toIngest = decisions.filter((entry) => entry.decision.action === 'ingest');
+  const results = await ingestOpenLineageEvents(
+    deps,
+    toIngest.map((entry) => (entry.decision as { body: unknown }).body),
+    { actor: 'kafka', cause: 'ingestion', correlation_id: `${batch.topic}/${batch.partition}@${batch.messages[0]?.offset ?? '0'}` },
+  );
+  const outcomeByOffset = new Map<string, MessageOutcome>();
+  const deadLetters: Array<ReturnType<typeof deadLetterRecord>> = [];
+  const resultByMessage = new Map(toIngest.map((entry, at) => [entry.message, results[at]!]));
+  // In offset order, so the dead-letter topic keeps the source order.
+  for (const entry of decisions) {
+    const result = resultByMessage.get(entry.message);
+    if (entry.decision.action === 'dead-letter') {
+      deadLetters.push(deadLetterRecord(entry.message, batch, entry.decision.reason));
+      outcomeByOffset.set(entry.message.offset, 'dead-lettered');
+    } else if (result?.status === 'rejected') {
+      deadLetters.push(deadLetterRecord(entry.message, batch, `rejected: ${(result.errors ?? []).map((error) => `${error.path}: ${error.message}`).join('; ')}`));
+      outcomeByOffset.set(entry.message.offset, 'dead-lettered');
+    } else if (result) {
+      outcomeByOffset.set(entry.message.offset, result.status === 'accepted' ? 'stored' : 'duplicate');
+    }
+  }
+  if (deadLetters.length > 0) await sendDeadLetters(deadLetters);
+  const outcomes = batch.messages.map((message) => ({ offset: message.offset, outcome: outcomeByOffset.get(message.offset) ?? ('pending' as const) }));
+  return { outcomes, commit: nextCommitOffset(outcomes) };
+}
+
+/** A running consumer. */
+export interface OpenLineageConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Connects and starts consuming `config.topic` with group `config.groupId`.
+ * @throws when the brokers cannot be reached.
+ */
+export async function startOpenLineageConsumer(config: KafkaTransportConfig, deps: IngestionDeps & { logger?: Logger }): Promise<OpenLineageConsumer> {
+  const kafka = new Kafka({
+    clientId: config.clientId ?? 'lineage-svc',
+    brokers: config.brokers,
+    ssl: config.ssl,
+    ...(config.sasl ? { sasl: config.sasl as SASLOptions } : {}),
+  });
+  const consumer: Consumer = kafka.consumer({ groupId: config.groupId });
+  const producer: Producer = kafka.producer();
+  await Promise.all([consumer.connect(), producer.connect()]);
+  await consumer.subscribe({ topic: config.topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+      const { outcomes, commit } = await processBatch(deps, batch, async (records) => {
+        await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
+      });
+      for (const entry of outcomes) if (entry.outcome !== 'pending') resolveOffset(entry.offset);
+      if (commit !== null) await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: commit }]);
+      deps.logger?.debug({ topic: batch.topic, partition: batch.partition, messages: outcomes.length, commit }, 'OpenLineageKafka:BatchCommitted');
+      await heartbeat();
+    },
+  });
+  return {
+    async stop() {
+      await consumer.disconnect();
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,378 @@
+/**
+ * Graph -> OpenLineage (pure): one COMPLETE RunEvent per job node, following the specification's
+ * "OpenLineage mapping" tables and the edge directions of contract section 2.
+ *
+ * - Jobs: CONNECTOR, SQL_QUERY, STREAM_JOB, CONSUMER_GROUP, CATALOG_JOB (`JOB_NODE_TYPES`).
+ * - Inputs: datasets with a CONSUMES edge into the job (a source connector's external dataset, a
+ *   consumer group's topics, a stream job's topics).
+ * - Outputs: datasets with a PRODUCES edge from the job (a sink connector's external dataset and its
+ *   dead-letter topic), plus everything reachable from those outputs through MATERIALIZES
+ *   (topic -> materialised table -> catalog table: Tableflow).
+ * - TRANSFORMS (dataset -> dataset, no job known): one synthetic job per target dataset, named
+ *   `transforms:{target name}`, whose inputs are the TRANSFORMS sources.
+ * - Namespaces: `stream://{env}/{cluster}` (stream nodes), `lakehouse://{workspace}`,
+ *   `datalake://{region}/{database}`, `warehouse://{project}/{dataset}`, external datasets: their
+ *   URI's scheme and authority, name = path (OpenLineage naming conventions).
+ * - Facets: `schema` (HAS_SCHEMA), `dataSource`, `documentation`, `sql`, `columnLineage` (when a node
+ *   carries a `column_lineage` attribute), `jobType`, `symlinks` (the `kafka://` form of a topic whose
+ *   bootstrap endpoint is known) and the custom `stream_topic` / `stream_connector`.
+ * - runId: a UUIDv5 of the job id and a hash of its definition, inputs and outputs, so it is stable
+ *   while the job is unchanged and changes when it changes.
+ */
+import { createHash } from 'node:crypto';
+import { v5 as uuidv5 } from 'uuid';
+import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Edge, type LineageGraph, type Node, type System } from '../graph/model.js';
+import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
+import { EVENT_SCHEMA_URLS, LINEAGE_SVC_PRODUCER, facet, type Dataset, type RunEvent, type SchemaField } from './model.js';
+
+/** UUIDv5 namespace of lineage-svc runIds (a fixed random UUID). */
+export const RUN_ID_NAMESPACE = '6f1c0b9e-3a52-4d8e-9b7a-2c4e5f6a7b8c';
+
+/** What `graphToRunEvents` reads: a LineageGraph, or anything holding a graphology graph of Node/Edge (GraphState). */
+export type GraphSource =
+  | LineageGraph
+  | {
+      graph: {
+        forEachNode(callback: (key: string, attributes: Node) => void): void;
+        forEachEdge(callback: (key: string, attributes: Edge) => void): void;
+      };
+    };
+
+/** Options of `graphToRunEvents`. */
+export interface GraphToRunEventsOptions {
+  /** Keep only nodes of these systems (upper-case, e.g. `STREAM`, `LAKEHOUSE`); all when absent. */
+  systems?: ReadonlySet<System>;
+  /** The `confluent` view: stream nodes only (jobs and datasets). */
+  streamOnly?: boolean;
+  /** `eventTime` of every event (ISO 8601 with a timezone, or a Date). Default: now. */
+  eventTime?: string | Date;
+  /** Bootstrap endpoints (`host:port`) by cluster id, for topics without a `bootstrap_endpoint` attribute. */
+  bootstrapByCluster?: ReadonlyMap<string, string>;
+}
+
+interface Index {
+  nodes: Map<string, Node>;
+  out: Map<string, Edge[]>;
+  in: Map<string, Edge[]>;
+}
+
+function indexGraph(source: GraphSource): Index {
+  const index: Index = { nodes: new Map(), out: new Map(), in: new Map() };
+  const addEdge = (edge: Edge) => {
+    const outs = index.out.get(edge.src_id);
+    if (outs) outs.push(edge);
+    else index.out.set(edge.src_id, [edge]);
+    const ins = index.in.get(edge.dst_id);
+    if (ins) ins.push(edge);
+    else index.in.set(edge.dst_id, [edge]);
+  };
+  if ('nodes' in source) {
+    for (const node of source.nodes) index.nodes.set(node.id, node);
+    for (const edge of source.edges) addEdge(edge);
+  } else {
+    source.graph.forEachNode((id, node) => index.nodes.set(id, node));
+    source.graph.forEachEdge((_, edge) => addEdge(edge));
+  }
+  return index;
+}
+
+/** Node types whose qualified name is `{cluster_id}/{rest}`. */
+const CLUSTER_SCOPED = new Set(['TOPIC', 'CONSUMER_GROUP', 'CONNECTOR', 'MATERIALIZED_TABLE']);
+
+/**
+ * The OpenLineage name of a node: its qualified name without the cluster prefix (`{cluster}/` is
+ * dropped when it is the node's own cluster id; a ksqlDB query keeps its ksqlDB cluster prefix, which
+ * is not the Kafka cluster, so that query ids of two ksqlDB clusters never collide).
+ */
+function olName(node: Node): string {
+  const qualified = node.qualified_name;
+  if (node.system === 'STREAM' && node.cluster_id && qualified.startsWith(`${node.cluster_id}/`)) {
+    return qualified.slice(node.cluster_id.length + 1);
+  }
+  if (node.system === 'STREAM' && CLUSTER_SCOPED.has(node.node_type) && qualified.includes('/')) {
+    return qualified.slice(qualified.indexOf('/') + 1);
+  }
+  return qualified;
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+const int = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) ? value : null);
+
+/** Host of a workspace URL without scheme and trailing slash. */
+function hostOf(url: string): string {
+  return url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, '').replace(/\/+$/, '');
+}
+
+/**
+ * Splits a URI into OpenLineage namespace (scheme + authority) and name (path without the leading
+ * slash). Returns null for a string that is not `scheme://...`.
+ */
+export function splitUri(uri: string): { namespace: string; name: string } | null {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/]*)(?:\/(.*))?$/.exec(uri);
+  if (!match) return null;
+  const [, scheme, authority, path] = match;
+  const namespace = `${scheme!.toLowerCase()}://${authority}`;
+  return { namespace, name: path && path !== '' ? path : '/' };
+}
+
+/**
+ * The OpenLineage `(namespace, name)` of a dataset or job node (specification "OpenLineage
+ * mapping"). `clusterHint` stands in for a stream node's missing cluster id (a Flink statement takes
+ * the cluster of the topics it touches).
+ */
+export function openLineageIdentity(node: Node, clusterHint?: string | null): { namespace: string; name: string } {
+  switch (node.system) {
+    case 'STREAM':
+      return { namespace: streamNamespace(node.environment_id, node.cluster_id ?? clusterHint ?? null), name: olName(node) };
+    case 'LAKEHOUSE': {
+      const workspace = str(node.attributes?.workspace_url) ?? str(node.attributes?.workspace);
+      return { namespace: `lakehouse://${workspace ? hostOf(workspace) : node.environment_id ?? 'default'}`, name: node.qualified_name };
+    }
+    case 'DATALAKE': {
+      // datalake:catalog_table:{region}:{database}/{table}
+      const region = str(node.attributes?.region) ?? node.id.split(':')[2] ?? 'unknown';
+      const slash = node.qualified_name.indexOf('/');
+      if (node.node_type === 'CATALOG_TABLE' && slash > 0) {
+        return { namespace: `datalake://${region}/${node.qualified_name.slice(0, slash)}`, name: node.qualified_name.slice(slash + 1) };
+      }
+      return { namespace: `datalake://${region}`, name: node.qualified_name };
+    }
+    case 'WAREHOUSE': {
+      const parts = node.qualified_name.split('.');
+      if (node.node_type === 'CATALOG_TABLE' && parts.length >= 3) {
+        return { namespace: `warehouse://${parts[0]}/${parts[1]}`, name: parts.slice(2).join('.') };
+      }
+      return { namespace: `warehouse://${str(node.attributes?.project_id) ?? node.environment_id ?? 'default'}`, name: node.qualified_name };
+    }
+    case 'EXTERNAL': {
+      const split = splitUri(node.qualified_name);
+      return split ?? { namespace: `external://${node.environment_id ?? 'unknown'}`, name: node.qualified_name };
+    }
+  }
+}
+
+function schemaFields(schemaNode: Node): SchemaField[] {
+  const fields = schemaNode.attributes?.fields;
+  if (!Array.isArray(fields)) return [];
+  const convert = (field: unknown): SchemaField | null => {
+    if (typeof field !== 'object' || field === null) return null;
+    const record = field as Record<string, unknown>;
+    const name = str(record.name);
+    if (name === null) return null;
+    const out: SchemaField = { name };
+    const type = record.type;
+    if (typeof type === 'string') out.type = type;
+    else if (type !== undefined && type !== null) out.type = JSON.stringify(type);
+    const description = str(record.doc) ?? str(record.description);
+    if (description !== null) out.description = description;
+    if (Array.isArray(record.fields)) {
+      const nested = record.fields.map(convert).filter((entry): entry is SchemaField => entry !== null);
+      if (nested.length > 0) out.fields = nested;
+    }
+    return out;
+  };
+  return fields.map(convert).filter((entry): entry is SchemaField => entry !== null);
+}
+
+function tagsOf(node: Node): string[] {
+  const tags = node.attributes?.tags;
+  if (!Array.isArray(tags)) return [];
+  return tags.map((tag) => (typeof tag === 'string' ? tag : typeof tag === 'object' && tag !== null && 'name' in tag ? String((tag as { name: unknown }).name) : String(tag)));
+}
+
+interface Built {
+  dataset: Dataset;
+  nodeId: string;
+}
+
+/**
+ * Converts a lineage graph into OpenLineage RunEvents: one COMPLETE RunEvent per job node kept by the
+ * options (plus one per TRANSFORMS target), in node order. Every event validates against the
+ * OpenLineage 2-0-2 core schema and its facets' schemas (tested with ajv).
+ *
+ * The `confluent` view is `{ streamOnly: true }`; the `enriched` view is `{ systems }` (all systems
+ * when `systems` is absent). A job whose own node is filtered out is not emitted; datasets filtered
+ * out are dropped from the inputs and outputs of the jobs that remain.
+ */
+export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsOptions = {}): RunEvent[] {
+  const index = indexGraph(source);
+  const eventTime =
+    options.eventTime === undefined ? new Date().toISOString() : typeof options.eventTime === 'string' ? options.eventTime : options.eventTime.toISOString();
+  const keep = (node: Node | undefined): node is Node =>
+    node !== undefined && (!options.streamOnly || node.system === 'STREAM') && (!options.systems || options.systems.has(node.system));
+
+  const datasetCache = new Map<string, Dataset>();
+  const toDataset = (node: Node): Dataset => {
+    const cached = datasetCache.get(node.id);
+    if (cached) return cached;
+    const identity = openLineageIdentity(node);
+    const facets: NonNullable<Dataset['facets']> = {};
+    const schemaEdges = (index.out.get(node.id) ?? []).filter((edge) => edge.edge_type === 'HAS_SCHEMA');
+    schemaEdges.sort((a, b) => (a.attributes?.role === 'value' ? -1 : 0) - (b.attributes?.role === 'value' ? -1 : 0));
+    for (const edge of schemaEdges) {
+      const schemaNode = index.nodes.get(edge.dst_id);
+      if (!schemaNode) continue;
+      const fields = schemaFields(schemaNode);
+      if (fields.length > 0) {
+        facets.schema = facet('schema', { fields });
+        break;
+      }
+    }
+    if (node.node_type === 'EXTERNAL_DATASET') {
+      facets.dataSource = facet('dataSource', { name: identity.namespace, uri: /^[A-Za-z][A-Za-z0-9+.-]*:/.test(node.qualified_name) ? node.qualified_name : identity.namespace });
+    } else {
+      facets.dataSource = facet('dataSource', { name: identity.namespace, uri: identity.namespace });
+    }
+    const description = str(node.attributes?.description) ?? str(node.attributes?.comment);
+    if (description !== null) facets.documentation = facet('datasetDocumentation', { description });
+    const columnLineage = node.attributes?.column_lineage;
+    if (typeof columnLineage === 'object' && columnLineage !== null && 'fields' in columnLineage) {
+      facets.columnLineage = facet('columnLineage', columnLineage as { fields: Record<string, unknown> });
+    }
+    if (node.node_type === 'TOPIC') {
+      facets.stream_topic = facet('stream_topic', {
+        cluster_id: node.cluster_id,
+        environment_id: node.environment_id,
+        partitions: int(node.attributes?.partitions) ?? int(node.attributes?.partitions_count),
+        replication_factor: int(node.attributes?.replication_factor),
+        tags: tagsOf(node),
+      });
+      const bootstrap = nodeBootstrap(node) ?? (node.cluster_id ? options.bootstrapByCluster?.get(node.cluster_id) ?? null : null);
+      const kafka = bootstrap === null ? null : kafkaNamespace(bootstrap);
+      if (kafka !== null) facets.symlinks = facet('symlinks', { identifiers: [{ namespace: kafka, name: identity.name, type: 'TOPIC' }] });
+    }
+    const dataset: Dataset = { namespace: identity.namespace, name: identity.name, facets };
+    datasetCache.set(node.id, dataset);
+    return dataset;
+  };
+
+  const materialized = (topicId: string, into: Map<string, Built>) => {
+    const stack = [topicId];
+    const seen = new Set<string>([topicId]);
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      for (const edge of index.out.get(at) ?? []) {
+        if (edge.edge_type !== 'MATERIALIZES' || seen.has(edge.dst_id)) continue;
+        seen.add(edge.dst_id);
+        stack.push(edge.dst_id);
+        const target = index.nodes.get(edge.dst_id);
+        if (keep(target) && !into.has(target.id)) into.set(target.id, { nodeId: target.id, dataset: toDataset(target) });
+      }
+    }
+  };
+
+  const events: RunEvent[] = [];
+  const emit = (jobIdentity: { namespace: string; name: string }, jobKey: string, jobFacets: Record<string, unknown>, inputs: Built[], outputs: Built[]) => {
+    // A Tableflow table shares its topic's identity (same namespace, same name): list it once.
+    const unique = (list: Built[]) => {
+      const seen = new Set<string>();
+      return list
+        .filter((entry) => {
+          const key = `${entry.dataset.namespace}\u0000${entry.dataset.name}`;
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        })
+        .sort((a, b) => (a.dataset.namespace + '\u0000' + a.dataset.name < b.dataset.namespace + '\u0000' + b.dataset.name ? -1 : 1));
+    };
+    inputs = unique(inputs);
+    outputs = unique(outputs);
+    const definition = JSON.stringify({
+      job: jobIdentity,
+      facets: jobFacets,
+      inputs: inputs.map((entry) => entry.dataset),
+      outputs: outputs.map((entry) => entry.dataset),
+    });
+    const hash = createHash('sha256').update(definition).digest('hex');
+    events.push({
+      eventTime,
+      producer: LINEAGE_SVC_PRODUCER,
+      schemaURL: EVENT_SCHEMA_URLS.RunEvent,
+      eventType: 'COMPLETE',
+      run: { runId: uuidv5(`${jobKey}\n${hash}`, RUN_ID_NAMESPACE) },
+      job: { namespace: jobIdentity.namespace, name: jobIdentity.name, facets: jobFacets as Dataset['facets'] },
+      inputs: inputs.map((entry) => entry.dataset),
+      outputs: outputs.map((entry) => entry.dataset),
+    });
+  };
+
+  for (const node of index.nodes.values()) {
+    if (!JOB_NODE_TYPES.has(node.node_type) || !keep(node)) continue;
+    const inputs = new Map<string, Built>();
+    const outputs = new Map<string, Built>();
+    for (const edge of index.in.get(node.id) ?? []) {
+      if (edge.edge_type !== 'CONSUMES') continue;
+      const source = index.nodes.get(edge.src_id);
+      if (keep(source) && DATASET_NODE_TYPES.has(source.node_type)) inputs.set(source.id, { nodeId: source.id, dataset: toDataset(source) });
+    }
+    for (const edge of index.out.get(node.id) ?? []) {
+      if (edge.edge_type !== 'PRODUCES') continue;
+      const target = index.nodes.get(edge.dst_id);
+      if (!keep(target) || !DATASET_NODE_TYPES.has(target.node_type)) continue;
+      outputs.set(target.id, { nodeId: target.id, dataset: toDataset(target) });
+    }
+    for (const output of [...outputs.values()]) materialized(output.nodeId, outputs);
+
+    // A job without a cluster id (a Flink statement) takes the cluster of the topics it touches.
+    const clusterHint =
+      [...outputs.values(), ...inputs.values()].map((entry) => index.nodes.get(entry.nodeId)).find((entry) => entry?.system === 'STREAM' && entry.cluster_id)
+        ?.cluster_id ?? null;
+    const identity = openLineageIdentity(node, clusterHint);
+    emit(identity, node.id, jobFacets(node, index), [...inputs.values()], [...outputs.values()]);
+  }
+
+  // TRANSFORMS: dataset -> dataset with no job known; one synthetic job per target.
+  for (const node of index.nodes.values()) {
+    if (!keep(node) || !DATASET_NODE_TYPES.has(node.node_type)) continue;
+    const sources = (index.in.get(node.id) ?? [])
+      .filter((edge) => edge.edge_type === 'TRANSFORMS')
+      .map((edge) => index.nodes.get(edge.src_id))
+      .filter(keep);
+    if (sources.length === 0) continue;
+    const target = toDataset(node);
+    const jobFacetsOfTransform = {
+      documentation: facet('jobDocumentation', { description: `Derivation of ${target.name} inside its catalog (TRANSFORMS edge, no job known)` }),
+      jobType: facet('jobType', { processingType: 'BATCH', integration: 'LINEAGE_SVC', jobType: 'TRANSFORMS' }),
+    };
+    emit(
+      { namespace: target.namespace, name: `transforms:${target.name}` },
+      `transforms:${node.id}`,
+      jobFacetsOfTransform,
+      sources.map((source) => ({ nodeId: source.id, dataset: toDataset(source) })),
+      [{ nodeId: node.id, dataset: target }],
+    );
+  }
+  return events;
+}
+
+function jobFacets(node: Node, index: Index): Record<string, unknown> {
+  const facets: Record<string, unknown> = {};
+  const sql = str(node.attributes?.sql) ?? str(node.attributes?.query);
+  if (sql !== null) facets.sql = facet('sql', { query: sql });
+  const description = str(node.attributes?.description);
+  facets.documentation = facet('jobDocumentation', { description: description ?? `${node.node_type}: ${node.display_name || node.qualified_name}` });
+  facets.jobType = facet('jobType', {
+    processingType: node.system === 'STREAM' ? 'STREAMING' : 'BATCH',
+    integration: node.system === 'STREAM' ? 'STREAM' : node.system,
+    jobType: node.node_type,
+  });
+  if (node.node_type === 'CONNECTOR') {
+    facets.stream_connector = facet('stream_connector', {
+      connector_class: str(node.attributes?.connector_class) ?? str(node.attributes?.['connector.class']),
+      connector_type: str(node.attributes?.connector_type) ?? str(node.attributes?.direction),
+      cluster_id: node.cluster_id,
+      environment_id: node.environment_id,
+    });
+  }
+  if (node.node_type === 'CONSUMER_GROUP') {
+    // MEMBER_OF: name the job that owns the group in the documentation.
+    const owner = (index.out.get(node.id) ?? []).find((edge) => edge.edge_type === 'MEMBER_OF');
+    const ownerNode = owner ? index.nodes.get(owner.dst_id) : undefined;
+    if (ownerNode && description === null) {
+      facets.documentation = facet('jobDocumentation', {
+        description: `CONSUMER_GROUP: ${node.display_name || node.qualified_name} (member of ${ownerNode.node_type} ${ownerNode.display_name || ownerNode.qualified_name})`,
+      });
+    }
+  }
+  return facets;
+}

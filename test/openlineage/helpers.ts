@@ -1,0 +1,104 @@
+/**
+ * Shared setup of the OpenLineage tests: a memory store, the OpenLineage projection and a projector,
+ * the fixture folder (`../shared/fixtures/openlineage`, never copied into the project), and the list
+ * of complete (`FULL`) event files from its SOURCES.md.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
+import { createOpenLineageProjection, type OpenLineageProjection } from '../../projections/openLineageProjection.js';
+import { createProjector, type Projector } from '../../projections/projector.js';
+import type { EventStore } from '../../src/eventStore.js';
+import { ingestOpenLineageEvents, type IngestionDeps } from '../../src/openlineage/ingestion.js';
+
+/** The OpenLineage fixture folder beside the repository. */
+export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/openlineage');
+
+/** Skips the test when the fixture folder (or a file in it) is absent; returns true when present. */
+export function fixturesPresent(t: TestContext, relative = ''): boolean {
+  const where = path.join(FIXTURES, relative);
+  if (!existsSync(where)) {
+    t.skip(`OpenLineage fixtures not found: ${where}`);
+    return false;
+  }
+  return true;
+}
+
+/** Reads a fixture JSON file. */
+export function readFixture(relative: string): unknown {
+  return JSON.parse(readFileSync(path.join(FIXTURES, relative), 'utf8'));
+}
+
+/** `events/<dir>/<file>` of every row whose kind is FULL in SOURCES.md. */
+export function completeEventFiles(): string[] {
+  const text = readFileSync(path.join(FIXTURES, 'SOURCES.md'), 'utf8');
+  const files: string[] = [];
+  let dir: string | null = null;
+  for (const line of text.split('\n')) {
+    const header = /^### events\/([^/]+)\//.exec(line);
+    if (header) {
+      dir = header[1]!;
+      continue;
+    }
+    if (/^##? /.test(line) && !line.startsWith('### events/')) dir = line.startsWith('### ') ? null : dir;
+    const row = /^\| `([^`]+\.json)` \|[^|]*\|[^|]*\|[^|]*\| (\w+) \|/.exec(line);
+    if (dir !== null && row && row[2] === 'FULL') files.push(`events/${dir}/${row[1]}`);
+  }
+  return files;
+}
+
+/** A memory store, a started projector over an OpenLineage projection, and ingestion deps. */
+export async function setup(t: TestContext): Promise<{
+  store: EventStore;
+  projection: OpenLineageProjection;
+  projector: Projector;
+  deps: IngestionDeps;
+  ingest: (bodies: unknown[]) => ReturnType<typeof ingestOpenLineageEvents>;
+  sync: () => Promise<void>;
+}> {
+  const store = createMemoryEventStore({ now: () => new Date('2026-01-01T00:00:00.000Z') });
+  const projection = createOpenLineageProjection();
+  const projector = createProjector({ store, projections: [projection] });
+  await projector.start();
+  t.after(async () => {
+    await projector.stop();
+    await store.close();
+  });
+  const deps: IngestionDeps = { store, dedupeIndex: projection };
+  const sync = async () => projector.waitFor(await store.headPosition());
+  return {
+    store,
+    projection,
+    projector,
+    deps,
+    sync,
+    async ingest(bodies) {
+      const results = await ingestOpenLineageEvents(deps, bodies, { actor: 'test' });
+      await sync();
+      return results;
+    },
+  };
+}
+
+/** A minimal valid RunEvent. */
+export function runEvent(fields: {
+  job: string;
+  namespace?: string;
+  runId?: string;
+  eventType?: string;
+  eventTime?: string;
+  inputs?: Array<{ namespace: string; name: string; facets?: Record<string, unknown> }>;
+  outputs?: Array<{ namespace: string; name: string; facets?: Record<string, unknown> }>;
+}): Record<string, unknown> {
+  return {
+    eventTime: fields.eventTime ?? '2026-01-01T00:00:00.000Z',
+    eventType: fields.eventType ?? 'COMPLETE',
+    producer: 'https://example.com/producer',
+    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+    run: { runId: fields.runId ?? '0190a1b2-0000-7000-8000-000000000001' },
+    job: { namespace: fields.namespace ?? 'jobs', name: fields.job },
+    inputs: fields.inputs ?? [],
+    outputs: fields.outputs ?? [],
+  };
+}
