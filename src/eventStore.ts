@@ -238,6 +238,35 @@ export function appendNotifier(pollMilliseconds = 250): {
   };
 }
 
+/**
+ * The open subscriptions of one store, so that closing the store ends them (their iteration finishes
+ * without an error). Every adapter uses it.
+ */
+export function subscriptionRegistry(): {
+  /** Registers a subscription; its `close()` also unregisters it. */
+  track(inner: Subscription): Subscription;
+  /** Closes every open subscription. */
+  closeAll(): Promise<void>;
+} {
+  const open = new Set<Subscription>();
+  return {
+    track(inner) {
+      const subscription: Subscription = {
+        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
+        async close() {
+          open.delete(subscription);
+          await inner.close();
+        },
+      };
+      open.add(subscription);
+      return subscription;
+    },
+    async closeAll() {
+      await Promise.all([...open].map((subscription) => subscription.close()));
+    },
+  };
+}
+
 /** Reads a whole stream page by page, without holding it all in memory. */
 export async function* iterateStream(
   store: EventStore,

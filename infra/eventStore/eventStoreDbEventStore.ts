@@ -52,6 +52,7 @@ import {
   appendNotifier,
   describeExpectedRevision,
   pollingSubscription,
+  subscriptionRegistry,
   type AppendOptions,
   type AppendResult,
   type EventMetadata,
@@ -94,7 +95,7 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
     throw new ConfigurationError(`eventstoredb event store: invalid connection string: ${errorMessage(error)}`, { cause: error });
   }
   const notifier = appendNotifier(options.pollMilliseconds ?? 500);
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = subscriptionRegistry();
   let closed = false;
 
   function ensureOpen(): void {
@@ -237,23 +238,14 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
 
     subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
       ensureOpen();
-      const inner = pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions);
-      const subscription: Subscription = {
-        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
-        async close() {
-          subscriptions.delete(subscription);
-          await inner.close();
-        },
-      };
-      subscriptions.add(subscription);
-      return subscription;
+      return subscriptions.track(pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions));
     },
 
     /** Ends open subscriptions, then disposes of the client. Idempotent. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await subscriptions.closeAll();
       await client.dispose();
     },
   };

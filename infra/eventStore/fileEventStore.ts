@@ -38,6 +38,7 @@ import {
   appendNotifier,
   assertExpectedRevision,
   pollingSubscription,
+  subscriptionRegistry,
   type AppendOptions,
   type AppendResult,
   type EventStore,
@@ -48,6 +49,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../src/eventStore.js';
+import { serialiseEvent } from './serialisation.js';
 
 const write = promisify(fs.write);
 const fsync = promisify(fs.fsync);
@@ -126,7 +128,7 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
   }
 
   const notifier = appendNotifier(250);
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = subscriptionRegistry();
   let closed = false;
   /** Set when a failed append could not be undone: the file may end in garbage, so stop writing. */
   let broken: StorageError | undefined;
@@ -178,7 +180,7 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
           const e = serialised[i]!;
           batch.push(
             `{"position":${lines.length + i + 1},"stream":${streamJson},"revision":${current + i + 1},` +
-              `"type":${e.type},"version":${e.version},"recorded_at":${recordedAt},` +
+              `"type":${JSON.stringify(e.type)},"version":${e.version},"recorded_at":${recordedAt},` +
               `"data":${e.data},"metadata":${e.metadata}${i === serialised.length - 1 ? ',"commit":true' : ''}}`,
           );
         }
@@ -241,23 +243,14 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
 
     subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
       ensureOpen();
-      const inner = pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions);
-      const subscription: Subscription = {
-        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
-        async close() {
-          subscriptions.delete(subscription);
-          await inner.close();
-        },
-      };
-      subscriptions.add(subscription);
-      return subscription;
+      return subscriptions.track(pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions));
     },
 
     /** Ends open subscriptions, waits for the append in progress, closes the log and releases the lock. Idempotent. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await subscriptions.closeAll();
       await queue;
       try {
         fs.closeSync(fd);
@@ -376,45 +369,6 @@ function parseRecorded(line: string): RecordedEvent {
   };
 }
 
-/**
- * JSON text of each part of an event, checked so that the log can always be read back.
- * @throws ValidationError when the type is not a string, the version not an integer, or the data or
- *   metadata cannot be stored as JSON.
- */
-function serialiseEvent(event: EventToAppend, index: number): { type: string; version: number; data: string; metadata: string } {
-  if (typeof event.type !== 'string' || event.type === '') {
-    throw new ValidationError(`events.${index}.type must be a non-empty string`, [
-      { path: `events.${index}.type`, message: 'must be a non-empty string' },
-    ]);
-  }
-  if (!Number.isInteger(event.version)) {
-    throw new ValidationError(`events.${index}.version must be an integer`, [
-      { path: `events.${index}.version`, message: 'must be an integer' },
-    ]);
-  }
-  return {
-    type: JSON.stringify(event.type),
-    version: event.version,
-    data: toJson(event.data, `events.${index}.data`),
-    metadata: toJson(event.metadata, `events.${index}.metadata`),
-  };
-}
-
-/** JSON text of `value`. @throws ValidationError when it cannot be stored as JSON. */
-function toJson(value: unknown, path: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [
-      { path, message: errorMessage(error) },
-    ]);
-  }
-  if (json === undefined) {
-    throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
-  }
-  return json;
-}
 
 function ensureFolder(folder: string): void {
   try {

@@ -7,6 +7,7 @@ import {
   appendNotifier,
   assertExpectedRevision,
   pollingSubscription,
+  subscriptionRegistry,
   type AppendOptions,
   type AppendResult,
   type EventStore,
@@ -29,7 +30,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
   const all: RecordedEvent[] = [];
   const streams = new Map<string, RecordedEvent[]>();
   const notifier = appendNotifier(1000);
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = subscriptionRegistry();
   let closed = false;
 
   function ensureOpen(): void {
@@ -91,16 +92,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
 
     subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
       ensureOpen();
-      const inner = pollingSubscription((o) => this.readAll(o), notifier.wait, subscribeOptions);
-      const subscription: Subscription = {
-        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
-        async close() {
-          subscriptions.delete(subscription);
-          await inner.close();
-        },
-      };
-      subscriptions.add(subscription);
-      return subscription;
+      return subscriptions.track(pollingSubscription((o) => this.readAll(o), notifier.wait, subscribeOptions));
     },
 
     /** Ends every open subscription (their iteration finishes without an error), then closes. */
@@ -108,7 +100,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
       closed = true;
       // Each close() aborts its subscription synchronously, before any awaiting, so no subscription
       // can call readAll on the closed store.
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await subscriptions.closeAll();
     },
   };
 }

@@ -27,6 +27,7 @@ import {
   assertExpectedRevision,
   describeExpectedRevision,
   pollingSubscription,
+  subscriptionRegistry,
   type AppendOptions,
   type AppendResult,
   type EventStore,
@@ -37,6 +38,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../src/eventStore.js';
+import { serialiseEvent } from './serialisation.js';
 
 /** The schema version this code writes and reads. */
 export const POSTGRES_EVENT_STORE_SCHEMA_VERSION = 1;
@@ -134,7 +136,7 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
   }
 
   const notifier = appendNotifier(1000);
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = subscriptionRegistry();
   const inFlight = new Set<Promise<unknown>>();
   let listener: pg.Client | undefined;
   let listening: Promise<void> | undefined;
@@ -295,23 +297,14 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
     subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
       ensureOpen();
       listen();
-      const inner = pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions);
-      const subscription: Subscription = {
-        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
-        async close() {
-          subscriptions.delete(subscription);
-          await inner.close();
-        },
-      };
-      subscriptions.add(subscription);
-      return subscription;
+      return subscriptions.track(pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions));
     },
 
     /** Ends open subscriptions, waits for operations in progress, then closes every connection. Idempotent. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await subscriptions.closeAll();
       await Promise.allSettled([...inFlight]);
       await listening;
       await Promise.allSettled([listener?.end(), pool.end()]);
@@ -390,37 +383,3 @@ export function redactUrl(url: string): string {
   }
 }
 
-/**
- * Text of each part of an event.
- * @throws ValidationError when the type is not a string, the version not an integer, or the data or
- *   metadata cannot be stored as JSON.
- */
-function serialiseEvent(event: EventToAppend, index: number): { type: string; version: number; data: string; metadata: string } {
-  if (typeof event.type !== 'string' || event.type === '') {
-    throw new ValidationError(`events.${index}.type must be a non-empty string`, [
-      { path: `events.${index}.type`, message: 'must be a non-empty string' },
-    ]);
-  }
-  if (!Number.isInteger(event.version)) {
-    throw new ValidationError(`events.${index}.version must be an integer`, [
-      { path: `events.${index}.version`, message: 'must be an integer' },
-    ]);
-  }
-  return {
-    type: event.type,
-    version: event.version,
-    data: toJson(event.data, `events.${index}.data`),
-    metadata: toJson(event.metadata, `events.${index}.metadata`),
-  };
-}
-
-function toJson(value: unknown, path: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [{ path, message: errorMessage(error) }]);
-  }
-  if (json === undefined) throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
-  return json;
-}

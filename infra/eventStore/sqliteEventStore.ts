@@ -27,6 +27,7 @@ import {
   assertExpectedRevision,
   describeExpectedRevision,
   pollingSubscription,
+  subscriptionRegistry,
   type AppendOptions,
   type AppendResult,
   type EventStore,
@@ -37,6 +38,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../src/eventStore.js';
+import { serialiseEvent } from './serialisation.js';
 
 /** Name of the database file inside the store's folder. */
 export const SQLITE_EVENT_STORE_FILE = 'events.sqlite';
@@ -127,7 +129,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
   );
 
   const notifier = appendNotifier(250);
-  const subscriptions = new Set<Subscription>();
+  const subscriptions = subscriptionRegistry();
   let closed = false;
 
   function ensureOpen(): void {
@@ -185,23 +187,14 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
 
     subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
       ensureOpen();
-      const inner = pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions);
-      const subscription: Subscription = {
-        [Symbol.asyncIterator]: () => inner[Symbol.asyncIterator](),
-        async close() {
-          subscriptions.delete(subscription);
-          await inner.close();
-        },
-      };
-      subscriptions.add(subscription);
-      return subscription;
+      return subscriptions.track(pollingSubscription((o) => store.readAll(o), notifier.wait, subscribeOptions));
     },
 
     /** Ends open subscriptions, then closes the database (checkpointing the WAL). Idempotent. */
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      await subscriptions.closeAll();
       db.close();
     },
   };
@@ -309,37 +302,3 @@ function translateAppendError(
   return new StorageError(`sqlite event store: cannot append to "${stream}" in "${file}": ${errorMessage(error)}`, { cause: error });
 }
 
-/**
- * JSON text of each part of an event.
- * @throws ValidationError when the type is not a string, the version not an integer, or the data or
- *   metadata cannot be stored as JSON.
- */
-function serialiseEvent(event: EventToAppend, index: number): { type: string; version: number; data: string; metadata: string } {
-  if (typeof event.type !== 'string' || event.type === '') {
-    throw new ValidationError(`events.${index}.type must be a non-empty string`, [
-      { path: `events.${index}.type`, message: 'must be a non-empty string' },
-    ]);
-  }
-  if (!Number.isInteger(event.version)) {
-    throw new ValidationError(`events.${index}.version must be an integer`, [
-      { path: `events.${index}.version`, message: 'must be an integer' },
-    ]);
-  }
-  return {
-    type: event.type,
-    version: event.version,
-    data: toJson(event.data, `events.${index}.data`),
-    metadata: toJson(event.metadata, `events.${index}.metadata`),
-  };
-}
-
-function toJson(value: unknown, path: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [{ path, message: errorMessage(error) }]);
-  }
-  if (json === undefined) throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
-  return json;
-}
