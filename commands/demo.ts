@@ -8,7 +8,7 @@
  *
  * Exit codes: 0 success, 1 interrupted, 2 failure (one line on stderr).
  */
-import { loadScenario, startPlatformSimulator } from '../infra/simulators/confluent/index.js';
+import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../infra/simulators/confluent/index.js';
 import { loadConfig } from '../src/config.js';
 import { reportError, runExtract } from './shared.js';
 
@@ -18,25 +18,7 @@ async function main(): Promise<number> {
   const scenario = await loadScenario('demo');
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
   try {
-    const c = scenario.credentials;
-    const tableflow = c.tableflow ?? c.cloud;
-    const env: Record<string, string | undefined> = {
-      ...process.env,
-      LINEAGE_SVC_STREAM_CLOUD_API_URL: simulator.url,
-      LINEAGE_SVC_STREAM_TELEMETRY_API_URL: simulator.url,
-      LINEAGE_SVC_STREAM_CLOUD_API_KEY: c.cloud.key,
-      LINEAGE_SVC_STREAM_CLOUD_API_SECRET: c.cloud.secret,
-      LINEAGE_SVC_CLUSTER_API_KEY: c.kafka.key,
-      LINEAGE_SVC_CLUSTER_API_SECRET: c.kafka.secret,
-      LINEAGE_SVC_SCHEMA_REGISTRY_API_KEY: c.schema_registry.key,
-      LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET: c.schema_registry.secret,
-      LINEAGE_SVC_FLINK_API_KEY: c.flink.key,
-      LINEAGE_SVC_FLINK_API_SECRET: c.flink.secret,
-      LINEAGE_SVC_KSQLDB_API_KEY: c.ksqldb.key,
-      LINEAGE_SVC_KSQLDB_API_SECRET: c.ksqldb.secret,
-      LINEAGE_SVC_TABLEFLOW_API_KEY: tableflow.key,
-      LINEAGE_SVC_TABLEFLOW_API_SECRET: tableflow.secret,
-    };
+    const env: Record<string, string | undefined> = { ...process.env, ...simulatorClientEnvironment(simulator.url, scenario) };
     const environments = scenario.environments.map((environment) => environment.id);
     process.stdout.write(`${NAME}: platform simulator (scenario demo) at ${simulator.url}\n`);
     process.stdout.write(`${NAME}: running lineage-svc-extract ${environments.map((id) => `--env ${id}`).join(' ')} --metrics\n`);

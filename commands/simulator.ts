@@ -17,6 +17,7 @@ import { command, option, optional, parse, runSafely, string, type Type } from '
 import { ValidationError } from '../src/errors.js';
 import { loadScenario, type Scenario } from '../infra/simulators/confluent/scenario.js';
 import { startPlatformSimulator } from '../infra/simulators/confluent/server.js';
+import { simulatorClientEnvironment } from '../infra/simulators/confluent/clientEnvironment.js';
 
 const NAME = 'lineage-svc-simulator';
 
@@ -69,25 +70,7 @@ function shellQuote(value: string): string {
 
 /** The `export` lines for an extractor pointed at the simulator. */
 function exportLines(url: string, scenario: Scenario): string[] {
-  const c = scenario.credentials;
-  const tableflow = c.tableflow ?? c.cloud;
-  const vars: [string, string][] = [
-    ['LINEAGE_SVC_STREAM_CLOUD_API_URL', url],
-    ['LINEAGE_SVC_STREAM_TELEMETRY_API_URL', url],
-    ['LINEAGE_SVC_STREAM_CLOUD_API_KEY', c.cloud.key],
-    ['LINEAGE_SVC_STREAM_CLOUD_API_SECRET', c.cloud.secret],
-    ['LINEAGE_SVC_CLUSTER_API_KEY', c.kafka.key],
-    ['LINEAGE_SVC_CLUSTER_API_SECRET', c.kafka.secret],
-    ['LINEAGE_SVC_SCHEMA_REGISTRY_API_KEY', c.schema_registry.key],
-    ['LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET', c.schema_registry.secret],
-    ['LINEAGE_SVC_FLINK_API_KEY', c.flink.key],
-    ['LINEAGE_SVC_FLINK_API_SECRET', c.flink.secret],
-    ['LINEAGE_SVC_KSQLDB_API_KEY', c.ksqldb.key],
-    ['LINEAGE_SVC_KSQLDB_API_SECRET', c.ksqldb.secret],
-    ['LINEAGE_SVC_TABLEFLOW_API_KEY', tableflow.key],
-    ['LINEAGE_SVC_TABLEFLOW_API_SECRET', tableflow.secret],
-  ];
-  const lines = vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+  const lines = Object.entries(simulatorClientEnvironment(url, scenario)).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   for (const env of scenario.environments) {
     for (const cluster of env.kafka_clusters) {
       if (cluster.api_key !== undefined) lines.push(`# Kafka cluster ${cluster.id} has its own key: ${cluster.api_key.key}:${cluster.api_key.secret}`);

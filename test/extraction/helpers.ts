@@ -4,7 +4,7 @@
  */
 import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
-import type { PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { simulatorClientEnvironment, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
 import type { Config } from '../../src/config.js';
 
 /** The demo scenario's environments. */
@@ -40,20 +40,5 @@ export function fastApi(sim: PlatformSimulator, options: HttpClientOptions = {},
 
 /** The environment variables of `lineage-svc-extract` for a simulator. */
 export function cliEnv(sim: PlatformSimulator): Record<string, string> {
-  const c = sim.scenario.credentials;
-  return {
-    PATH: process.env.PATH ?? '',
-    LINEAGE_SVC_STREAM_CLOUD_API_URL: sim.url,
-    LINEAGE_SVC_STREAM_TELEMETRY_API_URL: sim.url,
-    LINEAGE_SVC_STREAM_CLOUD_API_KEY: c.cloud.key,
-    LINEAGE_SVC_STREAM_CLOUD_API_SECRET: c.cloud.secret,
-    LINEAGE_SVC_CLUSTER_API_KEY: c.kafka.key,
-    LINEAGE_SVC_CLUSTER_API_SECRET: c.kafka.secret,
-    LINEAGE_SVC_SCHEMA_REGISTRY_API_KEY: c.schema_registry.key,
-    LINEAGE_SVC_SCHEMA_REGISTRY_API_SECRET: c.schema_registry.secret,
-    LINEAGE_SVC_FLINK_API_KEY: c.flink.key,
-    LINEAGE_SVC_FLINK_API_SECRET: c.flink.secret,
-    LINEAGE_SVC_KSQLDB_API_KEY: c.ksqldb.key,
-    LINEAGE_SVC_KSQLDB_API_SECRET: c.ksqldb.secret,
-  };
+  return { PATH: process.env.PATH ?? '', ...simulatorClientEnvironment(sim.url, sim.scenario) };
 }

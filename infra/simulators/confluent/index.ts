@@ -19,3 +19,4 @@ export type { Scenario, ScenarioInput, FaultSpec } from './scenario.js';
 export type { Fault, ActiveFault } from './faults.js';
 export { largeEstateScenario } from './largeEstate.js';
 export type { LargeEstateOptions } from './largeEstate.js';
+export { simulatorClientEnvironment } from './clientEnvironment.js';
