@@ -30,7 +30,7 @@ import { derivedMetricEnrichments, metricEnrichments, metricRequests, metricsInt
 import type { BusinessMetadataBody, ComputePoolBody, MetricsPointBody } from './platformTypes.js';
 import { PlatformApiError, type PlatformPort } from './port.js';
 import { schemaFragment } from './schemas.js';
-import { flinkFragment, ksqlFragment, reportedStatementLineage, type StatementLineageResolver } from './streamProcessing.js';
+import { flinkFragment, isLineagePhase, ksqlFragment, parsedStatementLineage, type StatementLineageResolver } from './streamProcessing.js';
 import { tableflowFragment } from './tableflow.js';
 import { topicFragment } from './topics.js';
 
@@ -75,7 +75,7 @@ export interface ExtractOptions {
   flinkApiUrl?: string | undefined;
   /** Region of data-lake catalog tables (`LINEAGE_SVC_DATALAKE_REGION`); default the cluster's region. */
   datalakeRegion?: string | undefined;
-  /** Finds the topics of Flink statements; default: only what the platform reports. */
+  /** Finds the topics of Flink statements; default `parsedStatementLineage` (parsed SQL plus what the platform reports). */
   statementLineage?: StatementLineageResolver;
 }
 
@@ -157,7 +157,7 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
   const requestsBefore = platform.requestCounts();
   const timeoutMs = options.extractorTimeoutMs ?? 120_000;
   const lookbackHours = options.metricsLookbackHours ?? 1;
-  const resolver = options.statementLineage ?? reportedStatementLineage;
+  const resolver = options.statementLineage ?? parsedStatementLineage;
   const builder = new GraphBuilder();
   const warnings: string[] = [];
   const warn = (message: string) => {
@@ -389,7 +389,7 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
             return;
           }
           const inventory = await platform.describeKsqlCluster(url);
-          const fragment = ksqlFragment(env, cluster, inventory);
+          const fragment = ksqlFragment(env, cluster, inventory, warn);
           builder.add(fragment);
           for (const query of inventory.queries) {
             if (query.consumerGroupId) state.sqlQueriesByGroupId.set(query.consumerGroupId, `stream:sql_query:${env}:${cluster.id}/${query.id}`);
@@ -424,17 +424,19 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
       byName: new Map(state.clusters.map((cluster) => [cluster.displayName, cluster.clusterId])),
       ids: new Set(state.clusters.map((cluster) => cluster.clusterId)),
       topics: state.topicsByCluster,
+      environmentId: env,
+      environmentName: state.environmentName,
     };
     const seen = new Set<string>();
     await Promise.all(
       [...new Set(endpoints)].map((endpoint) =>
         safely(`Flink:${env}`, env, async () => {
           const statements = (await platform.listStatements(endpoint, organization.id, env)).filter((statement) => {
-            if (seen.has(statement.name)) return false;
+            if (seen.has(statement.name) || !isLineagePhase(statement.status?.phase)) return false;
             seen.add(statement.name);
             return true;
           });
-          builder.add(flinkFragment(env, statements, directory, resolver));
+          builder.add(flinkFragment(env, statements, directory, resolver, warn));
           for (const statement of statements) state.statementsByName.set(statement.name, `stream:stream_job:${env}:${statement.name}`);
         }, undefined),
       ),

@@ -1,0 +1,55 @@
+/**
+ * Statement splitting over tokens (`docs/sql-lineage.md` section 2): splits at top-level `;`,
+ * never inside parentheses, strings, comments or `EXECUTE STATEMENT SET BEGIN ... END`, and also
+ * where a statement keyword starts a new line at depth 0 (scripts written without semicolons, such
+ * as Confluent Cloud workspace cells pasted together). Stray semicolons give no empty statement.
+ */
+import { isOp, isWord, tokenize, type Token } from './tokenize.js';
+
+const STATEMENT_START = ['CREATE', 'INSERT', 'SET', 'DROP', 'ALTER', 'EXECUTE', 'USE', 'TERMINATE', 'DESCRIBE', 'SHOW', 'RESET', 'LIST', 'PRINT', 'EXPLAIN', 'UNSET'];
+
+/** Splits a script into statements, each a non-empty token list. */
+export function splitStatements(sql: string): Token[][] {
+  return splitTokens(tokenize(sql));
+}
+
+/** Splits an already tokenized script (see `splitStatements`). */
+export function splitTokens(tokens: readonly Token[]): Token[][] {
+  const statements: Token[][] = [];
+  let current: Token[] = [];
+  let depth = 0;
+  let caseDepth = 0;
+  let inSet = false;
+  const flush = () => {
+    if (current.length > 0) statements.push(current);
+    current = [];
+    depth = 0;
+    caseDepth = 0;
+    inSet = false;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (isOp(token, ';') && depth === 0 && !inSet) { flush(); continue; }
+    if (depth === 0 && !inSet && caseDepth === 0 && token.lineStart && current.length > 0 && isWord(token, ...STATEMENT_START) && !continuesStatement(current, token, tokens[i + 1])) flush();
+    // A query on a new line after a statement that never holds one (ALTER, DROP, SET, ...).
+    else if (depth === 0 && !inSet && token.lineStart && current.length > 0 && isWord(token, 'SELECT', 'WITH') && isWord(current[0], 'ALTER', 'DROP', 'SET', 'RESET', 'USE', 'TERMINATE')) flush();
+    current.push(token);
+    if (isOp(token, '(')) depth++;
+    else if (isOp(token, ')')) depth = Math.max(0, depth - 1);
+    else if (isWord(token, 'CASE')) caseDepth++;
+    else if (isWord(token, 'END')) {
+      if (caseDepth > 0) caseDepth--;
+      else if (inSet && depth === 0) { inSet = false; flush(); }
+    } else if (isWord(token, 'BEGIN') && depth === 0 && current.length >= 4 && isWord(current[0], 'EXECUTE')) inSet = true;
+  }
+  flush();
+  return statements;
+}
+
+/** `SET` after `UPDATE ... ` or `ALTER TABLE ... SET (...)` continues the statement. */
+function continuesStatement(current: readonly Token[], token: Token, next: Token | undefined): boolean {
+  if (!isWord(token, 'SET')) return false;
+  const first = current[0];
+  if (isWord(first, 'ALTER', 'UPDATE')) return true;
+  return isOp(next, '(');
+}
