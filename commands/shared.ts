@@ -10,13 +10,10 @@ import { createPlatformApi } from '../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
 import { openRuntime } from '../infra/runtime.js';
 import type { Config } from '../src/config.js';
-import { GraphBuilder } from '../src/extraction/graphBuilder.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
-import { derivedMetricEnrichments, metricEnrichments, metricRequests, metricsInterval, type MetricRequest } from '../src/extraction/metrics.js';
-import type { MetricsPointBody } from '../src/extraction/platformTypes.js';
+import { enrichWithMetrics } from '../src/extraction/enrich.js';
 import { recordExtraction } from '../src/extraction/record.js';
 import { ConfigurationError } from '../src/errors.js';
-import type { LineageGraph } from '../src/graph/model.js';
 import { createLogger, type Logger } from '../src/logger.js';
 
 /** The flags of `lineage-svc-extract` (specification, "Command-line tools"). */
@@ -166,43 +163,3 @@ export async function runExtract(
   }
 }
 
-/**
- * `--enrich-only --metrics`: phase 5 on an existing graph file. Clusters, connectors and compute
- * pools are read from the graph's nodes.
- */
-export async function enrichWithMetrics(
-  graph: LineageGraph,
-  platform: ReturnType<typeof createPlatformApi>,
-  lookbackHours: number,
-  now = new Date(),
-): Promise<{ graph: LineageGraph; warnings: string[] }> {
-  const clusters = new Map<string, { environmentId: string; clusterId: string }>();
-  const pools = new Map<string, { environmentId: string; computePoolId: string }>();
-  const connectors = new Map<string, string>();
-  for (const node of graph.nodes) {
-    if (node.system !== 'STREAM' || !node.environment_id) continue;
-    if (node.node_type === 'TOPIC' && node.cluster_id) clusters.set(`${node.environment_id}/${node.cluster_id}`, { environmentId: node.environment_id, clusterId: node.cluster_id });
-    const pool = node.attributes?.compute_pool_id;
-    if (node.node_type === 'STREAM_JOB' && typeof pool === 'string') pools.set(`${node.environment_id}/${pool}`, { environmentId: node.environment_id, computePoolId: pool });
-    const lcc = node.attributes?.connector_id;
-    if (node.node_type === 'CONNECTOR' && typeof lcc === 'string') connectors.set(lcc, node.id);
-  }
-  const requests = metricRequests({ clusters: [...clusters.values()], computePools: [...pools.values()], interval: metricsInterval(now, lookbackHours) });
-  const answers: { request: MetricRequest; points: MetricsPointBody[] }[] = [];
-  const warnings: string[] = [];
-  await Promise.all(
-    requests.map((request) =>
-      platform.queryMetrics(request.query).then(
-        (points) => answers.push({ request, points }),
-        (error: unknown) => warnings.push(`Metrics: ${(error as Error).message}`),
-      ),
-    ),
-  );
-  const builder = new GraphBuilder();
-  builder.add({ nodes: graph.nodes, edges: graph.edges });
-  for (const enrichment of [...metricEnrichments(answers, connectors, lookbackHours), ...derivedMetricEnrichments(graph.nodes, now, lookbackHours)]) {
-    builder.enrich(enrichment.nodeId, enrichment.attributes);
-  }
-  const built = builder.build();
-  return { graph: graph.metadata ? { ...built.graph, metadata: graph.metadata } : built.graph, warnings: [...warnings, ...built.warnings] };
-}

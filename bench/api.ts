@@ -1,0 +1,108 @@
+/**
+ * REST API benchmark (issue 5), over loopback HTTP against a real `buildApp` on the memory store:
+ *
+ * - traversal latency p50/p99, upstream and downstream, at 5 and 10 hops, on a 100,000-node /
+ *   300,000-edge synthetic graph recorded through `recordGraph` (target: p99 under 20 ms at 10 hops);
+ * - the time to GET a whole 10,000-node graph (`GET /api/v1/graphs/{id}`);
+ * - requests per second for `GET /api/v1/health` and for a traversal, with 50 concurrent
+ *   connections (autocannon).
+ *
+ * Returns rows; prints nothing (`bench/run.ts` prints). Latencies are in milliseconds, measured by
+ * the client around each request, sequentially, after a warm-up.
+ */
+import autocannon from 'autocannon';
+import { buildApp } from '../infra/http/app.js';
+import { openRuntime } from '../infra/runtime.js';
+import { loadConfig } from '../src/config.js';
+import { recordGraph } from '../src/graphCommands.js';
+import { silentLogger } from '../src/logger.js';
+import { syntheticGraph } from './syntheticGraph.js';
+
+/** One measured figure. */
+export interface ApiBenchRow {
+  measure: string;
+  /** Milliseconds for latencies and durations, requests per second for throughput. */
+  value: number;
+  unit: 'ms' | 'requests/s';
+  /** Requests the figure is computed from. */
+  samples: number;
+  /** Mean number of nodes in the answers (traversals and the whole-graph GET), else null. */
+  nodes_per_answer: number | null;
+}
+
+const BIG_GRAPH = '00000000-0000-4000-8000-00000000a100';
+const SMALL_GRAPH = '00000000-0000-4000-8000-00000000a010';
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function timed(url: string): Promise<{ ms: number; nodes: number }> {
+  const started = performance.now();
+  const response = await fetch(url);
+  const body = (await response.json()) as { node_count?: number; nodes?: unknown[] };
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`);
+  return { ms, nodes: body.node_count ?? body.nodes?.length ?? 0 };
+}
+
+async function rps(url: string): Promise<{ value: number; samples: number }> {
+  const result = await autocannon({ url, connections: 50, duration: 5 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { value: result.requests.average, samples: result.requests.total };
+}
+
+/**
+ * Runs the API benchmark.
+ * @param options.traversals requests per traversal configuration at 5 hops (default 300; a tenth of it at 10 hops).
+ */
+export async function benchApi(options: { traversals?: number } = {}): Promise<ApiBenchRow[]> {
+  const traversals = options.traversals ?? 300;
+  const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'memory' });
+  const logger = silentLogger();
+  const runtime = await openRuntime(config, logger);
+  const app = await buildApp({ config, logger, runtime, runners: { extract: async () => ({}), enrich: async () => ({}) } });
+  const rows: ApiBenchRow[] = [];
+  try {
+    const context = { cause: 'import', actor: 'bench' };
+    const big = syntheticGraph({ nodes: 100_000, edges: 300_000 });
+    await recordGraph(runtime.commands, BIG_GRAPH, big, { mode: 'replace', createIfMissing: true, name: 'bench-100k' }, context);
+    await recordGraph(runtime.commands, SMALL_GRAPH, syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }), { mode: 'replace', createIfMissing: true, name: 'bench-10k' }, context);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    const base = `http://127.0.0.1:${address.port}/api/v1`;
+
+    // Origins spread over the graph, the same for every configuration.
+    const step = Math.floor(big.nodes.length / traversals);
+    const origins = Array.from({ length: traversals }, (_, index) => big.nodes[index * step]!.id);
+    for (const direction of ['upstream', 'downstream'] as const) {
+      for (const hops of [5, 10]) {
+        const url = (id: string) => `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
+        // At 10 hops an answer holds about a third of this graph (~35,000 nodes), so fewer samples.
+        const sample = hops >= 10 ? origins.filter((_, index) => index % 10 === 0) : origins;
+        for (const id of sample.slice(0, 5)) await timed(url(id));
+        const results: Array<{ ms: number; nodes: number }> = [];
+        for (const id of sample) results.push(await timed(url(id)));
+        const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
+        const meanNodes = results.reduce((sum, result) => sum + result.nodes, 0) / results.length;
+        rows.push({ measure: `traversal ${direction} ${hops} hops p50`, value: percentile(sorted, 50), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
+        rows.push({ measure: `traversal ${direction} ${hops} hops p99`, value: percentile(sorted, 99), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
+      }
+    }
+
+    const whole: Array<{ ms: number; nodes: number }> = [];
+    for (let run = 0; run < 11; run += 1) whole.push(await timed(`${base}/graphs/${SMALL_GRAPH}`));
+    const wholeSorted = whole.slice(1).map((result) => result.ms).sort((a, b) => a - b);
+    rows.push({ measure: 'GET whole 10,000-node graph (median)', value: percentile(wholeSorted, 50), unit: 'ms', samples: wholeSorted.length, nodes_per_answer: whole[0]!.nodes });
+
+    const health = await rps(`${base}/health`);
+    rows.push({ measure: 'GET /health, 50 connections', value: health.value, unit: 'requests/s', samples: health.samples, nodes_per_answer: null });
+    const traversal = await rps(`${base}/graphs/${BIG_GRAPH}/query/downstream/${encodeURIComponent(origins[1]!)}?hops=5`);
+    rows.push({ measure: 'traversal downstream 5 hops, 50 connections', value: traversal.value, unit: 'requests/s', samples: traversal.samples, nodes_per_answer: null });
+    return rows;
+  } finally {
+    await app.close();
+    await runtime.close();
+  }
+}

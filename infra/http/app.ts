@@ -1,0 +1,137 @@
+/**
+ * The REST API as a fastify instance (issue 5): `buildApp` wires the zod type provider, the
+ * problem+json error handling, API-key authentication, the OpenAPI document generated from the
+ * routes' zod schemas, the doc pages, and the route plugins under `/api/v1`. It does not listen;
+ * `commands/api.ts` does (and tests listen on port 0).
+ *
+ * Documents and pages (open even when authentication is on, contract section 4):
+ * - `GET /openapi.json`: OpenAPI 3.1, generated from the same zod schemas that validate requests;
+ * - `GET /api/v1/openapi.yaml`: the same document as YAML (needs the key when authentication is on);
+ * - `GET /docs`: Swagger UI, served from `@fastify/swagger-ui` (no CDN);
+ * - `GET /redoc`: ReDoc, its standalone bundle served from the `redoc` package at `/redoc/redoc.standalone.js`.
+ *
+ * Request bodies are limited to `DEFAULT_BODY_LIMIT` (10 MiB; graph imports 128 MiB); a larger body
+ * is answered 413 as problem+json.
+ */
+import { createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { stringify as toYaml } from 'yaml';
+import type { Config } from '../../src/config.js';
+import type { Logger } from '../../src/logger.js';
+import type { LineageRuntime } from '../runtime.js';
+import { registerApiKeyAuth } from './auth.js';
+import { registerProblemHandling } from './problem.js';
+import { graphRoutes } from './routes/graphs.js';
+import { metaRoutes, packageInfo } from './routes/meta.js';
+import { taskRoutes } from './routes/tasks.js';
+import { createTaskRunners } from './taskRunners.js';
+import { createTaskService, type TaskRunners, type TaskService } from './taskService.js';
+
+/** Largest request body, in bytes, on every route but graph import (10 MiB). */
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+/** Longest path parameter, in characters: node ids are up to 2,048 characters, percent-encoded. */
+export const MAX_PARAM_LENGTH = 8 * 1024;
+
+/** How long closing the app waits for running tasks before closing anyway, in ms. */
+export const TASK_DRAIN_MS = 5_000;
+
+/** What `buildApp` needs. */
+export interface AppOptions {
+  config: Config;
+  logger: Logger;
+  runtime: LineageRuntime;
+  /** The work behind tasks; default the real extraction and enrichment (`./taskRunners.ts`). */
+  runners?: TaskRunners;
+  /** Request body limit in bytes; default `DEFAULT_BODY_LIMIT`. */
+  bodyLimit?: number;
+}
+
+/** The app, with the task service (so that callers can wait for tasks, e.g. on shutdown). */
+export type LineageApp = FastifyInstance & { tasks: TaskService };
+
+/** Every configured secret value, to be masked out of task errors. */
+export function secretValues(config: Config): string[] {
+  const credentials = Object.values(config.stream.credentials).flatMap((pair) => (pair ? [pair.key, pair.secret] : []));
+  const others = [config.api.key, config.lakehouse.token, config.warehouse.accessToken, config.storage.url];
+  return [...new Set([...credentials, ...others].filter((value): value is string => typeof value === 'string' && value !== ''))];
+}
+
+const REDOC_PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>lineage-svc API</title>
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <style>body { margin: 0; padding: 0; }</style>
+  </head>
+  <body>
+    <redoc spec-url="/openapi.json"></redoc>
+    <script src="/redoc/redoc.standalone.js"></script>
+  </body>
+</html>
+`;
+
+/**
+ * Builds the API. Marks tasks left pending by a previous process as failed before returning
+ * (a single API process per store is assumed).
+ */
+export async function buildApp(options: AppOptions): Promise<LineageApp> {
+  const { config, logger, runtime } = options;
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerProblemHandling(app);
+  registerApiKeyAuth(app, config.api.key);
+
+  const info = packageInfo();
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'lineage-svc API',
+        version: info.version,
+        description: 'Lineage of a streaming data estate, as a graph and as OpenLineage. Errors are application/problem+json (RFC 9457).',
+      },
+      servers: [],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const runners = options.runners ?? createTaskRunners({ config, runtime, logger });
+  const tasks = createTaskService({ store: runtime.store, tasks: runtime.tasks, projector: runtime.projector, logger, runners, secrets: secretValues(config) });
+
+  await app.register(metaRoutes, { prefix: '/api/v1', config });
+  await app.register(graphRoutes, { prefix: '/api/v1', runtime });
+  await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())));
+  const redocBundle = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  app.get('/redoc', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(REDOC_PAGE));
+  app.get('/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(createReadStream(redocBundle)),
+  );
+
+  app.addHook('onClose', async () => tasks.drain(TASK_DRAIN_MS));
+  await tasks.failInterrupted();
+  return Object.assign(app, { tasks }) as unknown as LineageApp;
+}

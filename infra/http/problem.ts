@@ -1,0 +1,139 @@
+/**
+ * The one place errors become HTTP responses: every error, and every unknown route, is answered as
+ * `application/problem+json` (RFC 9457) `{type, title, status, detail, errors?}` (contract section 4).
+ *
+ * - request validation failures (zod, through fastify-type-provider-zod) and our `ValidationError`:
+ *   400 with `errors: [{path, message}]`;
+ * - every `LineageError`: its own `status` (404 not found, 409 conflict, 403 forbidden, ...);
+ * - fastify's own client errors (unsupported media type 415, body too large 413, malformed JSON 400,
+ *   empty JSON body 400, ...): their 4xx status and message;
+ * - anything else: 500 with a generic detail; the error itself is logged, never returned.
+ *
+ * `type` is a URN naming the problem, e.g. `urn:lineage-svc:problem:not-found`.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { LineageError, ValidationError, type ValidationIssue } from '../../src/errors.js';
+
+/**
+ * Any fastify instance, whatever its logger and type provider (the helpers here only add handlers
+ * and hooks, which do not depend on either).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
+
+/** The media type of every error response. */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** An RFC 9457 problem document as this API returns it. */
+export const ProblemSchema = z
+  .object({
+    type: z.string().describe('URN naming the kind of problem, e.g. urn:lineage-svc:problem:not-found'),
+    title: z.string().describe('Short summary of the kind of problem'),
+    status: z.number().int().describe('HTTP status code'),
+    detail: z.string().describe('What went wrong with this request'),
+    errors: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('Validation problems, one per offending field (400 only)'),
+  })
+  .meta({ id: 'Problem' });
+export type Problem = z.infer<typeof ProblemSchema>;
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** Slugs of the `type` URN for statuses that have no `LineageError` code. */
+const SLUGS: Record<number, string> = {
+  400: 'bad-request',
+  403: 'forbidden',
+  404: 'not-found',
+  409: 'conflict',
+  413: 'content-too-large',
+  415: 'unsupported-media-type',
+  500: 'internal-error',
+};
+
+/** Builds a problem document. `code` (e.g. `NOT_FOUND`) names the `type`; the status is used otherwise. */
+export function problem(status: number, detail: string, options: { code?: string; errors?: ValidationIssue[] } = {}): Problem {
+  const slug = options.code ? options.code.toLowerCase().replace(/_/g, '-') : (SLUGS[status] ?? `http-${status}`);
+  const result: Problem = { type: `urn:lineage-svc:problem:${slug}`, title: TITLES[status] ?? (status < 500 ? 'Client Error' : 'Server Error'), status, detail };
+  if (options.errors && options.errors.length > 0) result.errors = options.errors;
+  return result;
+}
+
+/**
+ * Maps any thrown value to a problem document and says whether it is our fault (to be logged as an
+ * error). Pure: used by the error handler and by tests.
+ */
+export function problemFor(error: unknown): { problem: Problem; internal: boolean } {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const context = (error as { validationContext?: string }).validationContext ?? 'request';
+    const errors = error.validation.map((issue) => ({
+      path: [context, ...issue.instancePath.split('/').filter((part) => part !== '')].join('.'),
+      message: issue.message ?? 'is invalid',
+    }));
+    const first = errors[0];
+    const detail = first ? `invalid ${context}: ${first.path}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}` : `invalid ${context}`;
+    return { problem: problem(400, detail, { code: 'VALIDATION_FAILED', errors }), internal: false };
+  }
+  if (error instanceof ValidationError) {
+    return { problem: problem(400, error.message, { code: error.code, errors: error.issues }), internal: false };
+  }
+  if (error instanceof LineageError) {
+    if (error.status >= 500) return { problem: problem(error.status, 'the service could not complete the request; see the server log', { code: error.code }), internal: true };
+    return { problem: problem(error.status, error.message, { code: error.code }), internal: false };
+  }
+  if (isResponseSerializationError(error)) {
+    return { problem: problem(500, 'internal error; see the server log'), internal: true };
+  }
+  const status = (error as Partial<FastifyError> | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { problem: problem(status, message), internal: false };
+  }
+  return { problem: problem(500, 'internal error; see the server log'), internal: true };
+}
+
+/** Sends a problem document (as a string, so that no route's response schema applies to it). */
+export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  return reply.code(body.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
+}
+
+/**
+ * Installs the error handler and the not-found handler on the root instance. Internal errors are
+ * logged with the request's method and route; the client only sees a generic detail.
+ */
+export function registerProblemHandling(app: AnyFastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { problem: body, internal } = problemFor(error);
+    if (internal) request.log.error({ err: error, request: { method: request.method, route: request.routeOptions.url } }, 'Request:Failed');
+    return sendProblem(reply, body);
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(reply, problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`, { code: 'ROUTE_NOT_FOUND' })),
+  );
+}
+
+/** The error responses every route documents: problem documents for 400, 403 and 404. */
+export const problemResponses = {
+  400: ProblemSchema.describe('Validation failed'),
+  403: ProblemSchema.describe('API key missing or invalid'),
+  404: ProblemSchema.describe('Not found'),
+} as const;

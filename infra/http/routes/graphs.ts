@@ -1,0 +1,332 @@
+/**
+ * Graph endpoints under `/api/v1/graphs` (specification "Endpoints / Graphs"; contract section 4
+ * "Graphs" and "History"). Each route is a schema plus one call into `../graphService.ts`.
+ *
+ * Writes (create, import, add node, add edge, delete) append events; reads come from the projection,
+ * or with `as_of` from the graph's stream folded up to that point.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal.js';
+import { ChangeCountsSchema } from '../../../src/events.js';
+import {
+  createEmptyGraph,
+  diffGraphHistory,
+  exportGraph,
+  getNode,
+  graphHistory,
+  graphWithContent,
+  importGraph,
+  listEdges,
+  listGraphs,
+  listNodes,
+  putEdge,
+  putNode,
+  removeGraph,
+  traverseGraph,
+  type GraphRuntime,
+} from '../graphService.js';
+import { ProblemSchema, problemResponses } from '../problem.js';
+import {
+  AsOf,
+  EdgeInput,
+  EdgeResource,
+  EdgeTypeQuery,
+  GraphIdParams,
+  LineageGraphInput,
+  LineageGraphResource,
+  NodeInput,
+  NodeParams,
+  NodeResource,
+  NodeTypeQuery,
+  SystemQuery,
+  paging,
+  rawJsonSerializer,
+} from './schemas.js';
+
+/** Options of the graph routes. */
+export interface GraphRoutesOptions {
+  runtime: GraphRuntime;
+}
+
+/**
+ * Largest body `POST /graphs/{id}/import` accepts, in bytes (128 MiB): a 100,000-node graph file is
+ * about 100 MB (specification, "Limits"). Every other route has the app's limit (10 MiB).
+ */
+export const IMPORT_BODY_LIMIT = 128 * 1024 * 1024;
+
+/** Default number of hops of a traversal. */
+export const DEFAULT_HOPS = 3;
+/** Largest number of hops a traversal may ask for (the traversal's own limit). */
+export const MAX_HOPS = MAX_TRAVERSAL_HOPS;
+
+const GraphSummarySchema = z
+  .object({
+    graph_id: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    node_count: z.number().int(),
+    edge_count: z.number().int(),
+    revision: z.number().int().describe('Revision of the graph stream'),
+    created_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: 'GraphSummary' });
+
+const GraphSchema = GraphSummarySchema.extend({ nodes: z.array(NodeResource), edges: z.array(EdgeResource) });
+
+const TraversalSchema = z.object({
+  origin: NodeResource,
+  direction: z.enum(['upstream', 'downstream']),
+  hops: z.number().int(),
+  nodes: z.array(NodeResource.and(z.object({ hop: z.number().int().describe('Distance from the origin, 1 for a neighbour') }))),
+  edges: z.array(EdgeResource),
+  node_count: z.number().int(),
+  edge_count: z.number().int(),
+});
+
+const DiffPointSchema = z.object({ as_of: z.string().nullable(), revision: z.number().int(), time: z.string().nullable() });
+const changed = <T extends z.ZodType>(item: T) => z.array(z.object({ id: z.string(), before: item, after: item }));
+
+const tags = ['graphs'];
+const withProblems = <T extends object>(responses: T) => ({ ...responses, ...problemResponses });
+
+/** Registers the graph routes (register with `{ prefix: '/api/v1' }`). */
+export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app, { runtime }) => {
+  app.get(
+    '/graphs',
+    {
+      schema: { tags, summary: 'List graphs, most recently changed first', response: withProblems({ 200: z.object({ graphs: z.array(GraphSummarySchema) }) }) },
+    },
+    async () => ({ graphs: listGraphs(runtime) }),
+  );
+
+  app.post(
+    '/graphs',
+    {
+      schema: {
+        tags,
+        summary: 'Create an empty graph',
+        body: z.object({ name: z.string().max(200).nullish(), description: z.string().max(2000).nullish() }).strict().nullish(),
+        response: withProblems({ 201: GraphSummarySchema }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createEmptyGraph(runtime, request.body ?? {})),
+  );
+
+  app.get(
+    '/graphs/:graph_id',
+    {
+      schema: { tags, summary: 'A graph with all its nodes and edges', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: GraphSchema }) },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => graphWithContent(runtime, request.params.graph_id, request.query.as_of),
+  );
+
+  app.delete(
+    '/graphs/:graph_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a graph (its history stays readable)',
+        params: GraphIdParams,
+        response: withProblems({ 200: z.object({ graph_id: z.string(), status: z.literal('deleted'), revision: z.number().int() }), 409: ProblemSchema }),
+      },
+    },
+    async (request) => removeGraph(runtime, request.params.graph_id),
+  );
+
+  app.post(
+    '/graphs/:graph_id/import',
+    {
+      bodyLimit: IMPORT_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'Import nodes and edges (merge: upsert; replace: make the graph equal to the body)',
+        params: GraphIdParams,
+        querystring: z.object({ mode: z.enum(['merge', 'replace']).default('merge') }),
+        body: LineageGraphInput,
+        response: withProblems({
+          200: z.object({
+            graph_id: z.string(),
+            mode: z.enum(['merge', 'replace']),
+            revision: z.number().int(),
+            changes: ChangeCountsSchema,
+            node_count: z.number().int(),
+            edge_count: z.number().int(),
+          }),
+          409: ProblemSchema,
+        }),
+      },
+    },
+    async (request) => importGraph(runtime, request.params.graph_id, request.body, request.query.mode),
+  );
+
+  app.get(
+    '/graphs/:graph_id/export',
+    {
+      schema: { tags, summary: 'The graph as LineageGraph JSON', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: LineageGraphResource }) },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => exportGraph(runtime, request.params.graph_id, request.query.as_of),
+  );
+
+  app.get(
+    '/graphs/:graph_id/nodes',
+    {
+      schema: {
+        tags,
+        summary: 'List nodes, with filters',
+        params: GraphIdParams,
+        querystring: z.object({
+          node_type: NodeTypeQuery.optional(),
+          system: SystemQuery.optional(),
+          environment_id: z.string().max(256).optional(),
+          cluster_id: z.string().max(256).optional(),
+          search: z.string().max(256).optional().describe('Case-insensitive substring of display_name or qualified_name'),
+          ...paging(1000, 10_000),
+          as_of: AsOf,
+        }),
+        response: withProblems({ 200: z.object({ nodes: z.array(NodeResource), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => listNodes(runtime, request.params.graph_id, request.query),
+  );
+
+  app.get(
+    '/graphs/:graph_id/nodes/:node_id',
+    {
+      schema: { tags, summary: 'One node', params: NodeParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: NodeResource }) },
+    },
+    async (request) => getNode(runtime, request.params.graph_id, request.params.node_id, request.query.as_of),
+  );
+
+  app.post(
+    '/graphs/:graph_id/nodes',
+    {
+      schema: {
+        tags,
+        summary: 'Add a node (201), or replace the node with the same id (200)',
+        params: GraphIdParams,
+        body: NodeInput,
+        response: withProblems({ 200: NodeResource, 201: NodeResource, 409: ProblemSchema }),
+      },
+    },
+    async (request, reply) => {
+      const { created, node } = await putNode(runtime, request.params.graph_id, request.body);
+      return reply.code(created ? 201 : 200).send(node);
+    },
+  );
+
+  app.get(
+    '/graphs/:graph_id/edges',
+    {
+      schema: {
+        tags,
+        summary: 'List edges, with filters',
+        params: GraphIdParams,
+        querystring: z.object({
+          edge_type: EdgeTypeQuery.optional(),
+          node_id: z.string().max(4096).optional().describe('Only edges with this node at either end'),
+          ...paging(1000, 10_000),
+          as_of: AsOf,
+        }),
+        response: withProblems({ 200: z.object({ edges: z.array(EdgeResource), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => listEdges(runtime, request.params.graph_id, request.query),
+  );
+
+  app.post(
+    '/graphs/:graph_id/edges',
+    {
+      schema: {
+        tags,
+        summary: 'Add an edge (201), or replace the attributes of the same edge (200); both ends must exist (404)',
+        params: GraphIdParams,
+        body: EdgeInput,
+        response: withProblems({ 200: EdgeResource, 201: EdgeResource, 409: ProblemSchema }),
+      },
+    },
+    async (request, reply) => {
+      const { created, edge } = await putEdge(runtime, request.params.graph_id, request.body);
+      return reply.code(created ? 201 : 200).send(edge);
+    },
+  );
+
+  for (const direction of ['upstream', 'downstream'] as const) {
+    app.get(
+      `/graphs/:graph_id/query/${direction}/:node_id`,
+      {
+        schema: {
+          tags,
+          summary: `Nodes and edges ${direction} of a node, within hops`,
+          params: NodeParams,
+          querystring: z.object({
+            hops: z.coerce.number().int().min(1).max(MAX_HOPS).default(DEFAULT_HOPS).describe(`1 to ${MAX_HOPS} (default ${DEFAULT_HOPS})`),
+            as_of: AsOf,
+          }),
+          response: withProblems({ 200: TraversalSchema }),
+        },
+        serializerCompiler: rawJsonSerializer,
+      },
+      async (request) => traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of),
+    );
+  }
+
+  app.get(
+    '/graphs/:graph_id/history',
+    {
+      schema: {
+        tags,
+        summary: 'The changes of a graph, oldest first',
+        params: GraphIdParams,
+        response: withProblems({
+          200: z.object({
+            graph_id: z.string(),
+            changes: z.array(
+              z.object({
+                revision: z.number().int(),
+                time: z.string(),
+                cause: z.string(),
+                actor: z.string().nullable(),
+                correlation_id: z.string().nullable(),
+                kind: z.enum(['created', 'changed', 'deleted']),
+                counts: ChangeCountsSchema,
+              }),
+            ),
+          }),
+        }),
+      },
+    },
+    async (request) => graphHistory(runtime, request.params.graph_id),
+  );
+
+  app.get(
+    '/graphs/:graph_id/diff',
+    {
+      schema: {
+        tags,
+        summary: 'What changed between two points of a graph (each an ISO 8601 time or a revision)',
+        params: GraphIdParams,
+        querystring: z.object({
+          from: z.string().min(1).max(64).describe('Start point: an ISO 8601 time or a revision'),
+          to: z.string().min(1).max(64).optional().describe('End point (default: now)'),
+        }),
+        response: withProblems({
+          200: z.object({
+            graph_id: z.string(),
+            from: DiffPointSchema,
+            to: DiffPointSchema,
+            nodes: z.object({ added: z.array(NodeResource), removed: z.array(NodeResource), changed: changed(NodeResource) }),
+            edges: z.object({ added: z.array(EdgeResource), removed: z.array(EdgeResource), changed: changed(EdgeResource) }),
+          }),
+        }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => diffGraphHistory(runtime, request.params.graph_id, request.query.from, request.query.to),
+  );
+};

@@ -1,0 +1,80 @@
+/**
+ * zod schemas shared by the route plugins: graph shapes reused from the model (`src/graph/model.ts`)
+ * with OpenAPI component names, and the raw serializer used by routes whose answers can hold a
+ * whole graph.
+ */
+import type { FastifySerializerCompiler } from 'fastify';
+import { z } from 'zod';
+import { AttributesSchema, CATALOG_TYPES, EDGE_TYPES, EdgeSchema, LineageGraphSchema, NODE_TYPES, NodeSchema, SYSTEMS } from '../../../src/graph/model.js';
+
+/** A node in a request body: the model's schema (accepts lower-case enums, fills defaults). */
+export const NodeInput = NodeSchema;
+/** An edge in a request body: the model's schema. */
+export const EdgeInput = EdgeSchema;
+/** A whole graph in a request body, the graph file form: the model's schema. */
+export const LineageGraphInput = LineageGraphSchema;
+
+/**
+ * A node as answered (OpenAPI component `Node`). The model's schema upper-cases enums on input with
+ * a one-way transform, which the response serializer cannot encode, so answers use this plain
+ * form of the same fields.
+ */
+export const NodeResource = z
+  .object({
+    id: z.string(),
+    node_type: z.enum(NODE_TYPES),
+    system: z.enum(SYSTEMS),
+    qualified_name: z.string(),
+    display_name: z.string(),
+    environment_id: z.string().nullable(),
+    cluster_id: z.string().nullable(),
+    attributes: AttributesSchema,
+    catalog_type: z.enum(CATALOG_TYPES).nullable().optional(),
+  })
+  .meta({ id: 'Node' });
+/** An edge as answered (OpenAPI component `Edge`). */
+export const EdgeResource = z
+  .object({ src_id: z.string(), dst_id: z.string(), edge_type: z.enum(EDGE_TYPES), attributes: AttributesSchema })
+  .meta({ id: 'Edge' });
+/** A whole graph as answered (OpenAPI component `LineageGraph`). */
+export const LineageGraphResource = z
+  .object({ nodes: z.array(NodeResource), edges: z.array(EdgeResource), metadata: z.record(z.string(), z.unknown()).optional() })
+  .meta({ id: 'LineageGraph' });
+
+/** Upper-cases query values so that `topic` and `TOPIC` are accepted alike. */
+const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
+export const NodeTypeQuery = z.preprocess(upperCase, z.enum(NODE_TYPES));
+export const SystemQuery = z.preprocess(upperCase, z.enum(SYSTEMS));
+export const EdgeTypeQuery = z.preprocess(upperCase, z.enum(EDGE_TYPES));
+
+/** `as_of`: an ISO 8601 time or a graph stream revision (contract section 4, "History"). */
+export const AsOf = z
+  .string()
+  .min(1)
+  .max(64)
+  .optional()
+  .describe('Read the graph as it was at this point: an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) or a stream revision (an integer)');
+
+/** Path parameter `graph_id`. */
+export const GraphIdParams = z.object({ graph_id: z.string().min(1).max(256).describe('Graph id (a UUID)') });
+
+/** Path parameters of one node: `node_id` percent-encoded (it holds colons and slashes). */
+export const NodeParams = GraphIdParams.extend({
+  node_id: z.string().min(1).max(4096).describe('Node id, percent-encoded (e.g. stream%3Atopic%3Aenv-1%3Alkc-1%2Forders)'),
+});
+
+/** `limit` / `offset` paging, with the largest page allowed. */
+export function paging(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: z.coerce.number().int().min(1).max(maxLimit).default(defaultLimit).describe(`Page size, 1 to ${maxLimit} (default ${defaultLimit})`),
+    offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe('Items to skip (default 0)'),
+  };
+}
+
+/**
+ * Serializes with `JSON.stringify` and no schema check. Used by routes whose answer can hold a
+ * whole graph (100,000 nodes): their response schemas still document the shape in OpenAPI, but
+ * re-validating every node on the way out would cost more than producing the answer. Their data
+ * comes from the projection, which only ever holds validated nodes and edges.
+ */
+export const rawJsonSerializer: FastifySerializerCompiler<unknown> = () => (data) => JSON.stringify(data);

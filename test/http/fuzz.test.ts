@@ -1,0 +1,129 @@
+/**
+ * Property: no request, however malformed, gets a 5xx (contract section 4: "No input yields a
+ * 500"). fast-check sends random and malformed bodies, path segments and query strings to every
+ * endpoint of a server holding a real graph, and checks that each answer is below 500 and that every
+ * 4xx is a problem+json document. Bounded runs keep it to a few seconds.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ids, sampleGraph } from '../helpers/sampleGraph.js';
+import { fastRunners, startApi, type TestApi } from './helpers.js';
+
+/** Every endpoint, with `{g}` for a graph id, `{n}` for a node id and `{t}` for a task id. */
+const ENDPOINTS: Array<[string, string]> = [
+  ['GET', '/api/v1/health'],
+  ['GET', '/api/v1/version'],
+  ['GET', '/api/v1/catalogs'],
+  ['GET', '/api/v1/openapi.yaml'],
+  ['GET', '/api/v1/graphs'],
+  ['POST', '/api/v1/graphs'],
+  ['GET', '/api/v1/graphs/{g}'],
+  ['DELETE', '/api/v1/graphs/{g}'],
+  ['POST', '/api/v1/graphs/{g}/import'],
+  ['GET', '/api/v1/graphs/{g}/export'],
+  ['GET', '/api/v1/graphs/{g}/nodes'],
+  ['POST', '/api/v1/graphs/{g}/nodes'],
+  ['GET', '/api/v1/graphs/{g}/nodes/{n}'],
+  ['GET', '/api/v1/graphs/{g}/edges'],
+  ['POST', '/api/v1/graphs/{g}/edges'],
+  ['GET', '/api/v1/graphs/{g}/query/upstream/{n}'],
+  ['GET', '/api/v1/graphs/{g}/query/downstream/{n}'],
+  ['GET', '/api/v1/graphs/{g}/history'],
+  ['GET', '/api/v1/graphs/{g}/diff'],
+  ['GET', '/api/v1/tasks'],
+  ['GET', '/api/v1/tasks/{t}'],
+  ['POST', '/api/v1/tasks/extract'],
+  ['POST', '/api/v1/extract'],
+  ['POST', '/api/v1/tasks/enrich'],
+];
+
+const QUERY_NAMES = ['as_of', 'mode', 'hops', 'limit', 'offset', 'node_type', 'system', 'search', 'from', 'to', 'type', 'status', 'environment_ids', 'edge_type', 'node_id', 'cluster_id'];
+
+describe('fuzz: no input yields a 5xx', () => {
+  let api: TestApi;
+  let graphId: string;
+  before(async () => {
+    api = await startApi({ runners: fastRunners() });
+    const created = await fetch(`${api.base}/api/v1/graphs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"fuzz"}' });
+    graphId = ((await created.json()) as { graph_id: string }).graph_id;
+    await fetch(`${api.base}/api/v1/graphs/${graphId}/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleGraph()) });
+  });
+  after(async () => api.dispose());
+
+  it('answers random requests to every endpoint below 500, 4xx as problem+json', async () => {
+    const segment = fc.oneof(
+      fc.constantFrom(ids.orders, ids.postgres, 'x', '', '..', '%', '%zz', '%00', 'a/b', ' ', '\u00e9', '0', '-1'),
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+    );
+    const queryValue = fc.oneof(
+      fc.constantFrom('', '0', '-1', '1', '3', '999999999999999999999', 'NaN', '1e309', 'merge', 'replace', 'TOPIC', 'stream', 'pending', '2024-01-01T00:00:00Z', 'now', '[]', '{}'),
+      fc.string({ maxLength: 30 }),
+    );
+    const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 10 })), queryValue), { maxLength: 5 });
+    const body = fc.oneof(
+      fc.constant(undefined),
+      fc.json({ maxDepth: 3 }),
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom('{', '[', 'null', '"x"', '{"nodes": 1}', '{"nodes":[{"id":null}]}', JSON.stringify(sampleGraph()), '{"environment_ids":[1]}', '{"src_id":"a","dst_id":"b","edge_type":"CONSUMES"}'),
+      fc.anything({ maxDepth: 2 }).map((value) => {
+        try {
+          return JSON.stringify(value) ?? 'undefined';
+        } catch {
+          return 'unserializable';
+        }
+      }),
+    );
+    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', '', 'application/problem+json');
+    const request = fc.record({
+      endpoint: fc.constantFrom(...ENDPOINTS),
+      graph: fc.oneof(fc.constant('{graph}'), segment),
+      node: segment,
+      task: segment,
+      query,
+      body,
+      contentType,
+      method: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), { freq: 5 }),
+    });
+
+    await fc.assert(
+      fc.asyncProperty(request, async (input) => {
+        const [defaultMethod, template] = input.endpoint;
+        const method = input.method ?? defaultMethod;
+        const path = template
+          .replace('{g}', input.graph === '{graph}' ? graphId : encodeURIComponent(input.graph))
+          .replace('{n}', encodeURIComponent(input.node))
+          .replace('{t}', encodeURIComponent(input.task));
+        const search = input.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+        const headers: Record<string, string> = {};
+        if (input.contentType !== '' && input.body !== undefined) headers['content-type'] = input.contentType;
+        const sendsBody = input.body !== undefined && method !== 'GET';
+        const response = await fetch(`${api.base}${path}${search ? `?${search}` : ''}`, { method, headers, ...(sendsBody ? { body: input.body as string } : {}) });
+        const text = await response.text();
+        assert.ok(response.status < 500, `${method} ${path}?${search} -> ${response.status}: ${text.slice(0, 300)}`);
+        if (response.status >= 400) assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      }),
+      { numRuns: 600, seed: 20250101 },
+    );
+    // And the server still works.
+    const health = await fetch(`${api.base}/api/v1/health`);
+    assert.equal(health.status, 200);
+  });
+
+  it('answers raw malformed request lines and percent-encodings below 500', async () => {
+    const { request } = await import('node:http');
+    const paths = ['/api/v1/graphs/%', '/api/v1/graphs/%E0%A4%A/nodes', '/api/v1/graphs/x/nodes/%C0%AF', '/api/v1/%2e%2e/health', '/api/v1/graphs?limit=%', `/api/v1/graphs/x/nodes/${'a'.repeat(9000)}`];
+    for (const path of paths) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${api.base}${path}`, { method: 'GET' }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.ok(status >= 200 && status < 500, `${path.slice(0, 60)} -> ${status}`);
+    }
+  });
+});
