@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { benchApi } from './api.js';
 import { benchEventStores } from './eventStore.js';
 import { benchExtraction } from './extraction.js';
 import { benchOpenLineage } from './openLineage.js';
@@ -59,6 +60,15 @@ check('extraction wall time', extraction.wall_seconds, 's', '< 60', extraction.w
 check('extraction peak RSS', extraction.peak_rss_mb, 'MB', '< 500', extraction.peak_rss_mb < 500);
 const perTopic = Object.entries(requestsPerApi).filter(([api]) => /^kafka-rest\.(topic|topic-configs|partitions)$/.test(api)).reduce((sum, [, n]) => sum + n, 0);
 check('extraction requests per topic', perTopic, 'requests', '0', perTopic === 0);
+
+console.log('\nREST API over loopback: traversals on a 100,000-node / 300,000-edge graph, whole-graph GET, throughput with 50 connections');
+const api = await benchApi();
+console.table(api.map((row) => ({ ...row, value: round(row.value, 2), nodes_per_answer: row.nodes_per_answer === null ? '' : Math.round(row.nodes_per_answer) })));
+results.api = api;
+for (const direction of ['upstream', 'downstream']) {
+  const row = api.find((entry) => entry.measure === `traversal ${direction} 10 hops p99`);
+  if (row) check(`traversal ${direction} 10 hops p99`, row.value, 'ms', '< 20', row.value < 20);
+}
 
 console.log('\nOpenLineage: ingestion through the use case in batches of 100 on sqlite; dataset lineage at depth 5 after 1,000,000 events');
 const openLineage = await benchOpenLineage();

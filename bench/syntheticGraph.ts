@@ -27,12 +27,28 @@ function random(seed: number): () => number {
   };
 }
 
+/** Shape of a synthetic graph. */
+export interface SyntheticGraphOptions {
+  nodes: number;
+  edges: number;
+  seed?: number;
+  environments?: number;
+  /**
+   * Nodes per domain (default 200). A domain is a team's set of pipelines: its jobs read and write
+   * its own topics, as in real estates, where lineage is many pipelines rather than one random web.
+   * Set it to `nodes` for a single domain (edges anywhere: the worst case for traversals).
+   */
+  domainSize?: number;
+  /** Share of job inputs read from another domain's topics (shared core topics; default 0.02). */
+  crossDomainShare?: number;
+}
+
 /**
  * Builds a graph of about `nodes` nodes and `edges` edges (exact when `edges` is at least twice the
  * number of jobs). Node mix: 40% topics, 10% schemas, 10% external datasets, 15% stream jobs,
- * 5% SQL queries, 10% connectors, 10% consumer groups.
+ * 5% SQL queries, 10% connectors, 10% consumer groups. See `SyntheticGraphOptions` for its shape.
  */
-export function syntheticGraph(options: { nodes: number; edges: number; seed?: number; environments?: number }): LineageGraph {
+export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
   const next = random(options.seed ?? 42);
   const environments = options.environments ?? 10;
   const count = (share: number) => Math.max(1, Math.floor(options.nodes * share));
@@ -101,21 +117,35 @@ export function syntheticGraph(options: { nodes: number; edges: number; seed?: n
     jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'group' });
   }
 
-  // Every job reads one topic and (but groups) writes one, then edges are spread at random until the target.
+  // Domains: each kind of node is split into `domains` contiguous ranges; a job belongs to the domain
+  // of its position among jobs and mostly reads and writes the topics of that domain.
+  const domains = Math.max(1, Math.round(options.nodes / (options.domainSize ?? 200)));
+  const crossDomainShare = options.crossDomainShare ?? 0.02;
+  const inDomain = <T>(items: readonly T[], domain: number): T => {
+    const size = items.length / domains;
+    return items[Math.min(items.length - 1, Math.floor(domain * size + next() * size))]!;
+  };
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
+  const domainOf = (index: number) => Math.floor((index * domains) / jobs.length);
+  const input = (items: readonly string[], domain: number) => (next() < crossDomainShare ? pick(items) : inDomain(items, domain));
+
+  // Every job reads one topic and (but groups) writes one, then edges are spread until the target.
   for (const [index, job] of jobs.entries()) {
-    if (job.kind === 'connector' && index % 2 === 0) add(pick(externals), 'CONSUMES', job.id);
-    else add(pick(topics), 'CONSUMES', job.id);
+    const domain = domainOf(index);
+    if (job.kind === 'connector' && index % 2 === 0) add(inDomain(externals, domain), 'CONSUMES', job.id);
+    else add(input(topics, domain), 'CONSUMES', job.id);
     if (job.kind === 'group') continue;
-    if (job.kind === 'connector' && index % 2 === 1) add(job.id, 'PRODUCES', pick(externals));
-    else add(job.id, 'PRODUCES', pick(topics));
+    if (job.kind === 'connector' && index % 2 === 1) add(job.id, 'PRODUCES', inDomain(externals, domain));
+    else add(job.id, 'PRODUCES', inDomain(topics, domain));
   }
   let guard = 0;
   while (edges.length < options.edges && guard < options.edges * 10) {
     guard += 1;
-    const job = pick(jobs);
-    if (next() < 0.55 || job.kind === 'group') add(pick(topics), 'CONSUMES', job.id);
-    else add(job.id, 'PRODUCES', pick(topics));
+    const index = Math.floor(next() * jobs.length);
+    const job = jobs[index]!;
+    const domain = domainOf(index);
+    if (next() < 0.55 || job.kind === 'group') add(input(topics, domain), 'CONSUMES', job.id);
+    else add(job.id, 'PRODUCES', inDomain(topics, domain));
   }
   return { nodes, edges };
 }
