@@ -1,7 +1,7 @@
 /**
  * Event store benchmark: for each adapter, append N events (default 100,000) in batches (default
  * 1,000) of realistic `NodesAdded`-like events, then replay the whole store with `iterateAll`
- * (pages of 5,000). The bench runner prints and records the rows; this module prints nothing.
+ * (pages of 500, `iterateAll`'s default). The bench runner prints and records the rows; this module prints nothing.
  *
  * Adapters: memory, file and sqlite always (in temp dirs, removed afterwards); postgres when
  * `LINEAGE_SVC_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/test`) answers, in a
@@ -25,7 +25,7 @@ export interface EventStoreBenchRow {
   adapter: string;
   /** Events appended per second (batches of `batchSize`, each durable before the next starts). */
   appends_per_second: number;
-  /** Events read back per second by a full `iterateAll` replay with pages of 5,000. */
+  /** Events read back per second by a full `iterateAll` replay with its default pages (500). */
   replay_events_per_second: number;
   /** Events appended and replayed. */
   events: number;
@@ -46,7 +46,6 @@ interface Subject {
   open(): Promise<{ store: EventStore; dispose(): Promise<void> }>;
 }
 
-const REPLAY_PAGE_SIZE = 5000;
 const NODE_TYPES = ['TOPIC', 'CONSUMER_GROUP', 'CONNECTOR', 'SCHEMA', 'KSQL_QUERY', 'FLINK_JOB'] as const;
 
 /** A realistic event: one node with the identity fields and ~8 attributes a NodesAdded carries. */
@@ -107,7 +106,7 @@ async function measure(subject: Subject, events: number, batchSize: number): Pro
 
     const replayStart = performance.now();
     let replayed = 0;
-    for await (const event of iterateAll(store, { pageSize: REPLAY_PAGE_SIZE })) {
+    for await (const event of iterateAll(store)) {
       if (event.position !== replayed + 1) throw new Error(`${subject.adapter}: replay saw position ${event.position} after ${replayed}`);
       replayed += 1;
     }

@@ -119,10 +119,7 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
       break;
     case 'NodesAdded':
     case 'NodesChanged':
-      for (const node of event.data.nodes) {
-        if (graph.hasNode(node.id)) graph.replaceNodeAttributes(node.id, node);
-        else graph.addNode(node.id, node);
-      }
+      for (const node of event.data.nodes) putNode(graph, node);
       entry.counts[event.type === 'NodesAdded' ? 'nodes_added' : 'nodes_changed'] += event.data.nodes.length;
       break;
     case 'NodesRemoved':
@@ -149,6 +146,16 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
   state.updatedAt = event.recorded_at;
   entry.revision = event.revision;
   return state;
+}
+
+/** Adds a node, or replaces its attributes when it exists (one graphology call for a new node). */
+function putNode(graph: LineageGraphology, node: Node): void {
+  try {
+    graph.addNode(node.id, node);
+  } catch (error) {
+    if (!graph.hasNode(node.id)) throw error;
+    graph.replaceNodeAttributes(node.id, node);
+  }
 }
 
 /**
