@@ -33,6 +33,7 @@ import { registerApiKeyAuth } from './auth.js';
 import { registerProblemHandling } from './problem.js';
 import { graphRoutes } from './routes/graphs.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
+import { openLineageRoutes } from './routes/openLineage.js';
 import { taskRoutes } from './routes/tasks.js';
 import { createTaskRunners } from './taskRunners.js';
 import { createTaskService, type TaskRunners, type TaskService } from './taskService.js';
@@ -122,6 +123,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(metaRoutes, { prefix: '/api/v1', config });
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
+  await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())));

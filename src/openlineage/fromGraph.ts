@@ -13,8 +13,9 @@
  * - Namespaces: `stream://{env}/{cluster}` (stream nodes), `lakehouse://{workspace}`,
  *   `datalake://{region}/{database}`, `warehouse://{project}/{dataset}`, external datasets: their
  *   URI's scheme and authority, name = path (OpenLineage naming conventions).
- * - Facets: `schema` (HAS_SCHEMA), `dataSource`, `documentation`, `sql`, `columnLineage` (when a node
- *   carries a `column_lineage` attribute), `jobType`, `symlinks` (the `kafka://` form of a topic whose
+ * - Facets: `schema` (HAS_SCHEMA), `dataSource`, `documentation`, `sql`, `columnLineage` (on a job's
+ *   output, from the PRODUCES edge attribute `column_lineage`, see `columnLineageFacet`; or when a
+ *   node carries a `column_lineage` attribute already in facet form), `jobType`, `symlinks` (the `kafka://` form of a topic whose
  *   bootstrap endpoint is known) and the custom `stream_topic` / `stream_connector`.
  * - runId: a UUIDv5 of the job id and a hash of its definition, inputs and outputs, so it is stable
  *   while the job is unchanged and changes when it changes.
@@ -23,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Edge, type LineageGraph, type Node, type System } from '../graph/model.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
-import { EVENT_SCHEMA_URLS, LINEAGE_SVC_PRODUCER, facet, type Dataset, type RunEvent, type SchemaField } from './model.js';
+import { EVENT_SCHEMA_URLS, LINEAGE_SVC_PRODUCER, facet, type BaseFacet, type Dataset, type RunEvent, type SchemaField } from './model.js';
 
 /** UUIDv5 namespace of lineage-svc runIds (a fixed random UUID). */
 export const RUN_ID_NAMESPACE = '6f1c0b9e-3a52-4d8e-9b7a-2c4e5f6a7b8c';
@@ -309,7 +310,10 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
       if (edge.edge_type !== 'PRODUCES') continue;
       const target = index.nodes.get(edge.dst_id);
       if (!keep(target) || !DATASET_NODE_TYPES.has(target.node_type)) continue;
-      outputs.set(target.id, { nodeId: target.id, dataset: toDataset(target) });
+      const dataset = toDataset(target);
+      const columnLineage = columnLineageFacet(edge.attributes?.column_lineage, (id) => index.nodes.get(id), schemaFieldNames(dataset));
+      // The facet describes this job's write: it goes on this event's copy of the output only.
+      outputs.set(target.id, { nodeId: target.id, dataset: columnLineage ? { ...dataset, facets: { ...dataset.facets, columnLineage } } : dataset });
     }
     for (const output of [...outputs.values()]) materialized(output.nodeId, outputs);
 
@@ -343,6 +347,99 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     );
   }
   return events;
+}
+
+/** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */
+export const COLUMN_TRANSFORMATIONS: Readonly<Record<string, { type: 'DIRECT' | 'INDIRECT'; subtype: string }>> = {
+  identity: { type: 'DIRECT', subtype: 'IDENTITY' },
+  transformation: { type: 'DIRECT', subtype: 'TRANSFORMATION' },
+  aggregation: { type: 'DIRECT', subtype: 'AGGREGATION' },
+  filter: { type: 'INDIRECT', subtype: 'FILTER' },
+  join_key: { type: 'INDIRECT', subtype: 'JOIN' },
+};
+
+/** One input field of the columnLineage facet (1-2-0 `InputField`). */
+export interface InputField {
+  namespace: string;
+  name: string;
+  field: string;
+  transformations: Array<{ type: 'DIRECT' | 'INDIRECT'; subtype: string }>;
+}
+
+/** Names of the top-level fields of a dataset's `schema` facet (empty when it has none). */
+function schemaFieldNames(dataset: Dataset): Set<string> {
+  const fields = (dataset.facets?.schema as { fields?: unknown } | undefined)?.fields;
+  return new Set(Array.isArray(fields) ? fields.flatMap((field) => (typeof field === 'object' && field !== null && typeof (field as { name?: unknown }).name === 'string' ? [(field as { name: string }).name] : [])) : []);
+}
+
+/**
+ * The `columnLineage` facet (ColumnLineageDatasetFacet 1-2-0) of a job's output, from the PRODUCES
+ * edge attribute `column_lineage: [{ output, kind, inputs: [{ dataset: <node id>, column }] }]`
+ * (`src/extraction/streamProcessing.ts`).
+ *
+ * - `kind` maps to a transformation: identity -> DIRECT/IDENTITY, transformation -> DIRECT/TRANSFORMATION,
+ *   aggregation -> DIRECT/AGGREGATION, filter -> INDIRECT/FILTER, join_key -> INDIRECT/JOIN. An
+ *   unknown kind is skipped.
+ * - `fields[output].inputFields` lists each input column once, with the transformations of every
+ *   entry that names it. Indirect entries (filter, join) stay on a field only when `output` is a real
+ *   column: one a direct entry produces, or one of the output's schema fields.
+ * - The facet's dataset-level `dataset` list holds every indirect input once: a filter or a join
+ *   affects the whole output dataset.
+ * - Inputs name a graph node (`nodeOf` finds it); an input whose node is not in the graph (an unresolved name) is
+ *   skipped, since it has no OpenLineage namespace.
+ *
+ * @returns the facet, or undefined when the attribute is absent or yields no field at all.
+ */
+export function columnLineageFacet(
+  attribute: unknown,
+  nodeOf: (id: string) => Node | undefined,
+  schemaColumns: ReadonlySet<string> = new Set(),
+): (BaseFacet & { fields: Record<string, { inputFields: InputField[] }>; dataset?: InputField[] }) | undefined {
+  if (!Array.isArray(attribute)) return undefined;
+  type Entry = { output: string; kind: string; transformation: { type: 'DIRECT' | 'INDIRECT'; subtype: string }; inputs: Array<{ namespace: string; name: string; field: string }> };
+  const entries: Entry[] = [];
+  for (const raw of attribute) {
+    if (typeof raw !== 'object' || raw === null) continue;
+    const entry = raw as { output?: unknown; kind?: unknown; inputs?: unknown };
+    const output = str(entry.output);
+    const transformation = typeof entry.kind === 'string' ? COLUMN_TRANSFORMATIONS[entry.kind] : undefined;
+    if (output === null || !transformation || !Array.isArray(entry.inputs)) continue;
+    const inputs = entry.inputs.flatMap((input: unknown) => {
+      if (typeof input !== 'object' || input === null) return [];
+      const { dataset, column } = input as { dataset?: unknown; column?: unknown };
+      const source = typeof dataset === 'string' ? nodeOf(dataset) : undefined;
+      const field = str(column);
+      if (!source || field === null) return [];
+      const identity = openLineageIdentity(source, null);
+      return [{ namespace: identity.namespace, name: identity.name, field }];
+    });
+    if (inputs.length > 0) entries.push({ output, kind: entry.kind as string, transformation, inputs });
+  }
+  const realColumns = new Set([...schemaColumns, ...entries.filter((entry) => entry.transformation.type === 'DIRECT').map((entry) => entry.output)]);
+  const fieldKey = (input: { namespace: string; name: string; field: string }) => `${input.namespace}\u0000${input.name}\u0000${input.field}`;
+  const addTo = (list: Map<string, InputField>, input: { namespace: string; name: string; field: string }, transformation: InputField['transformations'][number]) => {
+    const key = fieldKey(input);
+    let known = list.get(key);
+    if (!known) list.set(key, (known = { ...input, transformations: [] }));
+    if (!known.transformations.some((entry) => entry.type === transformation.type && entry.subtype === transformation.subtype)) known.transformations.push({ ...transformation });
+  };
+  const fields = new Map<string, Map<string, InputField>>();
+  const datasetLevel = new Map<string, InputField>();
+  for (const entry of entries) {
+    const indirect = entry.transformation.type === 'INDIRECT';
+    for (const input of entry.inputs) {
+      if (indirect) addTo(datasetLevel, input, entry.transformation);
+      if (indirect && !realColumns.has(entry.output)) continue;
+      let inputs = fields.get(entry.output);
+      if (!inputs) fields.set(entry.output, (inputs = new Map()));
+      addTo(inputs, input, entry.transformation);
+    }
+  }
+  if (fields.size === 0 && datasetLevel.size === 0) return undefined;
+  const body: { fields: Record<string, { inputFields: InputField[] }>; dataset?: InputField[] } = { fields: {} };
+  for (const [output, inputs] of fields) body.fields[output] = { inputFields: [...inputs.values()] };
+  if (datasetLevel.size > 0) body.dataset = [...datasetLevel.values()];
+  return facet('columnLineage', body);
 }
 
 function jobFacets(node: Node, index: Index): Record<string, unknown> {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ids, sampleGraph } from '../helpers/sampleGraph.js';
+import { CLUSTER, ENV, ids, sampleGraph } from '../helpers/sampleGraph.js';
 import { fastRunners, startApi, type TestApi } from './helpers.js';
 
 /** Every endpoint, with `{g}` for a graph id, `{n}` for a node id and `{t}` for a task id. */
@@ -36,9 +36,20 @@ const ENDPOINTS: Array<[string, string]> = [
   ['POST', '/api/v1/tasks/extract'],
   ['POST', '/api/v1/extract'],
   ['POST', '/api/v1/tasks/enrich'],
+  ['POST', '/api/v1/lineage'],
+  ['POST', '/api/v1/lineage/events'],
+  ['GET', '/api/v1/lineage/events'],
+  ['GET', '/api/v1/lineage/events/{t}'],
+  ['GET', '/api/v1/lineage/datasets'],
+  ['GET', '/api/v1/lineage/datasets/detail'],
+  ['GET', '/api/v1/lineage/datasets/lineage'],
+  ['GET', '/api/v1/lineage/jobs'],
+  ['GET', '/api/v1/lineage/jobs/detail'],
+  ['GET', '/api/v1/graphs/confluent/view'],
+  ['GET', '/api/v1/graphs/enriched/view'],
 ];
 
-const QUERY_NAMES = ['as_of', 'mode', 'hops', 'limit', 'offset', 'node_type', 'system', 'search', 'from', 'to', 'type', 'status', 'environment_ids', 'edge_type', 'node_id', 'cluster_id'];
+const QUERY_NAMES = ['as_of', 'mode', 'hops', 'limit', 'offset', 'node_type', 'system', 'search', 'from', 'to', 'type', 'status', 'environment_ids', 'edge_type', 'node_id', 'cluster_id', 'namespace', 'name', 'job', 'run_id', 'event_type', 'since', 'until', 'direction', 'depth', 'systems', 'graph_id'];
 
 describe('fuzz: no input yields a 5xx', () => {
   let api: TestApi;
@@ -58,7 +69,7 @@ describe('fuzz: no input yields a 5xx', () => {
       fc.string({ unit: 'binary', maxLength: 20 }),
     );
     const queryValue = fc.oneof(
-      fc.constantFrom('', '0', '-1', '1', '3', '999999999999999999999', 'NaN', '1e309', 'merge', 'replace', 'TOPIC', 'stream', 'pending', '2024-01-01T00:00:00Z', 'now', '[]', '{}'),
+      fc.constantFrom('', '0', '-1', '1', '3', '999999999999999999999', 'NaN', '1e309', 'merge', 'replace', 'TOPIC', 'stream', 'pending', '2024-01-01T00:00:00Z', 'now', '[]', '{}', 'upstream', 'both', 'COMPLETE', 'stream,lakehouse', `stream://${ENV}/${CLUSTER}`, 'orders_enriched'),
       fc.string({ maxLength: 30 }),
     );
     const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 10 })), queryValue), { maxLength: 5 });
@@ -66,7 +77,7 @@ describe('fuzz: no input yields a 5xx', () => {
       fc.constant(undefined),
       fc.json({ maxDepth: 3 }),
       fc.string({ maxLength: 200 }),
-      fc.constantFrom('{', '[', 'null', '"x"', '{"nodes": 1}', '{"nodes":[{"id":null}]}', JSON.stringify(sampleGraph()), '{"environment_ids":[1]}', '{"src_id":"a","dst_id":"b","edge_type":"CONSUMES"}'),
+      fc.constantFrom('{', '[', 'null', '"x"', '{"nodes": 1}', '{"nodes":[{"id":null}]}', JSON.stringify(sampleGraph()), '{"environment_ids":[1]}', '{"src_id":"a","dst_id":"b","edge_type":"CONSUMES"}', '{"eventType":"START","eventTime":"2024-01-01T00:00:00","run":{"runId":"r1"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://b:9092","name":"t"}]}', '[{"job":{}},{"dataset":{"namespace":"n","name":"d"}}]', '{"run":{"runId":1},"job":{"namespace":"n","name":"j"},"inputs":"x"}'),
       fc.anything({ maxDepth: 2 }).map((value) => {
         try {
           return JSON.stringify(value) ?? 'undefined';
@@ -76,6 +87,8 @@ describe('fuzz: no input yields a 5xx', () => {
       }),
     );
     const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', '', 'application/problem+json');
+    // Request bodies may claim a compression (the OpenLineage ingestion routes decompress gzip and deflate).
+    const contentEncoding = fc.constantFrom('', '', '', 'gzip', 'deflate', 'br', 'identity');
     const request = fc.record({
       endpoint: fc.constantFrom(...ENDPOINTS),
       graph: fc.oneof(fc.constant('{graph}'), segment),
@@ -84,6 +97,7 @@ describe('fuzz: no input yields a 5xx', () => {
       query,
       body,
       contentType,
+      contentEncoding,
       method: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), { freq: 5 }),
     });
 
@@ -98,6 +112,7 @@ describe('fuzz: no input yields a 5xx', () => {
         const search = input.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
         const headers: Record<string, string> = {};
         if (input.contentType !== '' && input.body !== undefined) headers['content-type'] = input.contentType;
+        if (input.contentEncoding !== '' && input.body !== undefined) headers['content-encoding'] = input.contentEncoding;
         const sendsBody = input.body !== undefined && method !== 'GET';
         const response = await fetch(`${api.base}${path}${search ? `?${search}` : ''}`, { method, headers, ...(sendsBody ? { body: input.body as string } : {}) });
         const text = await response.text();

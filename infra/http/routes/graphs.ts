@@ -26,6 +26,7 @@ import {
   traverseGraph,
   type GraphRuntime,
 } from '../graphService.js';
+import { lineageView, type OpenLineageRuntime } from '../openLineageService.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
 import {
   AsOf,
@@ -46,7 +47,8 @@ import {
 
 /** Options of the graph routes. */
 export interface GraphRoutesOptions {
-  runtime: GraphRuntime;
+  /** The graph runtime, plus the OpenLineage projection and projector the views store their events through. */
+  runtime: GraphRuntime & OpenLineageRuntime;
 }
 
 /**
@@ -112,6 +114,53 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       },
     },
     async (request, reply) => reply.code(201).send(await createEmptyGraph(runtime, request.body ?? {})),
+  );
+
+  // The views come before `/graphs/:graph_id` so that the literal segments read as the interface
+  // (find-my-way prefers static segments anyway). Each stores what it returns (`recordViewEvents`).
+  const ViewAnswerSchema = z.object({
+    view: z.enum(['confluent', 'enriched']),
+    graph_id: z.string(),
+    systems: z.array(z.string()).nullable().describe('Systems kept, upper-case; null for all'),
+    events: z.array(z.record(z.string(), z.unknown())).describe('OpenLineage 2-0-2 COMPLETE RunEvents, one per job'),
+    count: z.number().int().describe('Length of events'),
+    stored: z.number().int().describe('Events stored by this call (0 when every job was unchanged since the last call)'),
+  });
+  const ViewGraphQuery = z.string().min(1).max(256).optional().describe('Graph id; default the most recently changed graph');
+
+  app.get(
+    '/graphs/confluent/view',
+    {
+      schema: {
+        tags,
+        summary: 'OpenLineage view of the stream platform only (one COMPLETE RunEvent per job); the events are stored',
+        querystring: z.object({ graph_id: ViewGraphQuery }),
+        response: withProblems({ 200: ViewAnswerSchema }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageView(runtime, 'confluent', request.query),
+  );
+
+  app.get(
+    '/graphs/enriched/view',
+    {
+      schema: {
+        tags,
+        summary: 'OpenLineage view across systems (one COMPLETE RunEvent per job); the events are stored',
+        querystring: z.object({
+          graph_id: ViewGraphQuery,
+          systems: z
+            .string()
+            .max(256)
+            .optional()
+            .describe('Comma-separated systems to keep: stream, lakehouse, datalake, warehouse, external (case-insensitive); all when absent'),
+        }),
+        response: withProblems({ 200: ViewAnswerSchema }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageView(runtime, 'enriched', request.query),
   );
 
   app.get(

@@ -1,0 +1,268 @@
+/**
+ * OpenLineage endpoints under `/api/v1/lineage` (issue 6 items 2-3; contract section 4; specification
+ * "Endpoints / Lineage events, datasets, jobs"). Each route is a schema plus one call into
+ * `../openLineageService.ts`.
+ *
+ * Ingestion (`POST /lineage`, the OpenLineage HTTP transport's default path, and `POST /lineage/events`)
+ * accepts one event or an array of events, plain or compressed (`Content-Encoding: gzip`, `x-gzip` or
+ * `deflate`, see `decompressRequestBody`). Status codes:
+ * - 200 `{results, accepted, duplicates, rejected}` when at least one item was accepted or was a
+ *   duplicate; rejected items carry their `errors` in `results`;
+ * - 400 problem+json when every item was rejected (or the batch is empty), with each item's errors
+ *   in `errors` (`[index].path`);
+ * - 413 when the body, compressed or decompressed, exceeds the 10 MiB limit; 415 for another
+ *   content encoding or a body that is not JSON.
+ */
+import { createUnzip, type Unzip } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { LINEAGE_DIRECTIONS } from '../../../projections/openLineageProjection.js';
+import { LineageError } from '../../../src/errors.js';
+import { EVENT_TYPES } from '../../../src/openlineage/model.js';
+import {
+  ingestLineage,
+  lineageDatasetDetail,
+  lineageDatasets,
+  lineageJobDetail,
+  lineageJobs,
+  lineageOfDataset,
+  lineageRunEvents,
+  queryLineageEvents,
+  type OpenLineageRuntime,
+} from '../openLineageService.js';
+import { ProblemSchema, problemResponses } from '../problem.js';
+import { paging, rawJsonSerializer } from './schemas.js';
+
+/** Options of the OpenLineage routes. */
+export interface OpenLineageRoutesOptions {
+  runtime: OpenLineageRuntime;
+}
+
+/** Content encodings of request bodies the ingestion routes decompress. */
+export const REQUEST_ENCODINGS = ['gzip', 'x-gzip', 'deflate'] as const;
+
+/** A decompressing stream that reports the compressed bytes read, as fastify's body limit check expects. */
+type CountingUnzip = Unzip & { receivedEncodedLength: number };
+
+/**
+ * `preParsing` hook: decompresses a `Content-Encoding: gzip`, `x-gzip` or `deflate` (zlib) body.
+ * fastify applies the route's body limit to the compressed length (Content-Length) and to the
+ * decompressed bytes as they are read, so a zip bomb is cut off at the limit with 413. A corrupt
+ * body is a 400; another encoding is a 415. `identity` (or no header) passes the body through.
+ */
+export async function decompressRequestBody(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream): Promise<NodeJS.ReadableStream> {
+  const header = request.headers['content-encoding'];
+  const encoding = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return payload;
+  if (!(REQUEST_ENCODINGS as readonly string[]).includes(encoding)) {
+    throw new LineageError(`Content-Encoding "${encoding.slice(0, 40)}" is not supported; send gzip, deflate or an uncompressed body`, 'UNSUPPORTED_CONTENT_ENCODING', 415);
+  }
+  const unzip = createUnzip() as CountingUnzip;
+  unzip.receivedEncodedLength = 0;
+  // Registered before fastify's own listener: the error it sees is already a 400 with a clear message.
+  unzip.on('error', (error: Error & { statusCode?: number }) => {
+    error.statusCode = 400;
+    error.message = `the ${encoding} request body could not be decompressed: ${error.message}`;
+    payload.unpipe(unzip);
+    payload.resume();
+  });
+  payload.on('data', (chunk: Buffer | string) => {
+    unzip.receivedEncodedLength += chunk.length;
+  });
+  payload.pipe(unzip);
+  // Frees the decompressor when the answer is sent early (413, 400) while input is still buffered.
+  reply.raw.once('close', () => unzip.destroy());
+  return unzip;
+}
+
+const Name = z.string().min(1).max(4096);
+const EventSchema = z.record(z.string(), z.unknown()).describe('An OpenLineage event as stored (lenient fixes applied)');
+const DatasetRefSchema = z.object({ namespace: z.string(), name: z.string() });
+const DatasetSummarySchema = z
+  .object({ namespace: z.string(), name: z.string(), facets: z.record(z.string(), z.unknown()), first_seen: z.string(), last_seen: z.string() })
+  .meta({ id: 'OpenLineageDataset' });
+const JobSummarySchema = z
+  .object({
+    namespace: z.string(),
+    name: z.string(),
+    facets: z.record(z.string(), z.unknown()),
+    latest_run_id: z.string().nullable(),
+    latest_event_type: z.string().nullable(),
+    latest_event_time: z.string(),
+  })
+  .meta({ id: 'OpenLineageJob' });
+const IngestionResultSchema = z.object({
+  index: z.number().int().describe('Position of the item in the request'),
+  status: z.enum(['accepted', 'duplicate', 'rejected']).describe('accepted: stored now; duplicate: stored before; rejected: not stored'),
+  run_id: z.string().optional().describe('runId as received (RunEvents)'),
+  run_uuid: z.string().optional().describe('UUID the run is also findable under (differs for a non-UUID runId)'),
+  dedupe_key: z.string().optional(),
+  warnings: z.array(z.string()).describe('What lenient ingestion fixed or assumed'),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+const IngestionAnswerSchema = z
+  .object({ results: z.array(IngestionResultSchema), accepted: z.number().int(), duplicates: z.number().int(), rejected: z.number().int() })
+  .meta({ id: 'OpenLineageIngestion' });
+const IngestionBody = z
+  .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
+  .describe('One OpenLineage event (RunEvent, JobEvent or DatasetEvent) or an array of them');
+const NameQuery = z.object({ namespace: Name.describe('Namespace'), name: Name.describe('Name') });
+const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
+
+const tags = ['lineage'];
+const withProblems = <T extends object>(responses: T) => ({ ...responses, ...problemResponses });
+
+/** Registers the `/lineage/...` routes (register with `{ prefix: '/api/v1' }`). */
+export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> = async (app, { runtime }) => {
+  const ingestion = {
+    preParsing: decompressRequestBody,
+    schema: {
+      tags,
+      body: IngestionBody,
+      response: withProblems({ 200: IngestionAnswerSchema, 413: ProblemSchema.describe('Body over 10 MiB, compressed or not'), 415: ProblemSchema }),
+    },
+  };
+  const ingestionDescription =
+    'Ingests one event or an array. 200 with a result per item when at least one was accepted or a duplicate; 400 when all were rejected. Accepts Content-Encoding gzip and deflate.';
+
+  app.post(
+    '/lineage',
+    { ...ingestion, schema: { ...ingestion.schema, summary: 'Ingest OpenLineage events (the OpenLineage HTTP transport path)', description: ingestionDescription } },
+    async (request) => ingestLineage(runtime, request.body),
+  );
+
+  app.post(
+    '/lineage/events',
+    { ...ingestion, schema: { ...ingestion.schema, summary: 'Ingest an array of OpenLineage events (or one event)', description: ingestionDescription } },
+    async (request) => ingestLineage(runtime, request.body),
+  );
+
+  app.get(
+    '/lineage/events',
+    {
+      schema: {
+        tags,
+        summary: 'Stored events, ordered by eventTime, with filters and paging',
+        querystring: z.object({
+          namespace: Name.optional().describe('Job namespace (exact)'),
+          job: Name.optional().describe('Job name (exact)'),
+          run_id: Name.optional().describe('runId as received, or the UUID of a non-UUID runId'),
+          event_type: z.preprocess(upperCase, z.enum(EVENT_TYPES)).optional(),
+          since: z.string().min(1).max(64).optional().describe('Inclusive lower bound of eventTime (ISO 8601)'),
+          until: z.string().min(1).max(64).optional().describe('Inclusive upper bound of eventTime (ISO 8601)'),
+          ...paging(100, 1000),
+        }),
+        response: withProblems({ 200: z.object({ events: z.array(EventSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => queryLineageEvents(runtime, request.query),
+  );
+
+  app.get(
+    '/lineage/events/:run_id',
+    {
+      schema: {
+        tags,
+        summary: 'The events of one run, ordered by eventTime',
+        params: z.object({ run_id: Name.describe('runId as received, or the UUID of a non-UUID runId') }),
+        response: withProblems({ 200: z.object({ run_id: z.string(), events: z.array(EventSchema) }) }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageRunEvents(runtime, request.params.run_id),
+  );
+
+  app.get(
+    '/lineage/datasets',
+    {
+      schema: {
+        tags,
+        summary: 'Datasets, sorted by namespace then name',
+        querystring: z.object({ namespace: Name.optional().describe('Only datasets of this namespace (exact)') }),
+        response: withProblems({ 200: z.object({ datasets: z.array(DatasetSummarySchema), total: z.number().int() }) }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageDatasets(runtime, request.query.namespace),
+  );
+
+  app.get(
+    '/lineage/datasets/detail',
+    {
+      schema: {
+        tags,
+        summary: 'One dataset, with its identities and the jobs that write and read it',
+        querystring: NameQuery,
+        response: withProblems({
+          200: DatasetSummarySchema.extend({ identities: z.array(DatasetRefSchema), produced_by: z.array(DatasetRefSchema), consumed_by: z.array(DatasetRefSchema) }),
+        }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageDatasetDetail(runtime, request.query.namespace, request.query.name),
+  );
+
+  app.get(
+    '/lineage/datasets/lineage',
+    {
+      schema: {
+        tags,
+        summary: 'Dataset lineage: the whole events of the jobs within depth dataset hops',
+        description: 'depth counts dataset hops: one upstream hop goes from a dataset through every job that wrote it to that job\u2019s inputs; downstream is the mirror; both is the union.',
+        querystring: NameQuery.extend({
+          direction: z.enum(LINEAGE_DIRECTIONS).default('upstream'),
+          depth: z.coerce.number().int().min(1).max(50).default(5).describe('Dataset hops, 1 to 50 (default 5)'),
+        }),
+        response: withProblems({
+          200: z.object({
+            origin: DatasetRefSchema,
+            direction: z.enum(LINEAGE_DIRECTIONS),
+            depth: z.number().int(),
+            events: z.array(EventSchema),
+            datasets_visited: z.number().int(),
+            jobs_visited: z.number().int(),
+          }),
+        }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageOfDataset(runtime, request.query),
+  );
+
+  app.get(
+    '/lineage/jobs',
+    {
+      schema: {
+        tags,
+        summary: 'Jobs, sorted by namespace then name',
+        querystring: z.object({ namespace: Name.optional().describe('Only jobs of this namespace (exact)') }),
+        response: withProblems({ 200: z.object({ jobs: z.array(JobSummarySchema), total: z.number().int() }) }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageJobs(runtime, request.query.namespace),
+  );
+
+  app.get(
+    '/lineage/jobs/detail',
+    {
+      schema: {
+        tags,
+        summary: 'One job with the inputs and outputs of its latest run',
+        querystring: NameQuery,
+        response: withProblems({
+          200: z.object({
+            job: z.object({ namespace: z.string(), name: z.string(), facets: z.record(z.string(), z.unknown()) }),
+            latest_run: z.object({ run_id: z.string(), event_type: z.string().nullable(), event_time: z.string() }).nullable(),
+            latest_inputs: z.array(EventSchema),
+            latest_outputs: z.array(EventSchema),
+          }),
+        }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => lineageJobDetail(runtime, request.query.namespace, request.query.name),
+  );
+};
