@@ -508,7 +508,7 @@ export function describeEventStoreContract(
     it('keeps every event across close and reopen (durable adapters)', CASE, (t) =>
       withStore(async (store, opened) => {
         if (opened.reopen === undefined) {
-          t.skip(`the ${store.backend} store is not durable: nothing survives close`);
+          t.skip(`the ${name} store is not durable: nothing survives close`);
           return;
         }
         const base = await store.headPosition();
