@@ -9,6 +9,10 @@ import { readGraphFile, writeGraphFile } from '../infra/graphFile.js';
 import { createPlatformApi } from '../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
 import { openRuntime } from '../infra/runtime.js';
+import { enrichCatalogs, pushToCatalog, type CatalogClientOptions } from '../infra/catalogs/catalogService.js';
+import { DEFAULT_PUSH_OPTIONS, type PushResult } from '../src/catalogs/provider.js';
+import type { LineageGraph } from '../src/graph/model.js';
+import { recordGraph } from '../src/graphCommands.js';
 import type { Config } from '../src/config.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
 import { enrichWithMetrics } from '../src/extraction/enrich.js';
@@ -88,6 +92,7 @@ export async function runExtract(
   env: Record<string, string | undefined>,
   io: CommandIo,
   httpOptions: HttpClientOptions = {},
+  catalogOptions: CatalogClientOptions = {},
 ): Promise<number> {
   if (args.env.length === 0) return reportError(io, name, new Error('--env is required (repeat it for several environments)'));
   if (!config.stream.credentials.cloud) {
@@ -100,6 +105,28 @@ export async function runExtract(
   const platform = createPlatformApi(config.stream, { logger, ...httpOptions });
   const enableMetrics = !args.noEnrich && (args.metrics || config.enableMetrics);
   const progress = (p: ExtractionProgress) => io.stderr.write(`${p.label}: ${p.message}\n`);
+  const lakehouseReady = Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token);
+  /** Catalog enrichment (lakehouse when configured), with its warnings; the graph unchanged otherwise. */
+  const catalogEnrichment = async (graph: LineageGraph): Promise<{ graph: LineageGraph; warnings: string[] }> => {
+    if (!lakehouseReady) {
+      io.stderr.write('Enrichment: catalog enrichment of lakehouse tables is not available: set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN; catalog attributes are left as they are\n');
+      return { graph, warnings: [] };
+    }
+    io.stderr.write('Enrichment: catalog tables (lakehouse)\n');
+    const outcome = await enrichCatalogs(graph, config, { logger, ...catalogOptions });
+    return { graph: outcome.graph, warnings: outcome.warnings };
+  };
+  /** `--push-lineage`: pushes to the lakehouse with the default switches and prints one line. */
+  const pushLineage = async (graph: LineageGraph): Promise<PushResult> => {
+    const result = await pushToCatalog(graph, 'LAKEHOUSE_CATALOG', DEFAULT_PUSH_OPTIONS, config, { logger, ...catalogOptions });
+    io.stderr.write(
+      `Push: ${result.tables_updated} lakehouse table(s) updated, ${result.properties_set} properties, ${result.comments_set} comments, ` +
+        `${result.bridge_rows_inserted} bridge rows; ${result.errors.length} error(s), ${result.skipped.length} skipped\n`,
+    );
+    for (const error of result.errors) io.stderr.write(`warning: push: ${error}\n`);
+    for (const skipped of result.skipped) io.stderr.write(`push skipped: ${skipped}\n`);
+    return result;
+  };
   try {
     if (args.enrichOnly) {
       const graph = await readGraphFile(args.output);
@@ -112,8 +139,13 @@ export async function runExtract(
       } else if (args.noEnrich) {
         io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
       }
-      io.stderr.write('Enrichment: catalog enrichment (lakehouse, datalake, warehouse tables) is not available in this release; catalog attributes are left as they are\n');
+      if (!args.noEnrich) {
+        const catalogs = await catalogEnrichment(enriched);
+        enriched = catalogs.graph;
+        warnings = [...warnings, ...catalogs.warnings];
+      }
       await writeGraphFile(args.output, enriched);
+      if (args.pushLineage) await pushLineage(enriched);
       for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
       const lines = summaryLines({ counts: countGraph(enriched), requests: platform.requestCounts(), warnings, durationMs: performance.now() - started, output: args.output });
       io.stdout.write(`${lines.join('\n')}\n`);
@@ -140,14 +172,21 @@ export async function runExtract(
           ),
       );
       const { result, record } = recorded;
-      await writeGraphFile(args.output, result.graph);
-      for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+      let graph = result.graph;
+      const warnings = [...result.warnings];
       if (!args.noEnrich) {
-        io.stderr.write('Enrichment: catalog enrichment (lakehouse, datalake, warehouse tables) is not available in this release; skipped\n');
+        const catalogs = await catalogEnrichment(graph);
+        if (catalogs.graph !== graph) {
+          graph = catalogs.graph;
+          await recordGraph(runtime.commands, recorded.graphId, graph, { mode: 'merge' }, { cause: 'enrichment', actor: 'cli', correlation_id: recorded.extractionId });
+        }
+        warnings.push(...catalogs.warnings);
       }
-      if (args.pushLineage) io.stderr.write('Push: pushing lineage to lakehouse catalog tables is not available in this release; skipped\n');
+      await writeGraphFile(args.output, graph);
+      for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
+      if (args.pushLineage) await pushLineage(graph);
       const changes = record.changes;
-      const lines = summaryLines({ ...result, output: args.output });
+      const lines = summaryLines({ ...result, counts: countGraph(graph), warnings, output: args.output });
       lines.push(
         `Recorded extraction ${recorded.extractionId} in graph ${recorded.graphId} (${config.storage.backend} store): ` +
           `${changes.nodesAdded.length} node(s) added, ${changes.nodesChanged.length} changed, ${changes.nodesRemoved.length} removed; ` +

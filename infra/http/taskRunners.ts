@@ -7,8 +7,9 @@
  *   environments stay). Each extraction phase is reported as the task's phase.
  * - `enrich`: enriches a graph (by default the most recently changed one) with throughput metrics
  *   through the injected `enrichMetrics`, and records the difference (mode `merge`, cause
- *   `enrichment`). Catalog enrichment of lakehouse, datalake and warehouse tables is not part of
- *   this release: asking for it adds a warning to the result.
+ *   `enrichment`), and with `enable_catalog` with every configured catalog provider
+ *   (`../catalogs/catalogService.ts`: the lakehouse today); catalog warnings join the result's
+ *   warnings, and when no provider is configured a warning says which variables to set.
  *
  * Both fail (and so the task ends `failed`) with a one-line error naming the cause when the
  * platform credentials are missing.
@@ -28,6 +29,7 @@ import type { LineageRuntime } from '../runtime.js';
 import { defaultGraph, readGraph } from './graphService.js';
 import type { TaskRunners } from './taskService.js';
 import { enrichWithMetrics } from '../../src/extraction/enrich.js';
+import { enrichCatalogs, type CatalogClientOptions } from '../catalogs/catalogService.js';
 
 /** What the runners need. */
 export interface TaskRunnerDeps {
@@ -36,10 +38,13 @@ export interface TaskRunnerDeps {
   logger: Logger;
   /** Passed to the platform client (tests shorten retries and timeouts). */
   httpOptions?: HttpClientOptions;
+  /** Passed to the catalog clients (tests shorten retries and timeouts). */
+  catalogClientOptions?: CatalogClientOptions;
 }
 
-/** The warning of an enrichment that asks for catalog enrichment. */
-export const CATALOG_ENRICHMENT_UNAVAILABLE = 'catalog enrichment (lakehouse, datalake, warehouse tables) is not available in this release; catalog attributes are left as they are';
+/** The warning of an enrichment that asks for catalog enrichment when no catalog provider is configured. */
+export const CATALOG_ENRICHMENT_UNAVAILABLE =
+  'catalog enrichment is not available: no catalog provider is configured (set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN); catalog attributes are left as they are';
 
 function requireCloudCredentials(config: Config, purpose: string): void {
   if (!config.stream.credentials.cloud) {
@@ -87,7 +92,13 @@ export function createTaskRunners(deps: TaskRunnerDeps): TaskRunners {
       const graphId = state.graphId;
       const warnings: string[] = [];
       let graph = toLineageGraph(state);
-      if (params.enable_catalog) warnings.push(CATALOG_ENRICHMENT_UNAVAILABLE);
+      if (params.enable_catalog) {
+        progress('Catalogs', 'enriching catalog tables (lakehouse)');
+        const catalogs = await enrichCatalogs(graph, config, { logger, ...deps.catalogClientOptions });
+        if (catalogs.ran.length === 0) warnings.push(CATALOG_ENRICHMENT_UNAVAILABLE);
+        graph = catalogs.graph;
+        warnings.push(...catalogs.warnings);
+      }
       if (params.enable_metrics) {
         requireCloudCredentials(config, 'metrics enrichment');
         progress('Metrics', `throughput metrics over the last ${params.metrics_lookback_hours} h`);

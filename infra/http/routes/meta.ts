@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../src/config.js';
+import { CATALOG_REGISTRY } from '../../../src/catalogs/registry.js';
 import { CATALOG_TYPES, type CatalogType } from '../../../src/graph/model.js';
 import { problemResponses } from '../problem.js';
 
@@ -46,35 +47,19 @@ export interface CatalogProvider {
   settings: string[];
 }
 
-/** The registered catalog providers (contract section 1), with whether each is configured. */
+/**
+ * The registered catalog providers (contract section 1), read from the registry
+ * (`src/catalogs/registry.ts`): `configured` when none of its required variables is missing;
+ * `capabilities` empty for providers listed but not implemented yet.
+ */
 export function catalogProviders(config: Config): CatalogProvider[] {
-  const providers: Record<CatalogType, Omit<CatalogProvider, 'catalog_type'>> = {
-    LAKEHOUSE_CATALOG: {
-      system: 'lakehouse',
-      capabilities: ['enrich', 'push'],
-      configured: Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token),
-      settings: ['LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL', 'LINEAGE_SVC_LAKEHOUSE_TOKEN', 'LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID'],
-    },
-    DATALAKE_CATALOG: {
-      system: 'datalake',
-      capabilities: ['enrich', 'push'],
-      configured: Boolean(config.datalake.region),
-      settings: ['LINEAGE_SVC_DATALAKE_REGION'],
-    },
-    WAREHOUSE_LINEAGE: {
-      system: 'warehouse',
-      capabilities: ['enrich', 'push'],
-      configured: Boolean(config.warehouse.projectId && config.warehouse.location),
-      settings: ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', 'LINEAGE_SVC_WAREHOUSE_LOCATION'],
-    },
-    DATA_GOVERNANCE: {
-      system: null,
-      capabilities: ['push'],
-      configured: Boolean(config.dataGovernance.domainId && config.dataGovernance.projectId),
-      settings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
-    },
-  };
-  return CATALOG_TYPES.map((catalogType) => ({ catalog_type: catalogType, ...providers[catalogType] }));
+  return CATALOG_REGISTRY.map((entry) => ({
+    catalog_type: entry.catalogType,
+    system: entry.system === null ? null : (entry.system.toLowerCase() as 'lakehouse' | 'datalake' | 'warehouse'),
+    capabilities: entry.provider ? (entry.system === null ? ['push'] : ['enrich', 'push']) : [],
+    configured: entry.missingSettings(config).length === 0,
+    settings: [...entry.settings],
+  }));
 }
 
 /** Options of the meta routes. */

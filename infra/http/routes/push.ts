@@ -1,0 +1,104 @@
+/**
+ * Push endpoints under `/api/v1` (specification "Endpoints / Tasks and push"):
+ *
+ * - `POST /lineage/push`: body `catalog_type` (`LAKEHOUSE_CATALOG`, `DATALAKE_CATALOG`,
+ *   `WAREHOUSE_LINEAGE`, `DATA_GOVERNANCE`; required), `set_properties` (default true),
+ *   `set_comments` (default true), `create_bridge_table` (default false) — the three switches apply
+ *   to the lakehouse — and `graph_id` (default the most recently changed graph).
+ * - `POST /push/{provider}`: `provider` is a catalog type or a short name (`lakehouse`, `datalake`,
+ *   `warehouse`, `data_governance`; any case, `-` or `_`); optional body with the same switches and
+ *   `graph_id` (also accepted as query `graph_id`).
+ *
+ * Both run synchronously and answer 200 with `{catalog_type, graph_id, tables_updated,
+ * properties_set, comments_set, bridge_rows_inserted, errors, skipped}`; catalog-side failures are
+ * in `errors` / `skipped`, not in the status. 400 when the provider is not configured (the detail
+ * names the variables to set) or not implemented yet, or for a malformed body; 404 for an unknown
+ * provider name or graph, or when there is no graph yet. Unknown body fields are rejected (400).
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { findCatalogEntry, PROVIDER_NAMES } from '../../../src/catalogs/registry.js';
+import type { Config } from '../../../src/config.js';
+import { NotFoundError } from '../../../src/errors.js';
+import { CATALOG_TYPES } from '../../../src/graph/model.js';
+import type { CatalogClientOptions } from '../../catalogs/catalogService.js';
+import { problemResponses } from '../problem.js';
+import { pushGraph } from '../pushService.js';
+import type { GraphRuntime } from '../graphService.js';
+
+/** Options of the push routes. */
+export interface PushRoutesOptions {
+  config: Config;
+  runtime: GraphRuntime;
+  /** Catalog client options (tests shorten retries). */
+  clientOptions?: CatalogClientOptions;
+}
+
+const switches = {
+  set_properties: z.boolean().default(true).describe('Write the lineage_svc.* table properties (lakehouse)'),
+  set_comments: z.boolean().default(true).describe('Write the table comment tree (lakehouse)'),
+  create_bridge_table: z.boolean().default(false).describe('Create {catalog}.default.stream_lineage and write one row per upstream node (lakehouse)'),
+  graph_id: z.string().min(1).max(256).nullish().describe('Graph to push; default the most recently changed graph'),
+};
+
+/** Body of `POST /lineage/push`. */
+export const LineagePushRequestSchema = z.object({ catalog_type: z.enum(CATALOG_TYPES), ...switches }).strict();
+/** Body of `POST /push/{provider}`. */
+export const ProviderPushRequestSchema = z.object(switches).strict();
+
+/** The answer of both push endpoints. */
+export const PushResultSchema = z
+  .object({
+    catalog_type: z.enum(CATALOG_TYPES),
+    graph_id: z.string(),
+    tables_updated: z.number().int().describe('Tables where at least one statement succeeded'),
+    properties_set: z.number().int(),
+    comments_set: z.number().int(),
+    bridge_rows_inserted: z.number().int(),
+    errors: z.array(z.string()),
+    skipped: z.array(z.string()),
+  })
+  .meta({ id: 'PushResult' });
+
+const tags = ['push'];
+
+/** Registers the push routes (register with `{ prefix: '/api/v1' }`). */
+export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, { config, runtime, clientOptions }) => {
+  const deps = { runtime, config, logger: app.log as never, clientOptions };
+
+  app.post(
+    '/lineage/push',
+    {
+      schema: {
+        tags,
+        summary: 'Push lineage metadata of a graph into one catalog (synchronous)',
+        body: LineagePushRequestSchema,
+        response: { 200: PushResultSchema, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const { catalog_type, graph_id, ...options } = request.body;
+      return pushGraph(deps, { catalogType: catalog_type, graphId: graph_id, options });
+    },
+  );
+
+  app.post(
+    '/push/:provider',
+    {
+      schema: {
+        tags,
+        summary: 'Push lineage metadata of a graph into one catalog provider (synchronous)',
+        params: z.object({ provider: z.string().max(64).describe(`One of ${PROVIDER_NAMES.join(', ')}`) }),
+        querystring: z.object({ graph_id: z.string().min(1).max(256).optional() }),
+        body: ProviderPushRequestSchema.nullish(),
+        response: { 200: PushResultSchema, ...problemResponses },
+      },
+    },
+    async (request) => {
+      const entry = findCatalogEntry(request.params.provider);
+      if (!entry) throw new NotFoundError(`no catalog provider "${request.params.provider}"; known: ${PROVIDER_NAMES.join(', ')}`);
+      const { graph_id, ...options } = ProviderPushRequestSchema.parse(request.body ?? {});
+      return pushGraph(deps, { catalogType: entry.catalogType, graphId: graph_id ?? request.query.graph_id, options });
+    },
+  );
+};

@@ -1,0 +1,152 @@
+/**
+ * The catalog provider framework (specification, "Catalog integrations"; contract sections 1-2).
+ *
+ * A provider owns the CATALOG_TABLE nodes of one `catalog_type` (lakehouse: `LAKEHOUSE_CATALOG`,
+ * datalake: `DATALAKE_CATALOG`, warehouse: `WAREHOUSE_LINEAGE`, data governance: `DATA_GOVERNANCE`)
+ * and does two things, both pure functions of the graph plus an injected client port (`Port`: the
+ * provider's own interface to its catalog's API, implemented in `infra/catalogs/`):
+ *
+ * - `enrich(graph, deps)` -> `EnrichmentResult`: attributes to merge into existing nodes, new nodes
+ *   and edges (downstream discovery), warnings. It never changes the graph itself: callers apply
+ *   the result with `applyEnrichment` and record it (`recordGraph` mode `merge`).
+ * - `push(graph, options, deps)` -> `PushResult`: writes lineage metadata into the catalog.
+ *
+ * Catalog-side failures never throw out of a provider: a table that is missing (404) or forbidden
+ * (401/403) is skipped with a warning (enrichment) or listed in `skipped` (push); other failures
+ * become warnings or `errors` (specification, "Errors").
+ *
+ * Adding a provider (datalake, warehouse): implement `CatalogProvider<YourPort>` in
+ * `src/catalogs/<word>.ts`, its port over HTTP in `infra/catalogs/`, put it in `CATALOG_REGISTRY`
+ * (`./registry.ts`) and its port factory in `infra/catalogs/catalogService.ts`.
+ */
+import type { Config } from '../config.js';
+import { edgeKey, type CatalogType, type Edge, type LineageGraph, type Node, type System } from '../graph/model.js';
+
+/** How a catalog API call failed. */
+export type CatalogFailure = 'status' | 'timeout' | 'network' | 'retries_exhausted' | 'invalid_response';
+
+/**
+ * A failed call to a catalog API. `status` is the last HTTP status seen (if any); `errorCode` the
+ * catalog's own code (e.g. `TABLE_DOES_NOT_EXIST`, `PERMISSION_DENIED`). Messages never carry a token.
+ */
+export class CatalogApiError extends Error {
+  override readonly name = 'CatalogApiError';
+  constructor(
+    /** API name, e.g. `lakehouse.tables.get`. */
+    readonly api: string,
+    readonly failure: CatalogFailure,
+    readonly status: number | undefined,
+    message: string,
+    readonly errorCode?: string,
+  ) {
+    super(message);
+  }
+
+  /** True for the statuses the specification skips with a warning: 404, 401, 403. */
+  get skippable(): boolean {
+    return this.failure === 'status' && (this.status === 404 || this.status === 401 || this.status === 403);
+  }
+}
+
+/** Attributes to merge into one existing node. */
+export interface NodeEnrichment {
+  node_id: string;
+  attributes: Record<string, unknown>;
+}
+
+/** What an enrichment found (pure data; `applyEnrichment` merges it into a graph). */
+export interface EnrichmentResult {
+  catalog_type: CatalogType;
+  enrichments: NodeEnrichment[];
+  /** Tables found by downstream discovery (attribute `derived` = true). */
+  newNodes: Node[];
+  newEdges: Edge[];
+  /** One line each, naming the table and the cause. */
+  warnings: string[];
+}
+
+/** Switches of a push (specification, "Endpoints / Tasks and push"; the three apply to the lakehouse). */
+export interface PushOptions {
+  set_properties: boolean;
+  set_comments: boolean;
+  create_bridge_table: boolean;
+}
+
+/** Default switches: properties and comments on, bridge table off. */
+export const DEFAULT_PUSH_OPTIONS: PushOptions = { set_properties: true, set_comments: true, create_bridge_table: false };
+
+/** What a push did (the peer's PushResult, snake_case). */
+export interface PushResult {
+  /** Tables for which at least one statement succeeded. */
+  tables_updated: number;
+  /** Properties written (one per key per table). */
+  properties_set: number;
+  comments_set: number;
+  bridge_rows_inserted: number;
+  /** Failures the caller should act on, one line each. */
+  errors: string[];
+  /** Tables or steps left out on purpose or for lack of access (404/401/403, no upstream lineage). */
+  skipped: string[];
+}
+
+/** An empty result. */
+export function emptyPushResult(): PushResult {
+  return { tables_updated: 0, properties_set: 0, comments_set: 0, bridge_rows_inserted: 0, errors: [], skipped: [] };
+}
+
+/** What every provider's enrich and push get besides the graph. */
+export interface ProviderDeps<Port> {
+  port: Port;
+  /** Time of the push (ISO strings in properties); default now. */
+  now?: Date;
+}
+
+/** Facts about a provider that need no client: what `GET /catalogs` lists. */
+export interface CatalogProviderInfo {
+  catalogType: CatalogType;
+  /** Node system of its tables; null for push-only providers. */
+  system: System | null;
+  /** Short name accepted by `POST /push/{provider}` (`lakehouse`, `datalake`, `warehouse`, `data_governance`). */
+  shortName: string;
+  /** Every variable it reads (names only). */
+  settings: readonly string[];
+  /** The variables that must be set for it to work. */
+  requiredSettings: readonly string[];
+  /** Which variables of `requiredSettings` are missing in `config` ([] when configured). */
+  missingSettings(config: Config): string[];
+}
+
+/** A provider: its facts plus enrichment and push over its port. */
+export interface CatalogProvider<Port> extends CatalogProviderInfo {
+  /** True when `missingSettings(config)` is empty. */
+  isConfigured(config: Config): boolean;
+  enrich(graph: LineageGraph, deps: ProviderDeps<Port>): Promise<EnrichmentResult>;
+  push(graph: LineageGraph, options: PushOptions, deps: ProviderDeps<Port>): Promise<PushResult>;
+}
+
+/**
+ * Merges an enrichment into a graph (returns a new graph): enrichment attributes overwrite the
+ * node's attributes of the same name; new nodes are added (or merged into a node of the same id);
+ * new edges are added unless an edge with the same key exists.
+ */
+export function applyEnrichment(graph: LineageGraph, result: Pick<EnrichmentResult, 'enrichments' | 'newNodes' | 'newEdges'>): LineageGraph {
+  const nodes = new Map(graph.nodes.map((node) => [node.id, node]));
+  for (const node of result.newNodes) {
+    const current = nodes.get(node.id);
+    nodes.set(node.id, current ? { ...current, attributes: { ...current.attributes, ...node.attributes } } : node);
+  }
+  for (const { node_id, attributes } of result.enrichments) {
+    const current = nodes.get(node_id);
+    if (current) nodes.set(node_id, { ...current, attributes: { ...current.attributes, ...attributes } });
+  }
+  const edges = new Map(graph.edges.map((edge) => [edgeKey(edge), edge]));
+  for (const edge of result.newEdges) if (!edges.has(edgeKey(edge)) && nodes.has(edge.src_id) && nodes.has(edge.dst_id)) edges.set(edgeKey(edge), edge);
+  return { ...graph, nodes: [...nodes.values()], edges: [...edges.values()] };
+}
+
+/** Lists the required variables that are unset, for `missingSettings`. */
+export function missingOf(required: Record<string, string | undefined>): string[] {
+  return Object.entries(required)
+    .filter(([, value]) => value === undefined || value === '')
+    .map(([name]) => name);
+}

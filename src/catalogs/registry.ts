@@ -1,0 +1,70 @@
+/**
+ * The registry of catalog providers: one entry per `catalog_type` (contract section 2), each with
+ * the facts `GET /api/v1/catalogs` lists and, once implemented, the provider itself.
+ *
+ * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`). The datalake (`DATALAKE_CATALOG`), warehouse
+ * (`WAREHOUSE_LINEAGE`) and data governance (`DATA_GOVERNANCE`) entries are listed with their
+ * settings but no provider yet: `provider` is undefined and their capabilities are empty. To add
+ * one, set `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory
+ * in `infra/catalogs/catalogService.ts`.
+ */
+import type { Config } from '../config.js';
+import { CATALOG_TYPES, type CatalogType } from '../graph/model.js';
+import { lakehouseProvider } from './lakehouse.js';
+import { missingOf, type CatalogProvider, type CatalogProviderInfo } from './provider.js';
+
+/** One registry entry. */
+export interface CatalogRegistryEntry extends CatalogProviderInfo {
+  /** The implementation; undefined while the provider is only planned. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  provider: CatalogProvider<any> | undefined;
+}
+
+const planned = (info: Omit<CatalogProviderInfo, 'missingSettings'>, required: (config: Config) => Record<string, string | undefined>): CatalogRegistryEntry => ({
+  ...info,
+  missingSettings: (config) => missingOf(required(config)),
+  provider: undefined,
+});
+
+/** Every catalog type, in `CATALOG_TYPES` order. */
+export const CATALOG_REGISTRY: readonly CatalogRegistryEntry[] = [
+  { ...lakehouseProvider, provider: lakehouseProvider },
+  planned(
+    { catalogType: 'DATALAKE_CATALOG', system: 'DATALAKE', shortName: 'datalake', settings: ['LINEAGE_SVC_DATALAKE_REGION'], requiredSettings: ['LINEAGE_SVC_DATALAKE_REGION'] },
+    (config) => ({ LINEAGE_SVC_DATALAKE_REGION: config.datalake.region }),
+  ),
+  planned(
+    {
+      catalogType: 'WAREHOUSE_LINEAGE',
+      system: 'WAREHOUSE',
+      shortName: 'warehouse',
+      settings: ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', 'LINEAGE_SVC_WAREHOUSE_LOCATION', 'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN'],
+      requiredSettings: ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', 'LINEAGE_SVC_WAREHOUSE_LOCATION'],
+    },
+    (config) => ({ LINEAGE_SVC_WAREHOUSE_PROJECT_ID: config.warehouse.projectId, LINEAGE_SVC_WAREHOUSE_LOCATION: config.warehouse.location }),
+  ),
+  planned(
+    {
+      catalogType: 'DATA_GOVERNANCE',
+      system: null,
+      shortName: 'data_governance',
+      settings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
+      requiredSettings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
+    },
+    (config) => ({ LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: config.dataGovernance.domainId, LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: config.dataGovernance.projectId }),
+  ),
+];
+
+/** Accepted spellings of a provider name: the catalog type or the short name, any case, `-` or `_`. */
+export function findCatalogEntry(name: string): CatalogRegistryEntry | undefined {
+  const wanted = name.trim().toLowerCase().replaceAll('-', '_');
+  return CATALOG_REGISTRY.find((entry) => entry.catalogType.toLowerCase() === wanted || entry.shortName === wanted);
+}
+
+/** The entry of a catalog type. */
+export function catalogEntry(catalogType: CatalogType): CatalogRegistryEntry {
+  return CATALOG_REGISTRY.find((entry) => entry.catalogType === catalogType)!;
+}
+
+/** Every name `POST /push/{provider}` accepts (catalog types and short names). */
+export const PROVIDER_NAMES: readonly string[] = [...CATALOG_TYPES, ...CATALOG_REGISTRY.map((entry) => entry.shortName)];
