@@ -10,6 +10,7 @@ import { createGraphProjection, graphStateSource, type GraphProjection } from '.
 import { createProjector, type Projector } from '../projections/projector.js';
 import { createTaskProjection, type TaskProjection } from '../projections/taskProjection.js';
 import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineageProjection.js';
+import { createWatcherProjection, type WatcherProjection } from '../projections/watcherProjection.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
 /** Everything a command or the API needs to read and write lineage. */
@@ -20,6 +21,8 @@ export interface LineageRuntime {
   tasks: TaskProjection;
   /** Ingested and view-recorded OpenLineage events (`openlineage-{key}` streams): the `/lineage/...` queries. */
   openLineage: OpenLineageProjection;
+  /** Watchers (`watcher-{id}` streams and the extractions they ran): the `/watchers` queries. */
+  watchers: WatcherProjection;
   projector: Projector;
   /** Dependencies of `src/graphCommands.ts`. */
   commands: GraphCommandDeps;
@@ -36,7 +39,8 @@ export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logge
   const graphs = createGraphProjection();
   const tasks = createTaskProjection();
   const openLineage = createOpenLineageProjection();
-  const projector = createProjector({ store, projections: [graphs, tasks, openLineage], logger });
+  const watchers = createWatcherProjection();
+  const projector = createProjector({ store, projections: [graphs, tasks, openLineage, watchers], logger });
   try {
     await projector.start();
   } catch (error) {
@@ -48,6 +52,7 @@ export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logge
     graphs,
     tasks,
     openLineage,
+    watchers,
     projector,
     commands: { store, state: graphStateSource(graphs, projector, store) },
     async close() {

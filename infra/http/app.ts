@@ -34,9 +34,13 @@ import { registerProblemHandling } from './problem.js';
 import { graphRoutes } from './routes/graphs.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
+import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
+import { watcherRoutes } from './routes/watchers.js';
 import { createTaskRunners } from './taskRunners.js';
 import { createTaskService, type TaskRunners, type TaskService } from './taskService.js';
+import { createWatcherService, type WatcherDepsFactory, type WatcherService } from './watcherService.js';
+import { catalogPushers, watcherDeps, type CatalogPush } from '../watcherDeps.js';
 
 /** Largest request body, in bytes, on every route but graph import (10 MiB). */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -56,10 +60,12 @@ export interface AppOptions {
   runners?: TaskRunners;
   /** Request body limit in bytes; default `DEFAULT_BODY_LIMIT`. */
   bodyLimit?: number;
+  /** In-process watchers: engine dependencies (default the real poll and extraction), catalog pushes by type, how many may run. */
+  watchers?: { engineDeps?: WatcherDepsFactory; pushers?: Readonly<Record<string, CatalogPush>>; maxRunning?: number };
 }
 
 /** The app, with the task service (so that callers can wait for tasks, e.g. on shutdown). */
-export type LineageApp = FastifyInstance & { tasks: TaskService };
+export type LineageApp = FastifyInstance & { tasks: TaskService; watchers: WatcherService };
 
 /** Every configured secret value, to be masked out of task errors. */
 export function secretValues(config: Config): string[] {
@@ -124,6 +130,18 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
+  await app.register(pushRoutes, { prefix: '/api/v1', config, runtime });
+  const pushers = options.watchers?.pushers ?? catalogPushers(config, runtime, logger);
+  const watchers = createWatcherService({
+    store: runtime.store,
+    watchers: runtime.watchers,
+    projector: runtime.projector,
+    logger,
+    engineDeps: options.watchers?.engineDeps ?? ((watcherId, settings) => watcherDeps({ config, runtime, logger, watcherId, settings, pushers })),
+    pushTypes: Object.keys(pushers),
+    ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
+  });
+  await app.register(watcherRoutes, { prefix: '/api/v1', watchers: runtime.watchers, service: watchers });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())));
@@ -134,6 +152,8 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   );
 
   app.addHook('onClose', async () => tasks.drain(TASK_DRAIN_MS));
+  app.addHook('onClose', async () => watchers.stopAll());
   await tasks.failInterrupted();
-  return Object.assign(app, { tasks }) as unknown as LineageApp;
+  await watchers.stopInterrupted();
+  return Object.assign(app, { tasks, watchers }) as unknown as LineageApp;
 }

@@ -47,6 +47,16 @@ const ENDPOINTS: Array<[string, string]> = [
   ['GET', '/api/v1/lineage/jobs/detail'],
   ['GET', '/api/v1/graphs/confluent/view'],
   ['GET', '/api/v1/graphs/enriched/view'],
+  ['POST', '/api/v1/lineage/push'],
+  ['POST', '/api/v1/push/lakehouse'],
+  ['POST', '/api/v1/push/{t}'],
+  ['GET', '/api/v1/watchers'],
+  ['POST', '/api/v1/watchers'],
+  ['GET', '/api/v1/watchers/{t}'],
+  ['POST', '/api/v1/watchers/{t}/stop'],
+  ['GET', '/api/v1/watchers/{t}/events'],
+  ['GET', '/api/v1/watchers/{t}/history'],
+  ['DELETE', '/api/v1/watchers/{t}'],
 ];
 
 const QUERY_NAMES = ['as_of', 'mode', 'hops', 'limit', 'offset', 'node_type', 'system', 'search', 'from', 'to', 'type', 'status', 'environment_ids', 'edge_type', 'node_id', 'cluster_id', 'namespace', 'name', 'job', 'run_id', 'event_type', 'since', 'until', 'direction', 'depth', 'systems', 'graph_id'];

@@ -25,6 +25,7 @@ import { HttpError, renderError, standardMessage, type Family } from './errors.j
 import { FaultStore, type ActiveFault, type Fault } from './faults.js';
 import { buildWorld, type World } from './model.js';
 import { parseScenario, type Credential, type Scenario, type ScenarioInput } from './scenario.js';
+import { applyScenarioOps, type ScenarioOp } from './mutations.js';
 import { registerAdmin } from './routes/admin.js';
 import { registerConnect } from './routes/connect.js';
 import { registerControlPlane } from './routes/controlPlane.js';
@@ -115,6 +116,13 @@ export interface PlatformSimulator {
   resetRequestLog(): void;
   /** sets the global latency added to every request (ms) */
   setLatency(ms: number): void;
+  /**
+   * Changes the served estate from the next request on (`mutations.ts`): operations such as
+   * `{op: 'add_topic', ...}`, or a function that edits a copy of the scenario. The result is
+   * validated again; on error nothing changes. Returns the new scenario (also `scenario`).
+   * @throws ValidationError when an operation names something unknown or the result is invalid
+   */
+  mutate(change: readonly ScenarioOp[] | ((draft: Scenario) => void)): Scenario;
 }
 
 /** API family of a path that no route matched (for the 404 body). */
@@ -170,7 +178,7 @@ function faultError(fault: ActiveFault, family: Family): HttpError {
  * @throws ValidationError when the scenario is invalid
  */
 export async function startPlatformSimulator(options: PlatformSimulatorOptions): Promise<PlatformSimulator> {
-  const scenario = parseScenario(options.scenario, 'object');
+  let scenario = parseScenario(options.scenario, 'object');
   const world = buildWorld(scenario);
   const host = options.host ?? '127.0.0.1';
   let latencyMs = options.latencyMs ?? scenario.latency_ms;
@@ -380,6 +388,21 @@ export async function startPlatformSimulator(options: PlatformSimulatorOptions):
     },
     setLatency(ms) {
       latencyMs = Math.max(0, ms);
+    },
+    mutate(change) {
+      let next: Scenario;
+      if (typeof change === 'function') {
+        const draft = structuredClone(scenario);
+        change(draft);
+        next = parseScenario(draft, 'mutation');
+      } else {
+        next = applyScenarioOps(scenario, change, world);
+      }
+      // Route modules hold the `world` object itself: refresh it in place.
+      Object.assign(world, buildWorld(next));
+      scenario = next;
+      simulator.scenario = next;
+      return next;
     },
   };
   registerAdmin(app, simulator);

@@ -10,9 +10,12 @@
  * | `DELETE /_simulator/requests` | resets the request log and counts -> 204 |
  * | `PUT /_simulator/latency` | body `{latency_ms}` -> sets the global latency (ms) |
  * | `GET /_simulator/health` | `{status: "ok"}` |
+ * | `GET /_simulator/scenario` | the scenario served now |
+ * | `POST /_simulator/scenario` | body: one scenario operation or an array (`../mutations.ts`) -> 200 `{applied: n}`; 400 `{error}` when invalid (nothing changes) |
  */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../../../src/errors.js';
+import { parseScenarioOps } from '../mutations.js';
 import type { PlatformSimulator } from '../server.js';
 
 /** Registers the admin routes on the simulator's fastify instance. */
@@ -38,6 +41,17 @@ export function registerAdmin(app: FastifyInstance, simulator: PlatformSimulator
   app.delete('/_simulator/requests', async (_request, reply) => {
     simulator.resetRequestLog();
     return reply.code(204).send();
+  });
+  app.get('/_simulator/scenario', async () => simulator.scenario);
+  app.post('/_simulator/scenario', async (request, reply) => {
+    try {
+      const ops = parseScenarioOps(request.body);
+      simulator.mutate(ops);
+      return { applied: ops.length };
+    } catch (error) {
+      if (error instanceof ValidationError) return reply.code(400).send({ error: error.message });
+      throw error;
+    }
   });
   app.put('/_simulator/latency', async (request, reply) => {
     const ms = (request.body as { latency_ms?: unknown } | undefined)?.latency_ms;

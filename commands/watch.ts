@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+/**
+ * `lineage-svc-watch`: polls Confluent Cloud for lineage-relevant changes and re-extracts after a
+ * quiet period (specification, "Command-line tools" and the watcher state table; `docs/watcher.md`).
+ *
+ * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
+ * cluster), `--cooldown SECONDS` (float, default 30.0), `--poll-interval SECONDS` (float, default
+ * 10.0), `--push-lakehouse`, `--push-datalake`, and `--output PATH` (default `./lineage_graph.json`).
+ * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
+ *
+ * It extracts once at start, then after each cooldown; every extraction is recorded in the event
+ * store (actor `watcher:{id}`) and written to the output file. State transitions, detected changes
+ * and extractions are printed one line each on stdout; warnings on stderr. It runs until SIGINT or
+ * SIGTERM, records the STOPPED state, and exits 0. Bad flags or configuration: one line on stderr,
+ * exit 2.
+ */
+import { randomUUID } from 'node:crypto';
+import { array, command, flag, multioption, option, parse, runSafely, string, type Type } from 'cmd-ts';
+import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
+import { catalogPushers, watcherDeps, type CatalogPush } from '../infra/watcherDeps.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { ConfigurationError } from '../src/errors.js';
+import { streams, toAppend } from '../src/events.js';
+import { createWatcher, type WatcherEngine, type WatcherSettings } from '../src/watcher/watcher.js';
+import { commandLogger, oneLine, reportError, type CommandIo } from './shared.js';
+
+const NAME = 'lineage-svc-watch';
+
+/** A number of seconds: finite, at least `min`, at most one day. */
+function seconds(flagName: string, min: number): Type<string, number> {
+  return {
+    displayName: 'seconds',
+    async from(text: string): Promise<number> {
+      const value = Number(text);
+      if (text.trim() === '' || !Number.isFinite(value) || value < min || value > 86_400) {
+        throw new Error(`${flagName} must be a number of seconds from ${min} to 86400, got "${text}"`);
+      }
+      return value;
+    },
+  };
+}
+
+/** The command-line interface (cmd-ts); the handler returns the parsed flags. */
+export const watchCli = command({
+  name: NAME,
+  description: 'Poll Confluent Cloud for lineage-relevant changes and re-extract after a quiet period. Runs until interrupted (exit 0).',
+  args: {
+    env: multioption({ long: 'env', type: array(string), description: 'environment to monitor (env-...); required, repeatable' }),
+    cluster: multioption({ long: 'cluster', type: array(string), description: 'cluster filter (lkc-...); repeatable; default every cluster' }),
+    cooldown: option({
+      long: 'cooldown',
+      type: seconds('--cooldown', 0),
+      defaultValue: () => 30.0,
+      defaultValueIsSerializable: true,
+      description: 'quiet time in seconds after the last change before extraction',
+    }),
+    pollInterval: option({
+      long: 'poll-interval',
+      type: seconds('--poll-interval', 0.1),
+      defaultValue: () => 10.0,
+      defaultValueIsSerializable: true,
+      description: 'seconds between REST polls',
+    }),
+    pushLakehouse: flag({ long: 'push-lakehouse', description: 'push to the lakehouse catalog after each extraction' }),
+    pushDatalake: flag({ long: 'push-datalake', description: 'push to the data-lake catalog after each extraction' }),
+    output: option({
+      long: 'output',
+      type: string,
+      defaultValue: () => './lineage_graph.json',
+      defaultValueIsSerializable: true,
+      description: 'graph file written after each extraction',
+    }),
+  },
+  handler: (args) => args,
+});
+
+/** The parsed flags. */
+export interface WatchArgs {
+  env: string[];
+  cluster: string[];
+  /** Seconds. */
+  cooldown: number;
+  /** Seconds. */
+  pollInterval: number;
+  pushLakehouse: boolean;
+  pushDatalake: boolean;
+  output: string;
+}
+
+/**
+ * The catalog types to push to, or the error that stops the command: a push flag needs its
+ * catalog's configuration and a push implementation.
+ */
+export function pushTargets(args: Pick<WatchArgs, 'pushLakehouse' | 'pushDatalake'>, config: Config, pushers: Readonly<Record<string, CatalogPush>>): string[] | Error {
+  const targets: string[] = [];
+  const wanted: Array<[boolean, string, string, boolean, string]> = [
+    [args.pushLakehouse, '--push-lakehouse', 'LAKEHOUSE_CATALOG', Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token), 'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN'],
+    [args.pushDatalake, '--push-datalake', 'DATALAKE_CATALOG', Boolean(config.datalake.region), 'LINEAGE_SVC_DATALAKE_REGION'],
+  ];
+  for (const [asked, flagName, catalogType, configured, settings] of wanted) {
+    if (!asked) continue;
+    if (!configured) return new ConfigurationError(`${flagName} needs ${settings}`);
+    if (!pushers[catalogType]) return new ConfigurationError(`${flagName}: pushing to the ${catalogType} is not available in this release`);
+    targets.push(catalogType);
+  }
+  return targets;
+}
+
+/** Runs the watcher until `stopSignal` resolves; resolves with the exit code. Never throws. */
+export async function runWatch(args: WatchArgs, config: Config, env: Record<string, string | undefined>, io: CommandIo, stopSignal: Promise<string>): Promise<number> {
+  if (args.env.length === 0) return reportError(io, NAME, new Error('--env is required (repeat it for several environments)'));
+  if (!config.stream.credentials.cloud) {
+    return reportError(io, NAME, new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'));
+  }
+  const logger = commandLogger(config, env);
+  let runtime: LineageRuntime;
+  try {
+    runtime = await openRuntime(config, logger);
+  } catch (error) {
+    return reportError(io, NAME, error);
+  }
+  const pushers = catalogPushers(config, runtime, logger);
+  const push = pushTargets(args, config, pushers);
+  if (push instanceof Error) {
+    await runtime.close().catch(() => undefined);
+    return reportError(io, NAME, push);
+  }
+  const watcherId = randomUUID();
+  const settings: WatcherSettings = {
+    environmentIds: [...new Set(args.env)],
+    clusterIds: [...new Set(args.cluster)],
+    cooldownSeconds: args.cooldown,
+    pollIntervalSeconds: args.pollInterval,
+    push,
+  };
+  const time = () => new Date().toISOString();
+  const engine: WatcherEngine = createWatcher({
+    watcherId,
+    settings,
+    ...watcherDeps({ config, runtime, logger, watcherId, settings, outputPath: args.output, pushers }),
+    record: async (events) => {
+      await runtime.store.append(streams.watcher(watcherId), toAppend(events, { correlation_id: watcherId, cause: 'watcher', actor: `watcher:${watcherId}` }));
+    },
+    onLog: (entry) => (entry.level === 'warn' ? io.stderr : io.stdout).write(`${time()} ${oneLine(entry.message)}\n`),
+  });
+  try {
+    io.stdout.write(
+      `Watching ${settings.environmentIds.join(', ')}${settings.clusterIds.length > 0 ? ` (clusters ${settings.clusterIds.join(', ')})` : ''}: ` +
+        `polling every ${args.pollInterval} s (cooldown: ${args.cooldown} s); graph written to ${args.output}; watcher ${watcherId}\n`,
+    );
+    io.stdout.write('Press Ctrl+C to stop\n');
+    await engine.start();
+    const reason = await stopSignal;
+    await engine.stop(reason);
+    io.stdout.write('Stopped\n');
+    return 0;
+  } catch (error) {
+    return reportError(io, NAME, error);
+  } finally {
+    await runtime.close().catch(() => undefined);
+  }
+}
+
+async function main(argv: string[], stopSignal: Promise<string>): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const result = await runSafely(watchCli, argv);
+    if (result._tag === 'error') {
+      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
+      out.write(`${result.error.config.message}\n`);
+      return result.error.config.exitCode === 0 ? 0 : 2;
+    }
+    return 0;
+  }
+  const parsed = await parse(watchCli, argv);
+  if (parsed._tag === 'error') {
+    const first = parsed.error.errors[0];
+    const raw = (first?.nodes ?? []).map((node) => node.raw).join(' ');
+    const message = oneLine(first?.message ?? 'invalid arguments');
+    process.stderr.write(`${NAME}: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    return reportError(process, NAME, error);
+  }
+  return runWatch(parsed.value as WatchArgs, config, process.env, process, stopSignal);
+}
+
+let interrupted = false;
+const stopSignal = new Promise<string>((resolve) => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    // `on`, not `once`: a second signal while stopping exits at once (still 0: interrupting is the normal end).
+    process.on(signal, () => {
+      if (interrupted) process.exit(0);
+      interrupted = true;
+      resolve(`interrupted (${signal})`);
+    });
+  }
+});
+
+try {
+  const code = await main(process.argv.slice(2), stopSignal);
+  // An extraction that was running when interrupted is not waited for.
+  process.exit(code);
+} catch (error) {
+  process.exit(reportError(process, NAME, error));
+}

@@ -1,0 +1,234 @@
+/**
+ * Watcher endpoints under `/api/v1` (specification "Watcher service"; contract section 4
+ * "Watchers"):
+ *
+ * | route | answer |
+ * |---|---|
+ * | `POST /watchers` body `{environment_ids, cluster_ids?, cooldown_seconds?, poll_interval_seconds?, push?}` | 201 `{watcher_id, state}` |
+ * | `GET /watchers?state=` | 200 `{watchers: [Watcher], total}`, newest first |
+ * | `GET /watchers/{watcher_id}` | 200 Watcher (status) |
+ * | `POST /watchers/{watcher_id}/stop` | 200 Watcher, STOPPED (idempotent) |
+ * | `GET /watchers/{watcher_id}/events?limit=` | 200 `{events: [change + detected_at], total}`, newest first |
+ * | `GET /watchers/{watcher_id}/history?limit=` | 200 `{extractions: [...], total}`, newest first |
+ * | `DELETE /watchers/{watcher_id}` | 204 (stops it if running, then forgets it) |
+ *
+ * Unknown (or deregistered) watcher: 404. Bad body: 400. Too many running watchers: 409. Every
+ * error is problem+json. Durations are in seconds (`cooldown_seconds`, `poll_interval_seconds`)
+ * except `duration_ms`.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { NotFoundError } from '../../../src/errors.js';
+import { WATCHER_STATES } from '../../../src/events.js';
+import { CATALOG_TYPES } from '../../../src/graph/model.js';
+import type { WatcherProjection, WatcherState } from '../../../projections/watcherProjection.js';
+import { ProblemSchema, problemResponses } from '../problem.js';
+import type { WatcherService } from '../watcherService.js';
+
+/** Options of the watcher routes. */
+export interface WatcherRoutesOptions {
+  watchers: WatcherProjection;
+  service: WatcherService;
+}
+
+const idList = z.array(z.string().min(1).max(256)).max(1000);
+const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
+
+/** Body of `POST /watchers`; unknown fields are rejected. */
+export const StartWatcherSchema = z
+  .object({
+    environment_ids: idList.min(1).describe('Environments to watch (env-...); at least one'),
+    cluster_ids: idList.default([]).describe('Cluster filter (lkc-...); default every cluster'),
+    cooldown_seconds: z.number().min(0).max(86_400).default(30).describe('Quiet time after the last change before extracting, in seconds; default 30.0'),
+    poll_interval_seconds: z.number().min(0.1).max(86_400).default(10).describe('Time between two polls, in seconds; default 10.0'),
+    push: z
+      .array(z.preprocess(upperCase, z.enum(CATALOG_TYPES)))
+      .max(CATALOG_TYPES.length)
+      .default([])
+      .describe('Catalog types to push to after each extraction'),
+  })
+  .strict();
+
+const WATCHER_STATE = z.enum(WATCHER_STATES);
+
+/** A watcher as the API shows it. */
+export const WatcherSchema = z
+  .object({
+    watcher_id: z.string(),
+    state: WATCHER_STATE,
+    reason: z.string().nullable().describe('Why the last state change happened'),
+    environment_ids: z.array(z.string()),
+    cluster_ids: z.array(z.string()),
+    cooldown_seconds: z.number().describe('Seconds'),
+    poll_interval_seconds: z.number().describe('Seconds'),
+    push: z.array(z.string()),
+    running_here: z.boolean().describe('True when this API process runs the watcher'),
+    started_at: z.string(),
+    updated_at: z.string(),
+    stopped_at: z.string().nullable(),
+    last_change_at: z.string().nullable(),
+    last_extraction_at: z.string().nullable(),
+    change_count: z.number().int().describe('Changes detected so far'),
+    extraction_count: z.number().int().describe('Extractions started so far'),
+  })
+  .meta({ id: 'Watcher' });
+
+const ChangeSchema = z
+  .object({
+    kind: z.enum(['created', 'updated', 'deleted']),
+    resource_type: z.string().describe('topic, connector, sql_cluster, stream_job or schema'),
+    resource_id: z.string(),
+    environment_id: z.string().nullable(),
+    detected_at: z.string(),
+  })
+  .meta({ id: 'WatcherChange' });
+
+const ExtractionSchema = z
+  .object({
+    extraction_id: z.string(),
+    graph_id: z.string(),
+    status: z.enum(['running', 'completed', 'failed']),
+    started_at: z.string(),
+    completed_at: z.string().nullable(),
+    node_count: z.number().int().nullable(),
+    edge_count: z.number().int().nullable(),
+    graph_revision: z.number().int().nullable(),
+    changes: z.record(z.string(), z.number()).nullable().describe('Nodes and edges added, changed and removed'),
+    error: z.string().nullable(),
+    duration_ms: z.number().nullable().describe('Milliseconds'),
+  })
+  .meta({ id: 'WatcherExtraction' });
+
+const params = z.object({ watcher_id: z.string().min(1).max(256) });
+const limitQuery = (max: number, fallback: number) => z.object({ limit: z.coerce.number().int().min(1).max(max).default(fallback) });
+const responses = { ...problemResponses, 409: ProblemSchema.describe('Too many running watchers') };
+const tags = ['watchers'];
+
+/** Registers the watcher routes (register with `{ prefix: '/api/v1' }`). */
+export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async (app, { watchers, service }) => {
+  const view = (watcher: WatcherState): z.infer<typeof WatcherSchema> => ({
+    watcher_id: watcher.watcher_id,
+    state: watcher.state,
+    reason: watcher.reason,
+    environment_ids: watcher.environment_ids,
+    cluster_ids: watcher.cluster_ids,
+    cooldown_seconds: watcher.cooldown_seconds,
+    poll_interval_seconds: watcher.poll_interval_seconds,
+    push: watcher.push,
+    running_here: service.running().includes(watcher.watcher_id),
+    started_at: watcher.started_at,
+    updated_at: watcher.updated_at,
+    stopped_at: watcher.stopped_at,
+    last_change_at: watcher.last_change_at,
+    last_extraction_at: watcher.last_extraction_at,
+    change_count: watcher.change_count,
+    extraction_count: watcher.extraction_count,
+  });
+  const find = (watcherId: string): WatcherState => {
+    const watcher = watchers.get(watcherId);
+    if (!watcher) throw new NotFoundError(`watcher "${watcherId}" not found`);
+    return watcher;
+  };
+
+  app.post(
+    '/watchers',
+    {
+      schema: {
+        tags,
+        summary: 'Start a watcher: it extracts once, then polls and re-extracts after each quiet period',
+        body: StartWatcherSchema,
+        response: { 201: z.object({ watcher_id: z.string(), state: WATCHER_STATE }), ...responses },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const watcher = await service.start({
+        environmentIds: [...new Set(body.environment_ids)],
+        clusterIds: [...new Set(body.cluster_ids)],
+        cooldownSeconds: body.cooldown_seconds,
+        pollIntervalSeconds: body.poll_interval_seconds,
+        push: [...new Set(body.push)],
+      });
+      return reply.code(201).send({ watcher_id: watcher.watcher_id, state: watcher.state });
+    },
+  );
+
+  app.get(
+    '/watchers',
+    {
+      schema: {
+        tags,
+        summary: 'Watchers, newest first (deregistered ones are not listed)',
+        querystring: z.object({ state: WATCHER_STATE.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+        response: { 200: z.object({ watchers: z.array(WatcherSchema), total: z.number().int() }), ...problemResponses },
+      },
+    },
+    async (request) => {
+      const matching = watchers.list({ state: request.query.state });
+      return { watchers: matching.slice(0, request.query.limit).map(view), total: matching.length };
+    },
+  );
+
+  app.get(
+    '/watchers/:watcher_id',
+    { schema: { tags, summary: 'Status of one watcher', params, response: { 200: WatcherSchema, ...problemResponses } } },
+    async (request) => view(find(request.params.watcher_id)),
+  );
+
+  app.post(
+    '/watchers/:watcher_id/stop',
+    { schema: { tags, summary: 'Stop a watcher (idempotent)', params, response: { 200: WatcherSchema, ...problemResponses } } },
+    async (request) => view(await service.stop(request.params.watcher_id)),
+  );
+
+  app.get(
+    '/watchers/:watcher_id/events',
+    {
+      schema: {
+        tags,
+        summary: 'Changes the watcher detected, newest first',
+        params,
+        querystring: limitQuery(1000, 100),
+        response: { 200: z.object({ events: z.array(ChangeSchema), total: z.number().int().describe('Changes detected in all') }), ...problemResponses },
+      },
+    },
+    async (request) => {
+      const watcher = find(request.params.watcher_id);
+      const events = watcher.changes
+        .slice(-request.query.limit)
+        .reverse()
+        .map(({ position: _position, ...change }) => change);
+      return { events, total: watcher.change_count };
+    },
+  );
+
+  app.get(
+    '/watchers/:watcher_id/history',
+    {
+      schema: {
+        tags,
+        summary: 'Extractions the watcher ran, newest first',
+        params,
+        querystring: limitQuery(500, 50),
+        response: { 200: z.object({ extractions: z.array(ExtractionSchema), total: z.number().int().describe('Extractions started in all') }), ...problemResponses },
+      },
+    },
+    async (request) => {
+      const watcher = find(request.params.watcher_id);
+      const extractions = watcher.extractions
+        .slice(-request.query.limit)
+        .reverse()
+        .map(({ position: _position, ...extraction }) => extraction);
+      return { extractions, total: watcher.extraction_count };
+    },
+  );
+
+  app.delete(
+    '/watchers/:watcher_id',
+    { schema: { tags, summary: 'Deregister a watcher: stop it if running and forget it', params, response: { 204: z.null().describe('Deregistered'), ...problemResponses } } },
+    async (request, reply) => {
+      await service.deregister(request.params.watcher_id);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,243 @@
+/**
+ * The watcher projection: folds the `watcher-{watcher_id}` streams (WatcherStarted,
+ * WatcherStateChanged, WatcherChangesDetected, WatcherDeregistered; `src/events.ts`) and the
+ * extractions the watchers ran (the `extraction-{id}` streams whose events carry the actor
+ * `watcher:{watcher_id}`: ExtractionStarted, ExtractionCompleted, ExtractionFailed) into one record
+ * per watcher: its configuration, state, detected changes and extraction history.
+ *
+ * A deregistered watcher is forgotten (hidden from every query); later events of its streams are
+ * ignored. Per watcher, the newest `MAX_CHANGES_KEPT` changes and `MAX_EXTRACTIONS_KEPT`
+ * extractions are kept in memory (the totals count them all); the full record stays in the store.
+ */
+import type { StoredLineageEvent } from '../src/events.js';
+import type { WatcherChange } from '../src/watcher/changes.js';
+import type { WatcherStateName } from '../src/watcher/stateMachine.js';
+
+/** Changes kept per watcher (newest). */
+export const MAX_CHANGES_KEPT = 1_000;
+/** Extractions kept per watcher (newest). */
+export const MAX_EXTRACTIONS_KEPT = 500;
+
+/** One detected change, with when it was detected. */
+export interface DetectedChange extends Omit<WatcherChange, 'resource_type'> {
+  resource_type: string;
+  /** ISO 8601 time the poll's detection was recorded. */
+  detected_at: string;
+  /** Global store position of the detection event (orders changes). */
+  position: number;
+}
+
+/** One extraction run by a watcher. */
+export interface WatcherExtraction {
+  extraction_id: string;
+  graph_id: string;
+  /** `running` until ExtractionCompleted or ExtractionFailed. */
+  status: 'running' | 'completed' | 'failed';
+  /** ISO 8601 times. */
+  started_at: string;
+  completed_at: string | null;
+  node_count: number | null;
+  edge_count: number | null;
+  /** Revision of the graph stream after the extraction (null unless completed). */
+  graph_revision: number | null;
+  /** Nodes and edges added, changed and removed by the extraction (null unless completed). */
+  changes: Record<string, number> | null;
+  error: string | null;
+  /** Duration in milliseconds (null while running). */
+  duration_ms: number | null;
+  position: number;
+}
+
+/** Everything known about one watcher (snake_case: the API's Watcher shape, minus the lists). */
+export interface WatcherState {
+  watcher_id: string;
+  state: WatcherStateName;
+  environment_ids: string[];
+  cluster_ids: string[];
+  /** Seconds. */
+  cooldown_seconds: number;
+  /** Seconds. */
+  poll_interval_seconds: number;
+  push: string[];
+  /** Reason of the last state change (null before any). */
+  reason: string | null;
+  /** ISO 8601 times. */
+  started_at: string;
+  updated_at: string;
+  stopped_at: string | null;
+  last_change_at: string | null;
+  last_extraction_at: string | null;
+  /** Changes detected so far (all of them, not only the ones kept). */
+  change_count: number;
+  /** Extractions started so far. */
+  extraction_count: number;
+  /** Global position of WatcherStarted: orders watchers newest first. */
+  position: number;
+  /** Newest last. */
+  changes: DetectedChange[];
+  /** Newest last. */
+  extractions: WatcherExtraction[];
+}
+
+/** The projection (the projector's `Projection`). */
+export interface WatcherProjection {
+  readonly position: number;
+  apply(event: StoredLineageEvent): void;
+  /** One watcher, or undefined (also for deregistered ones). */
+  get(watcherId: string): WatcherState | undefined;
+  /** Watchers, newest first, optionally only those in `state`. */
+  list(filter?: { state?: WatcherStateName | undefined }): WatcherState[];
+  reset(): void;
+}
+
+const WATCHER_ACTOR = /^watcher:(.+)$/;
+
+/** The watcher id of an extraction event's actor (`watcher:{id}`), or undefined. */
+export function watcherOfActor(actor: string | undefined): string | undefined {
+  return actor === undefined ? undefined : WATCHER_ACTOR.exec(actor)?.[1];
+}
+
+function keepNewest<T>(list: T[], max: number): void {
+  if (list.length > max) list.splice(0, list.length - max);
+}
+
+/** Creates an empty watcher projection. */
+export function createWatcherProjection(): WatcherProjection {
+  const watchers = new Map<string, WatcherState>();
+  const deregistered = new Set<string>();
+  /** extraction id -> watcher id, for the extraction's later events. */
+  const extractionOwners = new Map<string, string>();
+  let position = 0;
+
+  function evolve(event: StoredLineageEvent): void {
+    if (event.stream.startsWith('extraction-')) {
+      evolveExtraction(event);
+      return;
+    }
+    if (!event.stream.startsWith('watcher-')) return;
+    switch (event.type) {
+      case 'WatcherStarted': {
+        const { watcher_id: id } = event.data;
+        if (watchers.has(id) || deregistered.has(id)) return;
+        watchers.set(id, {
+          watcher_id: id,
+          state: 'WATCHING',
+          environment_ids: event.data.environment_ids,
+          cluster_ids: event.data.cluster_ids,
+          cooldown_seconds: event.data.cooldown_seconds,
+          poll_interval_seconds: event.data.poll_interval_seconds,
+          push: event.data.push,
+          reason: null,
+          started_at: event.recorded_at,
+          updated_at: event.recorded_at,
+          stopped_at: null,
+          last_change_at: null,
+          last_extraction_at: null,
+          change_count: 0,
+          extraction_count: 0,
+          position: event.position,
+          changes: [],
+          extractions: [],
+        });
+        return;
+      }
+      case 'WatcherStateChanged': {
+        const watcher = watchers.get(event.data.watcher_id);
+        if (!watcher || watcher.state === 'STOPPED') return;
+        watcher.state = event.data.to;
+        watcher.reason = event.data.reason;
+        watcher.updated_at = event.recorded_at;
+        if (event.data.to === 'STOPPED') watcher.stopped_at = event.recorded_at;
+        return;
+      }
+      case 'WatcherChangesDetected': {
+        const watcher = watchers.get(event.data.watcher_id);
+        if (!watcher) return;
+        for (const change of event.data.changes) watcher.changes.push({ ...change, detected_at: event.recorded_at, position: event.position });
+        keepNewest(watcher.changes, MAX_CHANGES_KEPT);
+        watcher.change_count += event.data.changes.length;
+        watcher.last_change_at = event.recorded_at;
+        watcher.updated_at = event.recorded_at;
+        return;
+      }
+      case 'WatcherDeregistered':
+        watchers.delete(event.data.watcher_id);
+        deregistered.add(event.data.watcher_id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  function evolveExtraction(event: StoredLineageEvent): void {
+    switch (event.type) {
+      case 'ExtractionStarted': {
+        const watcherId = watcherOfActor(event.metadata.actor);
+        const watcher = watcherId === undefined ? undefined : watchers.get(watcherId);
+        if (!watcher || watcherId === undefined) return;
+        extractionOwners.set(event.data.extraction_id, watcherId);
+        watcher.extractions.push({
+          extraction_id: event.data.extraction_id,
+          graph_id: event.data.graph_id,
+          status: 'running',
+          started_at: event.recorded_at,
+          completed_at: null,
+          node_count: null,
+          edge_count: null,
+          graph_revision: null,
+          changes: null,
+          error: null,
+          duration_ms: null,
+          position: event.position,
+        });
+        keepNewest(watcher.extractions, MAX_EXTRACTIONS_KEPT);
+        watcher.extraction_count += 1;
+        watcher.last_extraction_at = event.recorded_at;
+        return;
+      }
+      case 'ExtractionCompleted':
+      case 'ExtractionFailed': {
+        const watcherId = extractionOwners.get(event.data.extraction_id);
+        const watcher = watcherId === undefined ? undefined : watchers.get(watcherId);
+        extractionOwners.delete(event.data.extraction_id);
+        const record = watcher?.extractions.find((entry) => entry.extraction_id === event.data.extraction_id);
+        if (!record || record.status !== 'running') return;
+        record.completed_at = event.recorded_at;
+        record.duration_ms = event.data.duration_ms;
+        if (event.type === 'ExtractionCompleted') {
+          record.status = 'completed';
+          record.node_count = event.data.node_count;
+          record.edge_count = event.data.edge_count;
+          record.graph_revision = event.data.graph_revision;
+          record.changes = { ...event.data.changes };
+        } else {
+          record.status = 'failed';
+          record.error = event.data.error;
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  return {
+    get position() {
+      return position;
+    },
+    apply(event) {
+      evolve(event);
+      position = event.position;
+    },
+    get: (watcherId) => watchers.get(watcherId),
+    list(filter = {}) {
+      return [...watchers.values()].filter((watcher) => filter.state === undefined || watcher.state === filter.state).sort((a, b) => b.position - a.position);
+    },
+    reset() {
+      watchers.clear();
+      deregistered.clear();
+      extractionOwners.clear();
+      position = 0;
+    },
+  };
+}
