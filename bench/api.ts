@@ -1,5 +1,6 @@
 /**
- * REST API benchmark (issue 5), over loopback HTTP against a real `buildApp` on the memory store:
+ * REST API benchmark (issue 5), over loopback HTTP against a real `buildApp` on the memory store,
+ * running in its own process (the client measures from this one, as a real client would):
  *
  * - traversal latency p50/p99, upstream and downstream, at 5 and 10 hops, on a 100,000-node /
  *   300,000-edge synthetic graph recorded through `recordGraph` (target: p99 under 20 ms at 10 hops);
@@ -10,8 +11,10 @@
  *   connections (autocannon).
  *
  * Returns rows; prints nothing (`bench/run.ts` prints). Latencies are in milliseconds, measured by
- * the client around each request, sequentially, after a warm-up.
+ * the client from sending each request to the last byte of its answer, sequentially, after a warm-up.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { buildApp } from '../infra/http/app.js';
 import { openRuntime } from '../infra/runtime.js';
@@ -23,9 +26,9 @@ import { syntheticGraph } from './syntheticGraph.js';
 /** One measured figure. */
 export interface ApiBenchRow {
   measure: string;
-  /** Milliseconds for latencies and durations, requests per second for throughput. */
+  /** Milliseconds for latencies and durations, requests per second for throughput, MB for memory. */
   value: number;
-  unit: 'ms' | 'requests/s';
+  unit: 'ms' | 'requests/s' | 'MB';
   /** Requests the figure is computed from. */
   samples: number;
   /** Mean number of nodes in the answers (traversals and the whole-graph GET), else null. */
@@ -39,11 +42,17 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+/**
+ * One request's latency: from sending it until the last byte of the answer has arrived (as wrk and
+ * autocannon measure). The client parses the JSON after the clock stops: its parsing is not the
+ * server's latency, and here it would run on the server's own thread.
+ */
 async function timed(url: string): Promise<{ ms: number; nodes: number }> {
   const started = performance.now();
   const response = await fetch(url);
-  const body = (await response.json()) as { node_count?: number; nodes?: unknown[] };
+  const text = await response.text();
   const ms = performance.now() - started;
+  const body = JSON.parse(text) as { node_count?: number; nodes?: unknown[] };
   if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`);
   return { ms, nodes: body.node_count ?? body.nodes?.length ?? 0 };
 }
@@ -54,37 +63,74 @@ async function rps(url: string): Promise<{ value: number; samples: number }> {
   return { value: result.requests.average, samples: result.requests.total };
 }
 
+/** What the server process tells the bench once it listens. */
+interface ServerReady {
+  base: string;
+  origins: string[];
+}
+
 /**
- * Runs the API benchmark.
- * @param options.traversals requests per traversal configuration (default 300).
+ * The server side, run in its own process (as in production, where clients are other processes):
+ * records the 100k and 10k graphs, listens on loopback, prints `ServerReady` as one JSON line, and on
+ * SIGTERM prints its peak RSS in MB and exits.
  */
-export async function benchApi(options: { traversals?: number } = {}): Promise<ApiBenchRow[]> {
-  const traversals = options.traversals ?? 300;
+async function serve(traversals: number): Promise<void> {
   const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'memory' });
   const logger = silentLogger();
   const runtime = await openRuntime(config, logger);
   const app = await buildApp({ config, logger, runtime, runners: { extract: async () => ({}), enrich: async () => ({}) } });
-  const rows: ApiBenchRow[] = [];
-  try {
-    const context = { cause: 'import', actor: 'bench' };
-    const big = syntheticGraph({ nodes: 100_000, edges: 300_000 });
-    await recordGraph(runtime.commands, BIG_GRAPH, big, { mode: 'replace', createIfMissing: true, name: 'bench-100k' }, context);
-    await recordGraph(runtime.commands, SMALL_GRAPH, syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }), { mode: 'replace', createIfMissing: true, name: 'bench-10k' }, context);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no address');
-    const base = `http://127.0.0.1:${address.port}/api/v1`;
+  const context = { cause: 'import', actor: 'bench' };
+  const big = syntheticGraph({ nodes: 100_000, edges: 300_000 });
+  await recordGraph(runtime.commands, BIG_GRAPH, big, { mode: 'replace', createIfMissing: true, name: 'bench-100k' }, context);
+  await recordGraph(runtime.commands, SMALL_GRAPH, syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }), { mode: 'replace', createIfMissing: true, name: 'bench-10k' }, context);
+  // Origins spread over the graph, the same for every configuration.
+  const step = Math.floor(big.nodes.length / traversals);
+  const origins = Array.from({ length: traversals }, (_, index) => big.nodes[index * step]!.id);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  process.on('SIGTERM', () => {
+    process.stdout.write(`${JSON.stringify({ peak_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`, () => process.exit(0));
+  });
+  const ready: ServerReady = { base: `http://127.0.0.1:${address.port}/api/v1`, origins };
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
+}
 
-    // Origins spread over the graph, the same for every configuration.
-    const step = Math.floor(big.nodes.length / traversals);
-    const origins = Array.from({ length: traversals }, (_, index) => big.nodes[index * step]!.id);
+/** Starts the server process and waits for its `ServerReady` line. */
+async function startServer(traversals: number): Promise<{ ready: ServerReady; stop(): Promise<number> }> {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, 'serve', String(traversals)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const iterator = lines[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) throw new Error('the API bench server exited before it listened');
+  const ready = JSON.parse(first.value) as ServerReady;
+  return {
+    ready,
+    async stop() {
+      child.kill('SIGTERM');
+      const last = await iterator.next();
+      return last.done ? Number.NaN : (JSON.parse(last.value) as { peak_rss_mb: number }).peak_rss_mb;
+    },
+  };
+}
+
+/**
+ * Runs the API benchmark: the server in a child process, the client (this process) measuring.
+ * @param options.traversals requests per traversal configuration (default 300).
+ */
+export async function benchApi(options: { traversals?: number } = {}): Promise<ApiBenchRow[]> {
+  const traversals = options.traversals ?? 300;
+  const server = await startServer(traversals);
+  const rows: ApiBenchRow[] = [];
+  let stopped = false;
+  try {
+    const { base, origins } = server.ready;
     for (const direction of ['upstream', 'downstream'] as const) {
       for (const hops of [5, 10]) {
         const url = (id: string) => `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
-        const sample = origins;
-        for (const id of sample.slice(0, 5)) await timed(url(id));
+        for (const id of origins.slice(0, 5)) await timed(url(id));
         const results: Array<{ ms: number; nodes: number }> = [];
-        for (const id of sample) results.push(await timed(url(id)));
+        for (const id of origins) results.push(await timed(url(id)));
         const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
         const meanNodes = results.reduce((sum, result) => sum + result.nodes, 0) / results.length;
         rows.push({ measure: `traversal ${direction} ${hops} hops p50`, value: percentile(sorted, 50), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
@@ -101,9 +147,15 @@ export async function benchApi(options: { traversals?: number } = {}): Promise<A
     rows.push({ measure: 'GET /health, 50 connections', value: health.value, unit: 'requests/s', samples: health.samples, nodes_per_answer: null });
     const traversal = await rps(`${base}/graphs/${BIG_GRAPH}/query/downstream/${encodeURIComponent(origins[1]!)}?hops=5`);
     rows.push({ measure: 'traversal downstream 5 hops, 50 connections', value: traversal.value, unit: 'requests/s', samples: traversal.samples, nodes_per_answer: null });
+    const peak = await server.stop();
+    stopped = true;
+    rows.push({ measure: 'API server peak RSS (100k- and 10k-node graphs loaded)', value: peak, unit: 'MB', samples: 1, nodes_per_answer: null });
     return rows;
   } finally {
-    await app.close();
-    await runtime.close();
+    if (!stopped) await server.stop();
   }
+}
+
+if (process.argv[1] === import.meta.filename && process.argv[2] === 'serve') {
+  await serve(Number(process.argv[3] ?? 300));
 }
