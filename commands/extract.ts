@@ -11,9 +11,10 @@
  * Exit codes: 0 success; 1 interrupted (SIGINT/SIGTERM); 2 bad flags or configuration, or the
  * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
  */
-import { array, command, flag, multioption, option, parse, runSafely, string, type Type } from 'cmd-ts';
+import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
+import { parseArguments } from './arguments.js';
 import { loadConfig } from '../src/config.js';
-import { oneLine, reportError, runExtract, type ExtractArgs } from './shared.js';
+import { reportError, runExtract, type ExtractArgs } from './shared.js';
 
 const NAME = 'lineage-svc-extract';
 
@@ -58,24 +59,9 @@ export const extractCli = command({
 });
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    const result = await runSafely(extractCli, argv);
-    if (result._tag === 'error') {
-      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
-      out.write(`${result.error.config.message}\n`);
-      return result.error.config.exitCode === 0 ? 0 : 2;
-    }
-    return 0;
-  }
-  const parsed = await parse(extractCli, argv);
-  if (parsed._tag === 'error') {
-    const first = parsed.error.errors[0];
-    const raw = (first?.nodes ?? []).map((node) => node.raw).join(' ');
-    const message = oneLine(first?.message ?? 'invalid arguments');
-    process.stderr.write(`${NAME}: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
-    return 2;
-  }
-  const args = parsed.value as ExtractArgs;
+  const parsed = await parseArguments(extractCli, NAME, argv);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const args = parsed.args as ExtractArgs;
   let config;
   try {
     config = loadConfig(process.env);

@@ -16,6 +16,8 @@ import { recordGraph } from '../src/graphCommands.js';
 import type { Config } from '../src/config.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
 import { enrichWithMetrics } from '../src/extraction/enrich.js';
+import { oneLine } from './arguments.js';
+export { oneLine };
 import { recordExtraction } from '../src/extraction/record.js';
 import { ConfigurationError } from '../src/errors.js';
 import { createLogger, type Logger } from '../src/logger.js';
@@ -38,11 +40,6 @@ export interface CommandIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** Collapses a message to one line (no stack trace, no ANSI colours). */
-export function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').trim();
-}
 
 /** Writes `{name}: {message}` as one line on stderr and returns the exit code to use. */
 export function reportError(io: Pick<CommandIo, 'stderr'>, name: string, error: unknown, exitCode = 2): number {

@@ -13,7 +13,8 @@
  * Exit codes: 0 stopped by SIGINT/SIGTERM (or `--help`); 1 the server could not run (e.g. the port
  * is taken); 2 bad flags or an invalid scenario. Errors are one line on stderr, never a stack trace.
  */
-import { command, option, optional, parse, runSafely, string, type Type } from 'cmd-ts';
+import { command, option, optional, string, type Type } from 'cmd-ts';
+import { parseArguments } from './arguments.js';
 import { ValidationError } from '../src/errors.js';
 import { loadScenario, type Scenario } from '../infra/simulators/confluent/scenario.js';
 import { startPlatformSimulator } from '../infra/simulators/confluent/server.js';
@@ -86,24 +87,9 @@ function exportLines(url: string, scenario: Scenario): string[] {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    const result = await runSafely(cli, argv);
-    if (result._tag === 'error') {
-      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
-      out.write(`${result.error.config.message}\n`);
-      return result.error.config.exitCode === 0 ? 0 : 2;
-    }
-    return 0;
-  }
-  const parsed = await parse(cli, argv);
-  if (parsed._tag === 'error') {
-    const first = parsed.error.errors[0];
-    const raw = (first?.nodes ?? []).map((n) => n.raw).join(' ');
-    const message = oneLine(first?.message ?? 'invalid arguments');
-    process.stderr.write(`${NAME}: error: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
-    return 2;
-  }
-  const args = parsed.value as { scenario: string; host: string; port: number; latencyMs: number | undefined };
+  const parsed = await parseArguments(cli, NAME, argv);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const args = parsed.args as { scenario: string; host: string; port: number; latencyMs: number | undefined };
   let scenario: Scenario;
   try {
     scenario = await loadScenario(args.scenario);

@@ -15,7 +15,8 @@
  * exit 2.
  */
 import { randomUUID } from 'node:crypto';
-import { array, command, flag, multioption, option, parse, runSafely, string, type Type } from 'cmd-ts';
+import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
+import { parseArguments } from './arguments.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { catalogPushers, watcherDeps, type CatalogPush } from '../infra/watcherDeps.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -162,30 +163,15 @@ export async function runWatch(args: WatchArgs, config: Config, env: Record<stri
 }
 
 async function main(argv: string[], stopSignal: Promise<string>): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    const result = await runSafely(watchCli, argv);
-    if (result._tag === 'error') {
-      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
-      out.write(`${result.error.config.message}\n`);
-      return result.error.config.exitCode === 0 ? 0 : 2;
-    }
-    return 0;
-  }
-  const parsed = await parse(watchCli, argv);
-  if (parsed._tag === 'error') {
-    const first = parsed.error.errors[0];
-    const raw = (first?.nodes ?? []).map((node) => node.raw).join(' ');
-    const message = oneLine(first?.message ?? 'invalid arguments');
-    process.stderr.write(`${NAME}: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
-    return 2;
-  }
+  const parsed = await parseArguments(watchCli, NAME, argv);
+  if ('exitCode' in parsed) return parsed.exitCode;
   let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (error) {
     return reportError(process, NAME, error);
   }
-  return runWatch(parsed.value as WatchArgs, config, process.env, process, stopSignal);
+  return runWatch(parsed.args as WatchArgs, config, process.env, process, stopSignal);
 }
 
 let interrupted = false;

@@ -1,0 +1,39 @@
+/**
+ * Command-line parsing shared by every command: `--help` prints the flags and exits 0; bad flags
+ * print one line (`{command}: {problem} (see --help)`) and exit 2; no stack trace either way.
+ */
+import { parse, runSafely } from 'cmd-ts';
+
+/** A cmd-ts command, as `command({...})` returns it. */
+type Command = Parameters<typeof parse>[0] & Parameters<typeof runSafely>[0];
+
+/** Collapses a message to one line (cmd-ts messages may carry newlines and colour codes). */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Parses `argv` for `cli`. Returns the parsed arguments, or the exit code after printing help
+ * (0) or a one-line error on stderr (2).
+ */
+export async function parseArguments<T>(cli: Command, name: string, argv: string[]): Promise<{ args: T } | { exitCode: number }> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const result = await runSafely(cli, argv);
+    if (result._tag === 'error') {
+      const out = result.error.config.into === 'stdout' ? process.stdout : process.stderr;
+      out.write(`${result.error.config.message}\n`);
+      return { exitCode: result.error.config.exitCode === 0 ? 0 : 2 };
+    }
+    return { exitCode: 0 };
+  }
+  const parsed = await parse(cli, argv);
+  if (parsed._tag === 'error') {
+    const first = parsed.error.errors[0];
+    const raw = (first?.nodes ?? []).map((node) => node.raw).join(' ');
+    const message = oneLine(first?.message ?? 'invalid arguments');
+    process.stderr.write(`${name}: ${message}${raw !== '' && !message.includes(raw) ? `: ${raw}` : ''} (see --help)\n`);
+    return { exitCode: 2 };
+  }
+  return { args: parsed.value as T };
+}
