@@ -17,6 +17,7 @@ import { createSqliteEventStore } from '../infra/eventStore/sqliteEventStore.js'
 import { createOpenLineageProjection } from '../projections/openLineageProjection.js';
 import type { StoredLineageEvent } from '../src/events.js';
 import { ingestOpenLineageEvents } from '../src/openlineage/ingestion.js';
+import { seededRandom as random } from './syntheticGraph.js';
 
 /** Results of `benchOpenLineage`. */
 export interface OpenLineageBenchResult {
@@ -31,18 +32,6 @@ export interface OpenLineageBenchResult {
   mean_jobs_visited: number;
   /** How the 1M-event projection was built. */
   note: string;
-}
-
-/** A deterministic PRNG (mulberry32), so runs are comparable. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const uuidOf = (n: number) => `0190a1b2-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;

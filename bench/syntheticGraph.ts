@@ -15,8 +15,8 @@ import {
 } from '../src/graph/ids.js';
 import type { Edge, LineageGraph, Node, NodeType, System } from '../src/graph/model.js';
 
-/** Mulberry32: a small seeded PRNG so that every run builds the same graph. */
-function random(seed: number): () => number {
+/** Mulberry32: a small seeded PRNG, so that every run builds the same data. Numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -49,7 +49,7 @@ export interface SyntheticGraphOptions {
  * 5% SQL queries, 10% connectors, 10% consumer groups. See `SyntheticGraphOptions` for its shape.
  */
 export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
-  const next = random(options.seed ?? 42);
+  const next = seededRandom(options.seed ?? 42);
   const environments = options.environments ?? 10;
   const count = (share: number) => Math.max(1, Math.floor(options.nodes * share));
   const nodes: Node[] = [];
