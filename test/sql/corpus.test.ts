@@ -4,23 +4,12 @@
  * subset (`labels.ts`) has exactly the expected source and sink sets for at least 95% of files.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { formatTableRef, isLineageError, statementLineage } from '../../src/sql/index.js';
+import { isLineageError, statementLineage } from '../../src/sql/index.js';
+import { corpus, dialectOf, fileSourcesAndSinks, sqlFiles } from './corpusFiles.js';
 import { LABELS } from './labels.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const corpus = path.resolve(repoRoot, '../shared/fixtures/sql');
-
-function sqlFiles(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? sqlFiles(full) : name.endsWith('.sql') ? [full] : [];
-  });
-}
-const dialectOf = (relative: string) => (relative.startsWith('ksqldb') ? 'ksql' : 'flink') as 'ksql' | 'flink';
 
 describe('SQL corpus', () => {
   it('handles every corpus file without a crash', (t) => {
@@ -49,9 +38,7 @@ describe('SQL corpus', () => {
     for (const label of LABELS) {
       const file = path.join(corpus, label.file);
       assert.ok(existsSync(file), `labelled file exists: ${label.file}`);
-      const result = statementLineage(readFileSync(file, 'utf8'), { dialect: dialectOf(label.file) });
-      const sources = isLineageError(result) ? [] : result.sources.map(formatTableRef).sort();
-      const sinks = isLineageError(result) ? [] : result.sinks.map(formatTableRef).sort();
+      const { sources, sinks } = fileSourcesAndSinks(label.file);
       const ok = JSON.stringify(sources) === JSON.stringify([...label.sources].sort()) && JSON.stringify(sinks) === JSON.stringify([...label.sinks].sort());
       if (!ok) misses.push(`${label.file}: got sources ${JSON.stringify(sources)} sinks ${JSON.stringify(sinks)}; expected ${JSON.stringify(label.sources)} / ${JSON.stringify(label.sinks)}`);
     }

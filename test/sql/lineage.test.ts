@@ -131,6 +131,12 @@ describe('statementLineage: robustness', () => {
     assert.equal(splitStatements("SET 'a' = ';';\n-- x; y\nINSERT INTO t SELECT 1\nCREATE TABLE u (a INT)").length, 3);
     assert.equal(splitStatements('EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END;;').length, 1);
   });
+  it('a stray `;` before a join or clause keyword does not end the query', () => {
+    const sql = 'SELECT * FROM t\nLEFT JOIN a FOR SYSTEM_TIME AS OF t.ts ON t.k = a.k;\nLEFT JOIN b ON t.j = b.j;\nCREATE TABLE c (x INT);';
+    assert.equal(splitStatements(sql).length, 2);
+    assert.deepEqual(io(sql), { sources: ['a', 'b', 't'], sinks: [] });
+    assert.equal(splitStatements('CREATE TABLE c (x INT);\nWHERE x = 1;').length, 2);
+  });
 });
 
 describe('resolveTableRef', () => {
