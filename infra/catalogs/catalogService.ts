@@ -19,9 +19,13 @@ import { LineageError } from '../../src/errors.js';
 import type { CatalogType, LineageGraph } from '../../src/graph/model.js';
 import type { Logger } from '../../src/logger.js';
 import { createDatabricksClient, type DatabricksClientOptions } from './databricksClient.js';
+import { createGlueClient, type GlueClientOptions } from './glueClient.js';
 
 /** Client options tests may shorten (retry delays, timeouts, polling). */
-export type CatalogClientOptions = Partial<Omit<DatabricksClientOptions, 'workspaceUrl' | 'token'>>;
+export type CatalogClientOptions = Partial<Omit<DatabricksClientOptions, 'workspaceUrl' | 'token'>> & {
+  /** Datalake (Glue) client overrides: endpoint, static credentials, attempts, timeout. */
+  glue?: Partial<Omit<GlueClientOptions, 'region' | 'logger'>> | undefined;
+};
 
 /** A provider that cannot run: not configured, or not implemented yet (HTTP 400). */
 export class UnconfiguredProviderError extends LineageError {
@@ -38,6 +42,9 @@ const PORT_FACTORIES: Partial<Record<CatalogType, DepsFactory>> = {
   LAKEHOUSE_CATALOG: (config, options) => ({
     port: createDatabricksClient({ ...options, workspaceUrl: config.lakehouse.workspaceUrl!, token: config.lakehouse.token! }),
     warehouseId: config.lakehouse.warehouseId,
+  }),
+  DATALAKE_CATALOG: (config, options) => ({
+    port: createGlueClient({ ...options.glue, region: config.datalake.region!, logger: options.logger }),
   }),
 };
 

@@ -2,14 +2,15 @@
  * The registry of catalog providers: one entry per `catalog_type` (contract section 2), each with
  * the facts `GET /api/v1/catalogs` lists and, once implemented, the provider itself.
  *
- * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`). The datalake (`DATALAKE_CATALOG`), warehouse
- * (`WAREHOUSE_LINEAGE`) and data governance (`DATA_GOVERNANCE`) entries are listed with their
+ * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`) and the datalake (`DATALAKE_CATALOG`, AWS Glue,
+ * `./datalake.ts`). The warehouse (`WAREHOUSE_LINEAGE`) and data governance (`DATA_GOVERNANCE`) entries are listed with their
  * settings but no provider yet: `provider` is undefined and their capabilities are empty. To add
  * one, set `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory
  * in `infra/catalogs/catalogService.ts`.
  */
 import type { Config } from '../config.js';
 import { CATALOG_TYPES, type CatalogType } from '../graph/model.js';
+import { datalakeProvider } from './datalake.js';
 import { lakehouseProvider } from './lakehouse.js';
 import { missingOf, type CatalogProvider, type CatalogProviderInfo } from './provider.js';
 
@@ -29,10 +30,7 @@ const planned = (info: Omit<CatalogProviderInfo, 'missingSettings'>, required: (
 /** Every catalog type, in `CATALOG_TYPES` order. */
 export const CATALOG_REGISTRY: readonly CatalogRegistryEntry[] = [
   { ...lakehouseProvider, provider: lakehouseProvider },
-  planned(
-    { catalogType: 'DATALAKE_CATALOG', system: 'DATALAKE', shortName: 'datalake', settings: ['LINEAGE_SVC_DATALAKE_REGION'], requiredSettings: ['LINEAGE_SVC_DATALAKE_REGION'] },
-    (config) => ({ LINEAGE_SVC_DATALAKE_REGION: config.datalake.region }),
-  ),
+  { ...datalakeProvider, provider: datalakeProvider },
   planned(
     {
       catalogType: 'WAREHOUSE_LINEAGE',

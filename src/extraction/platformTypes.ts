@@ -261,7 +261,7 @@ export const CatalogIntegrationBody = z.looseObject({
   spec: z.looseObject({
     display_name: optStr,
     kafka_cluster: z.looseObject({ id: str }).nullish(),
-    config: z.looseObject({ kind: str, catalog_name: optStr, workspace_endpoint: optStr }).nullish(),
+    config: z.looseObject({ kind: str, catalog_name: optStr, workspace_endpoint: optStr, custom_database: optStr }).nullish(),
   }),
   status: z.looseObject({ phase: optStr, last_sync_at: optStr }).nullish(),
 });

@@ -9,8 +9,9 @@
  *   `materialised table -> catalog table` MATERIALIZES:
  *   - Unity (needs DELTA): lakehouse `lakehouse:catalog_table:{env}:{catalog}.{cluster_id}.{topic with . -> _}`,
  *     catalog from `spec.config.catalog_name`, else `DEFAULT_LAKEHOUSE_CATALOG`; `catalog_type` LAKEHOUSE_CATALOG.
- *   - AwsGlue (needs ICEBERG): data lake `datalake:catalog_table:{region}:{cluster_id}/{topic}`
- *     (Tableflow publishes one Glue database per cluster); `catalog_type` DATALAKE_CATALOG.
+ *   - AwsGlue (needs ICEBERG): data lake `datalake:catalog_table:{region}:{database}/{topic}`
+ *     (Tableflow publishes one Glue database per cluster: the integration's `custom_database`, else
+ *     the cluster id; catalog-apis.md D); `catalog_type` DATALAKE_CATALOG.
  *   - Other kinds (Snowflake Open Catalog, ...) have no node type yet and are skipped.
  *   When the table reports `catalog_sync_statuses`, only the integrations listed there are linked.
  */
@@ -89,13 +90,14 @@ export function tableflowFragment(
         fragment.edges.push(makeEdge(id, 'MATERIALIZES', tableId));
       } else if (kind === 'awsglue' && formats.includes('ICEBERG')) {
         const region = options.datalakeRegion ?? cluster.region ?? 'unknown';
-        const tableId = datalakeTableId(region, clusterId, topic);
+        const database = integration.spec.config?.custom_database || clusterId;
+        const tableId = datalakeTableId(region, database, topic);
         fragment.nodes.push(
           makeNode({
             id: tableId,
             nodeType: 'CATALOG_TABLE',
             system: 'DATALAKE',
-            qualifiedName: `${clusterId}/${topic}`,
+            qualifiedName: `${database}/${topic}`,
             displayName: topic,
             environmentId: env,
             clusterId,

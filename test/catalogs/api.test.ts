@@ -58,7 +58,7 @@ describe('catalog endpoints', () => {
       const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{ catalog_type: string; capabilities: string[]; configured: boolean; settings: string[] }>;
       assert.deepEqual(catalogs.map((c) => [c.catalog_type, c.configured, c.capabilities.join('+')]), [
         ['LAKEHOUSE_CATALOG', true, 'enrich+push'],
-        ['DATALAKE_CATALOG', false, ''],
+        ['DATALAKE_CATALOG', false, 'enrich+push'],
         ['WAREHOUSE_LINEAGE', false, ''],
         ['DATA_GOVERNANCE', false, ''],
       ]);
@@ -100,7 +100,8 @@ describe('catalog endpoints', () => {
     const { api } = await apiWithGraph({});
     try {
       assertProblem(await call(api.base, 'POST', '/api/v1/push/lakehouse'), 400, /set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATALAKE_CATALOG' } }), 400, /not implemented/);
+      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATALAKE_CATALOG' } }), 400, /set LINEAGE_SVC_DATALAKE_REGION/);
+      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'WAREHOUSE_LINEAGE' } }), 400, /not implemented/);
       assertProblem(await call(api.base, 'POST', '/api/v1/push/snowflake'), 404, /no catalog provider "snowflake"/);
       assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'LAKEHOUSE_CATALOG', graph_id: 'nope' } }), 404);
       assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'NOPE' } }), 400);
