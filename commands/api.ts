@@ -22,6 +22,7 @@ import { buildApp } from '../infra/http/app.js';
 import { createTaskRunners } from '../infra/http/taskRunners.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
+import { kafkaTransportConfig, startOpenLineageConsumer, type OpenLineageConsumer } from '../infra/kafka/openLineageConsumer.js';
 
 const NAME = 'lineage-svc-api';
 
@@ -101,9 +102,11 @@ async function main(argv: string[]): Promise<number> {
   await importGraphFileIfEmpty(runtime, config.graphFile, logger);
   const runners = createTaskRunners({ config, runtime, logger });
   const app = await buildApp({ config, logger, runtime, runners });
+  let consumer: OpenLineageConsumer | undefined;
   closeWithGrace({ delay: GRACE_MS, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'Api:Crashed');
     logger.info({ signal }, 'Api:Stopping');
+    await consumer?.stop();
     await app.close();
     await runtime.close();
   });
@@ -112,6 +115,18 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     await runtime.close();
     return reportError(process, NAME, error);
+  }
+  // The OpenLineage Kafka transport, when brokers are configured. Started after the API listens so
+  // that unreachable brokers never keep the API down; a failure is logged and the API goes on.
+  const transport = kafkaTransportConfig(config.openLineageKafka);
+  if (transport) {
+    startOpenLineageConsumer(transport, { store: runtime.store, logger, dedupeIndex: runtime.openLineage }).then(
+      (started) => {
+        consumer = started;
+        logger.info({ topic: transport.topic, brokers: transport.brokers }, 'OpenLineageKafka:Consuming');
+      },
+      (error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'OpenLineageKafka:NotStarted'),
+    );
   }
   return 0;
 }

@@ -69,4 +69,31 @@ describe('lineage-svc-api command', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+  it('keeps serving when the OpenLineage Kafka brokers are unreachable, and still stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, COMMAND, {
+      cwd: root,
+      env: {
+        ...baseEnv,
+        LINEAGE_SVC_API_HOST: '127.0.0.1',
+        LINEAGE_SVC_API_PORT: '0',
+        LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: '127.0.0.1:1',
+        LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), 'lineage-svc-no-such-graph-file.json'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const base = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    const health = await fetch(`${base}/api/v1/health`);
+    assert.equal(health.status, 200);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
 });
