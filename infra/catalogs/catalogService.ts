@@ -20,11 +20,14 @@ import type { CatalogType, LineageGraph } from '../../src/graph/model.js';
 import type { Logger } from '../../src/logger.js';
 import { createDatabricksClient, type DatabricksClientOptions } from './databricksClient.js';
 import { createGlueClient, type GlueClientOptions } from './glueClient.js';
+import { createGoogleClient, type GoogleClientOptions } from './googleClient.js';
 
 /** Client options tests may shorten (retry delays, timeouts, polling). */
 export type CatalogClientOptions = Partial<Omit<DatabricksClientOptions, 'workspaceUrl' | 'token'>> & {
   /** Datalake (Glue) client overrides: endpoint, static credentials, attempts, timeout. */
   glue?: Partial<Omit<GlueClientOptions, 'region' | 'logger'>> | undefined;
+  /** Warehouse (Google) client overrides: token provider (ADC stand-in), retry delays, timeout, fetch. */
+  google?: Partial<Omit<GoogleClientOptions, 'projectId' | 'location' | 'logger'>> | undefined;
 };
 
 /** A provider that cannot run: not configured, or not implemented yet (HTTP 400). */
@@ -45,6 +48,21 @@ const PORT_FACTORIES: Partial<Record<CatalogType, DepsFactory>> = {
   }),
   DATALAKE_CATALOG: (config, options) => ({
     port: createGlueClient({ ...options.glue, region: config.datalake.region!, logger: options.logger }),
+  }),
+  WAREHOUSE_LINEAGE: (config, options) => ({
+    port: createGoogleClient({
+      timeoutMs: options.timeoutMs,
+      retryBaseDelayMs: options.retryBaseDelayMs,
+      maxRetryAfterMs: options.maxRetryAfterMs,
+      bigQueryApiUrl: config.warehouse.bigQueryApiUrl,
+      lineageApiUrl: config.warehouse.lineageApiUrl,
+      dataplexApiUrl: config.warehouse.dataplexApiUrl,
+      accessToken: config.warehouse.accessToken,
+      ...options.google,
+      projectId: config.warehouse.projectId!,
+      location: config.warehouse.location!,
+      logger: options.logger,
+    }),
   }),
 };
 

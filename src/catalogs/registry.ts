@@ -2,9 +2,9 @@
  * The registry of catalog providers: one entry per `catalog_type` (contract section 2), each with
  * the facts `GET /api/v1/catalogs` lists and, once implemented, the provider itself.
  *
- * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`) and the datalake (`DATALAKE_CATALOG`, AWS Glue,
- * `./datalake.ts`). The warehouse (`WAREHOUSE_LINEAGE`) and data governance (`DATA_GOVERNANCE`) entries are listed with their
- * settings but no provider yet: `provider` is undefined and their capabilities are empty. To add
+ * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`), the datalake (`DATALAKE_CATALOG`, AWS Glue,
+ * `./datalake.ts`) and the warehouse (`WAREHOUSE_LINEAGE`, BigQuery + Data Lineage, `./warehouse.ts`).
+ * The data governance (`DATA_GOVERNANCE`) entry is listed with its settings but no provider yet: `provider` is undefined and their capabilities are empty. To add
  * one, set `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory
  * in `infra/catalogs/catalogService.ts`.
  */
@@ -13,6 +13,7 @@ import { CATALOG_TYPES, type CatalogType } from '../graph/model.js';
 import { datalakeProvider } from './datalake.js';
 import { lakehouseProvider } from './lakehouse.js';
 import { missingOf, type CatalogProvider, type CatalogProviderInfo } from './provider.js';
+import { warehouseProvider } from './warehouse.js';
 
 /** One registry entry. */
 export interface CatalogRegistryEntry extends CatalogProviderInfo {
@@ -31,16 +32,7 @@ const planned = (info: Omit<CatalogProviderInfo, 'missingSettings'>, required: (
 export const CATALOG_REGISTRY: readonly CatalogRegistryEntry[] = [
   { ...lakehouseProvider, provider: lakehouseProvider },
   { ...datalakeProvider, provider: datalakeProvider },
-  planned(
-    {
-      catalogType: 'WAREHOUSE_LINEAGE',
-      system: 'WAREHOUSE',
-      shortName: 'warehouse',
-      settings: ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', 'LINEAGE_SVC_WAREHOUSE_LOCATION', 'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN'],
-      requiredSettings: ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', 'LINEAGE_SVC_WAREHOUSE_LOCATION'],
-    },
-    (config) => ({ LINEAGE_SVC_WAREHOUSE_PROJECT_ID: config.warehouse.projectId, LINEAGE_SVC_WAREHOUSE_LOCATION: config.warehouse.location }),
-  ),
+  { ...warehouseProvider, provider: warehouseProvider },
   planned(
     {
       catalogType: 'DATA_GOVERNANCE',

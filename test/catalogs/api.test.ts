@@ -59,7 +59,7 @@ describe('catalog endpoints', () => {
       assert.deepEqual(catalogs.map((c) => [c.catalog_type, c.configured, c.capabilities.join('+')]), [
         ['LAKEHOUSE_CATALOG', true, 'enrich+push'],
         ['DATALAKE_CATALOG', false, 'enrich+push'],
-        ['WAREHOUSE_LINEAGE', false, ''],
+        ['WAREHOUSE_LINEAGE', false, 'enrich+push'],
         ['DATA_GOVERNANCE', false, ''],
       ]);
       assert.ok(catalogs[0]!.settings.includes('LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID'));
@@ -101,7 +101,8 @@ describe('catalog endpoints', () => {
     try {
       assertProblem(await call(api.base, 'POST', '/api/v1/push/lakehouse'), 400, /set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN/);
       assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATALAKE_CATALOG' } }), 400, /set LINEAGE_SVC_DATALAKE_REGION/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'WAREHOUSE_LINEAGE' } }), 400, /not implemented/);
+      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'WAREHOUSE_LINEAGE' } }), 400, /set LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION/);
+      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATA_GOVERNANCE' } }), 400, /not implemented/);
       assertProblem(await call(api.base, 'POST', '/api/v1/push/snowflake'), 404, /no catalog provider "snowflake"/);
       assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'LAKEHOUSE_CATALOG', graph_id: 'nope' } }), 404);
       assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'NOPE' } }), 400);
