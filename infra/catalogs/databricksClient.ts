@@ -11,10 +11,8 @@
  * - 30 s timeout per request (`timeoutMs`); a timeout is not retried;
  * - 429, 500, 502, 503, 504 and network errors are retried at most 3 times (4 attempts) with
  *   1, 2, 4 s delays (`retryBaseDelayMs * 2^retry`), `Retry-After` honoured (the larger wins,
- *   capped at `maxRetryAfterMs`). The backoff helpers are those of `infra/confluent/httpClient.ts`
- *   (`retryAfterMs`, `retryDelayMs`, `RETRIED_STATUSES`, `MAX_ATTEMPTS`, `joinUrl`), reused as is;
- *   the loop is repeated here because that client is bound to HTTP basic credentials and to
- *   `PlatformApiError`;
+ *   capped at `maxRetryAfterMs`): the loop is `createJsonRequester` (`infra/catalogs/jsonRequester.ts`),
+ *   shared with the other catalog clients;
  * - every failure is a `CatalogApiError` with the HTTP status and the Databricks `error_code` of
  *   the body `{error_code, message, details}`; callers turn 404/401/403 into skipped tables.
  *
@@ -30,7 +28,8 @@ import type {
   StatementOutcome,
 } from '../../src/catalogs/lakehouse.js';
 import type { Logger } from '../../src/logger.js';
-import { MAX_ATTEMPTS, RETRIED_STATUSES, joinUrl, retryAfterMs, retryDelayMs } from '../confluent/httpClient.js';
+import { joinUrl } from '../confluent/httpClient.js';
+import { createJsonRequester, realSleep } from './jsonRequester.js';
 
 /** Options of `createDatabricksClient`. */
 export interface DatabricksClientOptions {
@@ -62,10 +61,6 @@ export interface DatabricksClient extends LakehouseCatalogPort {
 
 const TERMINAL_STATES = new Set(['SUCCEEDED', 'FAILED', 'CANCELED', 'CLOSED']);
 
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-}
-
 /** Reads `{error_code, message}` from a Databricks error body (JSON, or plain `CODE: message`). */
 export function parseErrorBody(text: string): { errorCode: string | undefined; message: string } {
   try {
@@ -92,70 +87,23 @@ export function createDatabricksClient(options: DatabricksClientOptions): Databr
   const waitSeconds = options.statementWaitSeconds ?? 30;
   const pollMs = options.pollIntervalMs ?? 2000;
   const maxStatementMs = options.maxStatementMs ?? 300_000;
-  const doFetch = options.fetch ?? fetch;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const counts = new Map<string, number>();
+  const sleep = options.sleep ?? realSleep;
+  const requester = createJsonRequester({
+    token: () => options.token,
+    parseErrorBody,
+    retryLogMessage: 'Lakehouse:Retrying',
+    logger: options.logger,
+    timeoutMs,
+    retryBaseDelayMs: baseDelay,
+    maxRetryAfterMs: maxRetryAfter,
+    fetch: options.fetch,
+    sleep: options.sleep,
+  });
+  /** Sends one request under the shared retry rules; resolves with the parsed JSON body. */
+  const request = (api: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> =>
+    requester.request(api, method, joinUrl(base, path), body);
 
-  /** Sends one request with the retry rules; resolves with the parsed JSON body. */
-  const request = async (api: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
-    const url = joinUrl(base, path);
-    const shown = `${method} ${path.split('?')[0]}`;
-    let lastProblem = '';
-    let lastStatus: number | undefined;
-    for (let tryNumber = 0; tryNumber < MAX_ATTEMPTS; tryNumber += 1) {
-      counts.set(api, (counts.get(api) ?? 0) + 1);
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(url, {
-          method,
-          headers: {
-            authorization: `Bearer ${options.token}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        text = await response.text();
-      } catch (error) {
-        if (isTimeout(error)) throw new CatalogApiError(api, 'timeout', undefined, `${api}: no answer within ${timeoutMs / 1000} s (${shown})`);
-        lastProblem = `network error: ${(error as Error).message}`;
-        if (tryNumber + 1 < MAX_ATTEMPTS) await sleep(retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter));
-        continue;
-      }
-      if (response.ok) {
-        try {
-          return text === '' ? {} : JSON.parse(text);
-        } catch {
-          throw new CatalogApiError(api, 'invalid_response', response.status, `${api}: answer is not JSON (${shown})`);
-        }
-      }
-      const parsed = parseErrorBody(text);
-      lastStatus = response.status;
-      if (!RETRIED_STATUSES.has(response.status)) {
-        throw new CatalogApiError(
-          api,
-          'status',
-          response.status,
-          `${api}: HTTP ${response.status}${parsed.errorCode ? ` ${parsed.errorCode}` : ''} (${shown})${parsed.message ? `: ${parsed.message}` : ''}`,
-          parsed.errorCode,
-        );
-      }
-      lastProblem = `HTTP ${response.status}${parsed.errorCode ? ` ${parsed.errorCode}` : ''}`;
-      if (tryNumber + 1 < MAX_ATTEMPTS) {
-        const delay = retryDelayMs(tryNumber, baseDelay, retryAfterMs(response.headers.get('retry-after')), maxRetryAfter);
-        options.logger?.debug({ api, status: response.status, delay_ms: delay }, 'Lakehouse:Retrying');
-        await sleep(delay);
-      }
-    }
-    throw new CatalogApiError(api, 'retries_exhausted', lastStatus, `${api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) (${shown})`);
-  };
-
-  const asObject = (api: string, value: unknown): Record<string, unknown> => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CatalogApiError(api, 'invalid_response', 200, `${api}: answer is not a JSON object`);
-    return value as Record<string, unknown>;
-  };
+  const asObject = requester.asObject;
 
   const statementOutcome = (api: string, body: unknown): StatementOutcome & { pending: boolean } => {
     const object = asObject(api, body);
@@ -215,8 +163,6 @@ export function createDatabricksClient(options: DatabricksClientOptions): Databr
       const { pending: _pending, ...result } = outcome;
       return result;
     },
-    counts() {
-      return Object.fromEntries([...counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
-    },
+    counts: requester.counts,
   };
 }

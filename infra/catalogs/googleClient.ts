@@ -34,7 +34,8 @@ import {
 } from '../../src/catalogs/warehouse.js';
 import type { Logger } from '../../src/logger.js';
 import type { RunEvent } from '../../src/openlineage/model.js';
-import { MAX_ATTEMPTS, RETRIED_STATUSES, joinUrl, retryAfterMs, retryDelayMs } from '../confluent/httpClient.js';
+import { joinUrl } from '../confluent/httpClient.js';
+import { createJsonRequester, realSleep } from './jsonRequester.js';
 
 /** The OAuth scope asked of application-default credentials. */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -79,10 +80,6 @@ export interface GoogleClient extends WarehouseCatalogPort {
 
 /** BigQuery `reason`s that are retried although the status is 403. */
 const RETRIED_REASONS = new Set(['rateLimitExceeded', 'backendError']);
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-}
 
 /**
  * Reads a googleapis error body: `{error: {code, message, status, errors: [{reason}]}}` (AIP-193
@@ -135,76 +132,25 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
   const dataplexBase = (options.dataplexApiUrl ?? 'https://dataplex.googleapis.com').replace(/\/+$/, '');
   const pollMs = options.operationPollMs ?? 2000;
   const maxPolls = options.maxOperationPolls ?? 30;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const baseDelay = options.retryBaseDelayMs ?? 1000;
-  const maxRetryAfter = options.maxRetryAfterMs ?? 60_000;
-  const doFetch = options.fetch ?? fetch;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const fixed = options.accessToken;
   const tokenOf: AccessTokenProvider = fixed !== undefined && fixed !== '' ? async () => fixed : (options.tokenProvider ?? applicationDefaultTokenProvider());
-  const counts = new Map<string, number>();
+  const sleep = options.sleep ?? realSleep;
+  const requester = createJsonRequester({
+    token: tokenOf,
+    parseErrorBody: parseGoogleError,
+    alsoRetried: (status, body) => status === 403 && body.reason !== undefined && RETRIED_REASONS.has(body.reason),
+    retryLogMessage: 'Warehouse:Retrying',
+    logger: options.logger,
+    timeoutMs: options.timeoutMs,
+    retryBaseDelayMs: options.retryBaseDelayMs,
+    maxRetryAfterMs: options.maxRetryAfterMs,
+    fetch: options.fetch,
+    sleep: options.sleep,
+  });
+  /** Sends one request under the shared retry rules; resolves with the parsed JSON body. */
+  const request = (api: string, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<unknown> => requester.request(api, method, url, body);
 
-  /** Sends one request with the retry rules; resolves with the parsed JSON body. */
-  const request = async (api: string, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<unknown> => {
-    const shown = `${method} ${new URL(url).pathname}`;
-    let lastProblem = '';
-    let lastStatus: number | undefined;
-    for (let tryNumber = 0; tryNumber < MAX_ATTEMPTS; tryNumber += 1) {
-      const token = await tokenOf();
-      counts.set(api, (counts.get(api) ?? 0) + 1);
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(url, {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        text = await response.text();
-      } catch (error) {
-        if (isTimeout(error)) throw new CatalogApiError(api, 'timeout', undefined, `${api}: no answer within ${timeoutMs / 1000} s (${shown})`);
-        lastProblem = `network error: ${(error as Error).message}`;
-        if (tryNumber + 1 < MAX_ATTEMPTS) await sleep(retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter));
-        continue;
-      }
-      if (response.ok) {
-        try {
-          return text === '' ? {} : JSON.parse(text);
-        } catch {
-          throw new CatalogApiError(api, 'invalid_response', response.status, `${api}: answer is not JSON (${shown})`);
-        }
-      }
-      const parsed = parseGoogleError(text);
-      lastStatus = response.status;
-      const retried = RETRIED_STATUSES.has(response.status) || (response.status === 403 && parsed.reason !== undefined && RETRIED_REASONS.has(parsed.reason));
-      if (!retried) {
-        throw new CatalogApiError(
-          api,
-          'status',
-          response.status,
-          `${api}: HTTP ${response.status}${parsed.errorCode ? ` ${parsed.errorCode}` : ''} (${shown})${parsed.message ? `: ${parsed.message}` : ''}`,
-          parsed.errorCode,
-        );
-      }
-      lastProblem = `HTTP ${response.status}${parsed.errorCode ? ` ${parsed.errorCode}` : ''}`;
-      if (tryNumber + 1 < MAX_ATTEMPTS) {
-        const delay = retryDelayMs(tryNumber, baseDelay, retryAfterMs(response.headers.get('retry-after')), maxRetryAfter);
-        options.logger?.debug({ api, status: response.status, delay_ms: delay }, 'Warehouse:Retrying');
-        await sleep(delay);
-      }
-    }
-    throw new CatalogApiError(api, 'retries_exhausted', lastStatus, `${api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) (${shown})`);
-  };
-
-  const asObject = (api: string, value: unknown): Record<string, unknown> => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CatalogApiError(api, 'invalid_response', 200, `${api}: answer is not a JSON object`);
-    return value as Record<string, unknown>;
-  };
+  const asObject = requester.asObject;
   const segment = encodeURIComponent;
   const parent = `/v1/projects/${segment(options.projectId)}/locations/${segment(options.location)}`;
   const idParameter: Record<DataplexCollection, string> = { entryGroups: 'entryGroupId', entryTypes: 'entryTypeId', aspectTypes: 'aspectTypeId' };
@@ -272,8 +218,6 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
       const keys = Object.keys(aspects).map((key) => `aspectKeys=${segment(key)}`).join('&');
       await request(api, 'PATCH', joinUrl(dataplexBase, `${parent}/entryGroups/${segment(entryGroup)}/entries/${segment(entryId)}?updateMask=aspects&${keys}`), { aspects });
     },
-    counts() {
-      return Object.fromEntries([...counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
-    },
+    counts: requester.counts,
   };
 }
