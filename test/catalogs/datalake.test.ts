@@ -15,10 +15,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { sharedFixture } from '../helpers/sharedFixtures.js';
 import { CreateDatabaseCommand, CreateTableCommand, GetTableCommand, GlueClient, type Table } from '@aws-sdk/client-glue';
 import { catalogProviders } from '../../infra/http/routes/meta.js';
 import { createGlueClient, toCatalogApiError } from '../../infra/catalogs/glueClient.js';
@@ -57,7 +57,7 @@ const REGION = 'eu-west-1';
 const DATABASE = 'retail_lake';
 const TABLE_ID = datalakeTableId(REGION, DATABASE, 'orders_enriched');
 const GHOST_ID = datalakeTableId(REGION, DATABASE, 'ghost_table');
-const FIXTURE = new URL('../../../shared/fixtures/catalogs/glue/get-tables-response.aws-cli-example.json', import.meta.url);
+const FIXTURE = 'catalogs/glue/get-tables-response.aws-cli-example.json';
 
 function datalakeNode(id: string, qualifiedName: string, attributes: Record<string, unknown> = {}): Node {
   return {
@@ -115,8 +115,9 @@ describe('datalake: pure parts', () => {
     assert.equal(datalakeDeepLink('us-iso-east-1', 'd', 't'), null);
   });
 
-  it('turns a Glue Table (the GetTables fixture, epoch seconds) into attributes', () => {
-    const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { TableList: Array<Record<string, unknown>> };
+  it('turns a Glue Table (the GetTables fixture, epoch seconds) into attributes', (t) => {
+    const fixture = sharedFixture<{ TableList: Array<Record<string, unknown>> }>(t, FIXTURE);
+    if (!fixture) return;
     const table = fixture.TableList[0]! as GlueTable;
     const attributes = tableAttributes(table, 'us-east-1', 'tempdb', 'my-s3-sink');
     assert.deepEqual(attributes.columns, [
@@ -131,8 +132,9 @@ describe('datalake: pure parts', () => {
     assert.match(String(attributes.url), /tables\/view\/my-s3-sink\?database=tempdb$/);
   });
 
-  it('copies only writable fields into the TableInput', () => {
-    const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { TableList: Array<Record<string, unknown>> };
+  it('copies only writable fields into the TableInput', (t) => {
+    const fixture = sharedFixture<{ TableList: Array<Record<string, unknown>> }>(t, FIXTURE);
+    if (!fixture) return;
     const table = { ...fixture.TableList[0]!, VersionId: '7', ViewDefinition: { IsProtected: false, Representations: [{ Dialect: 'ATHENA', IsStale: true }] } } as GlueTable;
     const input = toTableInput(table, 'fallback') as unknown as Record<string, unknown>;
     for (const readOnly of ['DatabaseName', 'CreateTime', 'UpdateTime', 'CreatedBy', 'IsRegisteredWithLakeFormation', 'CatalogId', 'VersionId']) assert.equal(readOnly in input, false, readOnly);

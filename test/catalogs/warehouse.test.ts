@@ -14,8 +14,8 @@
  * default credentials missing, `POST /api/v1/push/warehouse` and `GET /api/v1/catalogs`.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { sharedFixture } from '../helpers/sharedFixtures.js';
 import { pushToCatalog } from '../../infra/catalogs/catalogService.js';
 import { applicationDefaultTokenProvider, createGoogleClient, NO_CREDENTIALS_MESSAGE, parseGoogleError, type GoogleClient } from '../../infra/catalogs/googleClient.js';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
@@ -51,8 +51,8 @@ import type { RunEvent } from '../../src/openlineage/model.js';
 import { DEDICATED, PROD, fastApi } from '../extraction/helpers.js';
 import { call, startApi } from '../http/helpers.js';
 
-const FIXTURE = new URL('../../../shared/fixtures/catalogs/bigquery/tables-get-response.bq-show-public-ghcnd_2025.json', import.meta.url);
-const DOCS_EXAMPLE = new URL('../../../shared/fixtures/catalogs/google-datalineage/processOpenLineageRunEvent-request.docs-example.json', import.meta.url);
+const FIXTURE = 'catalogs/bigquery/tables-get-response.bq-show-public-ghcnd_2025.json';
+const DOCS_EXAMPLE = 'catalogs/google-datalineage/processOpenLineageRunEvent-request.docs-example.json';
 const PROJECT = 'acme-analytics';
 const DATASET = 'retail_reporting';
 const NOW = new Date('2026-01-15T10:00:00Z');
@@ -114,8 +114,9 @@ describe('warehouse provider: pure parts', () => {
     assert.deepEqual([int64('26803823'), int64(5), int64('1.5'), int64(undefined), int64('')], [26803823, 5, null, null, null]);
   });
 
-  it('maps a captured tables.get body to the enrichment attributes', () => {
-    const body = JSON.parse(readFileSync(FIXTURE, 'utf8')) as BigQueryTable;
+  it('maps a captured tables.get body to the enrichment attributes', (t) => {
+    const body = sharedFixture<BigQueryTable>(t, FIXTURE);
+    if (!body) return;
     const attributes = tableAttributes(body, { project: 'bigquery-public-data', dataset: 'ghcn_d', table: 'ghcnd_2025' });
     assert.equal(attributes.table_type, 'TABLE');
     assert.equal(attributes.num_rows, 26803823);
@@ -147,8 +148,9 @@ describe('warehouse provider: pure parts', () => {
     for (const other of ['lakehouse://dbc-1.cloud.databricks.com', 'datalake://eu-west-1/db', 's3://bucket', 'postgres://db:5432']) assert.equal(warehouseDatasetIdentity(other, 'x'), null, other);
   });
 
-  it('rewrites events, drops foreign datasets and column lineage inputs, and skips events left empty', () => {
-    const docsExample = JSON.parse(readFileSync(DOCS_EXAMPLE, 'utf8')) as RunEvent;
+  it('rewrites events, drops foreign datasets and column lineage inputs, and skips events left empty', (t) => {
+    const docsExample = sharedFixture<RunEvent>(t, DOCS_EXAMPLE);
+    if (!docsExample) return;
     assert.equal(normalizeRunEvent(docsExample), null, 'the docs example only has namespaces of another system');
     const event: RunEvent = {
       ...docsExample,
