@@ -21,8 +21,9 @@
  * effects through `statements()`, `table()` and `rows()`.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { parseStatement, SqlSyntaxError, type ParsedStatement, type SqlValue } from './sql.js';
+import { createBearerApiHarness, type SimulatorRequestLogEntry } from '../shared/bearerApiHarness.js';
 import { parseLakehouseScenario, type LakehouseFault, type LakehouseScenario, type LakehouseScenarioInput } from './scenario.js';
 
 /** A simulated table (scenario tables and tables created by statements). */
@@ -55,12 +56,8 @@ export interface ExecutedStatement {
 }
 
 /** One request as recorded. */
-export interface LakehouseRequestLogEntry {
-  method: string;
-  path: string;
-  api: string;
-  status: number | null;
-}
+/** One request as the simulator saw it. */
+export type LakehouseRequestLogEntry = SimulatorRequestLogEntry;
 
 /** A running lakehouse simulator. */
 export interface LakehouseSimulator {
@@ -125,46 +122,26 @@ export async function startLakehouseSimulator(options: LakehouseSimulatorOptions
   const scenario = parseLakehouseScenario(options.scenario);
   const tables = new Map<string, SimulatedTable>();
   for (const t of scenario.tables) tables.set(key(t.full_name), { ...t, columns: t.columns.map((c) => ({ ...c })), properties: { ...t.properties }, rows: [] });
-  let faults = scenario.faults.map((f) => ({ ...f, remaining: f.times ?? 1 }));
   const executed: ExecutedStatement[] = [];
   const pending = new Map<string, { record: ExecutedStatement; polls: number; body: Record<string, unknown> }>();
-  let log: LakehouseRequestLogEntry[] = [];
-  const apiOf = new WeakMap<FastifyRequest, LakehouseRequestLogEntry>();
 
   const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, routerOptions: { maxParamLength: 2048 } });
 
-  const route = (method: 'GET' | 'POST', url: string, api: string, handler: (request: FastifyRequest, reply: FastifyReply) => unknown) => {
-    app.route({
-      method,
-      url,
-      handler: async (request, reply) => {
-        const entry: LakehouseRequestLogEntry = { method, path: request.url.split('?')[0] ?? request.url, api, status: null };
-        log.push(entry);
-        apiOf.set(request, entry);
-        const fault = faults.find((f) => f.api === api && f.remaining > 0);
-        if (fault) {
-          fault.remaining -= 1;
-          throw new ApiError(fault.status, STANDARD_CODES[fault.status] ?? 'UNKNOWN', fault.status === 503 ? 'Service temporarily unavailable' : `Simulated HTTP ${fault.status}`, fault.retry_after === undefined ? {} : { 'retry-after': String(fault.retry_after) });
-        }
-        const auth = request.headers.authorization;
-        if (auth !== `Bearer ${scenario.token}`) throw new ApiError(401, 'UNAUTHENTICATED', 'Invalid access token.');
-        return handler(request, reply);
-      },
-    });
-  };
+  const harness = createBearerApiHarness(app, {
+    token: scenario.token,
+    faults: scenario.faults,
+    faultError: (fault) =>
+      new ApiError(fault.status, STANDARD_CODES[fault.status] ?? 'UNKNOWN', fault.status === 503 ? 'Service temporarily unavailable' : `Simulated HTTP ${fault.status}`, fault.retry_after === undefined ? {} : { 'retry-after': String(fault.retry_after) }),
+    unauthorizedError: () => new ApiError(401, 'UNAUTHENTICATED', 'Invalid access token.'),
+  });
+  const route = harness.route;
 
-  app.setErrorHandler((error: unknown, request, reply) => {
-    const entry = apiOf.get(request);
+  app.setErrorHandler((error: unknown, _request, reply) => {
     const apiError =
       error instanceof ApiError
         ? error
         : new ApiError((error as { statusCode?: number }).statusCode ?? 500, 'INVALID_PARAMETER_VALUE', error instanceof Error ? error.message : 'error');
-    if (entry) entry.status = apiError.status;
     void reply.code(apiError.status).headers(apiError.headers).send({ error_code: apiError.errorCode, message: apiError.message, details: [] });
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const entry = apiOf.get(request);
-    if (entry && entry.status === null) entry.status = reply.statusCode;
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error_code: 'ENDPOINT_NOT_FOUND', message: `No API found for '${request.method} ${request.url.split('?')[0]}'` });
@@ -362,24 +339,14 @@ export async function startLakehouseSimulator(options: LakehouseSimulatorOptions
     url: `http://${options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1'}:${port}`,
     scenario,
     close: () => app.close(),
-    injectFault(fault) {
-      faults.push({ ...fault, times: fault.times ?? 1, remaining: fault.times ?? 1 });
-    },
-    clearFaults() {
-      faults = [];
-    },
+    injectFault: harness.injectFault,
+    clearFaults: harness.clearFaults,
     statements: () => executed.map((s) => ({ ...s })),
     table: (fullName) => tables.get(key(fullName)),
     rows: (fullName) => [...(tables.get(key(fullName))?.rows ?? [])],
-    requestLog: () => log.map((entry) => ({ ...entry })),
-    requestCounts() {
-      const counts: Record<string, number> = {};
-      for (const entry of log) counts[entry.api] = (counts[entry.api] ?? 0) + 1;
-      return counts;
-    },
-    resetRequestLog() {
-      log = [];
-    },
+    requestLog: harness.requestLog,
+    requestCounts: harness.requestCounts,
+    resetRequestLog: harness.resetRequestLog,
   };
 }
 

@@ -23,8 +23,9 @@
  * null for anything else); a repeated `requestId` answers the first response again without
  * recording the event twice (the API's idempotency).
  */
+import { createBearerApiHarness, type SimulatorRequestLogEntry } from '../shared/bearerApiHarness.js';
 import { createHash, randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { parseGoogleScenario, type GoogleFault, type GoogleScenario, type GoogleScenarioInput, type GoogleScenarioTable, type SimulatedColumn } from './scenario.js';
 
 /** One lineage event as received. */
@@ -40,12 +41,8 @@ export interface ReceivedLineageEvent {
 }
 
 /** One request as recorded. */
-export interface GoogleRequestLogEntry {
-  method: string;
-  path: string;
-  api: string;
-  status: number | null;
-}
+/** One request as the simulator saw it. */
+export type GoogleRequestLogEntry = SimulatorRequestLogEntry;
 
 /** A running warehouse simulator. */
 export interface GoogleSimulator {
@@ -127,59 +124,44 @@ function fieldsOf(columns: readonly SimulatedColumn[]): Array<Record<string, unk
 export async function startGoogleSimulator(options: GoogleSimulatorOptions): Promise<GoogleSimulator> {
   const scenario = parseGoogleScenario(options.scenario);
   const tables = new Map<string, GoogleScenarioTable>(scenario.tables.map((t) => [key(t.project, t.dataset, t.table), t]));
-  let faults = scenario.faults.map((f) => ({ ...f, remaining: f.times ?? 1 }));
   const received: ReceivedLineageEvent[] = [];
   const byRequestId = new Map<string, ReceivedLineageEvent>();
-  let log: GoogleRequestLogEntry[] = [];
-  const entryOf = new WeakMap<FastifyRequest, GoogleRequestLogEntry>();
   let url = '';
 
   const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 5 * 1024 * 1024, routerOptions: { maxParamLength: 2048 } });
 
-  const route = (method: 'GET' | 'POST' | 'PATCH', path: string, api: string, handler: (request: FastifyRequest, reply: FastifyReply) => unknown) => {
-    app.route({
-      method,
-      url: path,
-      handler: async (request, reply) => {
-        const entry: GoogleRequestLogEntry = { method, path: request.url.split('?')[0] ?? request.url, api, status: null };
-        log.push(entry);
-        entryOf.set(request, entry);
-        const fault = faults.find((f) => f.api === api && f.remaining > 0);
-        if (fault) {
-          fault.remaining -= 1;
-          const headers: Record<string, string> = fault.retry_after === undefined ? {} : { 'retry-after': String(fault.retry_after) };
-          const reason = api.startsWith('warehouse.bigquery') ? (BIGQUERY_REASONS[fault.status] ?? 'backendError') : undefined;
-          throw new ApiError(fault.status, STATUS_NAMES[fault.status] ?? 'UNKNOWN', fault.status === 503 ? 'The service is currently unavailable.' : `Simulated HTTP ${fault.status}`, reason, headers);
-        }
-        if (request.headers.authorization !== `Bearer ${scenario.token}`) {
-          throw new ApiError(
-            401,
-            'UNAUTHENTICATED',
-            'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-            api.startsWith('warehouse.bigquery') ? 'authError' : undefined,
-          );
-        }
-        return handler(request, reply);
-      },
-    });
-  };
+  const bigQueryReason = (api: string, status: number) => (api.startsWith('warehouse.bigquery') ? (BIGQUERY_REASONS[status] ?? 'backendError') : undefined);
+  const harness = createBearerApiHarness(app, {
+    token: scenario.token,
+    faults: scenario.faults,
+    faultError: (fault, api) =>
+      new ApiError(
+        fault.status,
+        STATUS_NAMES[fault.status] ?? 'UNKNOWN',
+        fault.status === 503 ? 'The service is currently unavailable.' : `Simulated HTTP ${fault.status}`,
+        bigQueryReason(api, fault.status),
+        fault.retry_after === undefined ? {} : { 'retry-after': String(fault.retry_after) },
+      ),
+    unauthorizedError: (api) =>
+      new ApiError(
+        401,
+        'UNAUTHENTICATED',
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+        bigQueryReason(api, 401),
+      ),
+  });
+  const route = harness.route;
 
-  app.setErrorHandler((error: unknown, request, reply) => {
-    const entry = entryOf.get(request);
+  app.setErrorHandler((error: unknown, _request, reply) => {
     const apiError =
       error instanceof ApiError
         ? error
         : new ApiError((error as { statusCode?: number }).statusCode ?? 500, STATUS_NAMES[(error as { statusCode?: number }).statusCode ?? 500] ?? 'INTERNAL', error instanceof Error ? error.message : 'error');
-    if (entry) entry.status = apiError.status;
     const body =
       apiError.reason === undefined
         ? { code: apiError.status, message: apiError.message, status: apiError.googleStatus, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: apiError.googleStatus, domain: 'datalineage.googleapis.com' }] }
         : { code: apiError.status, message: apiError.message, errors: [{ message: apiError.message, domain: 'global', reason: apiError.reason }], status: apiError.googleStatus };
     void reply.code(apiError.status).headers(apiError.headers).send({ error: body });
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const entry = entryOf.get(request);
-    if (entry && entry.status === null) entry.status = reply.statusCode;
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 404, message: `The requested URL ${request.url.split('?')[0]} was not found on this server.`, status: 'NOT_FOUND' } });
@@ -339,23 +321,13 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
     url,
     scenario,
     close: () => app.close(),
-    injectFault(fault) {
-      faults.push({ ...fault, times: fault.times ?? 1, remaining: fault.times ?? 1 });
-    },
-    clearFaults() {
-      faults = [];
-    },
+    injectFault: harness.injectFault,
+    clearFaults: harness.clearFaults,
     lineageEvents: () => received.map((entry) => structuredClone(entry)),
     dataplexResources: () => Object.fromEntries([...resources.entries()].map(([id, resource]) => [id, structuredClone(resource)])),
     dataplexEntries: () => Object.fromEntries([...entries.entries()].map(([id, entry]) => [id, structuredClone(entry)])),
-    requestLog: () => log.map((entry) => ({ ...entry })),
-    requestCounts() {
-      const counts: Record<string, number> = {};
-      for (const entry of log) counts[entry.api] = (counts[entry.api] ?? 0) + 1;
-      return counts;
-    },
-    resetRequestLog() {
-      log = [];
-    },
+    requestLog: harness.requestLog,
+    requestCounts: harness.requestCounts,
+    resetRequestLog: harness.resetRequestLog,
   };
 }
