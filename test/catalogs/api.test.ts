@@ -6,7 +6,6 @@
  * `--push-lineage` and `--enrich-only` against both simulators.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { extract } from '../../src/extraction/extract.js';
 import { lakehouseTableId } from '../../src/graph/ids.js';
 import type { LineageGraph } from '../../src/graph/model.js';
 import { silentLogger } from '../../src/logger.js';
-import { DEDICATED, PROD, cliEnv, fastApi } from '../extraction/helpers.js';
+import { DEDICATED, PROD, cliEnv, fastApi, runExtractCommand } from '../extraction/helpers.js';
 import { assertProblem, call, startApi, type TestApi } from '../http/helpers.js';
 
 const TABLE = `retail_prod.${DEDICATED}.orders_enriched`;
@@ -142,22 +141,11 @@ describe('catalog endpoints', () => {
   });
 });
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'commands/extract.ts', ...args], { env, cwd: process.cwd() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('lineage-svc-extract with the lakehouse', () => {
   it('extracts, enriches lakehouse tables and pushes lineage with --push-lineage', async () => {
     const output = join(folder, 'graph.json');
     const before = lakehouse.statements().length;
-    const { code, stdout, stderr } = await runCli(['--env', PROD, '--output', output, '--push-lineage'], { ...cliEnv(platform), ...lakehouseEnv() });
+    const { code, stdout, stderr } = await runExtractCommand(['--env', PROD, '--output', output, '--push-lineage'], { ...cliEnv(platform), ...lakehouseEnv() });
     assert.equal(code, 0, stderr);
     assert.match(stderr, /Enrichment: catalog tables \(lakehouse\)/);
     assert.match(stderr, /Push: 3 lakehouse table\(s\) updated, \d+ properties, 3 comments, 0 bridge rows; 0 error\(s\), 2 skipped/);
@@ -172,10 +160,10 @@ describe('lineage-svc-extract with the lakehouse', () => {
 
   it('--enrich-only enriches the existing file and pushes it', async () => {
     const output = join(folder, 'plain.json');
-    const plain = await runCli(['--env', PROD, '--output', output, '--no-enrich'], cliEnv(platform));
+    const plain = await runExtractCommand(['--env', PROD, '--output', output, '--no-enrich'], cliEnv(platform));
     assert.equal(plain.code, 0, plain.stderr);
     assert.equal((JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes?.owner, undefined);
-    const enriched = await runCli(['--env', PROD, '--output', output, '--enrich-only', '--push-lineage'], { ...cliEnv(platform), ...lakehouseEnv() });
+    const enriched = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only', '--push-lineage'], { ...cliEnv(platform), ...lakehouseEnv() });
     assert.equal(enriched.code, 0, enriched.stderr);
     assert.match(enriched.stderr, /Push: 3 lakehouse table\(s\) updated/);
     assert.equal((JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes?.owner, 'data-platform@acme-retail.com');

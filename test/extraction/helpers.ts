@@ -2,6 +2,7 @@
  * Test helpers for extraction: a demo-scenario simulator and a platform adapter pointed at it with
  * the scenario's keys and fast retries.
  */
+import { spawn } from 'node:child_process';
 import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
 import { simulatorClientEnvironment, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
@@ -41,4 +42,16 @@ export function fastApi(sim: PlatformSimulator, options: HttpClientOptions = {},
 /** The environment variables of `lineage-svc-extract` for a simulator. */
 export function cliEnv(sim: PlatformSimulator): Record<string, string> {
   return { PATH: process.env.PATH ?? '', ...simulatorClientEnvironment(sim.url, sim.scenario) };
+}
+
+/** Runs `lineage-svc-extract` (its TypeScript source, through tsx) and collects its output and exit code. */
+export function runExtractCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'commands/extract.ts', ...args], { env, cwd: process.cwd() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

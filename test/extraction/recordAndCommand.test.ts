@@ -15,7 +15,7 @@ import { extract } from '../../src/extraction/extract.js';
 import { recordExtraction } from '../../src/extraction/record.js';
 import { DEFAULT_GRAPH_NAME, graphIdForName } from '../../src/graphCommands.js';
 import { silentLogger } from '../../src/logger.js';
-import { DEV, PROD, cliEnv, fastApi } from './helpers.js';
+import { DEV, PROD, cliEnv, fastApi, runExtractCommand } from './helpers.js';
 
 let sim: PlatformSimulator;
 let folder: string;
@@ -71,27 +71,15 @@ describe('recordExtraction', () => {
   });
 });
 
-/** Runs the command (TypeScript source through tsx) and collects its output. */
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'commands/extract.ts', ...args], { env, cwd: process.cwd() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('lineage-svc-extract', () => {
   it('prints its flags with --help and exits 0', async () => {
-    const { code, stdout } = await runCli(['--help'], { PATH: process.env.PATH ?? '' });
+    const { code, stdout } = await runExtractCommand(['--help'], { PATH: process.env.PATH ?? '' });
     assert.equal(code, 0);
     for (const flag of ['--env', '--cluster', '--output', '--no-enrich', '--enrich-only', '--push-lineage', '--metrics', '--metrics-lookback-hours']) assert.ok(stdout.includes(flag), flag);
   });
 
   it('exits 2 with one line when the cloud key is missing', async () => {
-    const { code, stderr } = await runCli(['--env', 'env-abc'], { PATH: process.env.PATH ?? '' });
+    const { code, stderr } = await runExtractCommand(['--env', 'env-abc'], { PATH: process.env.PATH ?? '' });
     assert.equal(code, 2);
     assert.equal(stderr, 'lineage-svc-extract: LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required\n');
   });
@@ -99,7 +87,7 @@ describe('lineage-svc-extract', () => {
   it('exits 2 with one line on a bad flag, a bad lookback and --push-lineage without lakehouse configuration', async () => {
     const env = cliEnv(sim);
     for (const args of [['--env', PROD, '--bogus'], ['--env', PROD, '--metrics-lookback-hours', 'soon'], ['--env', PROD, '--push-lineage']]) {
-      const { code, stderr } = await runCli(args, env);
+      const { code, stderr } = await runExtractCommand(args, env);
       assert.equal(code, 2, args.join(' '));
       assert.equal(stderr.trim().split('\n').length, 1, stderr);
       assert.match(stderr, /^lineage-svc-extract: /);
@@ -107,7 +95,7 @@ describe('lineage-svc-extract', () => {
   });
 
   it('exits 2 with one line when the extraction fails', async () => {
-    const { code, stderr } = await runCli(['--env', PROD, '--output', join(folder, 'x.json')], { ...cliEnv(sim), LINEAGE_SVC_STREAM_CLOUD_API_KEY: 'WRONG' });
+    const { code, stderr } = await runExtractCommand(['--env', PROD, '--output', join(folder, 'x.json')], { ...cliEnv(sim), LINEAGE_SVC_STREAM_CLOUD_API_KEY: 'WRONG' });
     assert.equal(code, 2);
     assert.match(stderr.trim().split('\n').at(-1)!, /^lineage-svc-extract: no environment could be read: .*401/);
     assert.ok(!stderr.includes('    at '), 'no stack trace');
@@ -115,7 +103,7 @@ describe('lineage-svc-extract', () => {
 
   it('extracts, writes the graph file and prints the summary; --enrich-only --metrics enriches it', async () => {
     const output = join(folder, 'graph.json');
-    const { code, stdout, stderr } = await runCli(['--env', PROD, '--env', DEV, '--output', output], cliEnv(sim));
+    const { code, stdout, stderr } = await runExtractCommand(['--env', PROD, '--env', DEV, '--output', output], cliEnv(sim));
     assert.equal(code, 0, stderr);
     assert.match(stderr, /Phase 1\/4: /);
     assert.match(stdout, /Extraction summary \(.* s\): \d+ nodes, \d+ edges/);
@@ -125,7 +113,7 @@ describe('lineage-svc-extract', () => {
     assert.ok(graph.nodes.length > 50);
     assert.ok(graph.nodes.every((n) => n.attributes?.metrics_active === undefined));
 
-    const enriched = await runCli(['--env', PROD, '--output', output, '--enrich-only', '--metrics'], cliEnv(sim));
+    const enriched = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only', '--metrics'], cliEnv(sim));
     assert.equal(enriched.code, 0, enriched.stderr);
     assert.match(enriched.stderr, /catalog enrichment .* not available/);
     const after = JSON.parse(readFileSync(output, 'utf8')) as typeof graph;
@@ -135,7 +123,7 @@ describe('lineage-svc-extract', () => {
   it('exits 2 with one line when --enrich-only finds no readable graph file', async () => {
     const output = join(folder, 'broken.json');
     writeFileSync(output, '{not json');
-    const { code, stderr } = await runCli(['--env', PROD, '--output', output, '--enrich-only'], cliEnv(sim));
+    const { code, stderr } = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], cliEnv(sim));
     assert.equal(code, 2);
     assert.equal(stderr.trim().split('\n').filter((line) => line.startsWith('lineage-svc-extract: ')).length, 1, stderr);
   });

@@ -4,7 +4,7 @@
  * gracefully (exit 0) on SIGTERM.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,27 +38,10 @@ describe('lineage-svc-api command', () => {
     try {
       const file = join(folder, 'lineage_graph.json');
       writeFileSync(file, JSON.stringify(sampleGraph()));
-      const child = spawn(process.execPath, COMMAND, {
-        cwd: root,
-        env: {
-          ...baseEnv,
-          LINEAGE_SVC_API_HOST: '127.0.0.1',
-          LINEAGE_SVC_API_PORT: '0',
-          LINEAGE_SVC_STORAGE__BACKEND: 'sqlite',
-          LINEAGE_SVC_STORAGE__PATH: join(folder, 'store'),
-          LINEAGE_SVC_GRAPH_FILE: file,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      const base = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString('utf8');
-          const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-          if (match) resolve(match[1]!);
-        });
-        void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      const { child, base, exited } = await startApiCommand({
+        LINEAGE_SVC_STORAGE__BACKEND: 'sqlite',
+        LINEAGE_SVC_STORAGE__PATH: join(folder, 'store'),
+        LINEAGE_SVC_GRAPH_FILE: file,
       });
       const graph = await (await fetch(`${base}/api/v1/graphs/${graphIdForName(DEFAULT_GRAPH_NAME)}`)).json();
       assert.equal((graph as { name: string }).name, 'default');
@@ -70,26 +53,9 @@ describe('lineage-svc-api command', () => {
     }
   });
   it('keeps serving when the OpenLineage Kafka brokers are unreachable, and still stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, COMMAND, {
-      cwd: root,
-      env: {
-        ...baseEnv,
-        LINEAGE_SVC_API_HOST: '127.0.0.1',
-        LINEAGE_SVC_API_PORT: '0',
-        LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: '127.0.0.1:1',
-        LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), 'lineage-svc-no-such-graph-file.json'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const base = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    const { child, base, exited } = await startApiCommand({
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: '127.0.0.1:1',
+      LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), 'lineage-svc-no-such-graph-file.json'),
     });
     const health = await fetch(`${base}/api/v1/health`);
     assert.equal(health.status, 200);
@@ -97,3 +63,26 @@ describe('lineage-svc-api command', () => {
     assert.equal(await exited, 0);
   });
 });
+
+/**
+ * Starts `lineage-svc-api` on an ephemeral loopback port with `env` added, and waits until it
+ * listens. Rejects, with its stderr, when it exits first.
+ */
+async function startApiCommand(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, COMMAND, {
+    cwd: root,
+    env: { ...baseEnv, LINEAGE_SVC_API_HOST: '127.0.0.1', LINEAGE_SVC_API_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  return { child, base, exited };
+}
