@@ -17,7 +17,6 @@ import type { Config } from '../src/config.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
 import { enrichWithMetrics } from '../src/extraction/enrich.js';
 import { oneLine } from './arguments.js';
-export { oneLine };
 import { recordExtraction } from '../src/extraction/record.js';
 import { ConfigurationError } from '../src/errors.js';
 import { createLogger, type Logger } from '../src/logger.js';

@@ -23,7 +23,8 @@ import { loadConfig, type Config } from '../src/config.js';
 import { ConfigurationError } from '../src/errors.js';
 import { streams, toAppend } from '../src/events.js';
 import { createWatcher, type WatcherEngine, type WatcherSettings } from '../src/watcher/watcher.js';
-import { commandLogger, oneLine, reportError, type CommandIo } from './shared.js';
+import { oneLine } from './arguments.js';
+import { commandLogger, reportError, type CommandIo } from './shared.js';
 
 const NAME = 'lineage-svc-watch';
 

@@ -10,7 +10,7 @@ import { v5 as uuidV5 } from 'uuid';
 import { ExpectedRevisionConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventStore } from './eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from './events.js';
-import { changeEvents, countChanges, diffGraph, type DiffOptions, type GraphChanges, type GraphReader } from './graph/changes.js';
+import { changeEvents, diffGraph, type DiffOptions, type GraphChanges, type GraphReader } from './graph/changes.js';
 import type { LineageGraph } from './graph/model.js';
 
 /** A graph's current state as the write side needs it. */
@@ -164,9 +164,6 @@ export async function recordGraph(
   );
   return { ...result, changes: changes!, created };
 }
-
-/** Counts of what `recordGraph` recorded, for summaries and events. */
-export { countChanges };
 
 const emptyReader: GraphReader = {
   getNode: () => undefined,

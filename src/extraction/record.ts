@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from '../events.js';
 import type { Node } from '../graph/model.js';
-import { DEFAULT_GRAPH_NAME, countChanges, graphIdForName, recordGraph, type GraphCommandDeps, type RecordResult } from '../graphCommands.js';
+import { countChanges } from '../graph/changes.js';
+import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph, type GraphCommandDeps, type RecordResult } from '../graphCommands.js';
 import type { ExtractionResult } from './extract.js';
 
 /** What recording needs: the store and the graph commands' dependencies (`openRuntime(...)` gives both). */
