@@ -20,7 +20,7 @@ import { createLogger, type Logger } from '../src/logger.js';
 import { readGraphFile } from '../infra/graphFile.js';
 import { buildApp } from '../infra/http/app.js';
 import { createTaskRunners } from '../infra/http/taskRunners.js';
-import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
+import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
 import { kafkaTransportConfig, startOpenLineageConsumer, type OpenLineageConsumer } from '../infra/kafka/openLineageConsumer.js';
 
@@ -95,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel });
   let runtime: LineageRuntime;
   try {
-    runtime = await openRuntime(config, logger);
+    runtime = await openRuntime(config, logger, { traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS });
   } catch (error) {
     return reportError(process, NAME, error);
   }

@@ -31,12 +31,30 @@ export interface LineageRuntime {
 }
 
 /**
+ * How long a graph must stay unchanged before the API indexes it for traversals (milliseconds): long
+ * enough that a burst of changes (an extraction, a stream of OpenLineage events) builds one index at
+ * its end, not one per change.
+ */
+export const TRAVERSAL_INDEX_QUIET_MILLISECONDS = 2_000;
+
+/** What a process needs beyond the store. */
+export interface RuntimeOptions {
+  /**
+   * Enables traversal indexes with this quiet period (see `GraphProjectionOptions`); the API sets
+   * `TRAVERSAL_INDEX_QUIET_MILLISECONDS`. Unset: graphs are walked directly (commands that never traverse).
+   */
+  traversalIndexQuietMilliseconds?: number;
+}
+
+/**
  * Opens the store named by the configuration and catches the projections up with it.
  * @throws ConfigurationError or StorageError (one-line messages) when the store cannot be opened.
  */
-export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logger): Promise<LineageRuntime> {
+export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logger, options: RuntimeOptions = {}): Promise<LineageRuntime> {
   const store = await createEventStore(config.storage, { logger });
-  const graphs = createGraphProjection();
+  const graphs = createGraphProjection(
+    options.traversalIndexQuietMilliseconds === undefined ? {} : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
+  );
   const tasks = createTaskProjection();
   const openLineage = createOpenLineageProjection();
   const watchers = createWatcherProjection();

@@ -14,6 +14,7 @@ import { NotFoundError, ValidationError } from '../src/errors.js';
 import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
+import { TraversalIndex } from './traversalIndex.js';
 
 /** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
 export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
@@ -227,12 +228,56 @@ export interface GraphProjection {
   list(): GraphState[];
   /** Forgets everything (before a rebuild). */
   reset(): void;
+  /**
+   * The traversal index of a live graph's current revision, when traversal indexes are enabled
+   * (`GraphProjectionOptions.traversalIndexQuietMilliseconds`): the one already built, or one built
+   * now when the graph has not changed for the quiet period. Undefined otherwise (indexes disabled,
+   * unknown graph, or a graph that changed too recently): walk the graphology graph instead.
+   */
+  traversalIndex(graphId: string): TraversalIndex | undefined;
+  /**
+   * Builds the missing traversal indexes of every live graph that has been quiet long enough, so
+   * that no traversal pays for the build (the API calls it periodically). Returns how many it built.
+   */
+  buildTraversalIndexes(): number;
+  /**
+   * Serialises, for about `milliseconds`, the fragments of the current traversal indexes that no
+   * answer has used yet (`TraversalIndex.warm`). True when every current index is warm.
+   */
+  warmTraversalIndexes(milliseconds: number): boolean;
+}
+
+/** How a graph projection serves traversals. */
+export interface GraphProjectionOptions {
+  /**
+   * Enables traversal indexes (`projections/traversalIndex.ts`): a graph gets one once it has not
+   * changed for this many milliseconds, and loses it at its next change. Unset: no indexes (the
+   * commands that never traverse).
+   */
+  traversalIndexQuietMilliseconds?: number;
+  /** Clock in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
 }
 
 /** Creates an empty graph projection. */
-export function createGraphProjection(): GraphProjection {
+export function createGraphProjection(options: GraphProjectionOptions = {}): GraphProjection {
   const graphs = new Map<string, GraphState>();
   let position = 0;
+  const quiet = options.traversalIndexQuietMilliseconds;
+  const now = options.now ?? Date.now;
+  /** Per graph: when it last changed (by `now`) and its index, if built since. */
+  const indexes = new Map<string, { changedAt: number; index: TraversalIndex | undefined }>();
+  /** The graph's index, building it when it is missing or stale and the graph has been quiet. */
+  const indexFor = (graphId: string): { index: TraversalIndex | undefined; built: boolean } => {
+    const state = graphs.get(graphId);
+    if (quiet === undefined || !state || state.deleted) return { index: undefined, built: false };
+    const entry = indexes.get(graphId) ?? { changedAt: Number.NEGATIVE_INFINITY, index: undefined };
+    if (entry.index?.revision === state.revision) return { index: entry.index, built: false };
+    if (now() - entry.changedAt < quiet) return { index: undefined, built: false };
+    entry.index = TraversalIndex.build(state.graph, state.revision);
+    indexes.set(graphId, entry);
+    return { index: entry.index, built: true };
+  };
   return {
     get position() {
       return position;
@@ -246,6 +291,7 @@ export function createGraphProjection(): GraphProjection {
           graphs.set(graphId, state);
         }
         evolveGraph(state, event);
+        if (quiet !== undefined) indexes.set(graphId, { changedAt: now(), index: undefined });
       }
       position = event.position;
     },
@@ -263,7 +309,25 @@ export function createGraphProjection(): GraphProjection {
     },
     reset() {
       graphs.clear();
+      indexes.clear();
       position = 0;
+    },
+    traversalIndex(graphId) {
+      return indexFor(graphId).index;
+    },
+    buildTraversalIndexes() {
+      let built = 0;
+      for (const [graphId, state] of graphs) if (!state.deleted && indexFor(graphId).built) built += 1;
+      return built;
+    },
+    warmTraversalIndexes(milliseconds) {
+      const deadline = now() + milliseconds;
+      for (const [graphId, entry] of indexes) {
+        const index = entry.index;
+        if (!index || index.revision !== graphs.get(graphId)?.revision || index.warmed) continue;
+        if (!index.warm(Math.max(0, deadline - now()))) return false;
+      }
+      return true;
     },
   };
 }

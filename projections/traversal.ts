@@ -29,7 +29,7 @@ export interface TraversalResult {
 }
 
 /** A node with its hop: one object literal of a fixed shape (V8 builds these far faster than a spread). */
-function reached(node: Node, hop: number): ReachedNode {
+export function reached(node: Node, hop: number): ReachedNode {
   const result: ReachedNode = {
     id: node.id,
     node_type: node.node_type,
@@ -41,7 +41,7 @@ function reached(node: Node, hop: number): ReachedNode {
     attributes: node.attributes,
     hop,
   };
-  if (node.catalog_type != null) result.catalog_type = node.catalog_type;
+  if (node.catalog_type !== undefined) result.catalog_type = node.catalog_type;
   return result;
 }
 
@@ -49,14 +49,24 @@ function reached(node: Node, hop: number): ReachedNode {
 export const MAX_TRAVERSAL_HOPS = 100;
 
 /**
+ * The checks every traversal makes before walking, in this order.
+ * @throws ValidationError for a direction other than upstream and downstream, or hops outside
+ *   1..100; NotFoundError when the origin is not in the graph.
+ */
+export function checkTraversal(direction: TraversalDirection, hops: number, originExists: boolean, originId: string): void {
+  if (direction !== 'upstream' && direction !== 'downstream') throw new ValidationError(`direction must be upstream or downstream, got ${String(direction)}`);
+  if (!Number.isInteger(hops) || hops < 1 || hops > MAX_TRAVERSAL_HOPS) {
+    throw new ValidationError(`hops must be an integer from 1 to ${MAX_TRAVERSAL_HOPS}, got ${hops}`);
+  }
+  if (!originExists) throw new NotFoundError(`node "${originId}" is not in the graph`);
+}
+
+/**
  * Walks from `originId` against (upstream) or along (downstream) edge directions, at most `hops` hops.
  * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
  */
 export function traverse(graph: LineageGraphology, originId: string, direction: TraversalDirection, hops: number): TraversalResult {
-  if (!Number.isInteger(hops) || hops < 1 || hops > MAX_TRAVERSAL_HOPS) {
-    throw new ValidationError(`hops must be an integer from 1 to ${MAX_TRAVERSAL_HOPS}, got ${hops}`);
-  }
-  if (!graph.hasNode(originId)) throw new NotFoundError(`node "${originId}" is not in the graph`);
+  checkTraversal(direction, hops, graph.hasNode(originId), originId);
   const nodes: ReachedNode[] = [];
   const edges: Edge[] = [];
   const seen = new Set<string>([originId]);

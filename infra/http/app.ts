@@ -51,6 +51,12 @@ export const MAX_PARAM_LENGTH = 8 * 1024;
 /** How long closing the app waits for running tasks before closing anyway, in ms. */
 export const TASK_DRAIN_MS = 5_000;
 
+/** How often the app builds the traversal indexes of graphs that have become quiet, in ms. */
+export const TRAVERSAL_INDEX_SWEEP_MS = 1_000;
+
+/** Longest slice of work warming traversal indexes between two turns of the event loop, in ms. */
+export const TRAVERSAL_INDEX_WARM_SLICE_MS = 5;
+
 /** What `buildApp` needs. */
 export interface AppOptions {
   config: Config;
@@ -151,6 +157,23 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(createReadStream(redocBundle)),
   );
 
+  // Traversal indexes are built here, in the background, once a graph has been quiet (a no-op unless
+  // the runtime enables them), then warmed in slices of a few milliseconds between requests, so that
+  // no traversal request pays for either.
+  let warming: NodeJS.Immediate | undefined;
+  const warmSlice = () => {
+    warming = runtime.graphs.warmTraversalIndexes(TRAVERSAL_INDEX_WARM_SLICE_MS) ? undefined : setImmediate(warmSlice);
+  };
+  const indexing = setInterval(() => {
+    const started = performance.now();
+    const built = runtime.graphs.buildTraversalIndexes();
+    if (built > 0) logger.debug({ graphs: built, milliseconds: Math.round(performance.now() - started) }, 'TraversalIndex:Built');
+    if (warming === undefined) warmSlice();
+  }, TRAVERSAL_INDEX_SWEEP_MS).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(indexing);
+    if (warming !== undefined) clearImmediate(warming);
+  });
   app.addHook('onClose', async () => tasks.drain(TASK_DRAIN_MS));
   app.addHook('onClose', async () => watchers.stopAll());
   await tasks.failInterrupted();

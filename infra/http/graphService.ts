@@ -24,6 +24,7 @@ import {
 } from '../../projections/graphProjection.js';
 import { traverse, type TraversalDirection, type TraversalResult } from '../../projections/traversal.js';
 import type { LineageRuntime } from '../runtime.js';
+import { SerializedJson } from './routes/schemas.js';
 
 /** The part of the runtime the graph endpoints use. */
 export type GraphRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>;
@@ -226,7 +227,12 @@ export async function listEdges(runtime: GraphRuntime, graphId: string, filter: 
   return { edges: matches.slice(filter.offset, filter.offset + filter.limit), total: matches.length, limit: filter.limit, offset: filter.offset };
 }
 
-/** Upstream or downstream traversal from a node. @throws NotFoundError for an unknown graph or node. */
+/**
+ * Upstream or downstream traversal from a node. The current revision of a graph that has been quiet
+ * for a while is answered from its traversal index, as serialised JSON; anything else (a graph "as of" a
+ * past point, or one that just changed) is walked on the graphology graph. Both give the same answer.
+ * @throws NotFoundError for an unknown graph or node; ValidationError for hops outside 1..100.
+ */
 export async function traverseGraph(
   runtime: GraphRuntime,
   graphId: string,
@@ -234,7 +240,14 @@ export async function traverseGraph(
   direction: TraversalDirection,
   hops: number,
   asOf?: string,
-): Promise<TraversalResult> {
+): Promise<TraversalResult | SerializedJson> {
+  if (asOf === undefined) {
+    const index = runtime.graphs.traversalIndex(graphId);
+    if (index) {
+      const answer = index.traverseJson(nodeId, direction, hops);
+      return new SerializedJson(answer.bytes, answer.release);
+    }
+  }
   const state = await readGraph(runtime, graphId, asOf);
   return traverse(state.graph, nodeId, direction, hops);
 }

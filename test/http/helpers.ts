@@ -39,6 +39,8 @@ export interface StartOptions {
   runners?: TaskRunners | ((deps: { config: Config; runtime: LineageRuntime }) => TaskRunners);
   /** Reuse this folder (restart tests); default a fresh temporary one. */
   folder?: string;
+  /** Turns traversal indexes on with this quiet period (as `lineage-svc-api` does); default off. */
+  traversalIndexQuietMilliseconds?: number;
 }
 
 /** A logger that keeps every line (at debug level) so that tests can read what was logged. */
@@ -62,7 +64,11 @@ export async function startApi(options: StartOptions = {}): Promise<TestApi> {
   });
   const logs: string[] = [];
   const logger = capturingLogger(logs);
-  const runtime = await openRuntime(config, logger);
+  const runtime = await openRuntime(
+    config,
+    logger,
+    options.traversalIndexQuietMilliseconds === undefined ? {} : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
+  );
   const runners = typeof options.runners === 'function' ? options.runners({ config, runtime }) : options.runners;
   const app = await buildApp({ config, logger, runtime, ...(runners ? { runners } : {}) });
   await app.listen({ port: 0, host: '127.0.0.1' });

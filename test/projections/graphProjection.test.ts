@@ -169,3 +169,70 @@ describe('traversal', () => {
     assert.throws(() => traverse(graph, ids.orders, 'upstream', 0), ValidationError);
   });
 });
+
+describe('traversal indexes', () => {
+  /** A projection with traversal indexes after 1,000 ms of quiet, on a clock the test moves. */
+  async function indexedSetup(t: TestContext) {
+    const clock = { now: 0 };
+    const store = createMemoryEventStore();
+    const projection = createGraphProjection({ traversalIndexQuietMilliseconds: 1_000, now: () => clock.now });
+    const projector = createProjector({ store, projections: [projection] });
+    await projector.start();
+    t.after(() => projector.stop());
+    return { clock, projection, deps: { store, state: graphStateSource(projection, projector, store) } };
+  }
+
+  it('indexes a graph once it has been quiet, keeps the index until the next change, and agrees with the graph walk', async (t) => {
+    const { clock, projection, deps } = await indexedSetup(t);
+    const graphId = graphIdForName('default');
+    await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    clock.now = 999;
+    assert.equal(projection.traversalIndex(graphId), undefined, 'changed 999 ms ago: walk the graph');
+    clock.now = 1_000;
+    const index = projection.traversalIndex(graphId);
+    assert.ok(index, 'quiet for 1,000 ms: indexed');
+    assert.equal(index.revision, projection.get(graphId)!.revision);
+    assert.equal(projection.traversalIndex(graphId), index, 'the same index while nothing changes');
+    assert.equal(projection.buildTraversalIndexes(), 0, 'nothing left to build');
+    const { graph } = projection.get(graphId)!;
+    const walked = traverse(graph, ids.postgres, 'downstream', 10);
+    const indexed = JSON.parse(index.traverseJson(ids.postgres, 'downstream', 10).bytes.toString('utf8')) as typeof walked;
+    const byHopThenId = (nodes: typeof walked.nodes) => nodes.map((node) => `${node.hop} ${node.id}`).sort();
+    assert.deepEqual(byHopThenId(indexed.nodes), byHopThenId(walked.nodes));
+    assert.deepEqual(indexed.edges.map(edgeKey).sort(), walked.edges.map(edgeKey).sort());
+    assert.equal(indexed.node_count, 10);
+
+    // A change makes the index stale at once; a new one comes after the next quiet period.
+    clock.now = 5_000;
+    await recordGraph(deps, graphId, { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'renamed' }], edges: [] }, { mode: 'merge' }, context('x2'));
+    clock.now = 5_500;
+    assert.equal(projection.traversalIndex(graphId), undefined);
+    assert.equal(projection.buildTraversalIndexes(), 0, 'the background build waits for quiet too');
+    clock.now = 6_000;
+    assert.equal(projection.buildTraversalIndexes(), 1);
+    const rebuilt = projection.traversalIndex(graphId);
+    assert.ok(rebuilt && rebuilt !== index);
+    assert.equal(rebuilt.revision, projection.get(graphId)!.revision);
+    assert.ok(projection.warmTraversalIndexes(1_000), 'a small graph warms in one slice');
+    assert.ok(rebuilt.warmed);
+  });
+
+  it('answers no index when indexes are off, for unknown and deleted graphs, and after a reset', async (t) => {
+    const { projection: plain, deps: plainDeps } = await setup(t);
+    const graphId = graphIdForName('default');
+    await recordGraph(plainDeps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    assert.equal(plain.traversalIndex(graphId), undefined, 'no quiet period configured: no indexes');
+    assert.equal(plain.buildTraversalIndexes(), 0);
+
+    const { clock, projection, deps } = await indexedSetup(t);
+    await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    clock.now = 10_000;
+    assert.equal(projection.traversalIndex('00000000-0000-4000-8000-000000000000'), undefined);
+    assert.ok(projection.traversalIndex(graphId));
+    await deleteGraph(deps, graphId, context('x2'));
+    clock.now = 20_000;
+    assert.equal(projection.traversalIndex(graphId), undefined, 'deleted graphs have no index');
+    projection.reset();
+    assert.equal(projection.traversalIndex(graphId), undefined);
+  });
+});

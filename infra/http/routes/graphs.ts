@@ -43,6 +43,7 @@ import {
   SystemQuery,
   paging,
   rawJsonSerializer,
+  SerializedJson,
 } from './schemas.js';
 
 /** Options of the graph routes. */
@@ -321,7 +322,11 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
         },
         serializerCompiler: rawJsonSerializer,
       },
-      async (request) => traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of),
+      async (request, reply) => {
+        const answer = await traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of);
+        if (answer instanceof SerializedJson) return answer.sendWith(reply);
+        return answer;
+      },
     );
   }
 

@@ -3,7 +3,7 @@
  * with OpenAPI component names, and the raw serializer used by routes whose answers can hold a
  * whole graph.
  */
-import type { FastifySerializerCompiler } from 'fastify';
+import type { FastifyReply, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
 import { AttributesSchema, CATALOG_TYPES, EDGE_TYPES, EdgeSchema, LineageGraphSchema, NODE_TYPES, NodeSchema, SYSTEMS } from '../../../src/graph/model.js';
 
@@ -69,6 +69,28 @@ export function paging(defaultLimit: number, maxLimit: number) {
     limit: z.coerce.number().int().min(1).max(maxLimit).default(defaultLimit).describe(`Page size, 1 to ${maxLimit} (default ${defaultLimit})`),
     offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe('Items to skip (default 0)'),
   };
+}
+
+/**
+ * An answer that is serialised JSON already (a traversal assembled from a traversal index's cached
+ * fragments, in a pooled buffer), sent as it is.
+ */
+export class SerializedJson {
+  /**
+   * @param body the UTF-8 bytes of the JSON answer.
+   * @param release called once the response is over (sent or abandoned): gives pooled bytes back.
+   */
+  constructor(
+    readonly body: Buffer,
+    readonly release: () => void = () => {},
+  ) {}
+
+  /** Sends the bytes as `application/json` (fastify sends a buffer with a content type as it is). */
+  sendWith(reply: FastifyReply): FastifyReply {
+    // 'close' follows 'finish' (the bytes are with the operating system) or an aborted connection.
+    reply.raw.once('close', this.release);
+    return reply.type('application/json; charset=utf-8').send(this.body);
+  }
 }
 
 /**

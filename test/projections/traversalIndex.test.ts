@@ -1,0 +1,285 @@
+/**
+ * TraversalIndex against the graphology walk (`traverse`): a fast-check property over random small
+ * multigraphs (self-loops, parallel edges of different types), the synthetic benchmark graph, UTF-8
+ * round trips of traverseJson with and without cached fragments, fragment budgets, errors, `warm`,
+ * reuse of visited marks across many walks, and an origin with no edges. Order within a hop may
+ * differ between the two walks, so answers are compared after sorting nodes and edges.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { MultiDirectedGraph } from 'graphology';
+import { syntheticGraph } from '../../bench/syntheticGraph.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
+import { topicId } from '../../src/graph/ids.js';
+import { EDGE_TYPES, NODE_TYPES, edgeKey, type Edge, type LineageGraph, type Node } from '../../src/graph/model.js';
+import type { LineageGraphology } from '../../projections/graphProjection.js';
+import { traverse, type TraversalDirection, type TraversalResult } from '../../projections/traversal.js';
+import { TraversalIndex } from '../../projections/traversalIndex.js';
+
+const ENV = 'env-test';
+const CLUSTER = 'lkc-test';
+const DIRECTIONS: TraversalDirection[] = ['upstream', 'downstream'];
+
+/** A node with its keys in the order `reached` writes them (so JSON of both is byte-comparable). */
+function makeNode(name: string, fields: Partial<Node> = {}): Node {
+  const id = topicId(ENV, CLUSTER, name);
+  return { id, node_type: 'TOPIC', system: 'STREAM', qualified_name: `${CLUSTER}/${name}`, display_name: name, environment_id: ENV, cluster_id: CLUSTER, attributes: null, ...fields };
+}
+
+function toGraphology(graph: LineageGraph): LineageGraphology {
+  const result: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+  for (const node of graph.nodes) result.addNode(node.id, node);
+  for (const edge of graph.edges) result.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+  return result;
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** The answer with nodes sorted by hop then id, and edges by edge key. */
+function normalise(result: TraversalResult): TraversalResult {
+  return {
+    ...result,
+    nodes: [...result.nodes].sort((a, b) => a.hop - b.hop || byString(a.id, b.id)),
+    edges: [...result.edges].sort((a, b) => byString(edgeKey(a), edgeKey(b))),
+  };
+}
+
+/** The parsed traverseJson answer; the pooled bytes are released. Also returns the raw text. */
+function jsonAnswer(index: TraversalIndex, origin: string, direction: TraversalDirection, hops: number): { parsed: TraversalResult; text: string } {
+  const answer = index.traverseJson(origin, direction, hops);
+  try {
+    const text = answer.bytes.toString('utf8');
+    return { parsed: JSON.parse(text) as TraversalResult, text };
+  } finally {
+    answer.release();
+  }
+}
+
+/** Asserts that the index (objects and JSON) answers what the graphology walk answers. */
+function assertAgrees(graph: LineageGraphology, index: TraversalIndex, origin: string, direction: TraversalDirection, hops: number): TraversalResult {
+  const expected = normalise(traverse(graph, origin, direction, hops));
+  assert.equal(expected.node_count, expected.nodes.length);
+  assert.equal(expected.edge_count, expected.edges.length);
+  assert.deepEqual(normalise(index.traverse(origin, direction, hops)), expected);
+  assert.deepEqual(normalise(jsonAnswer(index, origin, direction, hops).parsed), expected);
+  return expected;
+}
+
+const randomGraph = fc.integer({ min: 1, max: 40 }).chain((n) =>
+  fc.record({
+    n: fc.constant(n),
+    edges: fc.array(
+      fc.record({
+        src: fc.nat(n - 1),
+        dst: fc.nat(n - 1),
+        selfLoop: fc.integer({ min: 0, max: 7 }).map((value) => value === 0),
+        types: fc.subarray([...EDGE_TYPES], { minLength: 1, maxLength: 3 }),
+        attributes: fc.option(fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.integer(), fc.string({ maxLength: 6 })), { maxKeys: 2 }).map((value) => ({ ...value })), { nil: null }),
+      }),
+      { maxLength: 100 },
+    ),
+    catalog: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+    origin: fc.nat(n - 1),
+    direction: fc.constantFrom<TraversalDirection>('upstream', 'downstream'),
+    hops: fc.integer({ min: 1, max: 6 }),
+  }),
+);
+
+describe('TraversalIndex', () => {
+  it('answers what traverse answers on random multigraphs with self-loops and parallel edges', () => {
+    let parallel = 0;
+    let loops = 0;
+    fc.assert(
+      fc.property(randomGraph, ({ n, edges, catalog, origin, direction, hops }) => {
+        const nodes = Array.from({ length: n }, (_, i) =>
+          catalog[i]
+            ? makeNode(`n${i}`, { node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', catalog_type: 'LAKEHOUSE_CATALOG', attributes: { i } })
+            : makeNode(`n${i}`, { node_type: NODE_TYPES[i % NODE_TYPES.length]! }),
+        );
+        const graph: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+        for (const node of nodes) graph.addNode(node.id, node);
+        for (const { src, dst, selfLoop, types, attributes } of edges) {
+          const target = selfLoop ? src : dst;
+          for (const edge_type of types) {
+            const edge: Edge = { src_id: nodes[src]!.id, dst_id: nodes[target]!.id, edge_type, attributes };
+            if (graph.hasEdge(edgeKey(edge))) continue;
+            graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+            if (src === target) loops += 1;
+          }
+          if (types.length > 1) parallel += 1;
+        }
+        const index = TraversalIndex.build(graph, 7);
+        assert.equal(index.order, n);
+        assert.equal(index.revision, 7);
+        assertAgrees(graph, index, nodes[origin]!.id, direction, hops);
+      }),
+      { seed: 20261101, numRuns: 200 },
+    );
+    // The generator did produce the cases the property is about.
+    assert.ok(parallel > 0 && loops > 0, `parallel ${parallel}, self-loops ${loops}`);
+  });
+
+  it('agrees on the synthetic 2,000-node graph for several origins, both directions, 1, 3 and 10 hops', () => {
+    const lineage = syntheticGraph({ nodes: 2000, edges: 6000 });
+    const graph = toGraphology(lineage);
+    const index = TraversalIndex.build(graph, 1);
+    assert.equal(index.order, 2000);
+    let reachedSome = false;
+    for (const position of [0, 5, 401, 999, 1500, 1999]) {
+      for (const direction of DIRECTIONS) {
+        for (const hops of [1, 3, 10]) {
+          const expected = assertAgrees(graph, index, lineage.nodes[position]!.id, direction, hops);
+          if (hops === 10 && expected.node_count > 3) reachedSome = true;
+        }
+      }
+    }
+    assert.ok(reachedSome, 'some 10-hop walk reaches more than three nodes');
+  });
+
+  describe('traverseJson with non-ASCII text', () => {
+    const text = 'Käse → 東京 😀';
+    const nodes = [makeNode('a', { display_name: text, attributes: { note: text } }), makeNode('b', { display_name: `${text}b` }), makeNode('c', { attributes: { [text]: [text] } })];
+    const edges: Edge[] = [
+      { src_id: nodes[0]!.id, dst_id: nodes[1]!.id, edge_type: 'TRANSFORMS', attributes: { note: text } },
+      { src_id: nodes[1]!.id, dst_id: nodes[2]!.id, edge_type: 'TRANSFORMS', attributes: { note: `${text}😀` } },
+    ];
+    const graph = toGraphology({ nodes, edges });
+
+    for (const budget of [undefined, 0]) {
+      it(`round-trips UTF-8 byte-exactly with fragment budget ${budget ?? 'default'}`, () => {
+        const index = TraversalIndex.build(graph, 1, budget);
+        for (let round = 0; round < 2; round += 1) {
+          for (const [origin, direction] of [[nodes[0]!.id, 'downstream'], [nodes[2]!.id, 'upstream']] as const) {
+            const answer = index.traverseJson(origin, direction, 3);
+            const expected = Buffer.from(JSON.stringify(index.traverse(origin, direction, 3)), 'utf8');
+            assert.ok(answer.bytes.equals(expected), `${answer.bytes.toString('utf8')}\n!==\n${expected.toString('utf8')}`);
+            answer.release();
+            const { parsed } = jsonAnswer(index, origin, direction, 3);
+            assert.deepEqual([parsed.node_count, parsed.edge_count], [2, 2]);
+            assert.ok(parsed.nodes.some((node) => node.display_name.startsWith(text)));
+            assert.ok(parsed.edges.some((edge) => edge.attributes?.note === `${text}😀`));
+            assertAgrees(graph, index, origin, direction, 3);
+          }
+        }
+      });
+    }
+  });
+
+  it('gives correct JSON with a tiny budget (300 bytes: nothing is cached)', (t) => {
+    const lineage = syntheticGraph({ nodes: 200, edges: 600, seed: 3 });
+    const graph = toGraphology(lineage);
+    const index = TraversalIndex.build(graph, 1, 300);
+    const stringify = t.mock.method(JSON, 'stringify');
+    for (const position of [0, 10, 100]) {
+      for (const direction of DIRECTIONS) assertAgrees(graph, index, lineage.nodes[position]!.id, direction, 4);
+    }
+    stringify.mock.resetCalls();
+    const { parsed } = jsonAnswer(index, lineage.nodes[0]!.id, 'downstream', 4);
+    // A budget below one 8 MiB chunk caches nothing: every fragment is serialised again.
+    assert.ok(stringify.mock.callCount() >= 1 + parsed.node_count + parsed.edge_count);
+  });
+
+  it('gives correct JSON when some fragments are cached and some are not (one full chunk, oversized fragments)', (t) => {
+    // Budget of one 8 MiB chunk; nodes of about 1.5 MiB fill it after five, and a 3 MiB node is
+    // larger than a quarter chunk, so it is never cached.
+    const big = (size: number) => 'ü'.repeat(size / 2);
+    const nodes = [makeNode('huge', { attributes: { blob: big(3 * 2 ** 20) } })];
+    for (let i = 0; i < 8; i += 1) nodes.push(makeNode(`n${i}`, { attributes: { blob: big(1.5 * 2 ** 20), i } }));
+    for (let i = 0; i < 20; i += 1) nodes.push(makeNode(`s${i}`, { display_name: `東京${i}` }));
+    const edges: Edge[] = nodes.slice(1).map((node, i) => ({ src_id: nodes[i]!.id, dst_id: node.id, edge_type: 'TRANSFORMS', attributes: { i } }));
+    const graph = toGraphology({ nodes, edges });
+    const index = TraversalIndex.build(graph, 1, 8 * 2 ** 20);
+    const all = () => jsonAnswer(index, nodes[0]!.id, 'downstream', 100);
+    const first = all();
+    assert.equal(first.parsed.node_count, nodes.length - 1);
+    assert.equal(first.text, JSON.stringify(index.traverse(nodes[0]!.id, 'downstream', 100)));
+    const stringify = t.mock.method(JSON, 'stringify');
+    const second = all();
+    const uncached = stringify.mock.callCount();
+    assert.equal(second.text, first.text);
+    assert.ok(uncached > 0 && uncached < nodes.length + edges.length, `uncached serialisations: ${uncached}`);
+    assertAgrees(graph, index, nodes[3]!.id, 'upstream', 100);
+    assertAgrees(graph, index, nodes[3]!.id, 'downstream', 2);
+  });
+
+  it('warms past a fragment too large to cache, and stops once the budget is spent', (t) => {
+    const huge = makeNode('huge', { attributes: { blob: 'x'.repeat(3 * 2 ** 20) } });
+    const small = Array.from({ length: 10 }, (_, i) => makeNode(`w${i}`));
+    const index = TraversalIndex.build(toGraphology({ nodes: [huge, ...small], edges: [] }), 1);
+    while (!index.warm(1000));
+    const none = TraversalIndex.build(toGraphology({ nodes: small, edges: [] }), 1, 0);
+    assert.equal(none.warm(1000), true, 'no budget: warming ends at once');
+    const calls = t.mock.method(JSON, 'stringify');
+    for (const node of small) index.traverseJson(node.id, 'downstream', 1).release();
+    assert.equal(calls.mock.callCount(), 0, 'every small node was warmed, after the huge one');
+    none.traverseJson(small[0]!.id, 'downstream', 1).release();
+    assert.ok(calls.mock.callCount() > 0, 'without a budget, fragments are serialised per answer');
+  });
+
+  it('rejects an unknown origin and hops outside 1..100 exactly as traverse does', () => {
+    const graph = toGraphology(syntheticGraph({ nodes: 50, edges: 100 }));
+    const index = TraversalIndex.build(graph, 1);
+    const origin = graph.nodes()[0]!;
+    const missing = 'stream:topic:env:nope';
+    const cases = [[missing, 3, NotFoundError], [origin, 0, ValidationError], [origin, 101, ValidationError], [origin, 1.5, ValidationError], [missing, 0, ValidationError]] as const;
+    for (const [id, hops, type] of cases) {
+      for (const direction of DIRECTIONS) {
+        assert.throws(() => traverse(graph, id, direction, hops), type);
+        assert.throws(() => index.traverse(id, direction, hops), type);
+        assert.throws(() => index.traverseJson(id, direction, hops), type);
+      }
+    }
+    assert.doesNotThrow(() => index.traverseJson(origin, 'upstream', 100).release());
+    const sideways = 'sideways' as TraversalDirection;
+    assert.throws(() => traverse(graph, origin, sideways, 1), ValidationError);
+    assert.throws(() => index.traverseJson(origin, sideways, 1), ValidationError);
+  });
+
+  it('warm() caches everything until warmed, without changing answers; an empty graph is warm at once', () => {
+    const lineage = syntheticGraph({ nodes: 600, edges: 1800 });
+    const graph = toGraphology(lineage);
+    const index = TraversalIndex.build(graph, 1);
+    const origins = [0, 100, 300].map((position) => lineage.nodes[position]!.id);
+    const before = origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text);
+    assert.equal(index.warmed, false);
+    let calls = 0;
+    while (!index.warm(1000)) calls += 1;
+    assert.ok(calls < 100);
+    assert.equal(index.warmed, true);
+    assert.equal(index.warm(1000), true);
+    assert.deepEqual(origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text), before);
+    for (const origin of origins) assertAgrees(graph, index, origin, 'upstream', 5);
+
+    const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0);
+    assert.deepEqual([empty.order, empty.warm(0), empty.warmed], [0, true, true]);
+  });
+
+  it('does not leak visited marks between walks from different origins', () => {
+    const lineage = syntheticGraph({ nodes: 400, edges: 1200, domainSize: 400 });
+    const graph = toGraphology(lineage);
+    const index = TraversalIndex.build(graph, 1);
+    for (let walk = 0; walk < 300; walk += 1) {
+      const origin = lineage.nodes[(walk * 37) % lineage.nodes.length]!.id;
+      const direction = DIRECTIONS[walk % 2]!;
+      const hops = 1 + (walk % 7);
+      const expected = normalise(traverse(graph, origin, direction, hops));
+      if (walk % 3 === 0) assert.deepEqual(normalise(jsonAnswer(index, origin, direction, hops).parsed), expected);
+      else assert.deepEqual(normalise(index.traverse(origin, direction, hops)), expected);
+    }
+  });
+
+  it('answers no nodes and no edges for an origin without edges', () => {
+    const lonely = makeNode('lonely', { display_name: 'Käse' });
+    const other = makeNode('other');
+    const graph = toGraphology({ nodes: [lonely, other], edges: [{ src_id: other.id, dst_id: other.id, edge_type: 'TRANSFORMS', attributes: null }] });
+    const index = TraversalIndex.build(graph, 1);
+    for (const direction of DIRECTIONS) {
+      const expected = { origin: lonely, direction, hops: 4, nodes: [], edges: [], node_count: 0, edge_count: 0 };
+      assert.deepEqual(index.traverse(lonely.id, direction, 4), expected);
+      assert.deepEqual(traverse(graph, lonely.id, direction, 4), expected);
+      const { parsed, text } = jsonAnswer(index, lonely.id, direction, 4);
+      assert.deepEqual(parsed, expected);
+      assert.equal(text, JSON.stringify(expected));
+    }
+  });
+});
