@@ -1,6 +1,6 @@
 /**
  * REST API benchmark (issue 5), over loopback HTTP against a real `buildApp` on the sqlite store,
- * running in its own process (the client measures from this one, as a real client would):
+ * running in its own process, measured by clients in processes of their own:
  *
  * - traversal latency p50/p99, upstream and downstream, at 5 and 10 hops, on a 100,000-node /
  *   300,000-edge synthetic graph recorded through `recordGraph` (target: p99 under 20 ms at 10 hops);
@@ -11,7 +11,8 @@
  *   connections (autocannon).
  *
  * Returns rows; prints nothing (`bench/run.ts` prints). Latencies are in milliseconds, measured by
- * the client from sending each request to the last byte of its answer, sequentially, after a warm-up.
+ * a client in its own process (`bench/httpClient.ts`) from sending each request to the last byte of
+ * its answer, sequentially, after a warm-up.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,10 +21,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { buildApp } from '../infra/http/app.js';
-import { openRuntime } from '../infra/runtime.js';
+import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS } from '../infra/runtime.js';
 import { loadConfig } from '../src/config.js';
 import { recordGraph } from '../src/graphCommands.js';
 import { silentLogger } from '../src/logger.js';
+import type { LatencyJob, LatencyResult, LatencySample } from './httpClient.js';
 import { syntheticGraph } from './syntheticGraph.js';
 
 /** One measured figure. */
@@ -46,18 +48,20 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /**
- * One request's latency: from sending it until the last byte of the answer has arrived (as wrk and
- * autocannon measure). The client parses the JSON after the clock stops: its parsing is not the
- * server's latency, and here it would run on the server's own thread.
+ * Latencies of GETs to `urls`, sequential, measured by a client in a process of its own
+ * (`bench/httpClient.ts`): from sending each request to the last byte of its answer, as wrk and
+ * autocannon measure. The first `warmup` URLs are sent once more before, unmeasured.
  */
-async function timed(url: string): Promise<{ ms: number; nodes: number }> {
-  const started = performance.now();
-  const response = await fetch(url);
-  const text = await response.text();
-  const ms = performance.now() - started;
-  const body = JSON.parse(text) as { node_count?: number; nodes?: unknown[] };
-  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`);
-  return { ms, nodes: body.node_count ?? body.nodes?.length ?? 0 };
+async function latencies(urls: string[], warmup = 5): Promise<LatencySample[]> {
+  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'httpClient.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const job: LatencyJob = { urls, warmup };
+  child.stdin.end(JSON.stringify(job));
+  const chunks: Buffer[] = [];
+  for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
+  const { samples } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as LatencyResult;
+  const failed = samples.find((sample) => sample.status !== 200);
+  if (failed) throw new Error(`a GET answered ${failed.status}`);
+  return samples;
 }
 
 async function rps(url: string): Promise<{ value: number; samples: number }> {
@@ -70,6 +74,10 @@ async function rps(url: string): Promise<{ value: number; samples: number }> {
 interface ServerReady {
   base: string;
   origins: string[];
+  /** Milliseconds to build the traversal index of the 100k-node graph. */
+  index_build_ms: number;
+  /** Milliseconds to serialise every fragment of that index (the app does it in slices of 5 ms). */
+  index_warm_ms: number;
 }
 
 /**
@@ -82,7 +90,7 @@ async function serve(traversals: number): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-bench-api-'));
   const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
   const logger = silentLogger();
-  const runtime = await openRuntime(config, logger);
+  const runtime = await openRuntime(config, logger, { traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS });
   const app = await buildApp({ config, logger, runtime, runners: { extract: async () => ({}), enrich: async () => ({}) } });
   const context = { cause: 'import', actor: 'bench' };
   const big = syntheticGraph({ nodes: 100_000, edges: 300_000 });
@@ -91,6 +99,15 @@ async function serve(traversals: number): Promise<void> {
   // Origins spread over the graph, the same for every configuration.
   const step = Math.floor(big.nodes.length / traversals);
   const origins = Array.from({ length: traversals }, (_, index) => big.nodes[index * step]!.id);
+  // As in production: the graph is indexed once it has been quiet. Built here, timed, rather than by
+  // the app's background sweep, so that every measured traversal uses it.
+  await new Promise((resolve) => setTimeout(resolve, TRAVERSAL_INDEX_QUIET_MILLISECONDS));
+  const indexStarted = performance.now();
+  if (!runtime.graphs.traversalIndex(BIG_GRAPH)) throw new Error('the 100k-node graph was not indexed');
+  const indexBuildMs = performance.now() - indexStarted;
+  const warmStarted = performance.now();
+  while (!runtime.graphs.warmTraversalIndexes(1_000));
+  const indexWarmMs = performance.now() - warmStarted;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
@@ -98,15 +115,32 @@ async function serve(traversals: number): Promise<void> {
   const steadyRssMb = process.memoryUsage().rss / 2 ** 20;
   process.on('SIGTERM', () => {
     rmSync(folder, { recursive: true, force: true });
-    const memory = { peak_rss_mb: process.resourceUsage().maxRSS / 1024, steady_rss_mb: steadyRssMb };
+    (globalThis as { gc?: () => void }).gc?.();
+    const memory: ServerMemory = {
+      peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+      steady_rss_mb: steadyRssMb,
+      final_rss_mb: process.memoryUsage().rss / 2 ** 20,
+      final_heap_mb: process.memoryUsage().heapUsed / 2 ** 20,
+    };
     process.stdout.write(`${JSON.stringify(memory)}\n`, () => process.exit(0));
   });
-  const ready: ServerReady = { base: `http://127.0.0.1:${address.port}/api/v1`, origins };
+  const ready: ServerReady = { base: `http://127.0.0.1:${address.port}/api/v1`, origins, index_build_ms: indexBuildMs, index_warm_ms: indexWarmMs };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 
 /** Starts the server process and waits for its `ServerReady` line. */
-async function startServer(traversals: number): Promise<{ ready: ServerReady; stop(): Promise<{ peak_rss_mb: number; steady_rss_mb: number }> }> {
+/** Resident memory of the server process, in MB. */
+interface ServerMemory {
+  peak_rss_mb: number;
+  /** After loading both graphs and indexing the big one, before any request (after GC). */
+  steady_rss_mb: number;
+  /** After every request of the bench (after GC): includes the traversal index's cached fragments. */
+  final_rss_mb: number;
+  /** JavaScript heap in use at the same point. */
+  final_heap_mb: number;
+}
+
+async function startServer(traversals: number): Promise<{ ready: ServerReady; stop(): Promise<ServerMemory> }> {
   const child = spawn(process.execPath, ['--expose-gc', ...process.execArgv, import.meta.filename, 'serve', String(traversals)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const iterator = lines[Symbol.asyncIterator]();
@@ -118,7 +152,7 @@ async function startServer(traversals: number): Promise<{ ready: ServerReady; st
     async stop() {
       child.kill('SIGTERM');
       const last = await iterator.next();
-      return last.done ? { peak_rss_mb: Number.NaN, steady_rss_mb: Number.NaN } : (JSON.parse(last.value) as { peak_rss_mb: number; steady_rss_mb: number });
+      return last.done ? { peak_rss_mb: Number.NaN, steady_rss_mb: Number.NaN, final_rss_mb: Number.NaN, final_heap_mb: Number.NaN } : (JSON.parse(last.value) as ServerMemory);
     },
   };
 }
@@ -134,23 +168,24 @@ export async function benchApi(options: { traversals?: number } = {}): Promise<A
   let stopped = false;
   try {
     const { base, origins } = server.ready;
+    rows.push({ measure: 'traversal index build, 100k-node graph', value: server.ready.index_build_ms, unit: 'ms', samples: 1, nodes_per_answer: null });
+    rows.push({ measure: 'traversal index warm-up (every fragment), 100k-node graph', value: server.ready.index_warm_ms, unit: 'ms', samples: 1, nodes_per_answer: null });
     for (const direction of ['upstream', 'downstream'] as const) {
       for (const hops of [5, 10]) {
         const url = (id: string) => `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
-        for (const id of origins.slice(0, 5)) await timed(url(id));
-        const results: Array<{ ms: number; nodes: number }> = [];
-        for (const id of origins) results.push(await timed(url(id)));
+        const results = await latencies(origins.map(url));
         const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
-        const meanNodes = results.reduce((sum, result) => sum + result.nodes, 0) / results.length;
+        const meanNodes = results.reduce((sum, result) => sum + (result.nodeCount ?? 0), 0) / results.length;
         rows.push({ measure: `traversal ${direction} ${hops} hops p50`, value: percentile(sorted, 50), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
         rows.push({ measure: `traversal ${direction} ${hops} hops p99`, value: percentile(sorted, 99), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
       }
     }
 
-    const whole: Array<{ ms: number; nodes: number }> = [];
-    for (let run = 0; run < 11; run += 1) whole.push(await timed(`${base}/graphs/${SMALL_GRAPH}`));
-    const wholeSorted = whole.slice(1).map((result) => result.ms).sort((a, b) => a - b);
-    rows.push({ measure: 'GET whole 10,000-node graph (median)', value: percentile(wholeSorted, 50), unit: 'ms', samples: wholeSorted.length, nodes_per_answer: whole[0]!.nodes });
+    const wholeUrl = `${base}/graphs/${SMALL_GRAPH}`;
+    const whole = await latencies(Array.from({ length: 10 }, () => wholeUrl), 1);
+    const wholeSorted = whole.map((result) => result.ms).sort((a, b) => a - b);
+    const wholeNodes = ((await (await fetch(wholeUrl)).json()) as { nodes: unknown[] }).nodes.length;
+    rows.push({ measure: 'GET whole 10,000-node graph (median)', value: percentile(wholeSorted, 50), unit: 'ms', samples: wholeSorted.length, nodes_per_answer: wholeNodes });
 
     const health = await rps(`${base}/health`);
     rows.push({ measure: 'GET /health, 50 connections', value: health.value, unit: 'requests/s', samples: health.samples, nodes_per_answer: null });
@@ -158,7 +193,9 @@ export async function benchApi(options: { traversals?: number } = {}): Promise<A
     rows.push({ measure: 'traversal downstream 5 hops, 50 connections', value: traversal.value, unit: 'requests/s', samples: traversal.samples, nodes_per_answer: null });
     const memory = await server.stop();
     stopped = true;
-    rows.push({ measure: 'API server resident memory, 100k- and 10k-node graphs loaded (after GC)', value: memory.steady_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
+    rows.push({ measure: 'API server resident memory, 100k- and 10k-node graphs loaded and indexed (after GC)', value: memory.steady_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
+    rows.push({ measure: 'API server resident memory after the benchmark (after GC)', value: memory.final_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
+    rows.push({ measure: 'API server JavaScript heap in use after the benchmark (after GC)', value: memory.final_heap_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
     rows.push({ measure: 'API server peak RSS (includes importing both graphs)', value: memory.peak_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
     return rows;
   } finally {
