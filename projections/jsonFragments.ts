@@ -203,12 +203,12 @@ export class AnswerBufferPool {
 
   /**
    * @param options.minimumBytes smallest answer served from the pool (default 64 KiB).
-   * @param options.maximumBytes largest buffer the pool keeps (default 32 MiB).
+   * @param options.maximumBytes largest buffer the pool keeps (default 16 MiB: at most 64 MiB kept).
    * @param options.maximumFree buffers kept when unused (default 4).
    */
   constructor(options: { minimumBytes?: number; maximumBytes?: number; maximumFree?: number } = {}) {
     this.#minimumBytes = options.minimumBytes ?? 64 * 2 ** 10;
-    this.#maximumBytes = options.maximumBytes ?? 32 * 2 ** 20;
+    this.#maximumBytes = options.maximumBytes ?? 16 * 2 ** 20;
     this.#maximumFree = options.maximumFree ?? 4;
   }
 

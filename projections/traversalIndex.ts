@@ -36,6 +36,9 @@ export const TRAVERSAL_FRAGMENT_BUDGET = 128 * 2 ** 20;
 
 const ORIGIN_START = Buffer.from('{"origin":');
 const EDGES_START = Buffer.from('],"edges":[');
+const CLOSE = Buffer.from('}');
+const CLOSE_AND_COMMA = Buffer.from('},');
+const CLOSE_LIST_AND_OBJECT = Buffer.from(']}');
 /** `,"hop":N},` and `,"hop":N}` for every hop a traversal may reach, made once. */
 const HOP_ENDINGS = Array.from({ length: MAX_TRAVERSAL_HOPS + 1 }, (_, hop) => [Buffer.from(`,"hop":${hop}}`), Buffer.from(`,"hop":${hop}},`)] as const);
 
@@ -216,6 +219,27 @@ export class TraversalIndex {
       this.#edgeFragments.appendTo(answer, walk.edges[position]!, position === walk.edges.length - 1 ? 1 : 0);
     }
     answer.text(`],"node_count":${walk.nodes.length},"edge_count":${walk.edges.length}}`);
+    return answer.toBytes();
+  }
+
+  /**
+   * The JSON of the whole graph: `{...fields, "nodes": [...], "edges": [...]}`, with the nodes and
+   * edges in graphology's order (that of `toLineageGraph`), assembled from the cached fragments.
+   * `fields` (e.g. a graph summary) come first; without them the answer is a `LineageGraph`.
+   * The bytes come from a pool: call `release` once they have been sent.
+   */
+  graphJson(fields?: Record<string, unknown>): PooledBytes {
+    const answer = new JsonAnswer();
+    answer.text(fields === undefined || Object.keys(fields).length === 0 ? '{"nodes":[' : `${JSON.stringify(fields).slice(0, -1)},"nodes":[`);
+    const lastNode = this.#nodes.length - 1;
+    for (let node = 0; node <= lastNode; node += 1) {
+      this.#nodeFragments.appendTo(answer, node);
+      answer.literal(node < lastNode ? CLOSE_AND_COMMA : CLOSE);
+    }
+    answer.literal(EDGES_START);
+    const lastEdge = this.#edges.length - 1;
+    for (let edge = 0; edge <= lastEdge; edge += 1) this.#edgeFragments.appendTo(answer, edge, edge === lastEdge ? 1 : 0);
+    answer.literal(CLOSE_LIST_AND_OBJECT);
     return answer.toBytes();
   }
 

@@ -134,14 +134,31 @@ export async function importGraph(runtime: GraphRuntime, graphId: string, body: 
 }
 
 /** The graph as LineageGraph JSON (`GET /graphs/{id}/export`). */
-export async function exportGraph(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<LineageGraph> {
+export async function exportGraph(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<LineageGraph | SerializedJson> {
+  const indexed = asOf === undefined ? wholeGraphFromIndex(runtime, graphId) : undefined;
+  if (indexed) return indexed;
   return toLineageGraph(await readGraph(runtime, graphId, asOf));
 }
 
 /** The whole graph with its summary (`GET /graphs/{id}`). */
-export async function graphWithContent(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<GraphSummary & LineageGraph> {
+export async function graphWithContent(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<(GraphSummary & LineageGraph) | SerializedJson> {
+  const indexed = asOf === undefined ? wholeGraphFromIndex(runtime, graphId, true) : undefined;
+  if (indexed) return indexed;
   const state = await readGraph(runtime, graphId, asOf);
   return { ...summarize(state), ...toLineageGraph(state) };
+}
+
+/**
+ * The whole current graph from its traversal index's cached fragments (the same bytes as
+ * serialising the graph), with its summary first when `withSummary`; undefined when the graph has no
+ * current index (then serialise it from the projection).
+ */
+function wholeGraphFromIndex(runtime: GraphRuntime, graphId: string, withSummary = false): SerializedJson | undefined {
+  const index = runtime.graphs.traversalIndex(graphId);
+  const state = runtime.graphs.get(graphId);
+  if (!index || !state) return undefined;
+  const answer = index.graphJson(withSummary ? { ...summarize(state) } : undefined);
+  return new SerializedJson(answer.bytes, answer.release);
 }
 
 /** Filters of `GET /graphs/{id}/nodes` (contract section 4). `search` is a case-insensitive substring. */

@@ -75,6 +75,19 @@ for (const backend of BACKENDS) {
       assert.ok(answerBuffers.freeCount > 0, 'buffers are back in the pool once their answers are sent');
     });
 
+    it('answers the whole graph and its export from the index, as the projection would', async () => {
+      const whole = await get(`/graphs/${graphId}`);
+      const walked = await get(`/graphs/${graphId}?as_of=${revision}`);
+      assert.equal(whole.status, 200);
+      assert.equal(whole.type, 'application/json; charset=utf-8');
+      assert.equal(whole.body.revision, revision);
+      assert.equal(whole.body.nodes.length, graph.nodes.length);
+      assert.deepEqual(whole.body, walked.body);
+      const exported = await get(`/graphs/${graphId}/export`);
+      assert.deepEqual(Object.keys(exported.body), ['nodes', 'edges']);
+      assert.deepEqual(exported.body, { nodes: walked.body.nodes, edges: walked.body.edges });
+    });
+
     it('answers the new revision right after a change', async () => {
       const origin = graph.nodes[0]!;
       const renamed = { ...origin, display_name: 'renamed just now' };

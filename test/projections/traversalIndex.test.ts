@@ -283,3 +283,29 @@ describe('TraversalIndex', () => {
     }
   });
 });
+
+describe('TraversalIndex.graphJson', () => {
+  it('answers the same bytes as serialising the whole graph, with or without fields first, with any budget', () => {
+    const lineage = syntheticGraph({ nodes: 300, edges: 900, seed: 5 });
+    lineage.nodes[7] = { ...lineage.nodes[7]!, display_name: 'Käse → 東京 😀' };
+    const graph = toGraphology(lineage);
+    const nodes: Node[] = [];
+    const edges: Edge[] = [];
+    graph.forEachNode((_, node) => nodes.push(node));
+    graph.forEachEdge((_, edge) => edges.push(edge));
+    const fields = { graph_id: 'g-1', name: 'shop', revision: 4 };
+    for (const budget of [undefined, 0]) {
+      const index = TraversalIndex.build(graph, 4, budget);
+      for (let round = 0; round < 2; round += 1) {
+        const whole = index.graphJson(fields);
+        assert.equal(whole.bytes.toString('utf8'), JSON.stringify({ ...fields, nodes, edges }));
+        whole.release();
+        const bare = index.graphJson();
+        assert.equal(bare.bytes.toString('utf8'), JSON.stringify({ nodes, edges }));
+        bare.release();
+      }
+    }
+    const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0).graphJson(fields);
+    assert.deepEqual(JSON.parse(empty.bytes.toString('utf8')), { ...fields, nodes: [], edges: [] });
+  });
+});

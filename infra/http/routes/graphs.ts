@@ -170,7 +170,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       schema: { tags, summary: 'A graph with all its nodes and edges', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: GraphSchema }) },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request) => graphWithContent(runtime, request.params.graph_id, request.query.as_of),
+    async (request, reply) => {
+      const answer = await graphWithContent(runtime, request.params.graph_id, request.query.as_of);
+      return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
+    },
   );
 
   app.delete(
@@ -218,7 +221,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       schema: { tags, summary: 'The graph as LineageGraph JSON', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: LineageGraphResource }) },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request) => exportGraph(runtime, request.params.graph_id, request.query.as_of),
+    async (request, reply) => {
+      const answer = await exportGraph(runtime, request.params.graph_id, request.query.as_of);
+      return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
+    },
   );
 
   app.get(
@@ -324,8 +330,7 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       },
       async (request, reply) => {
         const answer = await traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of);
-        if (answer instanceof SerializedJson) return answer.sendWith(reply);
-        return answer;
+        return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
       },
     );
   }
