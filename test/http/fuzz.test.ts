@@ -65,7 +65,8 @@ describe('fuzz: no input yields a 5xx', () => {
   let api: TestApi;
   let graphId: string;
   before(async () => {
-    api = await startApi({ runners: fastRunners() });
+    // Traversal indexes on at once (quiet period 0), so that indexed answers are fuzzed too.
+    api = await startApi({ runners: fastRunners(), traversalIndexQuietMilliseconds: 0 });
     const created = await fetch(`${api.base}/api/v1/graphs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"fuzz"}' });
     graphId = ((await created.json()) as { graph_id: string }).graph_id;
     await fetch(`${api.base}/api/v1/graphs/${graphId}/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleGraph()) });
