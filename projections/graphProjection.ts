@@ -14,7 +14,8 @@ import { NotFoundError, ValidationError } from '../src/errors.js';
 import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
-import { TraversalIndex } from './traversalIndex.js';
+import { FragmentBudget } from './jsonFragments.js';
+import { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
 
 /** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
 export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
@@ -230,14 +231,18 @@ export interface GraphProjection {
   reset(): void;
   /**
    * The traversal index of a live graph's current revision, when traversal indexes are enabled
-   * (`GraphProjectionOptions.traversalIndexQuietMilliseconds`): the one already built, or one built
-   * now when the graph has not changed for the quiet period. Undefined otherwise (indexes disabled,
-   * unknown graph, or a graph that changed too recently): walk the graphology graph instead.
+   * (`GraphProjectionOptions.traversalIndexQuietMilliseconds`): the one already built, or (unless
+   * `options.build` is false) one built now when the graph has not changed for the quiet period.
+   * Undefined otherwise (indexes disabled, unknown graph, a graph that changed too recently, or not
+   * built yet): walk the graphology graph instead. Asking marks the graph as wanted, so that
+   * `buildTraversalIndexes` keeps it indexed from then on.
    */
-  traversalIndex(graphId: string): TraversalIndex | undefined;
+  traversalIndex(graphId: string, options?: { build?: boolean }): TraversalIndex | undefined;
   /**
-   * Builds the missing traversal indexes of every live graph that has been quiet long enough, so
-   * that no traversal pays for the build (the API calls it periodically). Returns how many it built.
+   * Builds the missing traversal indexes of the graphs that have been asked for and have been quiet
+   * long enough, so that no traversal pays for the build (the API calls it periodically; its
+   * requests ask with `build: false`). Graphs nobody traverses are never indexed. Returns how many
+   * it built.
    */
   buildTraversalIndexes(): number;
   /**
@@ -255,6 +260,11 @@ export interface GraphProjectionOptions {
    * commands that never traverse).
    */
   traversalIndexQuietMilliseconds?: number;
+  /**
+   * Bytes of cached JSON fragments that all the indexes may hold together, outside the JavaScript
+   * heap (default `TRAVERSAL_FRAGMENT_BUDGET`, 256 MiB); past it, answers serialise what is not cached.
+   */
+  traversalFragmentBytes?: number;
   /** Clock in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
 }
@@ -265,17 +275,30 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
   let position = 0;
   const quiet = options.traversalIndexQuietMilliseconds;
   const now = options.now ?? Date.now;
-  /** Per graph: when it last changed (by `now`) and its index, if built since. */
-  const indexes = new Map<string, { changedAt: number; index: TraversalIndex | undefined }>();
-  /** The graph's index, building it when it is missing or stale and the graph has been quiet. */
-  const indexFor = (graphId: string): { index: TraversalIndex | undefined; built: boolean } => {
+  const fragmentBudget = new FragmentBudget(options.traversalFragmentBytes ?? TRAVERSAL_FRAGMENT_BUDGET);
+  /**
+   * Per graph: when it last changed (by `now`), its index if built since, and whether anyone has
+   * asked for it (only those are built in the background).
+   */
+  const indexes = new Map<string, { changedAt: number; index: TraversalIndex | undefined; wanted: boolean }>();
+  const entryFor = (graphId: string) => {
+    let entry = indexes.get(graphId);
+    if (!entry) {
+      entry = { changedAt: Number.NEGATIVE_INFINITY, index: undefined, wanted: false };
+      indexes.set(graphId, entry);
+    }
+    return entry;
+  };
+  /** The graph's current index; with `build`, builds it when it is missing or stale and the graph has been quiet. */
+  const indexFor = (graphId: string, build: boolean): { index: TraversalIndex | undefined; built: boolean } => {
     const state = graphs.get(graphId);
     if (quiet === undefined || !state || state.deleted) return { index: undefined, built: false };
-    const entry = indexes.get(graphId) ?? { changedAt: Number.NEGATIVE_INFINITY, index: undefined };
+    const entry = entryFor(graphId);
+    entry.wanted = true;
     if (entry.index?.revision === state.revision) return { index: entry.index, built: false };
-    if (now() - entry.changedAt < quiet) return { index: undefined, built: false };
-    entry.index = TraversalIndex.build(state.graph, state.revision);
-    indexes.set(graphId, entry);
+    if (!build || now() - entry.changedAt < quiet) return { index: undefined, built: false };
+    entry.index?.dispose();
+    entry.index = TraversalIndex.build(state.graph, state.revision, fragmentBudget);
     return { index: entry.index, built: true };
   };
   return {
@@ -291,7 +314,13 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
           graphs.set(graphId, state);
         }
         evolveGraph(state, event);
-        if (quiet !== undefined) indexes.set(graphId, { changedAt: now(), index: undefined });
+        if (quiet !== undefined) {
+          // The index is stale from now on: give its fragments' bytes back at once.
+          const entry = entryFor(graphId);
+          entry.changedAt = now();
+          entry.index?.dispose();
+          entry.index = undefined;
+        }
       }
       position = event.position;
     },
@@ -309,15 +338,16 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
     },
     reset() {
       graphs.clear();
+      for (const entry of indexes.values()) entry.index?.dispose();
       indexes.clear();
       position = 0;
     },
-    traversalIndex(graphId) {
-      return indexFor(graphId).index;
+    traversalIndex(graphId, options = {}) {
+      return indexFor(graphId, options.build ?? true).index;
     },
     buildTraversalIndexes() {
       let built = 0;
-      for (const [graphId, state] of graphs) if (!state.deleted && indexFor(graphId).built) built += 1;
+      for (const [graphId, entry] of indexes) if (entry.wanted && indexFor(graphId, true).built) built += 1;
       return built;
     },
     warmTraversalIndexes(milliseconds) {

@@ -22,18 +22,60 @@ interface Location {
   end: number;
 }
 
-/** Append-only storage for fragment bytes, shared by the caches of one index, with a byte budget. */
+/**
+ * Bytes that arenas may take, shared: one budget can serve every index of a projection, so that the
+ * fragments of all graphs together stay under one bound. Arenas take whole chunks and give them
+ * back when disposed.
+ */
+export class FragmentBudget {
+  #remaining: number;
+
+  /** @param bytes the bound, in bytes. */
+  constructor(bytes: number) {
+    this.#remaining = bytes;
+  }
+
+  /** Bytes not taken. */
+  get remaining(): number {
+    return this.#remaining;
+  }
+
+  /** Takes `bytes` if that many remain. */
+  take(bytes: number): boolean {
+    if (this.#remaining < bytes) return false;
+    this.#remaining -= bytes;
+    return true;
+  }
+
+  /** Gives back bytes taken earlier. */
+  give(bytes: number): void {
+    this.#remaining += bytes;
+  }
+}
+
+/** Append-only storage for fragment bytes, shared by the caches of one index, within a budget. */
 export class FragmentArena {
   readonly #chunks: Buffer[] = [];
   #used = CHUNK_BYTES;
-  #budget: number;
+  readonly #budget: FragmentBudget;
+  #disposed = false;
 
   /**
-   * @param budgetBytes most bytes the arena may hold. It allocates whole chunks of 8 MiB, as many as
-   *   fit in the budget: a budget below 8 MiB caches nothing.
+   * @param budget where the arena takes its bytes: a shared `FragmentBudget`, or a number of bytes
+   *   of its own. It takes whole chunks of 8 MiB: a budget below 8 MiB caches nothing.
    */
-  constructor(budgetBytes: number) {
-    this.#budget = budgetBytes;
+  constructor(budget: FragmentBudget | number) {
+    this.#budget = typeof budget === 'number' ? new FragmentBudget(budget) : budget;
+  }
+
+  /**
+   * Gives the arena's chunks back to its budget and stores nothing more. What is stored stays
+   * readable (answers being assembled may still copy it); the memory goes with the last reference.
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#budget.give(this.#chunks.length * CHUNK_BYTES);
   }
 
   /** Bytes allocated so far (whole chunks). */
@@ -42,11 +84,11 @@ export class FragmentArena {
   }
 
   /**
-   * True when no more than a few KiB can be stored any more: no budget left for another chunk, and
-   * the last one (if any) almost full.
+   * True when no more than a few KiB can be stored any more: the arena is disposed, or no budget is
+   * left for another chunk and the last one (if any) is almost full.
    */
   get spent(): boolean {
-    return this.#budget < CHUNK_BYTES && CHUNK_BYTES - this.#used < 4 * 2 ** 10;
+    return this.#disposed || (this.#budget.remaining < CHUNK_BYTES && CHUNK_BYTES - this.#used < 4 * 2 ** 10);
   }
 
   /** The chunk with number `chunk` (numbers are handed out by `store`). */
@@ -59,11 +101,11 @@ export class FragmentArena {
    * the text is too large or the budget is spent.
    */
   store(text: string): [number, number, number] | undefined {
+    if (this.#disposed) return undefined;
     const length = Buffer.byteLength(text, 'utf8');
     if (length > CHUNK_BYTES / 4) return undefined;
     if (this.#chunks.length === 0 || this.#used + length > CHUNK_BYTES) {
-      if (this.#budget < CHUNK_BYTES) return undefined;
-      this.#budget -= CHUNK_BYTES;
+      if (this.#disposed || !this.#budget.take(CHUNK_BYTES)) return undefined;
       this.#chunks.push(Buffer.allocUnsafeSlow(CHUNK_BYTES));
       this.#used = 0;
     }

@@ -25,14 +25,15 @@
  */
 import type { Edge, Node } from '../src/graph/model.js';
 import type { LineageGraphology } from './graphProjection.js';
-import { FragmentArena, FragmentCache, JsonAnswer, type PooledBytes } from './jsonFragments.js';
+import { FragmentArena, FragmentCache, JsonAnswer, type FragmentBudget, type PooledBytes } from './jsonFragments.js';
 import { checkTraversal, MAX_TRAVERSAL_HOPS, reached, type TraversalDirection, type TraversalResult } from './traversal.js';
 
 /**
- * Default bytes of JSON fragments one index may cache, outside the JavaScript heap (128 MiB). The
- * 100k-node / 300k-edge benchmark graph needs about 80 MiB to cache every node and edge.
+ * Default bytes of JSON fragments that the indexes of one projection may cache together, outside
+ * the JavaScript heap (256 MiB). The 100k-node / 300k-edge benchmark graph needs about 80 MiB to
+ * cache every node and edge.
  */
-export const TRAVERSAL_FRAGMENT_BUDGET = 128 * 2 ** 20;
+export const TRAVERSAL_FRAGMENT_BUDGET = 256 * 2 ** 20;
 
 const ORIGIN_START = Buffer.from('{"origin":');
 const EDGES_START = Buffer.from('],"edges":[');
@@ -112,7 +113,7 @@ export class TraversalIndex {
     edges: Edge[],
     downstream: Adjacency,
     upstream: Adjacency,
-    fragmentBudget: number,
+    fragmentBudget: FragmentBudget | number,
   ) {
     this.revision = revision;
     this.#indexOf = indexOf;
@@ -130,10 +131,11 @@ export class TraversalIndex {
   /**
    * Builds the index of `graph` as it is now; `revision` is the graph's stream revision, recorded
    * so that the owner can tell when the index is stale. O(nodes + edges).
-   * @param fragmentBudget bytes of JSON fragments the index may cache (default
-   *   `TRAVERSAL_FRAGMENT_BUDGET`); past it, fragments are serialised afresh for each answer.
+   * @param fragmentBudget where the index's JSON fragments take their bytes: a budget shared with
+   *   other indexes, or bytes of its own (default `TRAVERSAL_FRAGMENT_BUDGET`); past it, fragments
+   *   are serialised afresh for each answer.
    */
-  static build(graph: LineageGraphology, revision: number, fragmentBudget = TRAVERSAL_FRAGMENT_BUDGET): TraversalIndex {
+  static build(graph: LineageGraphology, revision: number, fragmentBudget: FragmentBudget | number = TRAVERSAL_FRAGMENT_BUDGET): TraversalIndex {
     const indexOf = new Map<string, number>();
     const nodes: Node[] = [];
     graph.forEachNode((id, node) => {
@@ -158,6 +160,14 @@ export class TraversalIndex {
   /** Number of nodes indexed. */
   get order(): number {
     return this.#nodes.length;
+  }
+
+  /**
+   * Gives the fragments' bytes back to the budget; the index caches nothing more (it still answers,
+   * serialising what is not cached). Called when the index is replaced or its graph deleted.
+   */
+  dispose(): void {
+    this.#arena.dispose();
   }
 
   /** True once `warm` has gone through every node and edge. */

@@ -154,7 +154,7 @@ export async function graphWithContent(runtime: GraphRuntime, graphId: string, a
  * current index (then serialise it from the projection).
  */
 function wholeGraphFromIndex(runtime: GraphRuntime, graphId: string, withSummary = false): SerializedJson | undefined {
-  const index = runtime.graphs.traversalIndex(graphId);
+  const index = runtime.graphs.traversalIndex(graphId, { build: false });
   const state = runtime.graphs.get(graphId);
   if (!index || !state) return undefined;
   const answer = index.graphJson(withSummary ? { ...summarize(state) } : undefined);
@@ -259,7 +259,7 @@ export async function traverseGraph(
   asOf?: string,
 ): Promise<TraversalResult | SerializedJson> {
   if (asOf === undefined) {
-    const index = runtime.graphs.traversalIndex(graphId);
+    const index = runtime.graphs.traversalIndex(graphId, { build: false });
     if (index) {
       const answer = index.traverseJson(nodeId, direction, hops);
       return new SerializedJson(answer.bytes, answer.release);

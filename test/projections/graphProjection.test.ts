@@ -217,6 +217,41 @@ describe('traversal indexes', () => {
     assert.ok(rebuilt.warmed);
   });
 
+  it('builds in the background only the graphs asked for, and shares one fragment budget among them', async (t) => {
+    const clock = { now: 0 };
+    const store = createMemoryEventStore();
+    const budgetBytes = 16 * 2 ** 20;
+    const projection = createGraphProjection({ traversalIndexQuietMilliseconds: 1_000, traversalFragmentBytes: budgetBytes, now: () => clock.now });
+    const projector = createProjector({ store, projections: [projection] });
+    await projector.start();
+    t.after(() => projector.stop());
+    const deps = { store, state: graphStateSource(projection, projector, store) };
+    const [asked, ignored] = [graphIdForName('asked'), graphIdForName('ignored')];
+    for (const graphId of [asked, ignored]) await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context(graphId));
+    assert.equal(projection.traversalIndex(asked, { build: false }), undefined, 'a request never builds');
+    clock.now = 2_000;
+    assert.equal(projection.buildTraversalIndexes(), 1, 'only the graph that was asked for');
+    assert.ok(projection.traversalIndex(asked, { build: false }));
+    assert.equal(projection.buildTraversalIndexes(), 0);
+    assert.ok(projection.warmTraversalIndexes(1_000));
+    // The sample graph's fragments fit in one 8 MiB chunk of the shared 16 MiB; a second graph takes the other.
+    assert.ok(projection.traversalIndex(ignored), 'asking with build (the default) builds at once');
+    assert.ok(projection.warmTraversalIndexes(1_000));
+    const third = graphIdForName('third');
+    await recordGraph(deps, third, sampleGraph(), { mode: 'replace', createIfMissing: true }, context(third));
+    clock.now = 4_000;
+    const starved = projection.traversalIndex(third)!;
+    while (!starved.warm(1_000));
+    const walked = traverse(projection.get(third)!.graph, ids.postgres, 'downstream', 10);
+    const answer = starved.traverseJson(ids.postgres, 'downstream', 10);
+    assert.equal(JSON.parse(answer.bytes.toString('utf8')).node_count, walked.node_count, 'no budget left: still answers');
+    answer.release();
+    // A change makes the asked-for graph's index stale (its bytes go back to the budget); the sweep rebuilds it.
+    await recordGraph(deps, asked, { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'changed' }], edges: [] }, { mode: 'merge' }, context('x3'));
+    clock.now = 6_000;
+    assert.equal(projection.buildTraversalIndexes(), 1, 'the asked-for graph is rebuilt after its change');
+  });
+
   it('answers no index when indexes are off, for unknown and deleted graphs, and after a reset', async (t) => {
     const { projection: plain, deps: plainDeps } = await setup(t);
     const graphId = graphIdForName('default');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AnswerBufferPool, FragmentArena, FragmentCache, JsonAnswer, answerBuffers } from '../../projections/jsonFragments.js';
+import { AnswerBufferPool, FragmentArena, FragmentBudget, FragmentCache, JsonAnswer, answerBuffers } from '../../projections/jsonFragments.js';
 
 const KiB = 2 ** 10;
 const MiB = 2 ** 20;
@@ -125,6 +125,24 @@ describe('JsonAnswer, FragmentCache and FragmentArena', () => {
     assert.deepEqual(arena.store(''), [0, 0, 0]);
     assert.equal(arena.spent, false);
     assert.ok(new FragmentArena(0).spent, 'no budget: spent at once');
+  });
+
+  it('shares one FragmentBudget among arenas, and a disposed arena gives its chunks back and stores nothing more', () => {
+    const budget = new FragmentBudget(2 * CHUNK);
+    const [first, second, third] = [new FragmentArena(budget), new FragmentArena(budget), new FragmentArena(budget)];
+    assert.ok(first.store('{"a":1}'));
+    assert.ok(second.store('{"b":2}'));
+    assert.equal(budget.remaining, 0);
+    assert.equal(third.store('{"c":3}'), undefined, 'the shared budget is spent');
+    const kept = first.store('{"a":2}')!;
+    first.dispose();
+    assert.equal(budget.remaining, CHUNK);
+    assert.equal(first.store('{"a":3}'), undefined, 'a disposed arena stores nothing');
+    assert.ok(first.spent);
+    assert.equal(first.chunk(kept[0]).subarray(kept[1], kept[1] + kept[2]).toString('utf8'), '{"a":2}', 'what it stored stays readable');
+    assert.ok(third.store('{"c":3}'), 'the bytes given back serve another arena');
+    first.dispose();
+    assert.equal(budget.remaining, 0, 'dispose is idempotent');
   });
 
   it('trim drops the last bytes of a fragment, cached or not', () => {
