@@ -102,10 +102,20 @@ export class FragmentArena {
    */
   store(text: string): [number, number, number] | undefined {
     if (this.#disposed) return undefined;
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8: when that much fits (in the chunk, and under
+    // the size cap), write at once and take the length `write` answers; otherwise measure first.
+    const room = this.#chunks.length === 0 ? -1 : Math.min(CHUNK_BYTES - this.#used, CHUNK_BYTES / 4);
+    if (text.length * 3 <= room) {
+      const chunk = this.#chunks.length - 1;
+      const start = this.#used;
+      const length = this.#chunks[chunk]!.write(text, start, 'utf8');
+      this.#used += length;
+      return [chunk, start, length];
+    }
     const length = Buffer.byteLength(text, 'utf8');
     if (length > CHUNK_BYTES / 4) return undefined;
-    if (this.#chunks.length === 0 || this.#used + length > CHUNK_BYTES) {
-      if (this.#disposed || !this.#budget.take(CHUNK_BYTES)) return undefined;
+    if (length > room) {
+      if (!this.#budget.take(CHUNK_BYTES)) return undefined;
       this.#chunks.push(Buffer.allocUnsafeSlow(CHUNK_BYTES));
       this.#used = 0;
     }
