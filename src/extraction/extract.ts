@@ -5,7 +5,8 @@
  * 1. topic inventory and consumer groups, cluster after cluster (`Phase 1/4`);
  * 2. connectors, ksqlDB queries and Flink statements, in parallel (`Phase 2/4`), then MEMBER_OF
  *    edges from consumer groups to the jobs that own them;
- * 3. Schema Registry and Stream Catalog, in parallel (`Phase 3/4`);
+ * 3. Schema Registry and Stream Catalog, in parallel (`Phase 3/4`), then column lineage through
+ *    `SELECT *` on PRODUCES edges expanded with the input topics' value-schema fields (`starColumns.ts`);
  * 4. table materialisation: Tableflow topic -> table -> catalog (`Phase 4/4`);
  * 5. with `enableMetrics`, throughput metrics over the lookback window. The specification numbers
  *    progress `Phase n/4` because metrics are optional; this phase logs as `Phase 5/4 (metrics)`.
@@ -30,6 +31,7 @@ import { derivedMetricEnrichments, metricEnrichments, metricRequests, metricsInt
 import type { BusinessMetadataBody, ComputePoolBody, MetricsPointBody } from './platformTypes.js';
 import { PlatformApiError, type PlatformPort } from './port.js';
 import { schemaFragment } from './schemas.js';
+import { expandStarColumns, hasStarColumns, isEdgeColumnLineage, valueSchemaFields } from './starColumns.js';
 import { flinkFragment, isLineagePhase, ksqlFragment, parsedStatementLineage, type StatementLineageResolver } from './streamProcessing.js';
 import { tableflowFragment } from './tableflow.js';
 import { topicFragment } from './topics.js';
@@ -304,6 +306,7 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
         safely(`StreamCatalog:${env}`, env, () => extractCatalog(state, registry.catalogUrl), undefined),
       ]),
     );
+    expandStarLineage(env);
 
     // Phase 4: Tableflow.
     progress(4, 'Phase 4/4', `table materialisation in ${env}`);
@@ -318,6 +321,24 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
         }, undefined),
       ),
     );
+  }
+
+  /**
+   * After phase 3: column lineage through `SELECT *` on this environment's PRODUCES edges, expanded
+   * with the value-schema fields of the input topics (`starColumns.ts`). Phase 2 parses the SQL
+   * before the schemas are read, so this is a pass of its own.
+   */
+  function expandStarLineage(env: string): void {
+    const edges = [...builder.allEdges()];
+    const fieldsOfDataset = valueSchemaFields(edges, (id) => builder.node(id));
+    for (const edge of edges) {
+      if (edge.edge_type !== 'PRODUCES' || builder.node(edge.src_id)?.environment_id !== env) continue;
+      const columns = edge.attributes?.column_lineage;
+      if (!isEdgeColumnLineage(columns) || !hasStarColumns(columns)) continue;
+      const expanded = expandStarColumns(columns, fieldsOfDataset);
+      // An edge added again merges its attributes key by key: this replaces `column_lineage` only.
+      if (expanded !== columns) builder.addEdge({ ...edge, attributes: { column_lineage: expanded } });
+    }
   }
 
   async function extractClusterInventory(cluster: ClusterInfo, state: EnvironmentState): Promise<void> {
