@@ -8,7 +8,7 @@
  *   so 10 hops reach about 600 nodes at the median and 2,100 at p99;
  * - the time to GET a whole 10,000-node graph (`GET /api/v1/graphs/{id}`), from its index;
  * - requests per second for `GET /api/v1/health` and for a traversal, with 50 concurrent
- *   connections (autocannon).
+ *   connections (autocannon, in a client process of its own).
  *
  * Returns rows; prints nothing (`bench/run.ts` prints). Latencies are in milliseconds, measured by
  * a client in its own process (`bench/httpClient.ts`) from sending each request to the last byte of
@@ -19,13 +19,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
 import { buildApp } from '../infra/http/app.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS } from '../infra/runtime.js';
 import { loadConfig } from '../src/config.js';
 import { recordGraph } from '../src/graphCommands.js';
 import { silentLogger } from '../src/logger.js';
-import type { LatencyJob, LatencyResult, LatencySample } from './httpClient.js';
+import type { LatencyJob, LatencyResult, LatencySample, ThroughputJob, ThroughputResult } from './httpClient.js';
 import { syntheticGraph } from './syntheticGraph.js';
 
 /** One measured figure. */
@@ -47,27 +46,32 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+/** Runs one job of `bench/httpClient.ts` in a client process of its own and answers its result. */
+async function inClientProcess<Result>(job: LatencyJob | ThroughputJob): Promise<Result> {
+  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'httpClient.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(JSON.stringify(job));
+  const chunks: Buffer[] = [];
+  for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Result;
+}
+
 /**
  * Latencies of GETs to `urls`, sequential, measured by a client in a process of its own
  * (`bench/httpClient.ts`): from sending each request to the last byte of its answer, as wrk and
  * autocannon measure. The first `warmup` URLs are sent once more before, unmeasured.
  */
 async function latencies(urls: string[], warmup = 5): Promise<LatencySample[]> {
-  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'httpClient.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const job: LatencyJob = { urls, warmup };
-  child.stdin.end(JSON.stringify(job));
-  const chunks: Buffer[] = [];
-  for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
-  const { samples } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as LatencyResult;
+  const { samples } = await inClientProcess<LatencyResult>({ urls, warmup });
   const failed = samples.find((sample) => sample.status !== 200);
   if (failed) throw new Error(`a GET answered ${failed.status}`);
   return samples;
 }
 
+/** Requests per second to `url` with 50 connections for 5 s (autocannon, in a client process of its own). */
 async function rps(url: string): Promise<{ value: number; samples: number }> {
-  const result = await autocannon({ url, connections: 50, duration: 5 });
+  const result = await inClientProcess<ThroughputResult>({ throughput: { url, connections: 50, durationSeconds: 5 } });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { value: result.requests.average, samples: result.requests.total };
+  return { value: result.requestsPerSecond, samples: result.requests };
 }
 
 /** What the server process tells the bench once it listens. */

@@ -1,13 +1,36 @@
 /**
  * The measuring client of the API benchmark, run in a process of its own that loads nothing but
- * `node:http`: latencies then measure the server and the loopback, not the client's garbage
- * collections. (Run inside the bench process, which has the whole service's modules loaded, the
- * same requests had a p99 three times higher: 15 to 19 ms against 5 to 7 ms, with the same server.)
+ * `node:http` (and autocannon for throughput): latencies then measure the server and the loopback,
+ * not the client's garbage collections. (Run inside the bench process, which has the whole
+ * service's modules loaded, the same requests had a p99 three times higher: 15 to 19 ms against 5
+ * to 7 ms, with the same server.)
  *
- * Protocol: one JSON `LatencyJob` on standard input; one JSON `LatencyResult` on standard output.
- * Requests are sequential, over one kept-alive connection, after `warmup` unmeasured ones.
+ * Protocol: one JSON job on standard input, `LatencyJob` or `ThroughputJob`; one JSON result on
+ * standard output, `LatencyResult` or `ThroughputResult`. Latency requests are sequential, over one
+ * kept-alive connection, after `warmup` unmeasured ones.
  */
 import http from 'node:http';
+import autocannon from 'autocannon';
+
+/** Requests per second to one URL with many connections (autocannon). */
+export interface ThroughputJob {
+  throughput: { url: string; connections: number; durationSeconds: number };
+}
+
+/** Mean requests per second over the run, and the requests it counted. */
+export interface ThroughputResult {
+  requestsPerSecond: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs a throughput job. */
+export async function runThroughputJob(job: ThroughputJob): Promise<ThroughputResult> {
+  const { url, connections, durationSeconds } = job.throughput;
+  const result = await autocannon({ url, connections, duration: durationSeconds });
+  return { requestsPerSecond: result.requests.average, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors };
+}
 
 /** What to measure. */
 export interface LatencyJob {
@@ -67,7 +90,8 @@ export async function runLatencyJob(job: LatencyJob): Promise<LatencyResult> {
 if (process.argv[1] === import.meta.filename) {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const result = await runLatencyJob(JSON.parse(Buffer.concat(chunks).toString('utf8')) as LatencyJob);
+  const job = JSON.parse(Buffer.concat(chunks).toString('utf8')) as LatencyJob | ThroughputJob;
+  const result = 'throughput' in job ? await runThroughputJob(job) : await runLatencyJob(job);
   agent.destroy();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
