@@ -8,7 +8,7 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 # files are listed here and an empty list is an error.
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
-.PHONY: help install build typecheck test test-file demo bench clean
+.PHONY: help install build typecheck test test-file demo bench facet-schemas clean
 
 help:
 	@echo "make demo    extract the demo estate from the built-in platform simulator"
@@ -42,6 +42,10 @@ demo: build
 
 bench: build
 	node --expose-gc dist/bench/run.js
+
+# After changing a custom OpenLineage facet: rewrite its published JSON Schema in docs/facets/.
+facet-schemas: install
+	node --import tsx infra/openlineage/writeFacetSchemas.ts
 
 clean:
 	rm -rf dist node_modules/.install-stamp

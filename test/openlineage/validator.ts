@@ -1,8 +1,8 @@
 /**
  * Validates events against the official OpenLineage JSON Schemas in
  * `../shared/fixtures/openlineage/spec` with ajv (draft 2020-12, formats on): the 2-0-2 core schema
- * for the event, and each standard facet's own schema for the facets of that name (custom facets
- * against the core `BaseFacet`).
+ * for the event, each standard facet's own schema for the facets of that name, our custom facets
+ * against their published schemas (`docs/facets/`), and any other facet against the core `BaseFacet`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { FIXTURES } from './helpers.js';
+
+/** Our custom facets' published schemas. */
+const CUSTOM_FACET_FOLDER = path.join(import.meta.dirname, '..', '..', 'docs', 'facets');
 
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
@@ -27,8 +30,13 @@ export function loadValidator(): OpenLineageValidator {
   const core = JSON.parse(readFileSync(path.join(spec, 'OpenLineage.json'), 'utf8')) as { $id: string };
   ajv.addSchema(core);
   const facetValidators = new Map<string, ValidateFunction>();
-  for (const file of readdirSync(path.join(spec, 'facets'))) {
-    const schema = JSON.parse(readFileSync(path.join(spec, 'facets', file), 'utf8')) as { $id: string; properties?: Record<string, unknown> };
+  const facetFiles = [
+    ...readdirSync(path.join(spec, 'facets')).map((file) => path.join(spec, 'facets', file)),
+    ...readdirSync(CUSTOM_FACET_FOLDER).map((file) => path.join(CUSTOM_FACET_FOLDER, file)),
+  ];
+  for (const filePath of facetFiles) {
+    const file = path.basename(filePath);
+    const schema = JSON.parse(readFileSync(filePath, 'utf8')) as { $id: string; properties?: Record<string, unknown> };
     ajv.addSchema(schema);
     for (const key of Object.keys(schema.properties ?? {})) {
       // Several files define the same key (documentation for datasets and jobs): keep them all by file.
