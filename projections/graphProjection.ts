@@ -239,17 +239,14 @@ export interface GraphProjection {
    */
   traversalIndex(graphId: string, options?: { build?: boolean }): TraversalIndex | undefined;
   /**
-   * Builds the missing traversal indexes of the graphs that have been asked for and have been quiet
-   * long enough, so that no traversal pays for the build (the API calls it periodically; its
-   * requests ask with `build: false`). Graphs nobody traverses are never indexed. Returns how many
-   * it built.
+   * Works for about `milliseconds` on the traversal indexes of the graphs that have been asked for
+   * and have been quiet long enough: advances their builds (in steps; a build whose graph changed
+   * meanwhile is dropped), then serialises the fragments of built ones (`TraversalIndex.warm`).
+   * Graphs nobody traverses are never indexed. Answers how many builds it completed, and whether
+   * nothing is left to do for now. The API calls it in slices between requests, so that no request
+   * waits for an index (its requests ask with `build: false`).
    */
-  buildTraversalIndexes(): number;
-  /**
-   * Serialises, for about `milliseconds`, the fragments of the current traversal indexes that no
-   * answer has used yet (`TraversalIndex.warm`). True when every current index is warm.
-   */
-  warmTraversalIndexes(milliseconds: number): boolean;
+  prepareTraversalIndexes(milliseconds: number): { built: number; done: boolean };
 }
 
 /** How a graph projection serves traversals. */
@@ -269,6 +266,18 @@ export interface GraphProjectionOptions {
   now?: () => number;
 }
 
+/** What the projection keeps per graph for its traversal index. */
+interface IndexEntry {
+  /** When the graph last changed, by the projection's clock. */
+  changedAt: number;
+  /** The index of the graph's current revision, once built. */
+  index: TraversalIndex | undefined;
+  /** Whether anyone has asked for the index (only those are prepared). */
+  wanted: boolean;
+  /** A build in progress, for the revision it started at. */
+  building: { revision: number; steps: Generator<undefined, TraversalIndex, void> } | undefined;
+}
+
 /** Creates an empty graph projection. */
 export function createGraphProjection(options: GraphProjectionOptions = {}): GraphProjection {
   const graphs = new Map<string, GraphState>();
@@ -276,15 +285,12 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
   const quiet = options.traversalIndexQuietMilliseconds;
   const now = options.now ?? Date.now;
   const fragmentBudget = new FragmentBudget(options.traversalFragmentBytes ?? TRAVERSAL_FRAGMENT_BUDGET);
-  /**
-   * Per graph: when it last changed (by `now`), its index if built since, and whether anyone has
-   * asked for it (only those are built in the background).
-   */
-  const indexes = new Map<string, { changedAt: number; index: TraversalIndex | undefined; wanted: boolean }>();
+  /** Per graph: its traversal index, built or in progress, and when the graph last changed. */
+  const indexes = new Map<string, IndexEntry>();
   const entryFor = (graphId: string) => {
     let entry = indexes.get(graphId);
     if (!entry) {
-      entry = { changedAt: Number.NEGATIVE_INFINITY, index: undefined, wanted: false };
+      entry = { changedAt: Number.NEGATIVE_INFINITY, index: undefined, wanted: false, building: undefined };
       indexes.set(graphId, entry);
     }
     return entry;
@@ -298,6 +304,7 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
     if (entry.index?.revision === state.revision) return { index: entry.index, built: false };
     if (!build || now() - entry.changedAt < quiet) return { index: undefined, built: false };
     entry.index?.dispose();
+    entry.building = undefined;
     entry.index = TraversalIndex.build(state.graph, state.revision, fragmentBudget);
     return { index: entry.index, built: true };
   };
@@ -320,6 +327,7 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
           entry.changedAt = now();
           entry.index?.dispose();
           entry.index = undefined;
+          entry.building = undefined;
         }
       }
       position = event.position;
@@ -345,19 +353,42 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
     traversalIndex(graphId, options = {}) {
       return indexFor(graphId, options.build ?? true).index;
     },
-    buildTraversalIndexes() {
+    prepareTraversalIndexes(milliseconds) {
+      const deadline = performance.now() + milliseconds;
       let built = 0;
-      for (const [graphId, entry] of indexes) if (entry.wanted && indexFor(graphId, true).built) built += 1;
-      return built;
-    },
-    warmTraversalIndexes(milliseconds) {
-      const deadline = now() + milliseconds;
+      let done = true;
+      // Every call makes progress (a step of a build, or 256 fragments), however short its time.
+      let worked = false;
+      if (quiet === undefined) return { built, done };
       for (const [graphId, entry] of indexes) {
-        const index = entry.index;
-        if (!index || index.revision !== graphs.get(graphId)?.revision || index.warmed) continue;
-        if (!index.warm(Math.max(0, deadline - now()))) return false;
+        const state = graphs.get(graphId);
+        if (!entry.wanted || !state || state.deleted) continue;
+        if (worked && performance.now() >= deadline) return { built, done: false };
+        if (entry.index?.revision === state.revision) {
+          if (entry.index.warmed) continue;
+          worked = true;
+          if (!entry.index.warm(deadline - performance.now())) done = false;
+          continue;
+        }
+        if (now() - entry.changedAt < quiet) continue;
+        if (entry.building?.revision !== state.revision) {
+          entry.building = { revision: state.revision, steps: TraversalIndex.buildInSteps(state.graph, state.revision, fragmentBudget) };
+        }
+        worked = true;
+        for (;;) {
+          const step = entry.building.steps.next();
+          if (step.done) {
+            entry.index = step.value;
+            entry.building = undefined;
+            built += 1;
+            break;
+          }
+          if (performance.now() >= deadline) break;
+        }
+        // Still building, or built but not warm yet.
+        done = false;
       }
-      return true;
+      return { built, done };
     },
   };
 }

@@ -17,6 +17,7 @@ import {
 import { createProjector, type Projector } from '../../projections/projector.js';
 import { traverse } from '../../projections/traversal.js';
 import { ids, sampleGraph } from '../helpers/sampleGraph.js';
+import { syntheticGraph } from '../../bench/syntheticGraph.js';
 
 /** A memory store with a clock the test moves, a live projection and the command dependencies. */
 async function setup(t: TestContext): Promise<{ store: EventStore; projection: GraphProjection; projector: Projector; deps: GraphCommandDeps; clock: { now: Date } }> {
@@ -171,6 +172,16 @@ describe('traversal', () => {
 });
 
 describe('traversal indexes', () => {
+  /** Runs `prepareTraversalIndexes` until it has nothing left to do; answers the builds completed. */
+  const prepareAll = (projection: GraphProjection): number => {
+    let built = 0;
+    for (;;) {
+      const result = projection.prepareTraversalIndexes(1_000);
+      built += result.built;
+      if (result.done) return built;
+    }
+  };
+
   /** A projection with traversal indexes after 1,000 ms of quiet, on a clock the test moves. */
   async function indexedSetup(t: TestContext) {
     const clock = { now: 0 };
@@ -193,7 +204,7 @@ describe('traversal indexes', () => {
     assert.ok(index, 'quiet for 1,000 ms: indexed');
     assert.equal(index.revision, projection.get(graphId)!.revision);
     assert.equal(projection.traversalIndex(graphId), index, 'the same index while nothing changes');
-    assert.equal(projection.buildTraversalIndexes(), 0, 'nothing left to build');
+    assert.equal(prepareAll(projection), 0, 'nothing left to build');
     const { graph } = projection.get(graphId)!;
     const walked = traverse(graph, ids.postgres, 'downstream', 10);
     const indexed = JSON.parse(index.traverseJson(ids.postgres, 'downstream', 10).bytes.toString('utf8')) as typeof walked;
@@ -207,14 +218,13 @@ describe('traversal indexes', () => {
     await recordGraph(deps, graphId, { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'renamed' }], edges: [] }, { mode: 'merge' }, context('x2'));
     clock.now = 5_500;
     assert.equal(projection.traversalIndex(graphId), undefined);
-    assert.equal(projection.buildTraversalIndexes(), 0, 'the background build waits for quiet too');
+    assert.equal(prepareAll(projection), 0, 'the background build waits for quiet too');
     clock.now = 6_000;
-    assert.equal(projection.buildTraversalIndexes(), 1);
-    const rebuilt = projection.traversalIndex(graphId);
+    assert.equal(prepareAll(projection), 1);
+    const rebuilt = projection.traversalIndex(graphId, { build: false });
     assert.ok(rebuilt && rebuilt !== index);
     assert.equal(rebuilt.revision, projection.get(graphId)!.revision);
-    assert.ok(projection.warmTraversalIndexes(1_000), 'a small graph warms in one slice');
-    assert.ok(rebuilt.warmed);
+    assert.ok(rebuilt.warmed, 'prepared means built and warmed');
   });
 
   it('builds in the background only the graphs asked for, and shares one fragment budget among them', async (t) => {
@@ -230,13 +240,12 @@ describe('traversal indexes', () => {
     for (const graphId of [asked, ignored]) await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context(graphId));
     assert.equal(projection.traversalIndex(asked, { build: false }), undefined, 'a request never builds');
     clock.now = 2_000;
-    assert.equal(projection.buildTraversalIndexes(), 1, 'only the graph that was asked for');
+    assert.equal(prepareAll(projection), 1, 'only the graph that was asked for');
     assert.ok(projection.traversalIndex(asked, { build: false }));
-    assert.equal(projection.buildTraversalIndexes(), 0);
-    assert.ok(projection.warmTraversalIndexes(1_000));
+    assert.equal(prepareAll(projection), 0, 'the other graph, never asked for, is never built');
     // The sample graph's fragments fit in one 8 MiB chunk of the shared 16 MiB; a second graph takes the other.
     assert.ok(projection.traversalIndex(ignored), 'asking with build (the default) builds at once');
-    assert.ok(projection.warmTraversalIndexes(1_000));
+    assert.equal(prepareAll(projection), 0, 'nothing to build; warming it is all');
     const third = graphIdForName('third');
     await recordGraph(deps, third, sampleGraph(), { mode: 'replace', createIfMissing: true }, context(third));
     clock.now = 4_000;
@@ -249,7 +258,39 @@ describe('traversal indexes', () => {
     // A change makes the asked-for graph's index stale (its bytes go back to the budget); the sweep rebuilds it.
     await recordGraph(deps, asked, { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'changed' }], edges: [] }, { mode: 'merge' }, context('x3'));
     clock.now = 6_000;
-    assert.equal(projection.buildTraversalIndexes(), 1, 'the asked-for graph is rebuilt after its change');
+    assert.equal(prepareAll(projection), 1, 'the asked-for graph is rebuilt after its change');
+  });
+
+  it('builds a large graph in steps between which it can change: a build of a stale revision is dropped', async (t) => {
+    const { clock, projection, deps } = await indexedSetup(t);
+    const graphId = graphIdForName('large');
+    const large = syntheticGraph({ nodes: 40_000, edges: 120_000, seed: 3 });
+    await recordGraph(deps, graphId, large, { mode: 'replace', createIfMissing: true }, context('l1'));
+    assert.equal(projection.traversalIndex(graphId, { build: false }), undefined);
+    clock.now = 10_000;
+    const first = projection.prepareTraversalIndexes(0);
+    assert.deepEqual(first, { built: 0, done: false }, 'one step of 16,384 items: the build has begun, not ended');
+    // The graph changes mid-build: the build in progress is dropped, and the next ones index the new revision.
+    await recordGraph(deps, graphId, { nodes: [{ ...large.nodes[0]!, display_name: 'mid-build' }], edges: [] }, { mode: 'merge' }, context('l2'));
+    clock.now = 20_000;
+    let slices = 0;
+    let built = 0;
+    for (let result = { built: 0, done: false }; !result.done; slices += 1) {
+      result = projection.prepareTraversalIndexes(0);
+      built += result.built;
+    }
+    assert.equal(built, 1);
+    assert.ok(slices > 3, `built and warmed in ${slices} slices`);
+    const index = projection.traversalIndex(graphId, { build: false });
+    assert.ok(index && index.warmed);
+    assert.equal(index.revision, projection.get(graphId)!.revision);
+    assert.equal(index.order, 40_000);
+    const origin = large.nodes[5]!.id;
+    const answer = index.traverseJson(origin, 'downstream', 3);
+    const parsed = JSON.parse(answer.bytes.toString('utf8')) as { origin: { id: string }; node_count: number };
+    answer.release();
+    assert.equal(parsed.node_count, traverse(projection.get(graphId)!.graph, origin, 'downstream', 3).node_count);
+    assert.equal(JSON.parse(index.graphJson().bytes.toString('utf8')).nodes[0].display_name, 'mid-build');
   });
 
   it('answers no index when indexes are off, for unknown and deleted graphs, and after a reset', async (t) => {
@@ -257,7 +298,7 @@ describe('traversal indexes', () => {
     const graphId = graphIdForName('default');
     await recordGraph(plainDeps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
     assert.equal(plain.traversalIndex(graphId), undefined, 'no quiet period configured: no indexes');
-    assert.equal(plain.buildTraversalIndexes(), 0);
+    assert.deepEqual(plain.prepareTraversalIndexes(1_000), { built: 0, done: true });
 
     const { clock, projection, deps } = await indexedSetup(t);
     await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
