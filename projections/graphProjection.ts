@@ -14,8 +14,8 @@ import { NotFoundError, ValidationError } from '../src/errors.js';
 import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
-import { FragmentBudget } from './jsonFragments.js';
-import { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
+import type { TraversalIndex } from './traversalIndex.js';
+import { createTraversalIndexes } from './traversalIndexes.js';
 
 /** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
 export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
@@ -262,52 +262,18 @@ export interface GraphProjectionOptions {
    * heap (default `TRAVERSAL_FRAGMENT_BUDGET`, 256 MiB); past it, answers serialise what is not cached.
    */
   traversalFragmentBytes?: number;
-  /** Clock in milliseconds since the epoch (default `Date.now`). */
+  /** Clock of the quiet period, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
-}
-
-/** What the projection keeps per graph for its traversal index. */
-interface IndexEntry {
-  /** When the graph last changed, by the projection's clock. */
-  changedAt: number;
-  /** The index of the graph's current revision, once built. */
-  index: TraversalIndex | undefined;
-  /** Whether anyone has asked for the index (only those are prepared). */
-  wanted: boolean;
-  /** A build in progress, for the revision it started at. */
-  building: { revision: number; steps: Generator<undefined, TraversalIndex, void> } | undefined;
 }
 
 /** Creates an empty graph projection. */
 export function createGraphProjection(options: GraphProjectionOptions = {}): GraphProjection {
   const graphs = new Map<string, GraphState>();
   let position = 0;
-  const quiet = options.traversalIndexQuietMilliseconds;
-  const now = options.now ?? Date.now;
-  const fragmentBudget = new FragmentBudget(options.traversalFragmentBytes ?? TRAVERSAL_FRAGMENT_BUDGET);
-  /** Per graph: its traversal index, built or in progress, and when the graph last changed. */
-  const indexes = new Map<string, IndexEntry>();
-  const entryFor = (graphId: string) => {
-    let entry = indexes.get(graphId);
-    if (!entry) {
-      entry = { changedAt: Number.NEGATIVE_INFINITY, index: undefined, wanted: false, building: undefined };
-      indexes.set(graphId, entry);
-    }
-    return entry;
-  };
-  /** The graph's current index; with `build`, builds it when it is missing or stale and the graph has been quiet. */
-  const indexFor = (graphId: string, build: boolean): { index: TraversalIndex | undefined; built: boolean } => {
-    const state = graphs.get(graphId);
-    if (quiet === undefined || !state || state.deleted) return { index: undefined, built: false };
-    const entry = entryFor(graphId);
-    entry.wanted = true;
-    if (entry.index?.revision === state.revision) return { index: entry.index, built: false };
-    if (!build || now() - entry.changedAt < quiet) return { index: undefined, built: false };
-    entry.index?.dispose();
-    entry.building = undefined;
-    entry.index = TraversalIndex.build(state.graph, state.revision, fragmentBudget);
-    return { index: entry.index, built: true };
-  };
+  const indexes =
+    options.traversalIndexQuietMilliseconds === undefined
+      ? undefined
+      : createTraversalIndexes({ quietMilliseconds: options.traversalIndexQuietMilliseconds, fragmentBytes: options.traversalFragmentBytes, now: options.now });
   return {
     get position() {
       return position;
@@ -321,14 +287,7 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
           graphs.set(graphId, state);
         }
         evolveGraph(state, event);
-        if (quiet !== undefined) {
-          // The index is stale from now on: give its fragments' bytes back at once.
-          const entry = entryFor(graphId);
-          entry.changedAt = now();
-          entry.index?.dispose();
-          entry.index = undefined;
-          entry.building = undefined;
-        }
+        indexes?.changed(graphId);
       }
       position = event.position;
     },
@@ -346,49 +305,15 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
     },
     reset() {
       graphs.clear();
-      for (const entry of indexes.values()) entry.index?.dispose();
-      indexes.clear();
+      indexes?.reset();
       position = 0;
     },
     traversalIndex(graphId, options = {}) {
-      return indexFor(graphId, options.build ?? true).index;
+      const state = graphs.get(graphId);
+      return state && indexes ? indexes.get(state, options.build ?? true) : undefined;
     },
     prepareTraversalIndexes(milliseconds) {
-      const deadline = performance.now() + milliseconds;
-      let built = 0;
-      let done = true;
-      // Every call makes progress (a step of a build, or 256 fragments), however short its time.
-      let worked = false;
-      if (quiet === undefined) return { built, done };
-      for (const [graphId, entry] of indexes) {
-        const state = graphs.get(graphId);
-        if (!entry.wanted || !state || state.deleted) continue;
-        if (worked && performance.now() >= deadline) return { built, done: false };
-        if (entry.index?.revision === state.revision) {
-          if (entry.index.warmed) continue;
-          worked = true;
-          if (!entry.index.warm(deadline - performance.now())) done = false;
-          continue;
-        }
-        if (now() - entry.changedAt < quiet) continue;
-        if (entry.building?.revision !== state.revision) {
-          entry.building = { revision: state.revision, steps: TraversalIndex.buildInSteps(state.graph, state.revision, fragmentBudget) };
-        }
-        worked = true;
-        for (;;) {
-          const step = entry.building.steps.next();
-          if (step.done) {
-            entry.index = step.value;
-            entry.building = undefined;
-            built += 1;
-            break;
-          }
-          if (performance.now() >= deadline) break;
-        }
-        // Still building, or built but not warm yet.
-        done = false;
-      }
-      return { built, done };
+      return indexes ? indexes.prepare(graphs, milliseconds) : { built: 0, done: true };
     },
   };
 }

@@ -1,0 +1,130 @@
+/**
+ * The traversal indexes of a graph projection: which graphs have one, which are being built, and
+ * when each graph last changed. The graph projection tells it of every change (`changed`) and
+ * answers its readers through it (`GraphProjection.traversalIndex`, `prepareTraversalIndexes`).
+ *
+ * Policy (docs/api.md, "Traversal indexes"):
+ * - a graph is indexed only once someone asked for its index ("wanted"), and only after it has not
+ *   changed for the quiet period;
+ * - a change makes its index stale at once: the index gives its fragments' bytes back to the shared
+ *   budget, and a build in progress is dropped;
+ * - `prepare` does the work in slices (build steps, then warming), so that a server can run it
+ *   between requests; `get` with `build` builds at once (for callers that can wait).
+ */
+import type { GraphState } from './graphProjection.js';
+import { FragmentBudget } from './jsonFragments.js';
+import { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
+
+/** What is kept per graph. */
+interface IndexEntry {
+  /** When the graph last changed, by the clock given. */
+  changedAt: number;
+  /** The index of the graph's current revision, once built. */
+  index: TraversalIndex | undefined;
+  /** Whether anyone has asked for the index (only those are prepared). */
+  wanted: boolean;
+  /** A build in progress, for the revision it started at. */
+  building: { revision: number; steps: Generator<undefined, TraversalIndex, void> } | undefined;
+}
+
+/** The traversal indexes of one projection. */
+export interface TraversalIndexes {
+  /** Records that graph `graphId` changed now: its index is stale. */
+  changed(graphId: string): void;
+  /**
+   * The index of `state`'s current revision: the one built, or with `build` one built now when the
+   * graph has been quiet; undefined otherwise. Marks the graph as wanted.
+   */
+  get(state: GraphState, build: boolean): TraversalIndex | undefined;
+  /**
+   * Works for about `milliseconds` (at least one step) on the wanted, quiet graphs among `states`.
+   * Answers the builds completed and whether nothing is left to do for now.
+   */
+  prepare(states: ReadonlyMap<string, GraphState>, milliseconds: number): { built: number; done: boolean };
+  /** Forgets everything, giving every index's bytes back. */
+  reset(): void;
+}
+
+/**
+ * Creates the indexes of a projection.
+ * @param options.quietMilliseconds how long a graph must be unchanged before it is indexed.
+ * @param options.fragmentBytes bytes of cached JSON fragments all indexes may hold together
+ *   (default `TRAVERSAL_FRAGMENT_BUDGET`).
+ * @param options.now clock for the quiet period, in milliseconds (default `Date.now`).
+ */
+export function createTraversalIndexes(options: { quietMilliseconds: number; fragmentBytes?: number | undefined; now?: (() => number) | undefined }): TraversalIndexes {
+  const quiet = options.quietMilliseconds;
+  const now = options.now ?? Date.now;
+  const budget = new FragmentBudget(options.fragmentBytes ?? TRAVERSAL_FRAGMENT_BUDGET);
+  const entries = new Map<string, IndexEntry>();
+  const entryFor = (graphId: string): IndexEntry => {
+    let entry = entries.get(graphId);
+    if (!entry) {
+      entry = { changedAt: Number.NEGATIVE_INFINITY, index: undefined, wanted: false, building: undefined };
+      entries.set(graphId, entry);
+    }
+    return entry;
+  };
+  const isCurrent = (entry: IndexEntry, state: GraphState) => entry.index !== undefined && entry.index.revision === state.revision;
+
+  return {
+    changed(graphId) {
+      const entry = entryFor(graphId);
+      entry.changedAt = now();
+      entry.index?.dispose();
+      entry.index = undefined;
+      entry.building = undefined;
+    },
+    get(state, build) {
+      if (state.deleted) return undefined;
+      const entry = entryFor(state.graphId);
+      entry.wanted = true;
+      if (isCurrent(entry, state)) return entry.index;
+      if (!build || now() - entry.changedAt < quiet) return undefined;
+      entry.index?.dispose();
+      entry.building = undefined;
+      entry.index = TraversalIndex.build(state.graph, state.revision, budget);
+      return entry.index;
+    },
+    prepare(states, milliseconds) {
+      const deadline = performance.now() + milliseconds;
+      let built = 0;
+      let done = true;
+      // Every call makes progress (a step of a build, or 256 fragments), however short its time.
+      let worked = false;
+      for (const [graphId, entry] of entries) {
+        const state = states.get(graphId);
+        if (!entry.wanted || !state || state.deleted) continue;
+        if (worked && performance.now() >= deadline) return { built, done: false };
+        if (isCurrent(entry, state)) {
+          if (entry.index!.warmed) continue;
+          worked = true;
+          if (!entry.index!.warm(deadline - performance.now())) done = false;
+          continue;
+        }
+        if (now() - entry.changedAt < quiet) continue;
+        if (entry.building?.revision !== state.revision) {
+          entry.building = { revision: state.revision, steps: TraversalIndex.buildInSteps(state.graph, state.revision, budget) };
+        }
+        worked = true;
+        for (;;) {
+          const step = entry.building.steps.next();
+          if (step.done) {
+            entry.index = step.value;
+            entry.building = undefined;
+            built += 1;
+            break;
+          }
+          if (performance.now() >= deadline) break;
+        }
+        // Still building, or built but not warm yet.
+        done = false;
+      }
+      return { built, done };
+    },
+    reset() {
+      for (const entry of entries.values()) entry.index?.dispose();
+      entries.clear();
+    },
+  };
+}
