@@ -15,6 +15,7 @@ import {
   BusinessMetadataDefBody,
   CatalogIntegrationBody,
   CatalogSearchBody,
+  ClusterLinkBody,
   ComputePoolBody,
   ConsumerGroupBody,
   ConsumerLagBody,
@@ -26,6 +27,7 @@ import {
   KsqlClusterBody,
   KsqlEntitiesBody,
   MetricsPointBody,
+  MirrorTopicBody,
   OrganizationBody,
   SchemaBody,
   SchemaRegistryClusterBody,
@@ -101,6 +103,17 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
         { api: 'kafka-rest.lags', target: kafka(cluster), path: kafkaPath(cluster, `/consumer-groups/${enc(groupId)}/lags`) },
         KafkaList(ConsumerLagBody),
       );
+      return body.data ?? [];
+    },
+    async listMirrorTopics(cluster) {
+      const body = await http.getJson(
+        { api: 'kafka-rest.mirrors', target: kafka(cluster), path: kafkaPath(cluster, '/links/-/mirrors') },
+        KafkaList(MirrorTopicBody),
+      );
+      return body.data ?? [];
+    },
+    async listClusterLinks(cluster) {
+      const body = await http.getJson({ api: 'kafka-rest.links', target: kafka(cluster), path: kafkaPath(cluster, '/links') }, KafkaList(ClusterLinkBody));
       return body.data ?? [];
     },
     async queryMetrics(query) {

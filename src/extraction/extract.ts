@@ -2,7 +2,8 @@
  * Extraction orchestration: reads one or more environments through a `PlatformPort` and returns
  * the lineage graph, in the specification's five phases ("Command-line tools"):
  *
- * 1. topic inventory and consumer groups, cluster after cluster (`Phase 1/4`);
+ * 1. topic inventory and consumer groups, cluster after cluster (`Phase 1/4`); also each cluster's
+ *    Cluster Linking mirror topics (and its cluster links when it has mirrors: `clusterLinks.ts`);
  * 2. connectors, ksqlDB queries and Flink statements, in parallel (`Phase 2/4`), then MEMBER_OF
  *    edges from consumer groups to the jobs that own them;
  * 3. Schema Registry and Stream Catalog, in parallel (`Phase 3/4`), then column lineage through
@@ -11,7 +12,13 @@
  * 5. with `enableMetrics`, throughput metrics over the lookback window. The specification numbers
  *    progress `Phase n/4` because metrics are optional; this phase logs as `Phase 5/4 (metrics)`.
  *
- * Phases 1-4 run per environment, environments one after the other. Every extractor runs under a
+ * Phases 1-4 run per environment, environments one after the other. Cluster Linking belongs to
+ * phase 1, which reads it; its `source topic -TRANSFORMS-> mirror topic` edges are added once the
+ * last environment's phase 4 is done (no progress line of its own, before phase 5): a link's source
+ * cluster may belong to an environment extracted later, and only then is it known whether the
+ * source is one of this run's topics or an external `kafka://{cluster}/{topic}` dataset. A 404 on
+ * the mirror listing (a cluster without Cluster Linking) is logged (`Extraction:NoClusterLinking`),
+ * not warned. Every extractor runs under a
  * 120 s timeout (`extractorTimeoutMs`); a failed or timed-out extractor adds a warning and
  * contributes nothing, and extraction goes on (partial success). Warnings follow the
  * specification's "Errors" section (400: the key may lack access or parameters are invalid; 401 on
@@ -23,6 +30,7 @@ import type { LineageGraph } from '../graph/model.js';
 import { LineageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { catalogEnrichments, type Enrichment } from './catalog.js';
+import { clusterLinkFragment, type ClusterLinkingInventory } from './clusterLinks.js';
 import { connectorFragment } from './connectors.js';
 import { consumerGroupFragment, consumerLagQuery, lagsFromMetrics, lagsFromRest, ownershipEdges, type GroupTopicLag } from './consumerGroups.js';
 import { clustersOfEnvironment, type ClusterInfo } from './environments.js';
@@ -144,6 +152,8 @@ interface EnvironmentState {
   sqlQueriesByGroupId: Map<string, string>;
   statementsByName: Map<string, string>;
   computePools: ComputePoolBody[];
+  /** Mirror topics and cluster links of the clusters that have mirrors (phase 1), resolved after every environment. */
+  clusterLinking: { cluster: ClusterInfo; inventory: ClusterLinkingInventory }[];
 }
 
 /**
@@ -223,6 +233,7 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
       sqlQueriesByGroupId: new Map(),
       statementsByName: new Map(),
       computePools: [],
+      clusterLinking: [],
     };
     states.push(state);
     await extractEnvironment(state);
@@ -230,6 +241,8 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
   if (readable === 0 && environmentIds.length > 0) {
     throw new ExtractionError(`no environment could be read: ${warnings[0] ?? 'no answer from the platform'}`);
   }
+
+  addClusterLinks(states);
 
   if (options.enableMetrics) {
     progress(5, 'Phase 5/4 (metrics)', `throughput metrics over the last ${lookbackHours} h`);
@@ -345,11 +358,12 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     const env = state.environmentId;
     const label = `KafkaAdmin:${cluster.clusterId}`;
     await safely(label, env, async () => {
-      const [topics, configs, groups, metricLags] = await Promise.allSettled([
+      const [topics, configs, groups, metricLags, linking] = await Promise.allSettled([
         platform.listTopics(cluster),
         platform.listAllTopicConfigs(cluster),
         platform.listConsumerGroups(cluster),
         platform.queryMetrics(consumerLagQuery(cluster.clusterId, now())),
+        readClusterLinking(cluster),
       ]);
       if (topics.status === 'rejected') {
         warn(failureWarning(label, topics.reason, env));
@@ -361,6 +375,14 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
       }
       if (groups.status === 'rejected' && !(topics.status === 'rejected' && sameAuthFailure(topics.reason, groups.reason))) {
         warn(failureWarning(`ConsumerGroups:${cluster.clusterId}`, groups.reason, env));
+      }
+      if (linking.status === 'fulfilled') {
+        if (linking.value.mirrors.length > 0) state.clusterLinking.push({ cluster, inventory: linking.value });
+      } else if (isNotFound(linking.reason, 'kafka-rest.mirrors')) {
+        // Clusters without Cluster Linking (e.g. Basic) answer 404: nothing to mirror, nothing to warn about.
+        logger.info({ cluster_id: cluster.clusterId }, 'Extraction:NoClusterLinking');
+      } else if (!(topics.status === 'rejected' && sameAuthFailure(topics.reason, linking.reason))) {
+        warn(failureWarning(`ClusterLinking:${cluster.clusterId}`, linking.reason, env));
       }
       const groupList = groups.status === 'fulfilled' ? groups.value : [];
       let lags: GroupTopicLag[];
@@ -378,6 +400,28 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
       }
       builder.add(consumerGroupFragment(cluster, groupList, lags));
     }, undefined);
+  }
+
+  /**
+   * The mirror topics of a cluster (`kafka-rest.mirrors`) and, only when there are some, its cluster
+   * links (`kafka-rest.links`): two requests per cluster at most, none per topic.
+   */
+  async function readClusterLinking(cluster: ClusterInfo): Promise<ClusterLinkingInventory> {
+    const mirrors = await platform.listMirrorTopics(cluster);
+    if (mirrors.length === 0) return { mirrors, links: [] };
+    return { mirrors, links: await platform.listClusterLinks(cluster) };
+  }
+
+  /**
+   * After every environment: the TRANSFORMS edges of the mirror topics read in phase 1, now that
+   * every extracted cluster (of any environment) is known (`clusterLinks.ts`).
+   */
+  function addClusterLinks(environments: readonly EnvironmentState[]): void {
+    const extractedClusters = new Map<string, string>();
+    for (const state of environments) for (const cluster of state.clusters) extractedClusters.set(cluster.clusterId, state.environmentId);
+    for (const state of environments) {
+      for (const { cluster, inventory } of state.clusterLinking) builder.add(clusterLinkFragment(cluster, inventory, extractedClusters, warn));
+    }
   }
 
   async function lagsPerGroup(cluster: ClusterInfo, groupIds: readonly string[], env: string): Promise<GroupTopicLag[]> {
@@ -525,6 +569,11 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     applyEnrichments(metricEnrichments(answers, connectors, lookbackHours));
     applyEnrichments(derivedMetricEnrichments([...builder.allNodes()], now(), lookbackHours));
   }
+}
+
+/** True when `error` is a 404 answered by the API `api`. */
+function isNotFound(error: unknown, api: string): boolean {
+  return error instanceof PlatformApiError && error.api === api && error.failure === 'status' && error.status === 404;
 }
 
 /** True when two failures are the same authentication problem (one warning is enough). */

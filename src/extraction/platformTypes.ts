@@ -61,6 +61,47 @@ export const TopicConfigBody = z.looseObject({
 });
 export type TopicConfigBody = z.infer<typeof TopicConfigBody>;
 
+/**
+ * Kafka REST v3 `KafkaMirrorData`: one mirror topic of a cluster link, as listed on the destination
+ * cluster by `GET /kafka/v3/clusters/{cluster_id}/links/-/mirrors` (Confluent Cloud Kafka REST v3,
+ * "Cluster Linking (v3)": list all mirror topics). `mirror_topic_name` is a topic of this cluster,
+ * read-only, copied from `source_topic_name` on the link's other cluster. `mirror_lags` has one row
+ * per partition: `lag` in messages (offsets) behind the source, `last_source_fetch_offset` the last
+ * source offset fetched (-1 before the first fetch). `mirror_status` is ACTIVE, PAUSED, STOPPED,
+ * FAILED, PENDING_STOPPED...; `state_time_ms` the time of the last status change (ms since epoch).
+ */
+export const MirrorTopicBody = z.looseObject({
+  link_name: str,
+  mirror_topic_name: str,
+  source_topic_name: str,
+  num_partitions: z.number().nullish(),
+  mirror_lags: z.array(z.looseObject({ partition: z.number().nullish(), lag: z.number().nullish(), last_source_fetch_offset: z.number().nullish() })).nullish(),
+  mirror_status: optStr,
+  state_time_ms: z.number().nullish(),
+});
+export type MirrorTopicBody = z.infer<typeof MirrorTopicBody>;
+
+/**
+ * Kafka REST v3 `KafkaLinkData`: one cluster link of a cluster, from
+ * `GET /kafka/v3/clusters/{cluster_id}/links` (Confluent Cloud Kafka REST v3, "Cluster Linking
+ * (v3)": list all cluster links). The other cluster's id is `source_cluster_id` on a
+ * destination-initiated link's destination, `remote_cluster_id` in the other link modes (source-
+ * initiated, bidirectional) and `destination_cluster_id` when this cluster is the source. `link_id`
+ * is the link's UUID, `cluster_link_id` its base64 form; `topic_names` the mirror topics;
+ * `link_state` ACTIVE, UNAVAILABLE... (absent in some recorded bodies).
+ */
+export const ClusterLinkBody = z.looseObject({
+  link_name: str,
+  link_id: optStr,
+  cluster_link_id: optStr,
+  source_cluster_id: optStr,
+  remote_cluster_id: optStr,
+  destination_cluster_id: optStr,
+  topic_names: z.array(z.string()).nullish(),
+  link_state: optStr,
+});
+export type ClusterLinkBody = z.infer<typeof ClusterLinkBody>;
+
 /** Kafka REST v3 `KafkaConsumerGroup`. */
 export const ConsumerGroupBody = z.looseObject({
   consumer_group_id: str,

@@ -11,6 +11,7 @@ import type {
   BusinessMetadataDefBody,
   CatalogEntityBody,
   CatalogIntegrationBody,
+  ClusterLinkBody,
   ComputePoolBody,
   ConsumerGroupBody,
   ConsumerLagBody,
@@ -23,6 +24,7 @@ import type {
   KsqlInventory,
   MetricsPointBody,
   MetricsQuery,
+  MirrorTopicBody,
   SchemaBody,
   SchemaRegistryClusterBody,
   StatementBody,
@@ -83,6 +85,17 @@ export interface PlatformPort {
   listConsumerGroups(cluster: KafkaClusterRef): Promise<ConsumerGroupBody[]>;
   /** `GET {rest}/.../consumer-groups/{group}/lags` (kafka-rest.lags); Dedicated clusters only. */
   listConsumerGroupLags(cluster: KafkaClusterRef, groupId: string): Promise<ConsumerLagBody[]>;
+  /**
+   * `GET {rest}/kafka/v3/clusters/{id}/links/-/mirrors` (kafka-rest.mirrors): every mirror topic of
+   * every cluster link whose destination is this cluster, in one call (Confluent Cloud Kafka REST v3,
+   * "Cluster Linking"). Rejects with status 404 (or 403) on clusters without Cluster Linking.
+   */
+  listMirrorTopics(cluster: KafkaClusterRef): Promise<MirrorTopicBody[]>;
+  /**
+   * `GET {rest}/kafka/v3/clusters/{id}/links` (kafka-rest.links): the cluster links of this cluster
+   * with the other cluster's id (Confluent Cloud Kafka REST v3, "Cluster Linking").
+   */
+  listClusterLinks(cluster: KafkaClusterRef): Promise<ClusterLinkBody[]>;
   /** `POST /v2/metrics/cloud/query` (metrics.query), every page (FLAT format). */
   queryMetrics(query: MetricsQuery): Promise<MetricsPointBody[]>;
   /** `GET /connect/v1/environments/{env}/clusters/{id}/connectors?expand=info,status,id` (connect.connectors). */

@@ -1,8 +1,9 @@
 /**
  * End-to-end extraction against the platform simulator (demo scenario, real sockets): the whole
- * graph, several environments, the cluster filter, the DLQ placeholder merge, no request per topic,
- * metrics, faults (429 with Retry-After, 5xx, retries exhausted, timeout, 401 on topics, 404 on
- * Schema Registry) and pagination.
+ * graph, several environments, Cluster Linking across environments, the cluster filter, the DLQ
+ * placeholder merge, no request per topic, metrics, faults (429 with Retry-After, 5xx, retries
+ * exhausted, timeout, 401 on topics, 404 on Schema Registry, 404 and 403 on mirror topics) and
+ * pagination.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -99,11 +100,65 @@ describe('extract against the simulator', () => {
     const counts = sim.requestCounts();
     assert.equal(counts['kafka-rest.topics'], 3);
     assert.equal(counts['kafka-rest.all-topic-configs'], 3);
+    // Cluster Linking: one mirror listing per cluster, the links only of the two clusters that have mirrors.
+    assert.equal(counts['kafka-rest.mirrors'], 3);
+    assert.equal(counts['kafka-rest.links'], 2);
+    assert.equal(counts['kafka-rest.mirror'] ?? 0, 0, 'no request per mirror topic');
+    assert.equal(counts['kafka-rest.link'] ?? 0, 0, 'no request per cluster link');
     assert.equal(counts['kafka-rest.topic-configs'] ?? 0, 0);
     assert.equal(counts['kafka-rest.topic'] ?? 0, 0);
     assert.equal(counts['kafka-rest.lags'] ?? 0, 0, 'lag comes in bulk from the Metrics API');
     assert.equal(counts['schema-registry.subject-version'] ?? 0, 0);
     assert.deepEqual(result.requests['kafka-rest.topics'], 3);
+  });
+
+  it('links mirror topics to their source topics across clusters and environments (Cluster Linking)', async () => {
+    const { graph, warnings, counts } = await run();
+    assert.deepEqual(warnings, []);
+    assert.equal(counts.edgesByType.TRANSFORMS, 2, 'one TRANSFORMS edge per mirror topic of the demo');
+    // retail-prod -> retail-dev: the source resolves to the real topic of the other environment.
+    const across = edge(graph, topicId(PROD, DEDICATED, 'pg.retail.public.order_items'), 'TRANSFORMS', topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items'));
+    const attributes = (across as { attributes?: Record<string, unknown> } | undefined)?.attributes;
+    assert.match(String(attributes?.link_id), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the link UUID');
+    assert.deepEqual({ ...attributes, link_id: undefined }, {
+      cluster_link: 'retail-prod-to-dev',
+      link_id: undefined,
+      source_cluster_id: DEDICATED,
+      mirror_status: 'ACTIVE',
+      mirror_lag: 96,
+    });
+    const source = graph.nodes.find((n) => n.id === topicId(PROD, DEDICATED, 'pg.retail.public.order_items'));
+    assert.equal(source?.attributes?.partitions, 12, 'the listed source topic, not a placeholder');
+    assert.equal(source?.attributes?.placeholder, undefined);
+    // Within retail-prod: a prefixed mirror of orders_enriched on the Standard cluster.
+    const within = edge(graph, topicId(PROD, DEDICATED, 'orders_enriched'), 'TRANSFORMS', topicId(PROD, STANDARD, 'dedicated.orders_enriched'));
+    assert.equal((within as { attributes?: { cluster_link?: string } } | undefined)?.attributes?.cluster_link, 'orders-to-analytics');
+    assert.equal(graph.nodes.filter((n) => n.node_type === 'EXTERNAL_DATASET' && n.id.includes('kafka://')).length, 0, 'every source cluster is extracted');
+  });
+
+  it('makes the source an external kafka:// dataset when its environment is not extracted', async () => {
+    const { graph, warnings } = await run({ environmentIds: [DEV] });
+    assert.deepEqual(warnings, []);
+    const uri = `kafka://${DEDICATED}/pg.retail.public.order_items`;
+    const external = graph.nodes.find((n) => n.id === `external:external_dataset:${DEV}:${uri}`);
+    assert.equal(external?.qualified_name, uri);
+    assert.equal(external?.cluster_id, 'lkc-9d2f4g');
+    assert.ok(edge(graph, external!.id, 'TRANSFORMS', topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items')));
+    assert.ok(!graph.nodes.some((n) => n.environment_id === PROD), 'no node of the environment not asked for');
+  });
+
+  it('skips Cluster Linking quietly on a 404 and warns on a 403', async () => {
+    sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'not_found' });
+    const quiet = await run();
+    assert.deepEqual(quiet.warnings, []);
+    assert.equal(quiet.counts.edgesByType.TRANSFORMS, undefined);
+    assert.equal(sim.requestCounts()['kafka-rest.links'] ?? 0, 0, 'no link listing without mirrors');
+    assert.ok(quiet.graph.nodes.some((n) => n.id === topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items')), 'the mirror topic is still a topic');
+    sim.clearFaults();
+    sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403, path: 'lkc-9d2f4g' });
+    const denied = await run();
+    assert.deepEqual(denied.warnings, ['ClusterLinking:lkc-9d2f4g: kafka-rest.mirrors answered 403: the API key is not authorised for this resource']);
+    assert.equal(denied.counts.edgesByType.TRANSFORMS, 1, 'the other cluster\'s mirror is still linked');
   });
 
   it('extracts only the requested environment and clusters', async () => {
@@ -188,6 +243,7 @@ describe('extract with platform faults', () => {
       result.warnings.join('\n'),
     );
     assert.equal(sim.requestCounts()['kafka-rest.topics'], 1, '401 is not retried');
+    assert.ok(!result.warnings.some((w) => w.startsWith('ClusterLinking:')), 'the same 401 on the mirror listing is not warned twice');
   });
 
   it('says Schema Registry may be disabled on a 404', async () => {

@@ -83,6 +83,7 @@ interface Case {
 const PROD = 'env-q7m2k9';
 const ORDERS = 'lkc-7x9m2p';
 const ANALYTICS = 'lkc-3k8w5n';
+const DEV_CLUSTER = 'lkc-9d2f4g';
 const LSRC = 'lsrc-5w7q1z';
 const KSQL = 'lksqlc-8p2v6d';
 
@@ -266,6 +267,19 @@ describe('platform simulator conformance to recorded bodies', () => {
     { fixture: 'kafka-rest-v3/oas_list_link_mirror_topics.json', ask: () => ask(d, krest(ANALYTICS, '/links/orders-to-analytics/mirrors'), 'kafka') },
     { fixture: 'kafka-rest-v3/tfp_get_mirror_topic.json', ask: () => ask(d, krest(ANALYTICS, '/links/orders-to-analytics/mirrors/dedicated.orders_enriched'), 'kafka') },
     { fixture: 'kafka-rest-v3/tfp_get_mirror_topic_with_prefix.json', ask: () => ask(d, krest(ANALYTICS, '/links/orders-to-analytics/mirrors/dedicated.orders_enriched'), 'kafka') },
+    // the two Cluster Linking lists extraction reads, on the destination in the other environment (retail-dev)
+    { fixture: 'kafka-rest-v3/oas_list_all_mirror_topics.json', ask: () => ask(d, krest(DEV_CLUSTER, '/links/-/mirrors'), 'kafka') },
+    { fixture: 'kafka-rest-v3/tfp_list_cluster_links.json', ask: () => ask(d, krest(DEV_CLUSTER, '/links'), 'kafka') },
+    {
+      fixture: 'kafka-rest-v3/oas_list_cluster_links.json',
+      ask: () => ask(d, krest(DEV_CLUSTER, '/links'), 'kafka'),
+      allow: {
+        'data[].remote_cluster_id': 'source-side links not modelled',
+        'data[].destination_cluster_id': 'source-side links not modelled',
+        'data[].link_error': 'failed links not modelled',
+        'data[].link_error_message': 'failed links not modelled',
+      },
+    },
     { fixture: 'errors/oas_kafka_rest_401.json', ask: () => ask(d, krest(ORDERS, '/topics'), 'cloud'), status: 401 },
     { fixture: 'errors/oas_kafka_rest_404_unknown_topic.json', ask: () => ask(d, krest(ORDERS, '/topics/nope'), 'kafka'), status: 404 },
     { fixture: 'errors/oas_kafka_rest_404_cluster_not_found.json', ask: () => ask(d, `/kafka-rest/${ORDERS}/kafka/v3/clusters/lkc-other/topics`, 'kafka'), status: 404 },

@@ -259,6 +259,23 @@ describe('platform simulator (demo scenario)', () => {
       const mirrors = await call(krest(ANALYTICS, '/links/-/mirrors'), kafka);
       assert.equal(mirrors.body.data[0].source_topic_name, 'orders_enriched');
       assert.equal(mirrors.body.data[0].mirror_topic_name, 'dedicated.orders_enriched');
+      // retail-dev mirrors a topic of retail-prod: one partition row per partition, the declared lag spread over them.
+      const dev = await call(krest('lkc-9d2f4g', '/links/-/mirrors'), kafka);
+      assert.equal(dev.status, 200);
+      assert.equal(dev.body.kind, 'KafkaMirrorDataList');
+      assert.equal(dev.body.metadata.next, null);
+      const orderItems = dev.body.data[0] as Json;
+      assert.deepEqual([orderItems.link_name, orderItems.source_topic_name, orderItems.mirror_topic_name], ['retail-prod-to-dev', 'pg.retail.public.order_items', 'pg.retail.public.order_items']);
+      assert.equal(orderItems.mirror_lags.length, 12);
+      assert.equal(orderItems.mirror_lags.reduce((sum: number, row: Json) => sum + row.lag, 0), 96);
+      const devLinks = await call(krest('lkc-9d2f4g', '/links'), kafka);
+      assert.equal(devLinks.body.data[0].source_cluster_id, ORDERS, 'the source cluster is in another environment');
+      // A cluster that is no link's destination answers empty lists.
+      const none = await call(krest(ORDERS, '/links/-/mirrors'), kafka);
+      assert.deepEqual(none.body.data, []);
+      assert.deepEqual((await call(krest(ORDERS, '/links'), kafka)).body.data, []);
+      // The Kafka cluster key, not the cloud key.
+      assert.equal((await call(krest('lkc-9d2f4g', '/links/-/mirrors'), cloud)).status, 401);
     });
   });
 
@@ -429,7 +446,8 @@ describe('platform simulator (demo scenario)', () => {
       const attributes = await call(u('/v2/metrics/cloud/attributes'), cloud, {
         body: { metric: 'io.confluent.kafka.server/sent_bytes', group_by: ['metric.topic'], filter: { field: 'resource.kafka.id', op: 'EQ', value: 'lkc-9d2f4g' }, intervals: ['now-1h/now'] },
       });
-      assert.deepEqual(attributes.body.data, [{ 'metric.topic': 'test_orders' }]);
+      // `scratch` declares no metrics; the mirror topic receives the replicated records.
+      assert.deepEqual(attributes.body.data, [{ 'metric.topic': 'pg.retail.public.order_items' }, { 'metric.topic': 'test_orders' }]);
     });
   });
 
@@ -716,6 +734,11 @@ describe('large estate', () => {
       assert.equal(new Set(configs.body.data.map((c: Json) => c.topic_name)).size, 100);
       const groups = await call(`${endpoint}/kafka/v3/clusters/${cluster.id}/consumer-groups`, kafka);
       assert.equal(groups.body.data.length, 200);
+      // No cluster links in the large estate, but the endpoints answer (empty lists).
+      const mirrors = await call(`${endpoint}/kafka/v3/clusters/${cluster.id}/links/-/mirrors`, kafka);
+      assert.deepEqual([mirrors.status, mirrors.body.data], [200, []]);
+      const links = await call(`${endpoint}/kafka/v3/clusters/${cluster.id}/links`, kafka);
+      assert.deepEqual([links.status, links.body.data], [200, []]);
       const connectors = await call(`${sim.url}/connect/v1/environments/${env.id}/clusters/${cluster.id}/connectors?expand=info,status,id`, cloud);
       assert.equal(Object.keys(connectors.body).length, 20);
       const metrics = await call(`${sim.url}/v2/metrics/cloud/query`, cloud, {

@@ -158,6 +158,8 @@ const clusterLinkSchema = z.strictObject({
         mirror_topic_name: z.string().min(1),
         source_topic_name: z.string().min(1),
         status: z.enum(['ACTIVE', 'PAUSED', 'STOPPED', 'FAILED', 'PENDING_STOPPED']).default('ACTIVE'),
+        /** Messages the mirror is behind its source, in all; spread over the partitions in `mirror_lags`. */
+        lag: z.number().int().nonnegative().default(0),
       }),
     )
     .default([]),

@@ -329,6 +329,9 @@ export function registerKafkaRest(r: Registrar): void {
   const renderMirror = (c: ClusterModel, linkName: string, m: ClusterModel['links'][number]['mirrors'][number]): Record<string, unknown> => {
     const topic = c.topicByName.get(m.mirror_topic_name);
     const offsets = topic?.endOffsets ?? [0];
+    // The declared lag spread over the partitions, the first ones taking the remainder (as consumer lag is).
+    const per = Math.floor(m.lag / offsets.length);
+    const rest = m.lag % offsets.length;
     return {
       kind: 'KafkaMirrorData',
       metadata: { self: `${clusterBase(c)}/links/${seg(linkName)}/mirrors/${seg(m.mirror_topic_name)}`, resource_name: `crn:///kafka=${c.id}` },
@@ -337,7 +340,7 @@ export function registerKafkaRest(r: Registrar): void {
       mirror_topic_name: m.mirror_topic_name,
       source_topic_name: m.source_topic_name,
       num_partitions: offsets.length,
-      mirror_lags: offsets.map((off, p) => ({ partition: p, lag: 0, last_source_fetch_offset: off })),
+      mirror_lags: offsets.map((off, p) => ({ partition: p, lag: per + (p < rest ? 1 : 0), last_source_fetch_offset: off })),
       mirror_status: m.status,
       state_time_ms: world.createdAt,
     };
