@@ -31,10 +31,11 @@
  * `mirror_lag` (the sum of the partitions' `lag`, in messages; null when no partition reports one).
  * A mirror whose link is not listed, or whose link names no other cluster, is skipped with a warning.
  */
-import { externalDatasetId, topicId } from '../graph/ids.js';
+import { topicId } from '../graph/ids.js';
 import type { ClusterInfo } from './environments.js';
-import { makeEdge, makeNode, type Fragment } from './graphBuilder.js';
+import { makeEdge, type Fragment } from './graphBuilder.js';
 import type { ClusterLinkBody, MirrorTopicBody } from './platformTypes.js';
+import { externalDatasetNode } from './connectors.js';
 import { placeholderTopic } from './topics.js';
 
 /** What the destination cluster reported: its mirror topics and its cluster links. */
@@ -108,20 +109,12 @@ export function clusterLinkFragment(
       sourceId = topicId(sourceEnvironment, sourceClusterId, sourceTopic);
       fragment.nodes.push(placeholderTopic(sourceEnvironment, sourceClusterId, sourceTopic));
     } else {
-      const uri = kafkaTopicUri(sourceClusterId, sourceTopic);
-      sourceId = externalDatasetId(env, uri);
-      fragment.nodes.push(
-        makeNode({
-          id: sourceId,
-          nodeType: 'EXTERNAL_DATASET',
-          system: 'EXTERNAL',
-          qualifiedName: uri,
-          displayName: uri,
-          environmentId: env,
-          clusterId: cluster.clusterId,
-          attributes: { uri, scheme: 'kafka', source_cluster_id: sourceClusterId, source_topic_name: sourceTopic },
-        }),
-      );
+      const source = externalDatasetNode(env, cluster.clusterId, kafkaTopicUri(sourceClusterId, sourceTopic), {
+        source_cluster_id: sourceClusterId,
+        source_topic_name: sourceTopic,
+      });
+      sourceId = source.id;
+      fragment.nodes.push(source);
     }
     const mirrorId = topicId(env, cluster.clusterId, mirror.mirror_topic_name);
     fragment.nodes.push(placeholderTopic(env, cluster.clusterId, mirror.mirror_topic_name));

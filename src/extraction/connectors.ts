@@ -20,6 +20,7 @@
  * Connector type is not taken from `info.type` alone: the platform often reports `unknown`.
  */
 import { connectorId, externalDatasetId, topicId } from '../graph/ids.js';
+import type { Node } from '../graph/model.js';
 import type { ClusterInfo } from './environments.js';
 import { makeEdge, makeNode, type Fragment } from './graphBuilder.js';
 import type { ExpandedConnectorBody } from './platformTypes.js';
@@ -195,19 +196,9 @@ export function connectorFragment(cluster: ClusterInfo, connectors: readonly Exp
       fragment.edges.push(type === 'sink' ? makeEdge(topicNode, 'CONSUMES', id) : makeEdge(id, 'PRODUCES', topicNode));
     }
     for (const uri of datasets) {
-      const datasetId = externalDatasetId(env, uri);
-      fragment.nodes.push(
-        makeNode({
-          id: datasetId,
-          nodeType: 'EXTERNAL_DATASET',
-          system: 'EXTERNAL',
-          qualifiedName: uri,
-          displayName: uri,
-          environmentId: env,
-          clusterId: cluster.clusterId,
-          attributes: { uri, scheme: uri.split(':')[0] },
-        }),
-      );
+      const dataset = externalDatasetNode(env, cluster.clusterId, uri);
+      const datasetId = dataset.id;
+      fragment.nodes.push(dataset);
       fragment.edges.push(type === 'sink' ? makeEdge(id, 'PRODUCES', datasetId) : makeEdge(datasetId, 'CONSUMES', id));
     }
     if (type === 'sink') {
@@ -219,4 +210,22 @@ export function connectorFragment(cluster: ClusterInfo, connectors: readonly Exp
     }
   }
   return fragment;
+}
+
+/**
+ * The EXTERNAL_DATASET node of a dataset outside the platform, named by its URI and scoped to the
+ * environment and cluster that read or write it (contract section 1, `externalDatasetId`).
+ * Attributes: `uri`, `scheme` (the URI's scheme) and `attributes`.
+ */
+export function externalDatasetNode(environmentId: string, clusterId: string, uri: string, attributes: Record<string, unknown> = {}): Node {
+  return makeNode({
+    id: externalDatasetId(environmentId, uri),
+    nodeType: 'EXTERNAL_DATASET',
+    system: 'EXTERNAL',
+    qualifiedName: uri,
+    displayName: uri,
+    environmentId,
+    clusterId,
+    attributes: { uri, scheme: uri.split(':')[0], ...attributes },
+  });
 }
