@@ -101,3 +101,29 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('traversal indexes prepared by the running API', () => {
+  let api: TestApi;
+  after(async () => api?.dispose());
+
+  it('indexes a graph in the background after its first traversal, and answers from the index the same way', async () => {
+    api = await startApi({ traversalIndexQuietMilliseconds: 0 });
+    const graph = syntheticGraph({ nodes: 2_000, edges: 6_000, seed: 5 });
+    const graphId = (await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'background' } })).body.graph_id as string;
+    assert.equal((await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph })).status, 200);
+    const origin = graph.nodes[10]!.id;
+    const path = `/api/v1/graphs/${graphId}/query/downstream/${enc(origin)}?hops=10`;
+    const walked = await call(api.base, 'GET', path);
+    assert.equal(walked.status, 200);
+    // The first traversal asked for the index; the app's background work (1 s sweep, 5 ms slices) builds and warms it.
+    const deadline = Date.now() + 10_000;
+    let index = api.runtime.graphs.traversalIndex(graphId, { build: false });
+    while (!(index && index.warmed) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      index = api.runtime.graphs.traversalIndex(graphId, { build: false });
+    }
+    assert.ok(index && index.warmed, 'built and warmed in the background');
+    const indexed = await call(api.base, 'GET', path);
+    assert.deepEqual(normalised(indexed.body), normalised(walked.body));
+  });
+});
