@@ -43,7 +43,7 @@ import {
   SystemQuery,
   paging,
   rawJsonSerializer,
-  SerializedJson,
+  answerOrSend,
 } from './schemas.js';
 
 /** Options of the graph routes. */
@@ -170,10 +170,7 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       schema: { tags, summary: 'A graph with all its nodes and edges', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: GraphSchema }) },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request, reply) => {
-      const answer = await graphWithContent(runtime, request.params.graph_id, request.query.as_of);
-      return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
-    },
+    async (request, reply) => answerOrSend(reply, await graphWithContent(runtime, request.params.graph_id, request.query.as_of)),
   );
 
   app.delete(
@@ -221,10 +218,7 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       schema: { tags, summary: 'The graph as LineageGraph JSON', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: LineageGraphResource }) },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request, reply) => {
-      const answer = await exportGraph(runtime, request.params.graph_id, request.query.as_of);
-      return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
-    },
+    async (request, reply) => answerOrSend(reply, await exportGraph(runtime, request.params.graph_id, request.query.as_of)),
   );
 
   app.get(
@@ -328,10 +322,8 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
         },
         serializerCompiler: rawJsonSerializer,
       },
-      async (request, reply) => {
-        const answer = await traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of);
-        return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
-      },
+      async (request, reply) =>
+        answerOrSend(reply, await traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of)),
     );
   }
 

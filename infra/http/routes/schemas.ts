@@ -93,6 +93,11 @@ export class SerializedJson {
   }
 }
 
+/** Sends `answer` when it is serialised already; otherwise returns it for the route's serializer. */
+export function answerOrSend<T>(reply: FastifyReply, answer: T | SerializedJson): T | FastifyReply {
+  return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
+}
+
 /**
  * Serializes with `JSON.stringify` and no schema check. Used by routes whose answer can hold a
  * whole graph (100,000 nodes): their response schemas still document the shape in OpenAPI, but
