@@ -23,6 +23,7 @@
  * nearest first).
  */
 import type { Edge, EdgeType, LineageGraph, Node, NodeType } from '../graph/model.js';
+import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 
 /** The kinds a chain hop can have (specification). */
 export const CHAIN_KINDS = ['topic', 'stream_job', 'sql_query', 'connector', 'external_dataset', 'materialized_table'] as const;
@@ -103,16 +104,11 @@ function stringAttribute(node: Node, key: string): string | undefined {
 
 /** Top-level fields of the schemas of a topic (value schema first), as `{name, type}`. */
 export function schemaFieldsOf(index: GraphIndex, topicId: string): ChainSchemaField[] {
-  const schemas = (index.outgoing.get(topicId) ?? [])
-    .filter((edge) => edge.edge_type === 'HAS_SCHEMA')
-    .sort((a, b) => (a.attributes?.role === 'value' ? -1 : 0) - (b.attributes?.role === 'value' ? -1 : 0));
   const fields: ChainSchemaField[] = [];
   const seen = new Set<string>();
-  for (const edge of schemas) {
-    const list = index.nodes.get(edge.dst_id)?.attributes?.fields;
-    if (!Array.isArray(list)) continue;
-    for (const field of list as Array<{ name?: unknown; type?: unknown }>) {
-      if (typeof field?.name !== 'string' || seen.has(field.name)) continue;
+  for (const edge of schemaEdgesValueFirst(index.outgoing.get(topicId) ?? [])) {
+    for (const field of storedSchemaFields(index.nodes.get(edge.dst_id))) {
+      if (seen.has(field.name)) continue;
       seen.add(field.name);
       fields.push({ name: field.name, type: typeof field.type === 'string' ? field.type : JSON.stringify(field.type ?? null) });
     }

@@ -34,6 +34,7 @@
  * Pure: no I/O.
  */
 import type { Edge, Node } from '../graph/model.js';
+import { storedSchemaFields } from '../graph/schemas.js';
 import type { EdgeColumnLineage } from './streamProcessing.js';
 
 /**
@@ -125,13 +126,9 @@ export function expandStarColumns(columns: readonly EdgeColumnLineage[], fieldsO
   return expanded ? result : columns;
 }
 
-/** Names of the `fields` attribute of a SCHEMA node (`[{ name, type, description? }]`), undefined when absent or empty. */
+/** Field names of a SCHEMA node, in schema order; undefined when it lists none. */
 function schemaFieldNames(schema: Node | undefined): readonly string[] | undefined {
-  const fields = schema?.attributes?.fields;
-  if (!Array.isArray(fields)) return undefined;
-  const names = fields.flatMap((field: unknown) =>
-    typeof field === 'object' && field !== null && typeof (field as { name?: unknown }).name === 'string' ? [(field as { name: string }).name] : [],
-  );
+  const names = storedSchemaFields(schema).map((field) => field.name);
   return names.length > 0 ? names : undefined;
 }
 

@@ -23,6 +23,7 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Edge, type LineageGraph, type Node, type System } from '../graph/model.js';
+import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
 import { EVENT_SCHEMA_URLS, LINEAGE_SVC_PRODUCER, facet, type BaseFacet, type Dataset, type RunEvent, type SchemaField } from './model.js';
 
@@ -153,8 +154,6 @@ export function openLineageIdentity(node: Node, clusterHint?: string | null): { 
 }
 
 function schemaFields(schemaNode: Node): SchemaField[] {
-  const fields = schemaNode.attributes?.fields;
-  if (!Array.isArray(fields)) return [];
   const convert = (field: unknown): SchemaField | null => {
     if (typeof field !== 'object' || field === null) return null;
     const record = field as Record<string, unknown>;
@@ -172,7 +171,7 @@ function schemaFields(schemaNode: Node): SchemaField[] {
     }
     return out;
   };
-  return fields.map(convert).filter((entry): entry is SchemaField => entry !== null);
+  return storedSchemaFields(schemaNode).map(convert).filter((entry): entry is SchemaField => entry !== null);
 }
 
 function tagsOf(node: Node): string[] {
@@ -208,9 +207,7 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     if (cached) return cached;
     const identity = openLineageIdentity(node);
     const facets: NonNullable<Dataset['facets']> = {};
-    const schemaEdges = (index.out.get(node.id) ?? []).filter((edge) => edge.edge_type === 'HAS_SCHEMA');
-    schemaEdges.sort((a, b) => (a.attributes?.role === 'value' ? -1 : 0) - (b.attributes?.role === 'value' ? -1 : 0));
-    for (const edge of schemaEdges) {
+    for (const edge of schemaEdgesValueFirst(index.out.get(node.id) ?? [])) {
       const schemaNode = index.nodes.get(edge.dst_id);
       if (!schemaNode) continue;
       const fields = schemaFields(schemaNode);
