@@ -330,8 +330,9 @@ export function registerSchemaRegistry(r: Registrar): void {
       'application/json',
     );
   });
-  const tagDef = (d: { name: string; description: string }): Record<string, unknown> => ({
-    category: 'CLASSIFICATION',
+  /** The fields every Stream Catalog type definition has (tag and business metadata definitions alike). */
+  const typeDefBase = (category: 'CLASSIFICATION' | 'BUSINESS_METADATA', d: { name: string; description: string }) => ({
+    category,
     createdBy: 'root',
     updatedBy: 'root',
     createTime: created,
@@ -340,20 +341,15 @@ export function registerSchemaRegistry(r: Registrar): void {
     name: d.name,
     description: d.description,
     typeVersion: '1.0',
+  });
+  const tagDef = (d: { name: string; description: string }): Record<string, unknown> => ({
+    ...typeDefBase('CLASSIFICATION', d),
     attributeDefs: [],
     superTypes: [],
     entityTypes: ['cf_entity'],
   });
   const bmDef = (d: { name: string; description: string; attributes: string[] }): Record<string, unknown> => ({
-    category: 'BUSINESS_METADATA',
-    createdBy: 'root',
-    updatedBy: 'root',
-    createTime: created,
-    updateTime: created,
-    version: 1,
-    name: d.name,
-    description: d.description,
-    typeVersion: '1.0',
+    ...typeDefBase('BUSINESS_METADATA', d),
     attributeDefs: d.attributes.map((a) => ({
       name: a,
       typeName: 'string',
