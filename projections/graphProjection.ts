@@ -235,7 +235,7 @@ export interface GraphProjection {
    * `options.build` is false) one built now when the graph has not changed for the quiet period.
    * Undefined otherwise (indexes disabled, unknown graph, a graph that changed too recently, or not
    * built yet): walk the graphology graph instead. Asking marks the graph as wanted, so that
-   * `buildTraversalIndexes` keeps it indexed from then on.
+   * `prepareTraversalIndexes` keeps it indexed from then on.
    */
   traversalIndex(graphId: string, options?: { build?: boolean }): TraversalIndex | undefined;
   /**
