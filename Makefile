@@ -8,7 +8,7 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 # files are listed here and an empty list is an error.
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
-.PHONY: help install build typecheck test test-file demo bench facet-schemas clean
+.PHONY: help install build typecheck lint format test test-file demo bench facet-schemas clean
 
 help:
 	@echo "make demo    extract the demo estate from the built-in platform simulator"
@@ -28,6 +28,17 @@ build: install
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit
+
+# House rules: Prettier's format (.prettierrc.json: 120 columns) and no source line over 160
+# characters (long strings and comments, which Prettier does not wrap).
+lint: install
+	npx prettier --check --log-level warn "**/*.ts"
+	@long=$$(git ls-files '*.ts' | xargs awk 'length > 160 { print FILENAME ":" FNR }'); \
+	  if [ -n "$$long" ]; then echo "lines over 160 characters:"; echo "$$long"; exit 1; fi
+
+# Rewrites every TypeScript file in Prettier's format.
+format: install
+	npx prettier --write --log-level warn "**/*.ts"
 
 test: build
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi

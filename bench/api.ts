@@ -48,7 +48,9 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /** Runs one job of `bench/httpClient.ts` in a client process of its own and answers its result. */
 async function inClientProcess<Result>(job: LatencyJob | ThroughputJob): Promise<Result> {
-  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'httpClient.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'httpClient.js')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   child.stdin.end(JSON.stringify(job));
   const chunks: Buffer[] = [];
   for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
@@ -70,7 +72,8 @@ async function latencies(urls: string[], warmup = 5): Promise<LatencySample[]> {
 /** Requests per second to `url` with 50 connections for 5 s (autocannon, in a client process of its own). */
 async function rps(url: string): Promise<{ value: number; samples: number }> {
   const result = await inClientProcess<ThroughputResult>({ throughput: { url, connections: 50, durationSeconds: 5 } });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { value: result.requestsPerSecond, samples: result.requests };
 }
 
@@ -94,12 +97,31 @@ async function serve(traversals: number): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-bench-api-'));
   const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
   const logger = silentLogger();
-  const runtime = await openRuntime(config, logger, { traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS });
-  const app = await buildApp({ config, logger, runtime, runners: { extract: async () => ({}), enrich: async () => ({}) } });
+  const runtime = await openRuntime(config, logger, {
+    traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS,
+  });
+  const app = await buildApp({
+    config,
+    logger,
+    runtime,
+    runners: { extract: async () => ({}), enrich: async () => ({}) },
+  });
   const context = { cause: 'import', actor: 'bench' };
   const big = syntheticGraph({ nodes: 100_000, edges: 300_000 });
-  await recordGraph(runtime.commands, BIG_GRAPH, big, { mode: 'replace', createIfMissing: true, name: 'bench-100k' }, context);
-  await recordGraph(runtime.commands, SMALL_GRAPH, syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }), { mode: 'replace', createIfMissing: true, name: 'bench-10k' }, context);
+  await recordGraph(
+    runtime.commands,
+    BIG_GRAPH,
+    big,
+    { mode: 'replace', createIfMissing: true, name: 'bench-100k' },
+    context,
+  );
+  await recordGraph(
+    runtime.commands,
+    SMALL_GRAPH,
+    syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }),
+    { mode: 'replace', createIfMissing: true, name: 'bench-10k' },
+    context,
+  );
   // Origins spread over the graph, the same for every configuration.
   const step = Math.floor(big.nodes.length / traversals);
   const origins = Array.from({ length: traversals }, (_, index) => big.nodes[index * step]!.id);
@@ -129,7 +151,12 @@ async function serve(traversals: number): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(memory)}\n`, () => process.exit(0));
   });
-  const ready: ServerReady = { base: `http://127.0.0.1:${address.port}/api/v1`, origins, index_build_ms: indexBuildMs, index_warm_ms: indexWarmMs };
+  const ready: ServerReady = {
+    base: `http://127.0.0.1:${address.port}/api/v1`,
+    origins,
+    index_build_ms: indexBuildMs,
+    index_warm_ms: indexWarmMs,
+  };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 
@@ -146,7 +173,11 @@ interface ServerMemory {
 }
 
 async function startServer(traversals: number): Promise<{ ready: ServerReady; stop(): Promise<ServerMemory> }> {
-  const child = spawn(process.execPath, ['--expose-gc', ...process.execArgv, import.meta.filename, 'serve', String(traversals)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', ...process.execArgv, import.meta.filename, 'serve', String(traversals)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines = createInterface({ input: child.stdout });
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -157,7 +188,9 @@ async function startServer(traversals: number): Promise<{ ready: ServerReady; st
     async stop() {
       child.kill('SIGTERM');
       const last = await iterator.next();
-      return last.done ? { peak_rss_mb: Number.NaN, steady_rss_mb: Number.NaN, final_rss_mb: Number.NaN, final_heap_mb: Number.NaN } : (JSON.parse(last.value) as ServerMemory);
+      return last.done
+        ? { peak_rss_mb: Number.NaN, steady_rss_mb: Number.NaN, final_rss_mb: Number.NaN, final_heap_mb: Number.NaN }
+        : (JSON.parse(last.value) as ServerMemory);
     },
   };
 }
@@ -173,35 +206,107 @@ export async function benchApi(options: { traversals?: number } = {}): Promise<A
   let stopped = false;
   try {
     const { base, origins } = server.ready;
-    rows.push({ measure: 'traversal index build, 100k-node graph', value: server.ready.index_build_ms, unit: 'ms', samples: 1, nodes_per_answer: null });
-    rows.push({ measure: 'traversal index warm-up (every fragment), 100k-node graph', value: server.ready.index_warm_ms, unit: 'ms', samples: 1, nodes_per_answer: null });
+    rows.push({
+      measure: 'traversal index build, 100k-node graph',
+      value: server.ready.index_build_ms,
+      unit: 'ms',
+      samples: 1,
+      nodes_per_answer: null,
+    });
+    rows.push({
+      measure: 'traversal index warm-up (every fragment), 100k-node graph',
+      value: server.ready.index_warm_ms,
+      unit: 'ms',
+      samples: 1,
+      nodes_per_answer: null,
+    });
     for (const direction of ['upstream', 'downstream'] as const) {
       for (const hops of [5, 10]) {
-        const url = (id: string) => `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
+        const url = (id: string) =>
+          `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
         const results = await latencies(origins.map(url));
         const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
         const meanNodes = results.reduce((sum, result) => sum + (result.nodeCount ?? 0), 0) / results.length;
-        rows.push({ measure: `traversal ${direction} ${hops} hops p50`, value: percentile(sorted, 50), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
-        rows.push({ measure: `traversal ${direction} ${hops} hops p99`, value: percentile(sorted, 99), unit: 'ms', samples: sorted.length, nodes_per_answer: meanNodes });
+        rows.push({
+          measure: `traversal ${direction} ${hops} hops p50`,
+          value: percentile(sorted, 50),
+          unit: 'ms',
+          samples: sorted.length,
+          nodes_per_answer: meanNodes,
+        });
+        rows.push({
+          measure: `traversal ${direction} ${hops} hops p99`,
+          value: percentile(sorted, 99),
+          unit: 'ms',
+          samples: sorted.length,
+          nodes_per_answer: meanNodes,
+        });
       }
     }
 
     const wholeUrl = `${base}/graphs/${SMALL_GRAPH}`;
-    const whole = await latencies(Array.from({ length: 10 }, () => wholeUrl), 1);
+    const whole = await latencies(
+      Array.from({ length: 10 }, () => wholeUrl),
+      1,
+    );
     const wholeSorted = whole.map((result) => result.ms).sort((a, b) => a - b);
     const wholeNodes = ((await (await fetch(wholeUrl)).json()) as { nodes: unknown[] }).nodes.length;
-    rows.push({ measure: 'GET whole 10,000-node graph (median)', value: percentile(wholeSorted, 50), unit: 'ms', samples: wholeSorted.length, nodes_per_answer: wholeNodes });
+    rows.push({
+      measure: 'GET whole 10,000-node graph (median)',
+      value: percentile(wholeSorted, 50),
+      unit: 'ms',
+      samples: wholeSorted.length,
+      nodes_per_answer: wholeNodes,
+    });
 
     const health = await rps(`${base}/health`);
-    rows.push({ measure: 'GET /health, 50 connections', value: health.value, unit: 'requests/s', samples: health.samples, nodes_per_answer: null });
-    const traversal = await rps(`${base}/graphs/${BIG_GRAPH}/query/downstream/${encodeURIComponent(origins[1]!)}?hops=5`);
-    rows.push({ measure: 'traversal downstream 5 hops, 50 connections', value: traversal.value, unit: 'requests/s', samples: traversal.samples, nodes_per_answer: null });
+    rows.push({
+      measure: 'GET /health, 50 connections',
+      value: health.value,
+      unit: 'requests/s',
+      samples: health.samples,
+      nodes_per_answer: null,
+    });
+    const traversal = await rps(
+      `${base}/graphs/${BIG_GRAPH}/query/downstream/${encodeURIComponent(origins[1]!)}?hops=5`,
+    );
+    rows.push({
+      measure: 'traversal downstream 5 hops, 50 connections',
+      value: traversal.value,
+      unit: 'requests/s',
+      samples: traversal.samples,
+      nodes_per_answer: null,
+    });
     const memory = await server.stop();
     stopped = true;
-    rows.push({ measure: 'API server resident memory, 100k- and 10k-node graphs loaded and indexed (after GC)', value: memory.steady_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
-    rows.push({ measure: 'API server resident memory after the benchmark (after GC)', value: memory.final_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
-    rows.push({ measure: 'API server JavaScript heap in use after the benchmark (after GC)', value: memory.final_heap_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
-    rows.push({ measure: 'API server peak RSS (includes importing both graphs)', value: memory.peak_rss_mb, unit: 'MB', samples: 1, nodes_per_answer: null });
+    rows.push({
+      measure: 'API server resident memory, 100k- and 10k-node graphs loaded and indexed (after GC)',
+      value: memory.steady_rss_mb,
+      unit: 'MB',
+      samples: 1,
+      nodes_per_answer: null,
+    });
+    rows.push({
+      measure: 'API server resident memory after the benchmark (after GC)',
+      value: memory.final_rss_mb,
+      unit: 'MB',
+      samples: 1,
+      nodes_per_answer: null,
+    });
+    rows.push({
+      measure: 'API server JavaScript heap in use after the benchmark (after GC)',
+      value: memory.final_heap_mb,
+      unit: 'MB',
+      samples: 1,
+      nodes_per_answer: null,
+    });
+    rows.push({
+      measure: 'API server peak RSS (includes importing both graphs)',
+      value: memory.peak_rss_mb,
+      unit: 'MB',
+      samples: 1,
+      nodes_per_answer: null,
+    });
     return rows;
   } finally {
     if (!stopped) await server.stop();

@@ -79,7 +79,12 @@ function nodesAdded(graphId: string, index: number): EventToAppend {
         },
       ],
     },
-    metadata: { event_id: randomUUID(), correlation_id: `bench-${Math.floor(index / 1000)}`, actor: 'bench', cause: 'extraction' },
+    metadata: {
+      event_id: randomUUID(),
+      correlation_id: `bench-${Math.floor(index / 1000)}`,
+      actor: 'bench',
+      cause: 'extraction',
+    },
   };
 }
 
@@ -88,14 +93,19 @@ async function measure(subject: Subject, events: number, batchSize: number): Pro
   const batches: Array<{ stream: string; events: EventToAppend[] }> = [];
   for (let start = 0; start < events; start += batchSize) {
     const stream = `graph-bench-${batches.length % streams}`;
-    batches.push({ stream, events: Array.from({ length: Math.min(batchSize, events - start) }, (_, i) => nodesAdded(stream, start + i)) });
+    batches.push({
+      stream,
+      events: Array.from({ length: Math.min(batchSize, events - start) }, (_, i) => nodesAdded(stream, start + i)),
+    });
   }
   const { store, dispose } = await subject.open();
   try {
     const revisions = new Map<string, number>();
     const appendStart = performance.now();
     for (const batch of batches) {
-      const result = await store.append(batch.stream, batch.events, { expectedRevision: revisions.get(batch.stream) ?? 'no_stream' });
+      const result = await store.append(batch.stream, batch.events, {
+        expectedRevision: revisions.get(batch.stream) ?? 'no_stream',
+      });
       revisions.set(batch.stream, result.next_expected_revision);
     }
     const appendSeconds = (performance.now() - appendStart) / 1000;
@@ -113,7 +123,8 @@ async function measure(subject: Subject, events: number, batchSize: number): Pro
       replayed = 0;
       const replayStart = performance.now();
       for await (const event of iterateAll(store)) {
-        if (event.position !== replayed + 1) throw new Error(`${subject.adapter}: replay saw position ${event.position} after ${replayed}`);
+        if (event.position !== replayed + 1)
+          throw new Error(`${subject.adapter}: replay saw position ${event.position} after ${replayed}`);
         replayed += 1;
       }
       replayRates.push(replayed / ((performance.now() - replayStart) / 1000));

@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createPlatformApi } from '../infra/confluent/platformApi.js';
-import { largeEstateScenario, parseScenario, startPlatformSimulator } from '../infra/simulators/confluent/index.js';
+import { largeEstateScenario, parseScenario, startPlatformSimulator } from '../simulators/confluent/index.js';
 import { extract } from '../src/extraction/extract.js';
 import { silentLogger } from '../src/logger.js';
 
@@ -26,11 +26,21 @@ export interface ExtractionBenchRow {
   edges: number;
 }
 
-const ESTATE = { environments: 10, clustersPerEnvironment: 10, topicsPerCluster: 100, connectorsPerCluster: 20, consumerGroupsPerCluster: 200 };
+const ESTATE = {
+  environments: 10,
+  clustersPerEnvironment: 10,
+  topicsPerCluster: 100,
+  connectorsPerCluster: 20,
+  consumerGroupsPerCluster: 200,
+};
 const LATENCY_MS = 50;
 
 /** The child: extracts every environment from the simulator at `url` and prints its measurements. */
-async function measure(url: string, environments: string[], credentials: Record<string, { key: string; secret: string }>): Promise<ExtractionBenchRow> {
+async function measure(
+  url: string,
+  environments: string[],
+  credentials: Record<string, { key: string; secret: string }>,
+): Promise<ExtractionBenchRow> {
   const platform = createPlatformApi({
     cloudApiUrl: url,
     telemetryApiUrl: url,
@@ -48,7 +58,8 @@ async function measure(url: string, environments: string[], credentials: Record<
   const started = performance.now();
   const result = await extract({ platform, logger: silentLogger() }, { environmentIds: environments });
   const wall = (performance.now() - started) / 1000;
-  const count = (type: string) => result.graph.nodes.filter((node) => node.node_type === type && node.attributes?.placeholder !== true).length;
+  const count = (type: string) =>
+    result.graph.nodes.filter((node) => node.node_type === type && node.attributes?.placeholder !== true).length;
   return {
     topics: count('TOPIC'),
     connectors: count('CONNECTOR'),
@@ -73,7 +84,14 @@ export async function benchExtraction(): Promise<ExtractionBenchRow> {
       // Asynchronous child: the simulator in this process must keep answering.
       execFile(
         process.execPath,
-        [...process.execArgv, import.meta.filename, 'measure', simulator.url, JSON.stringify(environments), JSON.stringify(credentials)],
+        [
+          ...process.execArgv,
+          import.meta.filename,
+          'measure',
+          simulator.url,
+          JSON.stringify(environments),
+          JSON.stringify(credentials),
+        ],
         { encoding: 'utf8', maxBuffer: 1 << 24 },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
@@ -87,9 +105,16 @@ export async function benchExtraction(): Promise<ExtractionBenchRow> {
 if (process.argv[1] === import.meta.filename) {
   const [mode, url, environments, credentials] = process.argv.slice(2);
   if (mode === 'measure') {
-    process.stdout.write(JSON.stringify(await measure(url!, JSON.parse(environments!) as string[], JSON.parse(credentials!) as Record<string, { key: string; secret: string }>)));
+    process.stdout.write(
+      JSON.stringify(
+        await measure(
+          url!,
+          JSON.parse(environments!) as string[],
+          JSON.parse(credentials!) as Record<string, { key: string; secret: string }>,
+        ),
+      ),
+    );
   } else {
     process.stdout.write(`${JSON.stringify(await benchExtraction(), null, 2)}\n`);
   }
 }
-

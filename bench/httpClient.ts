@@ -29,7 +29,12 @@ export interface ThroughputResult {
 export async function runThroughputJob(job: ThroughputJob): Promise<ThroughputResult> {
   const { url, connections, durationSeconds } = job.throughput;
   const result = await autocannon({ url, connections, duration: durationSeconds });
-  return { requestsPerSecond: result.requests.average, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors };
+  return {
+    requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 /** What to measure. */

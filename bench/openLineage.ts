@@ -36,7 +36,14 @@ export interface OpenLineageBenchResult {
 
 const uuidOf = (n: number) => `0190a1b2-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 
-function runEvent(job: number, run: number, eventType: 'START' | 'COMPLETE', inputs: string[], output: string, time: number) {
+function runEvent(
+  job: number,
+  run: number,
+  eventType: 'START' | 'COMPLETE',
+  inputs: string[],
+  output: string,
+  time: number,
+) {
   return {
     eventTime: new Date(time).toISOString(),
     eventType,
@@ -49,10 +56,13 @@ function runEvent(job: number, run: number, eventType: 'START' | 'COMPLETE', inp
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Runs both measurements; see the module comment. */
-export async function benchOpenLineage(options: { ingestEvents?: number; projectionEvents?: number; queries?: number } = {}): Promise<OpenLineageBenchResult> {
+export async function benchOpenLineage(
+  options: { ingestEvents?: number; projectionEvents?: number; queries?: number } = {},
+): Promise<OpenLineageBenchResult> {
   const ingestEvents = options.ingestEvents ?? 20_000;
   const projectionEvents = options.projectionEvents ?? 1_000_000;
   const queries = options.queries ?? 1_000;
@@ -64,7 +74,14 @@ export async function benchOpenLineage(options: { ingestEvents?: number; project
   try {
     const rng = random(1);
     const bodies = Array.from({ length: ingestEvents }, (_, at) =>
-      runEvent(at, 0, 'COMPLETE', [`ds-${Math.floor(rng() * 10_000)}`], `ds-${Math.floor(rng() * 10_000)}`, Date.UTC(2026, 0, 1) + at),
+      runEvent(
+        at,
+        0,
+        'COMPLETE',
+        [`ds-${Math.floor(rng() * 10_000)}`],
+        `ds-${Math.floor(rng() * 10_000)}`,
+        Date.UTC(2026, 0, 1) + at,
+      ),
     );
     const started = performance.now();
     for (let at = 0; at < bodies.length; at += 100) {
@@ -94,7 +111,14 @@ export async function benchOpenLineage(options: { ingestEvents?: number; project
     if (layer === layers - 2) lastLayerOutputs.push(output);
     for (let run = 0; run < runsPerJob && folded < projectionEvents; run += 1) {
       for (const eventType of ['START', 'COMPLETE'] as const) {
-        const event = runEvent(job, run, eventType, inputs, output, Date.UTC(2026, 0, 1) + run * 3_600_000 + (eventType === 'COMPLETE' ? 60_000 : 0));
+        const event = runEvent(
+          job,
+          run,
+          eventType,
+          inputs,
+          output,
+          Date.UTC(2026, 0, 1) + run * 3_600_000 + (eventType === 'COMPLETE' ? 60_000 : 0),
+        );
         position += 1;
         projection.apply({
           type: 'OpenLineageEventIngested',

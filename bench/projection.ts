@@ -42,7 +42,9 @@ async function prepare(folder: string, nodes: number, edges: number): Promise<nu
 }
 
 /** Builds the projection from the store in `folder`; returns what it measured. */
-async function measure(folder: string): Promise<{ build_seconds: number; nodes: number; edges: number; peak_rss_mb: number }> {
+async function measure(
+  folder: string,
+): Promise<{ build_seconds: number; nodes: number; edges: number; peak_rss_mb: number }> {
   const store = await createSqliteEventStore({ path: folder });
   const started = performance.now();
   const projection = createGraphProjection();
@@ -68,7 +70,12 @@ export async function benchProjection(options: { nodes?: number; edges?: number 
   const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-bench-projection-'));
   try {
     const child = (...args: string[]) =>
-      JSON.parse(execFileSync(process.execPath, [...process.execArgv, import.meta.filename, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Record<string, number>;
+      JSON.parse(
+        execFileSync(process.execPath, [...process.execArgv, import.meta.filename, ...args], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        }),
+      ) as Record<string, number>;
     const { events } = child('prepare', folder, String(nodes), String(edges));
     const measured = child('measure', folder);
     return {

@@ -30,17 +30,34 @@ const check = (figure: string, measured: number, unit: string, target: string, m
 
 const results: Record<string, unknown> = {
   run_at: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: round(os.totalmem() / 2 ** 30), node: process.version },
+  machine: {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? 'unknown',
+    memory_gb: round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  },
 };
 
 console.log('Event store: append 100,000 events in batches of 1,000, then replay them all');
 const stores = await benchEventStores();
-console.table(stores.map((row) => ({ ...row, appends_per_second: Math.round(row.appends_per_second), replay_events_per_second: Math.round(row.replay_events_per_second) })));
+console.table(
+  stores.map((row) => ({
+    ...row,
+    appends_per_second: Math.round(row.appends_per_second),
+    replay_events_per_second: Math.round(row.replay_events_per_second),
+  })),
+);
 results.event_store = stores;
 const sqlite = stores.find((row) => row.adapter === 'sqlite');
 if (sqlite) {
   check('sqlite appends', sqlite.appends_per_second, 'events/s', '>= 50,000', sqlite.appends_per_second >= 50_000);
-  check('sqlite replay', sqlite.replay_events_per_second, 'events/s', '>= 200,000', sqlite.replay_events_per_second >= 200_000);
+  check(
+    'sqlite replay',
+    sqlite.replay_events_per_second,
+    'events/s',
+    '>= 200,000',
+    sqlite.replay_events_per_second >= 200_000,
+  );
 }
 
 console.log('\nGraph projection: fold a 100,000-node / 300,000-edge graph from a sqlite store (fresh process)');
@@ -50,7 +67,9 @@ results.projection = projection;
 check('projection build', projection.build_seconds, 's', '< 3', projection.build_seconds < 3);
 check('projection peak RSS', projection.peak_rss_mb, 'MB', '< 400', projection.peak_rss_mb < 400);
 
-console.log('\nExtraction: 10 environments x 10 clusters x 100 topics (10,000 topics, 2,000 connectors, 20,000 consumer groups), 50 ms latency per request');
+console.log(
+  '\nExtraction: 10 environments x 10 clusters x 100 topics (10,000 topics, 2,000 connectors, 20,000 consumer groups), 50 ms latency per request',
+);
 const extraction = await benchExtraction();
 const { requests_per_api: requestsPerApi, ...extractionRow } = extraction;
 console.table([extractionRow]);
@@ -58,25 +77,50 @@ console.table(Object.entries(requestsPerApi).map(([api, requests]) => ({ api, re
 results.extraction = extraction;
 check('extraction wall time', extraction.wall_seconds, 's', '< 60', extraction.wall_seconds < 60);
 check('extraction peak RSS', extraction.peak_rss_mb, 'MB', '< 500', extraction.peak_rss_mb < 500);
-const perTopic = Object.entries(requestsPerApi).filter(([api]) => /^kafka-rest\.(topic|topic-configs|partitions)$/.test(api)).reduce((sum, [, n]) => sum + n, 0);
+const perTopic = Object.entries(requestsPerApi)
+  .filter(([api]) => /^kafka-rest\.(topic|topic-configs|partitions)$/.test(api))
+  .reduce((sum, [, n]) => sum + n, 0);
 check('extraction requests per topic', perTopic, 'requests', '0', perTopic === 0);
 
-console.log('\nREST API over loopback: traversals on a 100,000-node / 300,000-edge graph, whole-graph GET, throughput with 50 connections');
+console.log(
+  '\nREST API over loopback: traversals on a 100,000-node / 300,000-edge graph, whole-graph GET, throughput with 50 connections',
+);
 const api = await benchApi();
-console.table(api.map((row) => ({ ...row, value: round(row.value, 2), nodes_per_answer: row.nodes_per_answer === null ? '' : Math.round(row.nodes_per_answer) })));
+console.table(
+  api.map((row) => ({
+    ...row,
+    value: round(row.value, 2),
+    nodes_per_answer: row.nodes_per_answer === null ? '' : Math.round(row.nodes_per_answer),
+  })),
+);
 results.api = api;
 for (const direction of ['upstream', 'downstream']) {
   const row = api.find((entry) => entry.measure === `traversal ${direction} 10 hops p99`);
   if (row) check(`traversal ${direction} 10 hops p99`, row.value, 'ms', '< 20', row.value < 20);
 }
 const serverRss = api.find((entry) => entry.measure.startsWith('API server resident memory'));
-if (serverRss) check('API server resident memory, 100k graph loaded', serverRss.value, 'MB', '< 1,000 (peer: 1 GB)', serverRss.value < 1000);
+if (serverRss)
+  check(
+    'API server resident memory, 100k graph loaded',
+    serverRss.value,
+    'MB',
+    '< 1,000 (peer: 1 GB)',
+    serverRss.value < 1000,
+  );
 
-console.log('\nOpenLineage: ingestion through the use case in batches of 100 on sqlite; dataset lineage at depth 5 after 1,000,000 events');
+console.log(
+  '\nOpenLineage: ingestion through the use case in batches of 100 on sqlite; dataset lineage at depth 5 after 1,000,000 events',
+);
 const openLineage = await benchOpenLineage();
 console.table([openLineage]);
 results.openlineage = openLineage;
-check('OpenLineage ingestion (durable)', openLineage.ingest_events_per_second, 'events/s', '>= 5,000', openLineage.ingest_events_per_second >= 5000);
+check(
+  'OpenLineage ingestion (durable)',
+  openLineage.ingest_events_per_second,
+  'events/s',
+  '>= 5,000',
+  openLineage.ingest_events_per_second >= 5000,
+);
 check('dataset lineage p99, depth 5', openLineage.lineage_p99_ms, 'ms', '< 50', openLineage.lineage_p99_ms < 50);
 
 console.log('\nTargets');

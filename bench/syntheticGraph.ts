@@ -57,7 +57,14 @@ export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
   const edgeKeys = new Set<string>();
   const env = (index: number) => `env-${String(index % environments).padStart(5, '0')}`;
   const cluster = (index: number) => `lkc-${String(index % (environments * 10)).padStart(5, '0')}`;
-  const make = (id: string, nodeType: NodeType, system: System, qualifiedName: string, index: number, attributes: Node['attributes']): Node => ({
+  const make = (
+    id: string,
+    nodeType: NodeType,
+    system: System,
+    qualifiedName: string,
+    index: number,
+    attributes: Node['attributes'],
+  ): Node => ({
     id,
     node_type: nodeType,
     system,
@@ -78,13 +85,22 @@ export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
   const topics: string[] = [];
   for (let i = 0; i < count(0.4); i += 1) {
     const name = `domain${i % 97}.entity${i}.v1`;
-    const node = make(topicId(env(i), cluster(i), name), 'TOPIC', 'STREAM', `${cluster(i)}/${name}`, i, { partitions: 6, replication_factor: 3 });
+    const node = make(topicId(env(i), cluster(i), name), 'TOPIC', 'STREAM', `${cluster(i)}/${name}`, i, {
+      partitions: 6,
+      replication_factor: 3,
+    });
     nodes.push(node);
     topics.push(node.id);
   }
   for (let i = 0; i < count(0.1); i += 1) {
     const subject = `domain${i % 97}.entity${i}.v1-value`;
-    nodes.push(make(schemaId(env(i), subject), 'SCHEMA', 'STREAM', subject, i, { schema_type: 'AVRO', version: 1, schema_id: 100000 + i }));
+    nodes.push(
+      make(schemaId(env(i), subject), 'SCHEMA', 'STREAM', subject, i, {
+        schema_type: 'AVRO',
+        version: 1,
+        schema_id: 100000 + i,
+      }),
+    );
     add(topics[i % topics.length]!, 'HAS_SCHEMA', nodes[nodes.length - 1]!.id);
   }
   const externals: string[] = [];
@@ -97,23 +113,39 @@ export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
   }
   const jobs: Array<{ id: string; kind: 'connector' | 'transform' | 'group' }> = [];
   for (let i = 0; i < count(0.15); i += 1) {
-    const node = make(streamJobId(env(i), `statement-${i}`), 'STREAM_JOB', 'STREAM', `statement-${i}`, i, { phase: 'RUNNING', sql: `INSERT INTO t${i} SELECT * FROM s${i}` });
+    const node = make(streamJobId(env(i), `statement-${i}`), 'STREAM_JOB', 'STREAM', `statement-${i}`, i, {
+      phase: 'RUNNING',
+      sql: `INSERT INTO t${i} SELECT * FROM s${i}`,
+    });
     nodes.push(node);
     jobs.push({ id: node.id, kind: 'transform' });
   }
   for (let i = 0; i < count(0.05); i += 1) {
     const name = `lksqlc-${i % 100}/CSAS_QUERY_${i}`;
-    nodes.push(make(sqlQueryId(env(i), `lksqlc-${i % 100}`, `CSAS_QUERY_${i}`), 'SQL_QUERY', 'STREAM', name, i, { sql: 'CREATE STREAM x AS SELECT * FROM y;' }));
+    nodes.push(
+      make(sqlQueryId(env(i), `lksqlc-${i % 100}`, `CSAS_QUERY_${i}`), 'SQL_QUERY', 'STREAM', name, i, {
+        sql: 'CREATE STREAM x AS SELECT * FROM y;',
+      }),
+    );
     jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'transform' });
   }
   for (let i = 0; i < count(0.1); i += 1) {
     const name = `connector-${i}`;
-    nodes.push(make(connectorId(env(i), cluster(i), name), 'CONNECTOR', 'STREAM', `${cluster(i)}/${name}`, i, { connector_class: i % 2 ? 'S3_SINK' : 'PostgresCdcSourceV2', connector_type: i % 2 ? 'sink' : 'source' }));
+    nodes.push(
+      make(connectorId(env(i), cluster(i), name), 'CONNECTOR', 'STREAM', `${cluster(i)}/${name}`, i, {
+        connector_class: i % 2 ? 'S3_SINK' : 'PostgresCdcSourceV2',
+        connector_type: i % 2 ? 'sink' : 'source',
+      }),
+    );
     jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'connector' });
   }
   for (let i = 0; i < count(0.1); i += 1) {
     const name = `app-group-${i}`;
-    nodes.push(make(consumerGroupId(env(i), cluster(i), name), 'CONSUMER_GROUP', 'STREAM', `${cluster(i)}/${name}`, i, { metrics_total_lag: i % 1000 }));
+    nodes.push(
+      make(consumerGroupId(env(i), cluster(i), name), 'CONSUMER_GROUP', 'STREAM', `${cluster(i)}/${name}`, i, {
+        metrics_total_lag: i % 1000,
+      }),
+    );
     jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'group' });
   }
 
@@ -127,7 +159,8 @@ export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
   };
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const domainOf = (index: number) => Math.floor((index * domains) / jobs.length);
-  const input = (items: readonly string[], domain: number) => (next() < crossDomainShare ? pick(items) : inDomain(items, domain));
+  const input = (items: readonly string[], domain: number) =>
+    next() < crossDomainShare ? pick(items) : inDomain(items, domain);
 
   // Every job reads one topic and (but groups) writes one, then edges are spread until the target.
   for (const [index, job] of jobs.entries()) {

@@ -19,10 +19,14 @@ import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCom
 import { createLogger, type Logger } from '../src/logger.js';
 import { readGraphFile } from '../infra/graphFile.js';
 import { buildApp } from '../infra/http/app.js';
-import { createTaskRunners } from '../infra/http/taskRunners.js';
+import { createTaskRunners } from '../services/taskRunners.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
-import { kafkaTransportConfig, startOpenLineageConsumer, type OpenLineageConsumer } from '../infra/kafka/openLineageConsumer.js';
+import {
+  kafkaTransportConfig,
+  startOpenLineageConsumer,
+  type OpenLineageConsumer,
+} from '../infra/kafka/openLineageConsumer.js';
 
 const NAME = 'lineage-svc-api';
 
@@ -57,7 +61,11 @@ Exit codes: 0 stopped by SIGINT/SIGTERM; 2 bad configuration or the store cannot
  * exists. A file that cannot be read or is invalid is logged and skipped (the API still starts).
  * Resolves with what happened.
  */
-export async function importGraphFileIfEmpty(runtime: LineageRuntime, path: string, logger: Logger): Promise<'imported' | 'store-not-empty' | 'no-file' | 'invalid-file'> {
+export async function importGraphFileIfEmpty(
+  runtime: LineageRuntime,
+  path: string,
+  logger: Logger,
+): Promise<'imported' | 'store-not-empty' | 'no-file' | 'invalid-file'> {
   if (runtime.graphs.list().length > 0) return 'store-not-empty';
   if (!existsSync(path)) return 'no-file';
   try {
@@ -69,7 +77,10 @@ export async function importGraphFileIfEmpty(runtime: LineageRuntime, path: stri
       { mode: 'replace', createIfMissing: true, name: DEFAULT_GRAPH_NAME },
       { cause: 'import', actor: 'api' },
     );
-    logger.info({ path, graph_id: result.graphId, nodes: graph.nodes.length, edges: graph.edges.length }, 'GraphFile:Imported');
+    logger.info(
+      { path, graph_id: result.graphId, nodes: graph.nodes.length, edges: graph.edges.length },
+      'GraphFile:Imported',
+    );
     return 'imported';
   } catch (error) {
     logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'GraphFile:ImportFailed');
@@ -83,7 +94,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv.length > 0) {
-    process.stderr.write(`${NAME}: takes no arguments (settings come from the environment; see --help), got "${argv.join(' ')}"\n`);
+    process.stderr.write(
+      `${NAME}: takes no arguments (settings come from the environment; see --help), got "${argv.join(' ')}"\n`,
+    );
     return 2;
   }
   let config;
@@ -95,7 +108,9 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel });
   let runtime: LineageRuntime;
   try {
-    runtime = await openRuntime(config, logger, { traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS });
+    runtime = await openRuntime(config, logger, {
+      traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS,
+    });
   } catch (error) {
     return reportError(process, NAME, error);
   }
@@ -125,7 +140,8 @@ async function main(argv: string[]): Promise<number> {
         consumer = started;
         logger.info({ topic: transport.topic, brokers: transport.brokers }, 'OpenLineageKafka:Consuming');
       },
-      (error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, 'OpenLineageKafka:NotStarted'),
+      (error: unknown) =>
+        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'OpenLineageKafka:NotStarted'),
     );
   }
   return 0;

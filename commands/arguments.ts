@@ -10,14 +10,21 @@ type Command = Parameters<typeof parse>[0] & Parameters<typeof runSafely>[0];
 /** Collapses a message to one line (cmd-ts messages may carry newlines and colour codes). */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**
  * Parses `argv` for `cli`. Returns the parsed arguments, or the exit code after printing help
  * (0) or a one-line error on stderr (2).
  */
-export async function parseArguments<T>(cli: Command, name: string, argv: string[]): Promise<{ args: T } | { exitCode: number }> {
+export async function parseArguments<T>(
+  cli: Command,
+  name: string,
+  argv: string[],
+): Promise<{ args: T } | { exitCode: number }> {
   if (argv.includes('--help') || argv.includes('-h')) {
     const result = await runSafely(cli, argv);
     if (result._tag === 'error') {

@@ -8,7 +8,7 @@
  *
  * Exit codes: 0 success, 1 interrupted, 2 failure (one line on stderr).
  */
-import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../infra/simulators/confluent/index.js';
+import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../simulators/confluent/index.js';
 import { loadConfig } from '../src/config.js';
 import { reportError, runExtract } from './shared.js';
 
@@ -18,10 +18,15 @@ async function main(): Promise<number> {
   const scenario = await loadScenario('demo');
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
   try {
-    const env: Record<string, string | undefined> = { ...process.env, ...simulatorClientEnvironment(simulator.url, scenario) };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...simulatorClientEnvironment(simulator.url, scenario),
+    };
     const environments = scenario.environments.map((environment) => environment.id);
     process.stdout.write(`${NAME}: platform simulator (scenario demo) at ${simulator.url}\n`);
-    process.stdout.write(`${NAME}: running lineage-svc-extract ${environments.map((id) => `--env ${id}`).join(' ')} --metrics\n`);
+    process.stdout.write(
+      `${NAME}: running lineage-svc-extract ${environments.map((id) => `--env ${id}`).join(' ')} --metrics\n`,
+    );
     return await runExtract(
       'lineage-svc-extract',
       {

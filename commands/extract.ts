@@ -34,8 +34,16 @@ export const extractCli = command({
   name: NAME,
   description: 'Extract the lineage graph of Confluent Cloud environments and write it as JSON.',
   args: {
-    env: multioption({ long: 'env', type: array(string), description: 'environment to scan (env-...); required, repeatable' }),
-    cluster: multioption({ long: 'cluster', type: array(string), description: 'cluster filter (lkc-...); repeatable; default every cluster' }),
+    env: multioption({
+      long: 'env',
+      type: array(string),
+      description: 'environment to scan (env-...); required, repeatable',
+    }),
+    cluster: multioption({
+      long: 'cluster',
+      type: array(string),
+      description: 'cluster filter (lkc-...); repeatable; default every cluster',
+    }),
     output: option({
       long: 'output',
       type: string,
@@ -44,8 +52,14 @@ export const extractCli = command({
       description: 'output file',
     }),
     noEnrich: flag({ long: 'no-enrich', description: 'skip catalog and metrics enrichment' }),
-    enrichOnly: flag({ long: 'enrich-only', description: 'enrich the existing graph file at --output instead of extracting' }),
-    pushLineage: flag({ long: 'push-lineage', description: 'push lineage to lakehouse catalog tables after extraction' }),
+    enrichOnly: flag({
+      long: 'enrich-only',
+      description: 'enrich the existing graph file at --output instead of extracting',
+    }),
+    pushLineage: flag({
+      long: 'push-lineage',
+      description: 'push lineage to lakehouse catalog tables after extraction',
+    }),
     metrics: flag({ long: 'metrics', description: 'include throughput metrics' }),
     metricsLookbackHours: option({
       long: 'metrics-lookback-hours',

@@ -39,7 +39,6 @@ export interface CommandIo {
   stderr: NodeJS.WritableStream;
 }
 
-
 /** Writes `{name}: {message}` as one line on stderr and returns the exit code to use. */
 export function reportError(io: Pick<CommandIo, 'stderr'>, name: string, error: unknown, exitCode = 2): number {
   const message = error instanceof Error ? error.message : String(error);
@@ -56,14 +55,30 @@ function formatCounts(counts: ExtractionCounts): string[] {
   const lines = [`${counts.nodes} nodes, ${counts.edges} edges`];
   for (const [system, types] of Object.entries(counts.nodesBySystem).sort()) {
     const total = Object.values(types).reduce((a, b) => a + b, 0);
-    lines.push(`  ${system.padEnd(9)} ${String(total).padStart(6)}  ${Object.entries(types).sort().map(([type, n]) => `${type} ${n}`).join(', ')}`);
+    lines.push(
+      `  ${system.padEnd(9)} ${String(total).padStart(6)}  ${Object.entries(types)
+        .sort()
+        .map(([type, n]) => `${type} ${n}`)
+        .join(', ')}`,
+    );
   }
-  lines.push(`  edges     ${String(counts.edges).padStart(6)}  ${Object.entries(counts.edgesByType).sort().map(([type, n]) => `${type} ${n}`).join(', ')}`);
+  lines.push(
+    `  edges     ${String(counts.edges).padStart(6)}  ${Object.entries(counts.edgesByType)
+      .sort()
+      .map(([type, n]) => `${type} ${n}`)
+      .join(', ')}`,
+  );
   return lines;
 }
 
 /** The end-of-run summary: counts by system and type, requests per API, warnings, duration. */
-export function summaryLines(input: { counts: ExtractionCounts; requests: Record<string, number>; warnings: readonly string[]; durationMs: number; output: string }): string[] {
+export function summaryLines(input: {
+  counts: ExtractionCounts;
+  requests: Record<string, number>;
+  warnings: readonly string[];
+  durationMs: number;
+  output: string;
+}): string[] {
   const total = Object.values(input.requests).reduce((a, b) => a + b, 0);
   return [
     `Extraction summary (${(input.durationMs / 1000).toFixed(1)} s): ${formatCounts(input.counts)[0]}`,
@@ -90,12 +105,21 @@ export async function runExtract(
   httpOptions: HttpClientOptions = {},
   catalogOptions: CatalogClientOptions = {},
 ): Promise<number> {
-  if (args.env.length === 0) return reportError(io, name, new Error('--env is required (repeat it for several environments)'));
+  if (args.env.length === 0)
+    return reportError(io, name, new Error('--env is required (repeat it for several environments)'));
   if (!config.stream.credentials.cloud) {
-    return reportError(io, name, new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'));
+    return reportError(
+      io,
+      name,
+      new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'),
+    );
   }
   if (args.pushLineage && (!config.lakehouse.workspaceUrl || !config.lakehouse.token)) {
-    return reportError(io, name, new Error('--push-lineage needs LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN'));
+    return reportError(
+      io,
+      name,
+      new Error('--push-lineage needs LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN'),
+    );
   }
   const logger = commandLogger(config, env);
   const platform = createPlatformApi(config.stream, { logger, ...httpOptions });
@@ -105,7 +129,9 @@ export async function runExtract(
   /** Catalog enrichment (lakehouse when configured), with its warnings; the graph unchanged otherwise. */
   const catalogEnrichment = async (graph: LineageGraph): Promise<{ graph: LineageGraph; warnings: string[] }> => {
     if (!lakehouseReady) {
-      io.stderr.write('Enrichment: catalog enrichment of lakehouse tables is not available: set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN; catalog attributes are left as they are\n');
+      io.stderr.write(
+        'Enrichment: catalog enrichment of lakehouse tables is not available: set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN; catalog attributes are left as they are\n',
+      );
       return { graph, warnings: [] };
     }
     io.stderr.write('Enrichment: catalog tables (lakehouse)\n');
@@ -114,7 +140,10 @@ export async function runExtract(
   };
   /** `--push-lineage`: pushes to the lakehouse with the default switches and prints one line. */
   const pushLineage = async (graph: LineageGraph): Promise<PushResult> => {
-    const result = await pushToCatalog(graph, 'LAKEHOUSE_CATALOG', DEFAULT_PUSH_OPTIONS, config, { logger, ...catalogOptions });
+    const result = await pushToCatalog(graph, 'LAKEHOUSE_CATALOG', DEFAULT_PUSH_OPTIONS, config, {
+      logger,
+      ...catalogOptions,
+    });
     io.stderr.write(
       `Push: ${result.tables_updated} lakehouse table(s) updated, ${result.properties_set} properties, ${result.comments_set} comments, ` +
         `${result.bridge_rows_inserted} bridge rows; ${result.errors.length} error(s), ${result.skipped.length} skipped\n`,
@@ -130,7 +159,11 @@ export async function runExtract(
       let warnings: string[] = [];
       let enriched = graph;
       if (enableMetrics) {
-        progress({ phase: 5, label: 'Phase 5/4 (metrics)', message: `throughput metrics over the last ${args.metricsLookbackHours} h` });
+        progress({
+          phase: 5,
+          label: 'Phase 5/4 (metrics)',
+          message: `throughput metrics over the last ${args.metricsLookbackHours} h`,
+        });
         ({ graph: enriched, warnings } = await enrichWithMetrics(graph, platform, args.metricsLookbackHours));
       } else if (args.noEnrich) {
         io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
@@ -143,7 +176,13 @@ export async function runExtract(
       await writeGraphFile(args.output, enriched);
       if (args.pushLineage) await pushLineage(enriched);
       for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
-      const lines = summaryLines({ counts: countGraph(enriched), requests: platform.requestCounts(), warnings, durationMs: performance.now() - started, output: args.output });
+      const lines = summaryLines({
+        counts: countGraph(enriched),
+        requests: platform.requestCounts(),
+        warnings,
+        durationMs: performance.now() - started,
+        output: args.output,
+      });
       io.stdout.write(`${lines.join('\n')}\n`);
       return 0;
     }
@@ -174,7 +213,13 @@ export async function runExtract(
         const catalogs = await catalogEnrichment(graph);
         if (catalogs.graph !== graph) {
           graph = catalogs.graph;
-          await recordGraph(runtime.commands, recorded.graphId, graph, { mode: 'merge' }, { cause: 'enrichment', actor: 'cli', correlation_id: recorded.extractionId });
+          await recordGraph(
+            runtime.commands,
+            recorded.graphId,
+            graph,
+            { mode: 'merge' },
+            { cause: 'enrichment', actor: 'cli', correlation_id: recorded.extractionId },
+          );
         }
         warnings.push(...catalogs.warnings);
       }
@@ -197,4 +242,3 @@ export async function runExtract(
     return reportError(io, name, error);
   }
 }
-

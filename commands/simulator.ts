@@ -16,9 +16,9 @@
 import { command, option, optional, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { ValidationError } from '../src/errors.js';
-import { loadScenario, type Scenario } from '../infra/simulators/confluent/scenario.js';
-import { startPlatformSimulator } from '../infra/simulators/confluent/server.js';
-import { simulatorClientEnvironment } from '../infra/simulators/confluent/clientEnvironment.js';
+import { loadScenario, type Scenario } from '../simulators/confluent/scenario.js';
+import { startPlatformSimulator } from '../simulators/confluent/server.js';
+import { simulatorClientEnvironment } from '../simulators/confluent/clientEnvironment.js';
 
 const NAME = 'lineage-svc-simulator';
 
@@ -26,7 +26,8 @@ function integerType(name: string, min: number, max: number): Type<string, numbe
   return {
     displayName: 'integer',
     async from(text: string): Promise<number> {
-      if (!/^\d+$/.test(text.trim())) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${text}"`);
+      if (!/^\d+$/.test(text.trim()))
+        throw new Error(`${name} must be an integer between ${min} and ${max}, got "${text}"`);
       const n = Number(text);
       if (n < min || n > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${text}"`);
       return n;
@@ -36,7 +37,8 @@ function integerType(name: string, min: number, max: number): Type<string, numbe
 
 const cli = command({
   name: NAME,
-  description: 'Serve the Confluent Cloud REST APIs a lineage extractor calls, from a scenario (demo and test stand-in).',
+  description:
+    'Serve the Confluent Cloud REST APIs a lineage extractor calls, from a scenario (demo and test stand-in).',
   args: {
     scenario: option({
       long: 'scenario',
@@ -45,8 +47,20 @@ const cli = command({
       defaultValueIsSerializable: true,
       description: 'built-in scenario name (demo) or path to a YAML/JSON scenario file',
     }),
-    host: option({ long: 'host', type: string, defaultValue: () => '127.0.0.1', defaultValueIsSerializable: true, description: 'bind address' }),
-    port: option({ long: 'port', type: integerType('--port', 0, 65535), defaultValue: () => 0, defaultValueIsSerializable: true, description: 'port (0: ephemeral)' }),
+    host: option({
+      long: 'host',
+      type: string,
+      defaultValue: () => '127.0.0.1',
+      defaultValueIsSerializable: true,
+      description: 'bind address',
+    }),
+    port: option({
+      long: 'port',
+      type: integerType('--port', 0, 65535),
+      defaultValue: () => 0,
+      defaultValueIsSerializable: true,
+      description: 'port (0: ephemeral)',
+    }),
     latencyMs: option({
       long: 'latency-ms',
       type: optional(integerType('--latency-ms', 0, 600_000)),
@@ -71,16 +85,22 @@ function shellQuote(value: string): string {
 
 /** The `export` lines for an extractor pointed at the simulator. */
 function exportLines(url: string, scenario: Scenario): string[] {
-  const lines = Object.entries(simulatorClientEnvironment(url, scenario)).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+  const lines = Object.entries(simulatorClientEnvironment(url, scenario)).map(
+    ([name, value]) => `export ${name}=${shellQuote(value)}`,
+  );
   for (const env of scenario.environments) {
     for (const cluster of env.kafka_clusters) {
-      if (cluster.api_key !== undefined) lines.push(`# Kafka cluster ${cluster.id} has its own key: ${cluster.api_key.key}:${cluster.api_key.secret}`);
+      if (cluster.api_key !== undefined)
+        lines.push(`# Kafka cluster ${cluster.id} has its own key: ${cluster.api_key.key}:${cluster.api_key.secret}`);
     }
     if (env.schema_registry?.api_key !== undefined) {
-      lines.push(`# Schema Registry ${env.schema_registry.id} has its own key: ${env.schema_registry.api_key.key}:${env.schema_registry.api_key.secret}`);
+      lines.push(
+        `# Schema Registry ${env.schema_registry.id} has its own key: ${env.schema_registry.api_key.key}:${env.schema_registry.api_key.secret}`,
+      );
     }
     for (const k of env.ksqldb_clusters) {
-      if (k.api_key !== undefined) lines.push(`# ksqlDB cluster ${k.id} has its own key: ${k.api_key.key}:${k.api_key.secret}`);
+      if (k.api_key !== undefined)
+        lines.push(`# ksqlDB cluster ${k.id} has its own key: ${k.api_key.key}:${k.api_key.secret}`);
     }
   }
   return lines;

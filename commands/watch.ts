@@ -45,10 +45,19 @@ function seconds(flagName: string, min: number): Type<string, number> {
 /** The command-line interface (cmd-ts); the handler returns the parsed flags. */
 export const watchCli = command({
   name: NAME,
-  description: 'Poll Confluent Cloud for lineage-relevant changes and re-extract after a quiet period. Runs until interrupted (exit 0).',
+  description:
+    'Poll Confluent Cloud for lineage-relevant changes and re-extract after a quiet period. Runs until interrupted (exit 0).',
   args: {
-    env: multioption({ long: 'env', type: array(string), description: 'environment to monitor (env-...); required, repeatable' }),
-    cluster: multioption({ long: 'cluster', type: array(string), description: 'cluster filter (lkc-...); repeatable; default every cluster' }),
+    env: multioption({
+      long: 'env',
+      type: array(string),
+      description: 'environment to monitor (env-...); required, repeatable',
+    }),
+    cluster: multioption({
+      long: 'cluster',
+      type: array(string),
+      description: 'cluster filter (lkc-...); repeatable; default every cluster',
+    }),
     cooldown: option({
       long: 'cooldown',
       type: seconds('--cooldown', 0),
@@ -93,26 +102,54 @@ export interface WatchArgs {
  * The catalog types to push to, or the error that stops the command: a push flag needs its
  * catalog's configuration and a push implementation.
  */
-export function pushTargets(args: Pick<WatchArgs, 'pushLakehouse' | 'pushDatalake'>, config: Config, pushers: Readonly<Record<string, CatalogPush>>): string[] | Error {
+export function pushTargets(
+  args: Pick<WatchArgs, 'pushLakehouse' | 'pushDatalake'>,
+  config: Config,
+  pushers: Readonly<Record<string, CatalogPush>>,
+): string[] | Error {
   const targets: string[] = [];
   const wanted: Array<[boolean, string, string, boolean, string]> = [
-    [args.pushLakehouse, '--push-lakehouse', 'LAKEHOUSE_CATALOG', Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token), 'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN'],
-    [args.pushDatalake, '--push-datalake', 'DATALAKE_CATALOG', Boolean(config.datalake.region), 'LINEAGE_SVC_DATALAKE_REGION'],
+    [
+      args.pushLakehouse,
+      '--push-lakehouse',
+      'LAKEHOUSE_CATALOG',
+      Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token),
+      'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN',
+    ],
+    [
+      args.pushDatalake,
+      '--push-datalake',
+      'DATALAKE_CATALOG',
+      Boolean(config.datalake.region),
+      'LINEAGE_SVC_DATALAKE_REGION',
+    ],
   ];
   for (const [asked, flagName, catalogType, configured, settings] of wanted) {
     if (!asked) continue;
     if (!configured) return new ConfigurationError(`${flagName} needs ${settings}`);
-    if (!pushers[catalogType]) return new ConfigurationError(`${flagName}: pushing to the ${catalogType} is not available in this release`);
+    if (!pushers[catalogType])
+      return new ConfigurationError(`${flagName}: pushing to the ${catalogType} is not available in this release`);
     targets.push(catalogType);
   }
   return targets;
 }
 
 /** Runs the watcher until `stopSignal` resolves; resolves with the exit code. Never throws. */
-export async function runWatch(args: WatchArgs, config: Config, env: Record<string, string | undefined>, io: CommandIo, stopSignal: Promise<string>): Promise<number> {
-  if (args.env.length === 0) return reportError(io, NAME, new Error('--env is required (repeat it for several environments)'));
+export async function runWatch(
+  args: WatchArgs,
+  config: Config,
+  env: Record<string, string | undefined>,
+  io: CommandIo,
+  stopSignal: Promise<string>,
+): Promise<number> {
+  if (args.env.length === 0)
+    return reportError(io, NAME, new Error('--env is required (repeat it for several environments)'));
   if (!config.stream.credentials.cloud) {
-    return reportError(io, NAME, new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'));
+    return reportError(
+      io,
+      NAME,
+      new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'),
+    );
   }
   const logger = commandLogger(config, env);
   let runtime: LineageRuntime;
@@ -141,7 +178,10 @@ export async function runWatch(args: WatchArgs, config: Config, env: Record<stri
     settings,
     ...watcherDeps({ config, runtime, logger, watcherId, settings, outputPath: args.output, pushers }),
     record: async (events) => {
-      await runtime.store.append(streams.watcher(watcherId), toAppend(events, { correlation_id: watcherId, cause: 'watcher', actor: `watcher:${watcherId}` }));
+      await runtime.store.append(
+        streams.watcher(watcherId),
+        toAppend(events, { correlation_id: watcherId, cause: 'watcher', actor: `watcher:${watcherId}` }),
+      );
     },
     onLog: (entry) => (entry.level === 'warn' ? io.stderr : io.stdout).write(`${time()} ${oneLine(entry.message)}\n`),
   });

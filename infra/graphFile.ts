@@ -20,9 +20,12 @@ export async function readGraphFile(path: string): Promise<LineageGraph> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new StorageError(`cannot read graph file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, {
-      cause: error,
-    });
+    throw new StorageError(
+      `cannot read graph file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
   let json: unknown;
   try {

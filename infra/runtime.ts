@@ -50,10 +50,16 @@ export interface RuntimeOptions {
  * Opens the store named by the configuration and catches the projections up with it.
  * @throws ConfigurationError or StorageError (one-line messages) when the store cannot be opened.
  */
-export async function openRuntime(config: Pick<Config, 'storage'>, logger: Logger, options: RuntimeOptions = {}): Promise<LineageRuntime> {
+export async function openRuntime(
+  config: Pick<Config, 'storage'>,
+  logger: Logger,
+  options: RuntimeOptions = {},
+): Promise<LineageRuntime> {
   const store = await createEventStore(config.storage, { logger });
   const graphs = createGraphProjection(
-    options.traversalIndexQuietMilliseconds === undefined ? {} : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
+    options.traversalIndexQuietMilliseconds === undefined
+      ? {}
+      : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
   );
   const tasks = createTaskProjection();
   const openLineage = createOpenLineageProjection();

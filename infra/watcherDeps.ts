@@ -21,7 +21,7 @@ import { pollEstate } from '../src/watcher/poll.js';
 import type { ExtractionSummary, WatcherDeps, WatcherSettings } from '../src/watcher/watcher.js';
 import { unavailableReason } from './catalogs/catalogService.js';
 import { createPlatformApi } from './confluent/platformApi.js';
-import { pushGraph } from './http/pushService.js';
+import { pushGraph } from '../services/push.js';
 import type { HttpClientOptions } from './confluent/httpClient.js';
 import { writeGraphFile } from './graphFile.js';
 import type { LineageRuntime } from './runtime.js';
@@ -49,12 +49,19 @@ export interface WatcherDepsOptions {
  * provider (`infra/catalogs/catalogService.ts`). Each pushes the graph the extraction wrote to
  * (`DEFAULT_PUSH_OPTIONS`) and throws when the catalog reported errors, so that the watcher logs them.
  */
-export function catalogPushers(config: Config, runtime: Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>, logger: Logger): Record<string, CatalogPush> {
+export function catalogPushers(
+  config: Config,
+  runtime: Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>,
+  logger: Logger,
+): Record<string, CatalogPush> {
   const pushers: Record<string, CatalogPush> = {};
   for (const entry of CATALOG_REGISTRY) {
     if (unavailableReason(entry, config) !== undefined) continue;
     pushers[entry.catalogType] = async (extraction) => {
-      const result = await pushGraph({ runtime, config, logger }, { catalogType: entry.catalogType, graphId: extraction.graphId, options: DEFAULT_PUSH_OPTIONS });
+      const result = await pushGraph(
+        { runtime, config, logger },
+        { catalogType: entry.catalogType, graphId: extraction.graphId, options: DEFAULT_PUSH_OPTIONS },
+      );
       if (result.errors.length > 0) throw new Error(`${result.errors.length} error(s), the first: ${result.errors[0]}`);
     };
   }
@@ -63,7 +70,9 @@ export function catalogPushers(config: Config, runtime: Pick<LineageRuntime, 'st
 
 /** The error of a watcher started without platform credentials. */
 export function missingCredentialsError(): ConfigurationError {
-  return new ConfigurationError('watching needs LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET, which are not set');
+  return new ConfigurationError(
+    'watching needs LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET, which are not set',
+  );
 }
 
 /** The engine dependencies except `record`, `timers` and `onLog`. */
@@ -85,7 +94,12 @@ export function watcherDeps(options: WatcherDepsOptions): Pick<WatcherDeps, 'pol
       if (!hasCredentials) throw missingCredentialsError();
       const recorded = await recordExtraction(
         runtime,
-        { environmentIds: settings.environmentIds, clusterIds: settings.clusterIds, enableMetrics: false, actor: `watcher:${watcherId}` },
+        {
+          environmentIds: settings.environmentIds,
+          clusterIds: settings.clusterIds,
+          enableMetrics: false,
+          actor: `watcher:${watcherId}`,
+        },
         () =>
           extract(
             { platform, logger },

@@ -82,7 +82,9 @@ const emptyCounts = (): ChangeCounts => ({
 });
 
 /** True for the event types that belong to graph streams. */
-export function isGraphEvent(event: StoredLineageEvent): event is Extract<StoredLineageEvent, { data: { graph_id: string } }> & StoredLineageEvent {
+export function isGraphEvent(
+  event: StoredLineageEvent,
+): event is Extract<StoredLineageEvent, { data: { graph_id: string } }> & StoredLineageEvent {
   switch (event.type) {
     case 'GraphCreated':
     case 'GraphDeleted':
@@ -273,7 +275,11 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
   const indexes =
     options.traversalIndexQuietMilliseconds === undefined
       ? undefined
-      : createTraversalIndexes({ quietMilliseconds: options.traversalIndexQuietMilliseconds, fragmentBytes: options.traversalFragmentBytes, now: options.now });
+      : createTraversalIndexes({
+          quietMilliseconds: options.traversalIndexQuietMilliseconds,
+          fragmentBytes: options.traversalFragmentBytes,
+          now: options.now,
+        });
   return {
     get position() {
       return position;
@@ -299,9 +305,7 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
       return graphs.get(graphId);
     },
     list() {
-      return [...graphs.values()]
-        .filter((state) => !state.deleted)
-        .sort((a, b) => b.position - a.position);
+      return [...graphs.values()].filter((state) => !state.deleted).sort((a, b) => b.position - a.position);
     },
     reset() {
       graphs.clear();
@@ -347,7 +351,11 @@ export async function foldGraphAsOf(store: EventStore, graphId: string, asOf: As
   const state = initialGraphState(graphId);
   const toRevision = 'revision' in asOf ? asOf.revision : undefined;
   const limit = 'time' in asOf ? Date.parse(asOf.time) : Number.POSITIVE_INFINITY;
-  for await (const recorded of iterateStream(store, streams.graph(graphId), toRevision === undefined ? {} : { toRevision })) {
+  for await (const recorded of iterateStream(
+    store,
+    streams.graph(graphId),
+    toRevision === undefined ? {} : { toRevision },
+  )) {
     if (Date.parse(recorded.recorded_at) > limit) break;
     evolveGraph(state, decodeTrustedEvent(recorded));
   }

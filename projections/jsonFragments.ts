@@ -271,10 +271,12 @@ export class AnswerBufferPool {
 
   /** A buffer of at least `bytes` bytes (contents undefined), and the function that gives it back. */
   take(bytes: number): { buffer: Buffer; release: () => void } {
-    if (bytes < this.#minimumBytes || bytes > this.#maximumBytes) return { buffer: Buffer.allocUnsafe(bytes), release: () => {} };
+    if (bytes < this.#minimumBytes || bytes > this.#maximumBytes)
+      return { buffer: Buffer.allocUnsafe(bytes), release: () => {} };
     const index = this.#free.findIndex((buffer) => buffer.length >= bytes);
     // Sizes are rounded up to a power of two, so that a few buffers fit most answers.
-    const buffer = index >= 0 ? this.#free.splice(index, 1)[0]! : Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(bytes)));
+    const buffer =
+      index >= 0 ? this.#free.splice(index, 1)[0]! : Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(bytes)));
     let released = false;
     return {
       buffer,

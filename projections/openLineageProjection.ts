@@ -27,9 +27,23 @@ import { v5 as uuidv5 } from 'uuid';
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import type { StoredLineageEvent } from '../src/events.js';
 import type { Node } from '../src/graph/model.js';
-import { DatasetIdentities, datasetKey, kafkaNamespace, nodeBootstrap, splitDatasetKey, streamNamespace, symlinkIdentifiers } from '../src/openlineage/identity.js';
+import {
+  DatasetIdentities,
+  datasetKey,
+  kafkaNamespace,
+  nodeBootstrap,
+  splitDatasetKey,
+  streamNamespace,
+  symlinkIdentifiers,
+} from '../src/openlineage/identity.js';
 import { NON_UUID_RUN_NAMESPACE, parseEventTime } from '../src/openlineage/ingest.js';
-import { EVENT_TYPES, isUuid, type DatasetRef, type IngestedEvent, type OpenLineageEventKind } from '../src/openlineage/model.js';
+import {
+  EVENT_TYPES,
+  isUuid,
+  type DatasetRef,
+  type IngestedEvent,
+  type OpenLineageEventKind,
+} from '../src/openlineage/model.js';
 import type { Projection } from './projector.js';
 
 /** Lineage directions of `datasetLineage`. */
@@ -147,7 +161,12 @@ export interface OpenLineageProjection extends Projection {
    * @throws ValidationError for a direction other than upstream/downstream/both or a depth outside 1..50.
    * @throws NotFoundError when no event mentions the dataset (under any of its identities).
    */
-  datasetLineage(query: { namespace: string; name: string; direction?: string | undefined; depth?: number | string | undefined }): DatasetLineageResult;
+  datasetLineage(query: {
+    namespace: string;
+    name: string;
+    direction?: string | undefined;
+    depth?: number | string | undefined;
+  }): DatasetLineageResult;
   /**
    * Events matching the filters, ordered by eventTime (then arrival), paged (`GET /lineage/events`).
    * @throws ValidationError for a bad event_type, since, until, limit or offset.
@@ -165,7 +184,8 @@ export interface OpenLineageProjection extends Projection {
   jobDetail(query: { namespace: string; name: string }): JobDetail;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const iso = (ms: number) => new Date(ms).toISOString();
 const byTime = (a: EventRecord, b: EventRecord) => a.timeMs - b.timeMs || a.seq - b.seq;
 
@@ -192,7 +212,9 @@ export function parseLineageDepth(depth: number | string | undefined): number {
   if (depth === undefined || depth === '') return 5;
   const value = typeof depth === 'number' ? depth : /^-?\d+$/.test(depth.trim()) ? Number(depth) : Number.NaN;
   if (!Number.isInteger(value) || value < 1 || value > 50) {
-    throw new ValidationError('depth must be an integer from 1 to 50', [{ path: 'depth', message: `got ${JSON.stringify(depth)}; expected 1 to 50` }]);
+    throw new ValidationError('depth must be an integer from 1 to 50', [
+      { path: 'depth', message: `got ${JSON.stringify(depth)}; expected 1 to 50` },
+    ]);
   }
   return value;
 }
@@ -204,7 +226,9 @@ export function parseLineageDepth(depth: number | string | undefined): number {
 export function parseLineageDirection(direction: string | undefined): LineageDirection {
   if (direction === undefined || direction === '') return 'upstream';
   if (!(LINEAGE_DIRECTIONS as readonly string[]).includes(direction)) {
-    throw new ValidationError('direction must be upstream, downstream or both', [{ path: 'direction', message: `got "${direction}"` }]);
+    throw new ValidationError('direction must be upstream, downstream or both', [
+      { path: 'direction', message: `got "${direction}"` },
+    ]);
   }
   return direction as LineageDirection;
 }
@@ -212,7 +236,8 @@ export function parseLineageDirection(direction: string | undefined): LineageDir
 function parseBound(name: string, value: string | undefined): number | null {
   if (value === undefined || value === '') return null;
   const time = parseEventTime(value);
-  if (time === null) throw new ValidationError(`${name} must be an ISO 8601 date-time`, [{ path: name, message: `got "${value}"` }]);
+  if (time === null)
+    throw new ValidationError(`${name} must be an ISO 8601 date-time`, [{ path: name, message: `got "${value}"` }]);
   return time.ms;
 }
 
@@ -254,7 +279,8 @@ export function createOpenLineageProjection(): OpenLineageProjection {
       mergeFacets(state.facets, ref.facets);
     } else {
       // An older event: it only fills facets not known yet.
-      if (isObject(ref.facets)) for (const [name, value] of Object.entries(ref.facets)) if (!(name in state.facets)) state.facets[name] = value;
+      if (isObject(ref.facets))
+        for (const [name, value] of Object.entries(ref.facets)) if (!(name in state.facets)) state.facets[name] = value;
     }
     for (const link of symlinkIdentifiers(ref.facets)) identities.union(key, identities.add(link.namespace, link.name));
     return key;
@@ -308,7 +334,15 @@ export function createOpenLineageProjection(): OpenLineageProjection {
     push(byJobName, jobName, record);
     let state = jobs.get(jobKey);
     if (!state) {
-      state = { namespace: jobNamespace, name: jobName, facets: {}, latestRunId: null, latestRunMs: Number.NEGATIVE_INFINITY, latestJobEvent: null, lastMs: timeMs };
+      state = {
+        namespace: jobNamespace,
+        name: jobName,
+        facets: {},
+        latestRunId: null,
+        latestRunMs: Number.NEGATIVE_INFINITY,
+        latestJobEvent: null,
+        lastMs: timeMs,
+      };
       jobs.set(jobKey, state);
     }
     if (timeMs >= state.lastMs) {
@@ -347,7 +381,14 @@ export function createOpenLineageProjection(): OpenLineageProjection {
     return state.latestJobEvent ? [state.latestJobEvent] : [];
   }
 
-  function walk(originKey: string, upstream: boolean, depth: number, datasetsSeen: Set<string>, jobsSeen: string[], jobSet: Set<string>): void {
+  function walk(
+    originKey: string,
+    upstream: boolean,
+    depth: number,
+    datasetsSeen: Set<string>,
+    jobsSeen: string[],
+    jobSet: Set<string>,
+  ): void {
     const visited = new Set<string>([identities.find(originKey)]);
     let frontier = [originKey];
     for (let hop = 0; hop < depth && frontier.length > 0; hop += 1) {
@@ -465,18 +506,27 @@ export function createOpenLineageProjection(): OpenLineageProjection {
       const limit = query.limit ?? 100;
       const offset = query.offset ?? 0;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        throw new ValidationError('limit must be an integer from 1 to 1,000', [{ path: 'limit', message: `got ${String(limit)}` }]);
+        throw new ValidationError('limit must be an integer from 1 to 1,000', [
+          { path: 'limit', message: `got ${String(limit)}` },
+        ]);
       }
-      if (!Number.isInteger(offset) || offset < 0) throw new ValidationError('offset must be an integer of 0 or more', [{ path: 'offset', message: `got ${String(offset)}` }]);
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new ValidationError('offset must be an integer of 0 or more', [
+          { path: 'offset', message: `got ${String(offset)}` },
+        ]);
       if (query.event_type !== undefined && !(EVENT_TYPES as readonly string[]).includes(query.event_type)) {
-        throw new ValidationError(`event_type must be one of ${EVENT_TYPES.join(', ')}`, [{ path: 'event_type', message: `got "${query.event_type}"` }]);
+        throw new ValidationError(`event_type must be one of ${EVENT_TYPES.join(', ')}`, [
+          { path: 'event_type', message: `got "${query.event_type}"` },
+        ]);
       }
       const since = parseBound('since', query.since);
       const until = parseBound('until', query.until);
       let candidates: EventRecord[];
       let sorted = false;
-      if (query.run_id !== undefined) candidates = byRun.get(query.run_id) ?? byRun.get(query.run_id.toLowerCase()) ?? [];
-      else if (query.namespace !== undefined && query.job !== undefined) candidates = byJob.get(datasetKey(query.namespace, query.job)) ?? [];
+      if (query.run_id !== undefined)
+        candidates = byRun.get(query.run_id) ?? byRun.get(query.run_id.toLowerCase()) ?? [];
+      else if (query.namespace !== undefined && query.job !== undefined)
+        candidates = byJob.get(datasetKey(query.namespace, query.job)) ?? [];
       else if (query.namespace !== undefined) candidates = byJobNamespace.get(query.namespace) ?? [];
       else if (query.job !== undefined) candidates = byJobName.get(query.job) ?? [];
       else {
@@ -484,7 +534,8 @@ export function createOpenLineageProjection(): OpenLineageProjection {
         sorted = true;
       }
       const matches = (record: EventRecord) =>
-        (query.namespace === undefined || (record.jobKey !== null && splitDatasetKey(record.jobKey).namespace === query.namespace)) &&
+        (query.namespace === undefined ||
+          (record.jobKey !== null && splitDatasetKey(record.jobKey).namespace === query.namespace)) &&
         (query.job === undefined || (record.jobKey !== null && splitDatasetKey(record.jobKey).name === query.job)) &&
         (query.event_type === undefined || record.eventType === query.event_type) &&
         (since === null || record.timeMs >= since) &&
@@ -494,7 +545,12 @@ export function createOpenLineageProjection(): OpenLineageProjection {
         const lower = since === null ? 0 : lowerBound(candidates, since);
         const upper = until === null ? candidates.length : lowerBound(candidates, until + 1);
         const total = Math.max(0, upper - lower);
-        return { events: candidates.slice(lower + offset, Math.min(upper, lower + offset + limit)).map((record) => record.event), total };
+        return {
+          events: candidates
+            .slice(lower + offset, Math.min(upper, lower + offset + limit))
+            .map((record) => record.event),
+          total,
+        };
       }
       const selected = candidates.filter(matches);
       if (!sorted) selected.sort(byTime);
@@ -508,7 +564,8 @@ export function createOpenLineageProjection(): OpenLineageProjection {
     },
 
     listDatasets(query = {}) {
-      const keys = query.namespace !== undefined ? [...(datasetsByNamespace.get(query.namespace) ?? [])] : [...datasets.keys()];
+      const keys =
+        query.namespace !== undefined ? [...(datasetsByNamespace.get(query.namespace) ?? [])] : [...datasets.keys()];
       return keys
         .map((key) => datasets.get(key)!)
         .sort((a, b) => (a.namespace === b.namespace ? (a.name < b.name ? -1 : 1) : a.namespace < b.namespace ? -1 : 1))
@@ -564,14 +621,17 @@ export function createOpenLineageProjection(): OpenLineageProjection {
         ] as const) {
           const list = record.event[side];
           if (!Array.isArray(list)) continue;
-          for (const ref of list) if (isObject(ref)) into.set(datasetKey(String(ref.namespace), String(ref.name)), ref as DatasetRef);
+          for (const ref of list)
+            if (isObject(ref)) into.set(datasetKey(String(ref.namespace), String(ref.name)), ref as DatasetRef);
         }
       }
       const latest = records.at(-1);
       return {
         job: { namespace: state.namespace, name: state.name, facets: state.facets },
         latest_run:
-          state.latestRunId === null || !latest ? null : { run_id: state.latestRunId, event_type: latest.eventType, event_time: iso(latest.timeMs) },
+          state.latestRunId === null || !latest
+            ? null
+            : { run_id: state.latestRunId, event_type: latest.eventType, event_time: iso(latest.timeMs) },
         latest_inputs: [...inputs.values()],
         latest_outputs: [...outputs.values()],
       };

@@ -43,7 +43,10 @@ export function createProjector(options: { store: EventStore; projections: Proje
     try {
       event = decodeTrustedEvent(recorded);
     } catch (error) {
-      logger?.error({ stream: recorded.stream, revision: recorded.revision, err: errorMessage(error) }, 'Projector:SkippedUndecodableEvent');
+      logger?.error(
+        { stream: recorded.stream, revision: recorded.revision, err: errorMessage(error) },
+        'Projector:SkippedUndecodableEvent',
+      );
     }
     if (event) {
       for (const projection of projections) if (projection.position < recorded.position) projection.apply(event);

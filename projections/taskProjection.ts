@@ -129,7 +129,11 @@ export function createTaskProjection(): TaskProjection {
     get: (taskId) => tasks.get(taskId),
     list(filter = {}) {
       return [...tasks.values()]
-        .filter((task) => (filter.type === undefined || task.task_type === filter.type) && (filter.status === undefined || task.status === filter.status))
+        .filter(
+          (task) =>
+            (filter.type === undefined || task.task_type === filter.type) &&
+            (filter.status === undefined || task.status === filter.status),
+        )
         .sort((a, b) => b.position - a.position);
     },
     reset() {

@@ -53,8 +53,14 @@ export const MAX_TRAVERSAL_HOPS = 100;
  * @throws ValidationError for a direction other than upstream and downstream, or hops outside
  *   1..100; NotFoundError when the origin is not in the graph.
  */
-export function checkTraversal(direction: TraversalDirection, hops: number, originExists: boolean, originId: string): void {
-  if (direction !== 'upstream' && direction !== 'downstream') throw new ValidationError(`direction must be upstream or downstream, got ${String(direction)}`);
+export function checkTraversal(
+  direction: TraversalDirection,
+  hops: number,
+  originExists: boolean,
+  originId: string,
+): void {
+  if (direction !== 'upstream' && direction !== 'downstream')
+    throw new ValidationError(`direction must be upstream or downstream, got ${String(direction)}`);
   if (!Number.isInteger(hops) || hops < 1 || hops > MAX_TRAVERSAL_HOPS) {
     throw new ValidationError(`hops must be an integer from 1 to ${MAX_TRAVERSAL_HOPS}, got ${hops}`);
   }
@@ -65,7 +71,12 @@ export function checkTraversal(direction: TraversalDirection, hops: number, orig
  * Walks from `originId` against (upstream) or along (downstream) edge directions, at most `hops` hops.
  * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
  */
-export function traverse(graph: LineageGraphology, originId: string, direction: TraversalDirection, hops: number): TraversalResult {
+export function traverse(
+  graph: LineageGraphology,
+  originId: string,
+  direction: TraversalDirection,
+  hops: number,
+): TraversalResult {
   checkTraversal(direction, hops, graph.hasNode(originId), originId);
   const nodes: ReachedNode[] = [];
   const edges: Edge[] = [];
@@ -87,5 +98,13 @@ export function traverse(graph: LineageGraphology, originId: string, direction: 
     }
     frontier = next;
   }
-  return { origin: graph.getNodeAttributes(originId), direction, hops, nodes, edges, node_count: nodes.length, edge_count: edges.length };
+  return {
+    origin: graph.getNodeAttributes(originId),
+    direction,
+    hops,
+    nodes,
+    edges,
+    node_count: nodes.length,
+    edge_count: edges.length,
+  };
 }

@@ -27,7 +27,13 @@
 import type { Edge, Node } from '../src/graph/model.js';
 import type { LineageGraphology } from './graphProjection.js';
 import { FragmentArena, FragmentCache, JsonAnswer, type FragmentBudget, type PooledBytes } from './jsonFragments.js';
-import { checkTraversal, MAX_TRAVERSAL_HOPS, reached, type TraversalDirection, type TraversalResult } from './traversal.js';
+import {
+  checkTraversal,
+  MAX_TRAVERSAL_HOPS,
+  reached,
+  type TraversalDirection,
+  type TraversalResult,
+} from './traversal.js';
 
 /**
  * Default bytes of JSON fragments that the indexes of one projection may cache together, outside
@@ -42,7 +48,10 @@ const CLOSE = Buffer.from('}');
 const CLOSE_AND_COMMA = Buffer.from('},');
 const CLOSE_LIST_AND_OBJECT = Buffer.from(']}');
 /** `,"hop":N},` and `,"hop":N}` for every hop a traversal may reach, made once. */
-const HOP_ENDINGS = Array.from({ length: MAX_TRAVERSAL_HOPS + 1 }, (_, hop) => [Buffer.from(`,"hop":${hop}}`), Buffer.from(`,"hop":${hop}},`)] as const);
+const HOP_ENDINGS = Array.from(
+  { length: MAX_TRAVERSAL_HOPS + 1 },
+  (_, hop) => [Buffer.from(`,"hop":${hop}}`), Buffer.from(`,"hop":${hop}},`)] as const,
+);
 
 /** The bytes that close a reached node's fragment: its hop, then a comma unless it is the last. */
 function hopEnding(hop: number, comma: boolean): Buffer {
@@ -136,7 +145,11 @@ export class TraversalIndex {
    *   other indexes, or bytes of its own (default `TRAVERSAL_FRAGMENT_BUDGET`); past it, fragments
    *   are serialised afresh for each answer.
    */
-  static build(graph: LineageGraphology, revision: number, fragmentBudget: FragmentBudget | number = TRAVERSAL_FRAGMENT_BUDGET): TraversalIndex {
+  static build(
+    graph: LineageGraphology,
+    revision: number,
+    fragmentBudget: FragmentBudget | number = TRAVERSAL_FRAGMENT_BUDGET,
+  ): TraversalIndex {
     const steps = TraversalIndex.buildInSteps(graph, revision, fragmentBudget);
     for (;;) {
       const step = steps.next();
@@ -226,7 +239,15 @@ export class TraversalIndex {
     const walk = this.#walk(originId, direction, hops);
     const nodes = walk.nodes.map((node, position) => reached(this.#nodes[node]!, walk.hops[position]!));
     const edges = walk.edges.map((edge) => this.#edges[edge]!);
-    return { origin: this.#nodes[walk.origin]!, direction, hops, nodes, edges, node_count: nodes.length, edge_count: edges.length };
+    return {
+      origin: this.#nodes[walk.origin]!,
+      direction,
+      hops,
+      nodes,
+      edges,
+      node_count: nodes.length,
+      edge_count: edges.length,
+    };
   }
 
   /**
@@ -263,7 +284,11 @@ export class TraversalIndex {
    */
   graphJson(fields?: Record<string, unknown>): PooledBytes {
     const answer = new JsonAnswer();
-    answer.text(fields === undefined || Object.keys(fields).length === 0 ? '{"nodes":[' : `${JSON.stringify(fields).slice(0, -1)},"nodes":[`);
+    answer.text(
+      fields === undefined || Object.keys(fields).length === 0
+        ? '{"nodes":['
+        : `${JSON.stringify(fields).slice(0, -1)},"nodes":[`,
+    );
     const lastNode = this.#nodes.length - 1;
     for (let node = 0; node <= lastNode; node += 1) {
       this.#nodeFragments.appendTo(answer, node);
@@ -271,7 +296,8 @@ export class TraversalIndex {
     }
     answer.literal(EDGES_START);
     const lastEdge = this.#edges.length - 1;
-    for (let edge = 0; edge <= lastEdge; edge += 1) this.#edgeFragments.appendTo(answer, edge, edge === lastEdge ? 1 : 0);
+    for (let edge = 0; edge <= lastEdge; edge += 1)
+      this.#edgeFragments.appendTo(answer, edge, edge === lastEdge ? 1 : 0);
     answer.literal(CLOSE_LIST_AND_OBJECT);
     return answer.toBytes();
   }

@@ -52,7 +52,11 @@ export interface TraversalIndexes {
  *   (default `TRAVERSAL_FRAGMENT_BUDGET`).
  * @param options.now clock for the quiet period, in milliseconds (default `Date.now`).
  */
-export function createTraversalIndexes(options: { quietMilliseconds: number; fragmentBytes?: number | undefined; now?: (() => number) | undefined }): TraversalIndexes {
+export function createTraversalIndexes(options: {
+  quietMilliseconds: number;
+  fragmentBytes?: number | undefined;
+  now?: (() => number) | undefined;
+}): TraversalIndexes {
   const quiet = options.quietMilliseconds;
   const now = options.now ?? Date.now;
   const budget = new FragmentBudget(options.fragmentBytes ?? TRAVERSAL_FRAGMENT_BUDGET);
@@ -65,7 +69,8 @@ export function createTraversalIndexes(options: { quietMilliseconds: number; fra
     }
     return entry;
   };
-  const isCurrent = (entry: IndexEntry, state: GraphState) => entry.index !== undefined && entry.index.revision === state.revision;
+  const isCurrent = (entry: IndexEntry, state: GraphState) =>
+    entry.index !== undefined && entry.index.revision === state.revision;
 
   return {
     changed(graphId) {
@@ -104,7 +109,10 @@ export function createTraversalIndexes(options: { quietMilliseconds: number; fra
         }
         if (now() - entry.changedAt < quiet) continue;
         if (entry.building?.revision !== state.revision) {
-          entry.building = { revision: state.revision, steps: TraversalIndex.buildInSteps(state.graph, state.revision, budget) };
+          entry.building = {
+            revision: state.revision,
+            steps: TraversalIndex.buildInSteps(state.graph, state.revision, budget),
+          };
         }
         worked = true;
         for (;;) {

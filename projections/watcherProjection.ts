@@ -153,7 +153,8 @@ export function createWatcherProjection(): WatcherProjection {
       case 'WatcherChangesDetected': {
         const watcher = watchers.get(event.data.watcher_id);
         if (!watcher) return;
-        for (const change of event.data.changes) watcher.changes.push({ ...change, detected_at: event.recorded_at, position: event.position });
+        for (const change of event.data.changes)
+          watcher.changes.push({ ...change, detected_at: event.recorded_at, position: event.position });
         keepNewest(watcher.changes, MAX_CHANGES_KEPT);
         watcher.change_count += event.data.changes.length;
         watcher.last_change_at = event.recorded_at;
@@ -231,7 +232,9 @@ export function createWatcherProjection(): WatcherProjection {
     },
     get: (watcherId) => watchers.get(watcherId),
     list(filter = {}) {
-      return [...watchers.values()].filter((watcher) => filter.state === undefined || watcher.state === filter.state).sort((a, b) => b.position - a.position);
+      return [...watchers.values()]
+        .filter((watcher) => filter.state === undefined || watcher.state === filter.state)
+        .sort((a, b) => b.position - a.position);
     },
     reset() {
       watchers.clear();

@@ -26,7 +26,10 @@ const booleanFlag = (fallback: boolean) =>
 
 const port = (fallback: number) =>
   optionalString
-    .refine((value) => value === undefined || (/^\d+$/.test(value) && Number(value) <= 65535), 'must be an integer from 0 to 65535')
+    .refine(
+      (value) => value === undefined || (/^\d+$/.test(value) && Number(value) <= 65535),
+      'must be an integer from 0 to 65535',
+    )
     .transform((value) => (value === undefined ? fallback : Number(value)));
 
 /** Log levels of the specification, mapped to pino's. */
@@ -56,7 +59,10 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_SCHEMA_REGISTRY_URL: url(),
   LINEAGE_SVC_ENABLE_METRICS: booleanFlag(false),
   LINEAGE_SVC_LOG_LEVEL: optionalString
-    .refine((value) => value === undefined || value.toUpperCase() in LOG_LEVELS, 'must be DEBUG, INFO, WARNING or ERROR')
+    .refine(
+      (value) => value === undefined || value.toUpperCase() in LOG_LEVELS,
+      'must be DEBUG, INFO, WARNING or ERROR',
+    )
     .transform((value) => LOG_LEVELS[(value ?? 'INFO').toUpperCase() as keyof typeof LOG_LEVELS]),
   LINEAGE_SVC_API_HOST: optionalString.transform((value) => value ?? '0.0.0.0'),
   LINEAGE_SVC_API_PORT: port(8000),
@@ -85,11 +91,16 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: optionalString,
   LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC: optionalString.transform((value) => value ?? 'openlineage.events'),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID: optionalString.transform((value) => value ?? 'lineage-svc-openlineage'),
-  LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC: optionalString.transform((value) => value ?? 'openlineage.events.dlq'),
+  LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC: optionalString.transform(
+    (value) => value ?? 'openlineage.events.dlq',
+  ),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SSL: booleanFlag(false),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: optionalString
     .transform((value) => value?.toLowerCase())
-    .refine((value) => value === undefined || ['plain', 'scram-sha-256', 'scram-sha-512'].includes(value), 'must be plain, scram-sha-256 or scram-sha-512'),
+    .refine(
+      (value) => value === undefined || ['plain', 'scram-sha-256', 'scram-sha-512'].includes(value),
+      'must be plain, scram-sha-256 or scram-sha-512',
+    ),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME: optionalString,
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD: optionalString,
 });
@@ -211,9 +222,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (variables && (backend === 'postgres' || backend === 'eventstoredb') && !variables.LINEAGE_SVC_STORAGE__URL) {
     problems.push(`LINEAGE_SVC_STORAGE__URL must be set for the ${backend} backend`);
   }
-  const saslMechanism = variables?.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM as 'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
-  if (variables && saslMechanism && (!variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME || !variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD)) {
-    problems.push('LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set with a SASL mechanism');
+  const saslMechanism = variables?.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM as
+    'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
+  if (
+    variables &&
+    saslMechanism &&
+    (!variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME || !variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD)
+  ) {
+    problems.push(
+      'LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set with a SASL mechanism',
+    );
   }
   if (problems.length > 0 || !variables) {
     throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
@@ -259,7 +277,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     graphFile: variables.LINEAGE_SVC_GRAPH_FILE,
     openLineageKafka: {
-      brokers: (variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS ?? '').split(',').map((broker) => broker.trim()).filter(Boolean),
+      brokers: (variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS ?? '')
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean),
       topic: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC,
       groupId: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID,
       deadLetterTopic: variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC,
@@ -284,7 +305,8 @@ export const REDACTED = '[redacted]';
  */
 export function redactConfig(config: Config): unknown {
   const hide = (value: string | undefined) => (value === undefined ? undefined : REDACTED);
-  const hidePair = (credentials: Credentials | undefined) => (credentials ? { key: credentials.key, secret: REDACTED } : undefined);
+  const hidePair = (credentials: Credentials | undefined) =>
+    credentials ? { key: credentials.key, secret: REDACTED } : undefined;
   const { credentials } = config.stream;
   return {
     ...config,

@@ -234,7 +234,9 @@ export type StoredLineageEvent = LineageEvent &
   Pick<RecordedEvent, 'stream' | 'revision' | 'position' | 'recorded_at' | 'metadata'>;
 
 /** Every event type, in declaration order. */
-export const EVENT_TYPES: readonly LineageEventType[] = LineageEventSchema.options.map((option) => option.shape.type.value);
+export const EVENT_TYPES: readonly LineageEventType[] = LineageEventSchema.options.map(
+  (option) => option.shape.type.value,
+);
 
 /** The current data-schema version of every event type. Bump one when its data schema changes. */
 export const CURRENT_VERSIONS: Readonly<Record<LineageEventType, number>> = Object.fromEntries(
@@ -262,7 +264,12 @@ const DEFAULT_REGISTRY: UpcastRegistry = { versions: CURRENT_VERSIONS, upcasters
  * Brings a recorded event's data to the current version of its type.
  * @throws ValidationError for an unknown type, a version newer than this build knows, or a missing upcaster.
  */
-export function upcast(type: string, version: number, data: unknown, registry: UpcastRegistry = DEFAULT_REGISTRY): unknown {
+export function upcast(
+  type: string,
+  version: number,
+  data: unknown,
+  registry: UpcastRegistry = DEFAULT_REGISTRY,
+): unknown {
   const { versions, upcasters } = registry;
   const current = versions[type as LineageEventType];
   if (current === undefined) throw new ValidationError(`unknown event type "${type}"`);

@@ -84,7 +84,9 @@ async function handle(
       return { graphId, revision: snapshot?.revision ?? -1, position: await deps.store.headPosition(), appended: 0 };
     }
     try {
-      const result = await deps.store.append(stream, toAppend(events, context), { expectedRevision: snapshot?.revision ?? -1 });
+      const result = await deps.store.append(stream, toAppend(events, context), {
+        expectedRevision: snapshot?.revision ?? -1,
+      });
       await deps.state.waitFor(result.position);
       return { graphId, revision: result.next_expected_revision, position: result.position, appended: events.length };
     } catch (error) {
@@ -109,7 +111,12 @@ export async function createGraph(
     graphId,
     (snapshot) => {
       if (snapshot && !snapshot.deleted) throw new ValidationError(`graph "${graphId}" exists already`);
-      return [{ type: 'GraphCreated', data: { graph_id: graphId, name: input.name ?? null, description: input.description ?? null } }];
+      return [
+        {
+          type: 'GraphCreated',
+          data: { graph_id: graphId, name: input.name ?? null, description: input.description ?? null },
+        },
+      ];
     },
     context,
   );
@@ -119,7 +126,11 @@ export async function createGraph(
  * Deletes a graph (its history stays readable).
  * @throws NotFoundError when there is no such live graph.
  */
-export async function deleteGraph(deps: GraphCommandDeps, graphId: string, context: EventContext): Promise<CommandResult> {
+export async function deleteGraph(
+  deps: GraphCommandDeps,
+  graphId: string,
+  context: EventContext,
+): Promise<CommandResult> {
   return handle(
     deps,
     graphId,
@@ -157,7 +168,10 @@ export async function recordGraph(
       created = missing;
       const events = changeEvents(graphId, changes);
       return missing
-        ? [{ type: 'GraphCreated', data: { graph_id: graphId, name: options.name ?? null, description: null } }, ...events]
+        ? [
+            { type: 'GraphCreated', data: { graph_id: graphId, name: options.name ?? null, description: null } },
+            ...events,
+          ]
         : events;
     },
     context,

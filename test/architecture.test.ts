@@ -36,13 +36,17 @@ function layerOf(file: string, specifier: string): string {
   return relative(root, join(root, file, '..', specifier)).split('/')[0]!;
 }
 
-const DRIVERS = /^(fastify|@fastify\/|kafkajs|@eventstore\/|better-sqlite3|pg$|undici|node:(fs|net|http|https|child_process|dgram|tls))/;
+const DRIVERS =
+  /^(fastify|@fastify\/|kafkajs|@eventstore\/|better-sqlite3|pg$|undici|node:(fs|net|http|https|child_process|dgram|tls))/;
 
 describe('architecture', () => {
   it('keeps I/O drivers and outer layers out of the core', () => {
     const violations = sourceFiles('src').flatMap((file) =>
       valueImports(file)
-        .filter((specifier) => DRIVERS.test(specifier) || ['projections', 'infra', 'commands'].includes(layerOf(file, specifier)))
+        .filter(
+          (specifier) =>
+            DRIVERS.test(specifier) || ['projections', 'infra', 'commands'].includes(layerOf(file, specifier)),
+        )
         .map((specifier) => `${file} imports ${specifier}`),
     );
     assert.deepEqual(violations, []);
@@ -59,7 +63,9 @@ describe('architecture', () => {
 
   it('never lets infra reach into commands', () => {
     const violations = sourceFiles('infra').flatMap((file) =>
-      valueImports(file).filter((specifier) => layerOf(file, specifier) === 'commands').map((specifier) => `${file} imports ${specifier}`),
+      valueImports(file)
+        .filter((specifier) => layerOf(file, specifier) === 'commands')
+        .map((specifier) => `${file} imports ${specifier}`),
     );
     assert.deepEqual(violations, []);
   });

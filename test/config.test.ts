@@ -59,7 +59,10 @@ describe('configuration', () => {
     } catch (error) {
       assert.ok(error instanceof ConfigurationError);
       assert.match(error.message, /LINEAGE_SVC_API_PORT must be an integer from 0 to 65535 \(got "eighty"\)/);
-      assert.match(error.message, /LINEAGE_SVC_STORAGE__BACKEND must be one of memory, file, sqlite, postgres, eventstoredb/);
+      assert.match(
+        error.message,
+        /LINEAGE_SVC_STORAGE__BACKEND must be one of memory, file, sqlite, postgres, eventstoredb/,
+      );
       assert.match(error.message, /LINEAGE_SVC_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR/);
       assert.match(error.message, /LINEAGE_SVC_STREAM_CLOUD_API_URL must be an http:\/\/ or https:\/\/ URL/);
       assert.doesNotMatch(error.message, /hunter2/);
@@ -78,13 +81,25 @@ describe('configuration', () => {
     assert.equal(config.openLineageKafka.topic, 'openlineage.events');
     assert.equal(config.openLineageKafka.sasl?.mechanism, 'plain');
     assert.doesNotMatch(JSON.stringify(redactConfig(config)), /kafka-pass/);
-    assert.throws(() => loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'gssapi' }), /must be plain, scram-sha-256 or scram-sha-512/);
-    assert.throws(() => loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'plain' }), /USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set/);
+    assert.throws(
+      () => loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'gssapi' }),
+      /must be plain, scram-sha-256 or scram-sha-512/,
+    );
+    assert.throws(
+      () => loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM: 'plain' }),
+      /USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set/,
+    );
   });
 
   it('requires key and secret together, and a URL for server backends', () => {
-    assert.throws(() => loadConfig({ LINEAGE_SVC_CLUSTER_API_KEY: 'K' }), /LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET must be set together/);
-    assert.throws(() => loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'postgres' }), /LINEAGE_SVC_STORAGE__URL must be set for the postgres backend/);
+    assert.throws(
+      () => loadConfig({ LINEAGE_SVC_CLUSTER_API_KEY: 'K' }),
+      /LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET must be set together/,
+    );
+    assert.throws(
+      () => loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'postgres' }),
+      /LINEAGE_SVC_STORAGE__URL must be set for the postgres backend/,
+    );
   });
 
   it('redacts every secret when printed and in log lines', () => {
@@ -98,12 +113,18 @@ describe('configuration', () => {
       LINEAGE_SVC_STORAGE__URL: 'postgres://lineage:pg-password@db:5432/lineage',
     });
     const printed = JSON.stringify(redactConfig(config));
-    for (const secret of ['cloud-secret', 'api-key-value', 'dapi-token', 'ya29.token', 'pg-password']) assert.doesNotMatch(printed, new RegExp(secret));
+    for (const secret of ['cloud-secret', 'api-key-value', 'dapi-token', 'ya29.token', 'pg-password'])
+      assert.doesNotMatch(printed, new RegExp(secret));
     assert.match(printed, /CLOUDKEY/, 'keys (not secrets) stay visible');
     assert.match(printed, new RegExp(`lineage:\\${REDACTED.slice(0, -1)}`));
 
     let lines = '';
-    const sink = new Writable({ write(chunk, _encoding, done) { lines += String(chunk); done(); } });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines += String(chunk);
+        done();
+      },
+    });
     const logger = createLogger({ destination: sink });
     logger.info({ credentials: { secret: 'cloud-secret' }, headers: { authorization: 'Basic abc' } }, 'Test:Logged');
     logger.flush();

@@ -12,7 +12,12 @@
  *
  * Adding a provider: add its factory to `PORT_FACTORIES` (its client in `infra/catalogs/`).
  */
-import { applyEnrichment, type EnrichmentResult, type PushOptions, type PushResult } from '../../src/catalogs/provider.js';
+import {
+  applyEnrichment,
+  type EnrichmentResult,
+  type PushOptions,
+  type PushResult,
+} from '../../src/catalogs/provider.js';
 import { CATALOG_REGISTRY, catalogEntry, type CatalogRegistryEntry } from '../../src/catalogs/registry.js';
 import type { Config } from '../../src/config.js';
 import { LineageError } from '../../src/errors.js';
@@ -38,12 +43,19 @@ export class UnconfiguredProviderError extends LineageError {
 }
 
 /** The deps a provider's enrich and push get, built from the configuration. */
-type DepsFactory = (config: Config, options: CatalogClientOptions & { logger?: Logger | undefined }) => Record<string, unknown> & { port: unknown };
+type DepsFactory = (
+  config: Config,
+  options: CatalogClientOptions & { logger?: Logger | undefined },
+) => Record<string, unknown> & { port: unknown };
 
 /** Port factories of the implemented providers, by catalog type. */
 const PORT_FACTORIES: Partial<Record<CatalogType, DepsFactory>> = {
   LAKEHOUSE_CATALOG: (config, options) => ({
-    port: createDatabricksClient({ ...options, workspaceUrl: config.lakehouse.workspaceUrl!, token: config.lakehouse.token! }),
+    port: createDatabricksClient({
+      ...options,
+      workspaceUrl: config.lakehouse.workspaceUrl!,
+      token: config.lakehouse.token!,
+    }),
     warehouseId: config.lakehouse.warehouseId,
   }),
   DATALAKE_CATALOG: (config, options) => ({
@@ -68,9 +80,11 @@ const PORT_FACTORIES: Partial<Record<CatalogType, DepsFactory>> = {
 
 /** Why a provider cannot run now, or undefined when it can. */
 export function unavailableReason(entry: CatalogRegistryEntry, config: Config): string | undefined {
-  if (!entry.provider || !PORT_FACTORIES[entry.catalogType]) return `the ${entry.shortName} provider (${entry.catalogType}) is not implemented in this release`;
+  if (!entry.provider || !PORT_FACTORIES[entry.catalogType])
+    return `the ${entry.shortName} provider (${entry.catalogType}) is not implemented in this release`;
   const missing = entry.missingSettings(config);
-  if (missing.length > 0) return `the ${entry.shortName} provider (${entry.catalogType}) is not configured: set ${missing.join(' and ')}`;
+  if (missing.length > 0)
+    return `the ${entry.shortName} provider (${entry.catalogType}) is not configured: set ${missing.join(' and ')}`;
   return undefined;
 }
 
@@ -84,7 +98,11 @@ export interface CatalogEnrichmentOutcome {
 }
 
 /** Runs every configured, implemented provider's enrichment over `graph` and applies the results. */
-export async function enrichCatalogs(graph: LineageGraph, config: Config, options: CatalogClientOptions & { logger?: Logger | undefined } = {}): Promise<CatalogEnrichmentOutcome> {
+export async function enrichCatalogs(
+  graph: LineageGraph,
+  config: Config,
+  options: CatalogClientOptions & { logger?: Logger | undefined } = {},
+): Promise<CatalogEnrichmentOutcome> {
   let current = graph;
   const results: EnrichmentResult[] = [];
   const ran: CatalogType[] = [];

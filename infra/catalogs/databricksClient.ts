@@ -75,7 +75,9 @@ export function parseErrorBody(text: string): { errorCode: string | undefined; m
     // plain text
   }
   const match = /^([A-Z_]{3,}):\s*(.*)$/s.exec(text.trim());
-  return match ? { errorCode: match[1], message: (match[2] ?? '').slice(0, 200) } : { errorCode: undefined, message: text.replace(/\s+/g, ' ').slice(0, 200) };
+  return match
+    ? { errorCode: match[1], message: (match[2] ?? '').slice(0, 200) }
+    : { errorCode: undefined, message: text.replace(/\s+/g, ' ').slice(0, 200) };
 }
 
 /** Creates the client. */
@@ -109,18 +111,34 @@ export function createDatabricksClient(options: DatabricksClientOptions): Databr
     const object = asObject(api, body);
     const id = object.statement_id;
     const status = object.status as { state?: unknown; error?: StatementOutcome['error'] } | undefined;
-    if (typeof id !== 'string' || typeof status?.state !== 'string') throw new CatalogApiError(api, 'invalid_response', 200, `${api}: answer has no statement_id or status.state`);
-    return { statement_id: id, state: status.state, error: status.error ?? null, pending: !TERMINAL_STATES.has(status.state) };
+    if (typeof id !== 'string' || typeof status?.state !== 'string')
+      throw new CatalogApiError(api, 'invalid_response', 200, `${api}: answer has no statement_id or status.state`);
+    return {
+      statement_id: id,
+      state: status.state,
+      error: status.error ?? null,
+      pending: !TERMINAL_STATES.has(status.state),
+    };
   };
 
   return {
     workspaceUrl: base,
     async getTable(fullName) {
-      return asObject('lakehouse.tables.get', await request('lakehouse.tables.get', 'GET', `/api/2.1/unity-catalog/tables/${encodeURIComponent(fullName)}`)) as LakehouseTableInfo;
+      return asObject(
+        'lakehouse.tables.get',
+        await request('lakehouse.tables.get', 'GET', `/api/2.1/unity-catalog/tables/${encodeURIComponent(fullName)}`),
+      ) as LakehouseTableInfo;
     },
     async getTableLineage(fullName) {
       const api = 'lakehouse.lineage.table';
-      const body = asObject(api, await request(api, 'GET', `/api/2.0/lineage-tracking/table-lineage?table_name=${encodeURIComponent(fullName)}&include_entity_lineage=true`));
+      const body = asObject(
+        api,
+        await request(
+          api,
+          'GET',
+          `/api/2.0/lineage-tracking/table-lineage?table_name=${encodeURIComponent(fullName)}&include_entity_lineage=true`,
+        ),
+      );
       const list = (value: unknown) => (Array.isArray(value) ? value : []);
       return { upstreams: list(body.upstreams), downstreams: list(body.downstreams) } as LakehouseTableLineage;
     },
@@ -129,11 +147,22 @@ export function createDatabricksClient(options: DatabricksClientOptions): Databr
       const warehouses: LakehouseWarehouse[] = [];
       let token: string | undefined;
       for (let page = 0; page < 100; page += 1) {
-        const body = asObject(api, await request(api, 'GET', `/api/2.0/sql/warehouses${token ? `?page_token=${encodeURIComponent(token)}` : ''}`));
+        const body = asObject(
+          api,
+          await request(
+            api,
+            'GET',
+            `/api/2.0/sql/warehouses${token ? `?page_token=${encodeURIComponent(token)}` : ''}`,
+          ),
+        );
         for (const item of Array.isArray(body.warehouses) ? body.warehouses : []) {
-          if (item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string') warehouses.push(item as LakehouseWarehouse);
+          if (item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string')
+            warehouses.push(item as LakehouseWarehouse);
         }
-        token = typeof body.next_page_token === 'string' && body.next_page_token !== '' && body.next_page_token !== token ? body.next_page_token : undefined;
+        token =
+          typeof body.next_page_token === 'string' && body.next_page_token !== '' && body.next_page_token !== token
+            ? body.next_page_token
+            : undefined;
         if (!token) break;
       }
       return warehouses;
@@ -154,11 +183,25 @@ export function createDatabricksClient(options: DatabricksClientOptions): Databr
       );
       while (outcome.pending) {
         if (Date.now() - started > maxStatementMs) {
-          await request('lakehouse.sql.statements.cancel', 'POST', `/api/2.0/sql/statements/${encodeURIComponent(outcome.statement_id)}/cancel`).catch(() => undefined);
-          return { statement_id: outcome.statement_id, state: 'CANCELED', error: { error_code: 'DEADLINE_EXCEEDED', message: `still ${outcome.state} after ${maxStatementMs / 1000} s; cancelled` } };
+          await request(
+            'lakehouse.sql.statements.cancel',
+            'POST',
+            `/api/2.0/sql/statements/${encodeURIComponent(outcome.statement_id)}/cancel`,
+          ).catch(() => undefined);
+          return {
+            statement_id: outcome.statement_id,
+            state: 'CANCELED',
+            error: {
+              error_code: 'DEADLINE_EXCEEDED',
+              message: `still ${outcome.state} after ${maxStatementMs / 1000} s; cancelled`,
+            },
+          };
         }
         await sleep(pollMs);
-        outcome = statementOutcome(`${api}.get`, await request(`${api}.get`, 'GET', `/api/2.0/sql/statements/${encodeURIComponent(outcome.statement_id)}`));
+        outcome = statementOutcome(
+          `${api}.get`,
+          await request(`${api}.get`, 'GET', `/api/2.0/sql/statements/${encodeURIComponent(outcome.statement_id)}`),
+        );
       }
       const { pending: _pending, ...result } = outcome;
       return result;

@@ -70,23 +70,55 @@ interface SdkError {
   $metadata?: { httpStatusCode?: number; attempts?: number };
 }
 
-const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'Throttling', 'RequestLimitExceeded', 'SlowDown']);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'Throttling',
+  'RequestLimitExceeded',
+  'SlowDown',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * Turns an SDK failure into a `CatalogApiError` (see the module comment). The message names the
  * API, the table and the Glue exception, never a credential.
  */
-export function toCatalogApiError(api: string, what: string, error: unknown, maxAttempts = GLUE_MAX_ATTEMPTS): CatalogApiError {
+export function toCatalogApiError(
+  api: string,
+  what: string,
+  error: unknown,
+  maxAttempts = GLUE_MAX_ATTEMPTS,
+): CatalogApiError {
   const e = (error ?? {}) as SdkError;
   const name = e.name ?? 'Error';
   const status = e.$metadata?.httpStatusCode;
   const attempts = e.$metadata?.attempts ?? 1;
   const text = `${api} ${what}: ${name}: ${e.message ?? String(error)}`;
-  if (name === 'TimeoutError' || e.code === 'ETIMEDOUT' || name === 'RequestTimeout') return new CatalogApiError(api, 'timeout', status, text, name);
-  if (name === 'CredentialsProviderError') return new CatalogApiError(api, 'network', undefined, `${api} ${what}: no AWS credentials found (${e.message ?? ''})`, name);
-  const retryable = THROTTLING.has(name) || e.$retryable !== undefined || (status !== undefined && status >= 500) || (status === undefined && (e.code === undefined || NETWORK_CODES.has(e.code)));
-  if (retryable && attempts >= maxAttempts) return new CatalogApiError(api, 'retries_exhausted', status, `${text} (gave up after ${attempts} attempts)`, name);
+  if (name === 'TimeoutError' || e.code === 'ETIMEDOUT' || name === 'RequestTimeout')
+    return new CatalogApiError(api, 'timeout', status, text, name);
+  if (name === 'CredentialsProviderError')
+    return new CatalogApiError(
+      api,
+      'network',
+      undefined,
+      `${api} ${what}: no AWS credentials found (${e.message ?? ''})`,
+      name,
+    );
+  const retryable =
+    THROTTLING.has(name) ||
+    e.$retryable !== undefined ||
+    (status !== undefined && status >= 500) ||
+    (status === undefined && (e.code === undefined || NETWORK_CODES.has(e.code)));
+  if (retryable && attempts >= maxAttempts)
+    return new CatalogApiError(api, 'retries_exhausted', status, `${text} (gave up after ${attempts} attempts)`, name);
   if (status === undefined) return new CatalogApiError(api, 'network', undefined, text, e.code ?? name);
   return new CatalogApiError(api, 'status', status, text, name);
 }
@@ -120,7 +152,11 @@ export function createGlueClient(options: GlueClientOptions): GlueCatalogClient 
   };
 
   /** Runs one SDK command, counting attempts and mapping failures. */
-  const call = async <T>(operation: string, ref: GlueTableRef, send: (client: GlueClient, sdk: GlueSdk) => Promise<T & { $metadata?: { attempts?: number } }>): Promise<T> => {
+  const call = async <T>(
+    operation: string,
+    ref: GlueTableRef,
+    send: (client: GlueClient, sdk: GlueSdk) => Promise<T & { $metadata?: { attempts?: number } }>,
+  ): Promise<T> => {
     const api = `datalake.${operation}`;
     const [client, sdk] = await Promise.all([clientFor(ref.region), loadSdk()]);
     try {
@@ -130,7 +166,10 @@ export function createGlueClient(options: GlueClientOptions): GlueCatalogClient 
     } catch (error) {
       counts[api] = (counts[api] ?? 0) + ((error as SdkError)?.$metadata?.attempts ?? 1);
       const mapped = toCatalogApiError(api, `${ref.database}/${ref.table} (${ref.region})`, error, maxAttempts);
-      options.logger?.debug({ api, region: ref.region, status: mapped.status, error_code: mapped.errorCode, failure: mapped.failure }, 'Datalake:CallFailed');
+      options.logger?.debug(
+        { api, region: ref.region, status: mapped.status, error_code: mapped.errorCode, failure: mapped.failure },
+        'Datalake:CallFailed',
+      );
       throw mapped;
     }
   };
@@ -138,8 +177,16 @@ export function createGlueClient(options: GlueClientOptions): GlueCatalogClient 
   return {
     region: options.region,
     async getTable(ref) {
-      const output = await call('GetTable', ref, (client, sdk) => client.send(new sdk.GetTableCommand({ DatabaseName: ref.database, Name: ref.table })));
-      if (!output.Table) throw new CatalogApiError('datalake.GetTable', 'invalid_response', 200, `datalake.GetTable ${ref.database}/${ref.table}: answer has no Table`);
+      const output = await call('GetTable', ref, (client, sdk) =>
+        client.send(new sdk.GetTableCommand({ DatabaseName: ref.database, Name: ref.table })),
+      );
+      if (!output.Table)
+        throw new CatalogApiError(
+          'datalake.GetTable',
+          'invalid_response',
+          200,
+          `datalake.GetTable ${ref.database}/${ref.table}: answer has no Table`,
+        );
       return output.Table as GlueTable;
     },
     async updateTable(ref, input: GlueTableInput, { versionId, skipArchive }) {

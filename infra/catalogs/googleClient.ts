@@ -86,12 +86,19 @@ const RETRIED_REASONS = new Set(['rateLimitExceeded', 'backendError']);
  * and BigQuery's older variant). `errorCode` is `status` (e.g. `NOT_FOUND`), `reason` the first
  * `errors[].reason` (BigQuery, e.g. `notFound`).
  */
-export function parseGoogleError(text: string): { errorCode: string | undefined; reason: string | undefined; message: string } {
+export function parseGoogleError(text: string): {
+  errorCode: string | undefined;
+  reason: string | undefined;
+  message: string;
+} {
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; errors?: Array<{ reason?: unknown }> } };
+    const body = JSON.parse(text) as {
+      error?: { message?: unknown; status?: unknown; errors?: Array<{ reason?: unknown }> };
+    };
     const error = body?.error;
     if (error && typeof error === 'object') {
-      const reason = Array.isArray(error.errors) && typeof error.errors[0]?.reason === 'string' ? error.errors[0].reason : undefined;
+      const reason =
+        Array.isArray(error.errors) && typeof error.errors[0]?.reason === 'string' ? error.errors[0].reason : undefined;
       return {
         errorCode: typeof error.status === 'string' ? error.status : reason,
         reason,
@@ -113,7 +120,9 @@ export function applicationDefaultTokenProvider(): AccessTokenProvider {
   let auth: Promise<{ getAccessToken(): Promise<string | null | undefined> }> | undefined;
   return async () => {
     try {
-      auth ??= import('google-auth-library').then(({ GoogleAuth }) => new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] }));
+      auth ??= import('google-auth-library').then(
+        ({ GoogleAuth }) => new GoogleAuth({ scopes: [CLOUD_PLATFORM_SCOPE] }),
+      );
       const token = await (await auth).getAccessToken();
       if (!token) throw new Error('no token');
       return token;
@@ -133,7 +142,10 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
   const pollMs = options.operationPollMs ?? 2000;
   const maxPolls = options.maxOperationPolls ?? 30;
   const fixed = options.accessToken;
-  const tokenOf: AccessTokenProvider = fixed !== undefined && fixed !== '' ? async () => fixed : (options.tokenProvider ?? applicationDefaultTokenProvider());
+  const tokenOf: AccessTokenProvider =
+    fixed !== undefined && fixed !== ''
+      ? async () => fixed
+      : (options.tokenProvider ?? applicationDefaultTokenProvider());
   const sleep = options.sleep ?? realSleep;
   const requester = createJsonRequester({
     token: tokenOf,
@@ -148,26 +160,48 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
     sleep: options.sleep,
   });
   /** Sends one request under the shared retry rules; resolves with the parsed JSON body. */
-  const request = (api: string, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<unknown> => requester.request(api, method, url, body);
+  const request = (api: string, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<unknown> =>
+    requester.request(api, method, url, body);
 
   const asObject = requester.asObject;
   const segment = encodeURIComponent;
   const parent = `/v1/projects/${segment(options.projectId)}/locations/${segment(options.location)}`;
-  const idParameter: Record<DataplexCollection, string> = { entryGroups: 'entryGroupId', entryTypes: 'entryTypeId', aspectTypes: 'aspectTypeId' };
-  const isConflict = (error: unknown) => error instanceof CatalogApiError && error.failure === 'status' && error.status === 409;
+  const idParameter: Record<DataplexCollection, string> = {
+    entryGroups: 'entryGroupId',
+    entryTypes: 'entryTypeId',
+    aspectTypes: 'aspectTypeId',
+  };
+  const isConflict = (error: unknown) =>
+    error instanceof CatalogApiError && error.failure === 'status' && error.status === 409;
 
   /** Waits for a Dataplex long-running operation (`{name, done, error}`). */
   const awaitOperation = async (api: string, operation: Record<string, unknown>): Promise<void> => {
     let current = operation;
     for (let poll = 0; current.done !== true; poll += 1) {
-      if (typeof current.name !== 'string') throw new CatalogApiError(api, 'invalid_response', 200, `${api}: operation without a name`);
-      if (poll >= maxPolls) throw new CatalogApiError(api, 'timeout', undefined, `${api}: operation ${current.name} not done after ${maxPolls} polls`);
+      if (typeof current.name !== 'string')
+        throw new CatalogApiError(api, 'invalid_response', 200, `${api}: operation without a name`);
+      if (poll >= maxPolls)
+        throw new CatalogApiError(
+          api,
+          'timeout',
+          undefined,
+          `${api}: operation ${current.name} not done after ${maxPolls} polls`,
+        );
       await sleep(pollMs);
-      current = asObject(`${api}.operation`, await request(`${api}.operation`, 'GET', joinUrl(dataplexBase, `/v1/${current.name}`)));
+      current = asObject(
+        `${api}.operation`,
+        await request(`${api}.operation`, 'GET', joinUrl(dataplexBase, `/v1/${current.name}`)),
+      );
     }
     const error = current.error as { code?: unknown; message?: unknown; status?: unknown } | undefined;
     if (error && typeof error === 'object') {
-      throw new CatalogApiError(api, 'status', undefined, `${api}: operation failed: ${typeof error.message === 'string' ? error.message : JSON.stringify(error).slice(0, 200)}`, typeof error.status === 'string' ? error.status : undefined);
+      throw new CatalogApiError(
+        api,
+        'status',
+        undefined,
+        `${api}: operation failed: ${typeof error.message === 'string' ? error.message : JSON.stringify(error).slice(0, 200)}`,
+        typeof error.status === 'string' ? error.status : undefined,
+      );
     }
   };
 
@@ -196,7 +230,18 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
         if (!(error instanceof CatalogApiError && error.failure === 'status' && error.status === 404)) throw error;
       }
       try {
-        await awaitOperation(`${api}.create`, asObject(`${api}.create`, await request(`${api}.create`, 'POST', joinUrl(dataplexBase, `${parent}/${collection}?${idParameter[collection]}=${segment(id)}`), body)));
+        await awaitOperation(
+          `${api}.create`,
+          asObject(
+            `${api}.create`,
+            await request(
+              `${api}.create`,
+              'POST',
+              joinUrl(dataplexBase, `${parent}/${collection}?${idParameter[collection]}=${segment(id)}`),
+              body,
+            ),
+          ),
+        );
         return 'created';
       } catch (error) {
         if (isConflict(error)) return 'exists';
@@ -206,7 +251,12 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
     async createDataplexEntry(entryGroup, entryId, entry) {
       const api = 'warehouse.dataplex.entries.create';
       try {
-        await request(api, 'POST', joinUrl(dataplexBase, `${parent}/entryGroups/${segment(entryGroup)}/entries?entryId=${segment(entryId)}`), entry);
+        await request(
+          api,
+          'POST',
+          joinUrl(dataplexBase, `${parent}/entryGroups/${segment(entryGroup)}/entries?entryId=${segment(entryId)}`),
+          entry,
+        );
         return 'created';
       } catch (error) {
         if (isConflict(error)) return 'exists';
@@ -215,8 +265,18 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
     },
     async updateDataplexEntryAspects(entryGroup, entryId, aspects) {
       const api = 'warehouse.dataplex.entries.patch';
-      const keys = Object.keys(aspects).map((key) => `aspectKeys=${segment(key)}`).join('&');
-      await request(api, 'PATCH', joinUrl(dataplexBase, `${parent}/entryGroups/${segment(entryGroup)}/entries/${segment(entryId)}?updateMask=aspects&${keys}`), { aspects });
+      const keys = Object.keys(aspects)
+        .map((key) => `aspectKeys=${segment(key)}`)
+        .join('&');
+      await request(
+        api,
+        'PATCH',
+        joinUrl(
+          dataplexBase,
+          `${parent}/entryGroups/${segment(entryGroup)}/entries/${segment(entryId)}?updateMask=aspects&${keys}`,
+        ),
+        { aspects },
+      );
     },
     counts: requester.counts,
   };

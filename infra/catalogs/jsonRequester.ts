@@ -41,7 +41,12 @@ export interface JsonRequesterOptions {
 /** Sends requests under the rules above. */
 export interface JsonRequester {
   /** One request; resolves with the parsed JSON body (`{}` for an empty body). */
-  request(api: string, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<unknown>;
+  request(
+    api: string,
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+  ): Promise<unknown>;
   /** The body as a JSON object. @throws CatalogApiError `invalid_response` otherwise. */
   asObject(api: string, value: unknown): Record<string, unknown>;
   /** Requests sent per API name (every attempt counts), sorted by name. */
@@ -87,7 +92,13 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
           });
           text = await response.text();
         } catch (error) {
-          if (isTimeout(error)) throw new CatalogApiError(api, 'timeout', undefined, `${api}: no answer within ${timeoutMs / 1000} s (${shown})`);
+          if (isTimeout(error))
+            throw new CatalogApiError(
+              api,
+              'timeout',
+              undefined,
+              `${api}: no answer within ${timeoutMs / 1000} s (${shown})`,
+            );
           lastProblem = `network error: ${(error as Error).message}`;
           if (tryNumber + 1 < MAX_ATTEMPTS) await sleep(retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter));
           continue;
@@ -96,7 +107,12 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
           try {
             return text === '' ? {} : JSON.parse(text);
           } catch {
-            throw new CatalogApiError(api, 'invalid_response', response.status, `${api}: answer is not JSON (${shown})`);
+            throw new CatalogApiError(
+              api,
+              'invalid_response',
+              response.status,
+              `${api}: answer is not JSON (${shown})`,
+            );
           }
         }
         const parsed = options.parseErrorBody(text);
@@ -113,12 +129,22 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
         }
         lastProblem = `HTTP ${response.status}${code}`;
         if (tryNumber + 1 < MAX_ATTEMPTS) {
-          const delay = retryDelayMs(tryNumber, baseDelay, retryAfterMs(response.headers.get('retry-after')), maxRetryAfter);
+          const delay = retryDelayMs(
+            tryNumber,
+            baseDelay,
+            retryAfterMs(response.headers.get('retry-after')),
+            maxRetryAfter,
+          );
           options.logger?.debug({ api, status: response.status, delay_ms: delay }, options.retryLogMessage);
           await sleep(delay);
         }
       }
-      throw new CatalogApiError(api, 'retries_exhausted', lastStatus, `${api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) (${shown})`);
+      throw new CatalogApiError(
+        api,
+        'retries_exhausted',
+        lastStatus,
+        `${api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) (${shown})`,
+      );
     },
     asObject(api, value) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {

@@ -123,7 +123,12 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 /** The delay before retry number `retry` (0-based): `base * 2^retry`, or longer when `Retry-After` says so. */
-export function retryDelayMs(retry: number, baseMs: number, retryAfter: number | undefined, maxRetryAfterMs: number): number {
+export function retryDelayMs(
+  retry: number,
+  baseMs: number,
+  retryAfter: number | undefined,
+  maxRetryAfterMs: number,
+): number {
   const backoff = baseMs * 2 ** retry;
   return retryAfter === undefined ? backoff : Math.max(backoff, Math.min(retryAfter, maxRetryAfterMs));
 }
@@ -165,7 +170,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const key = `${target.credentials?.key ?? '-'} ${target.base}`;
     let budget = limits.get(key);
     if (!budget) {
-      budget = { limit: pLimit(perTarget), bucket: rate === false ? undefined : new TokenBucket(rate.burst, rate.perHour / 3_600_000, sleep) };
+      budget = {
+        limit: pLimit(perTarget),
+        bucket: rate === false ? undefined : new TokenBucket(rate.burst, rate.perHour / 3_600_000, sleep),
+      };
       limits.set(key, budget);
     }
     return budget;
@@ -201,7 +209,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         response = await attempt(request, url);
       } catch (error) {
         if (isTimeout(error)) {
-          throw new PlatformApiError(request.api, 'timeout', undefined, `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)}`);
+          throw new PlatformApiError(
+            request.api,
+            'timeout',
+            undefined,
+            `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)}`,
+          );
         }
         lastProblem = `network error: ${(error as Error).message}`;
         if (tryNumber + 1 < MAX_ATTEMPTS) await sleep(retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter));
@@ -213,24 +226,44 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           text = await response.text();
         } catch (error) {
           if (isTimeout(error)) {
-            throw new PlatformApiError(request.api, 'timeout', undefined, `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)}`);
+            throw new PlatformApiError(
+              request.api,
+              'timeout',
+              undefined,
+              `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)}`,
+            );
           }
           throw error;
         }
         try {
           return text === '' ? null : JSON.parse(text);
         } catch {
-          throw new PlatformApiError(request.api, 'invalid_response', response.status, `${request.api}: answer from ${shownUrl(url)} is not JSON`);
+          throw new PlatformApiError(
+            request.api,
+            'invalid_response',
+            response.status,
+            `${request.api}: answer from ${shownUrl(url)} is not JSON`,
+          );
         }
       }
       lastStatus = response.status;
       const detail = (await response.text().catch(() => '')).replace(/\s+/g, ' ').slice(0, 200);
       if (!RETRIED_STATUSES.has(response.status)) {
-        throw new PlatformApiError(request.api, 'status', response.status, `${request.api}: HTTP ${response.status} from ${shownUrl(url)}${detail ? `: ${detail}` : ''}`);
+        throw new PlatformApiError(
+          request.api,
+          'status',
+          response.status,
+          `${request.api}: HTTP ${response.status} from ${shownUrl(url)}${detail ? `: ${detail}` : ''}`,
+        );
       }
       lastProblem = `HTTP ${response.status}`;
       if (tryNumber + 1 < MAX_ATTEMPTS) {
-        const delay = retryDelayMs(tryNumber, baseDelay, retryAfterMs(response.headers.get('retry-after')), maxRetryAfter);
+        const delay = retryDelayMs(
+          tryNumber,
+          baseDelay,
+          retryAfterMs(response.headers.get('retry-after')),
+          maxRetryAfter,
+        );
         options.logger?.debug({ api: request.api, status: response.status, delay_ms: delay }, 'Platform:Retrying');
         await sleep(delay);
       }
@@ -268,10 +301,19 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       let token: string | undefined;
       for (let page = 0; page < 10_000; page += 1) {
         const path = `${request.path}${separator}page_size=${pageSize}${token === undefined ? '' : `&page_token=${encodeURIComponent(token)}`}`;
-        const body = (await send(request, joinUrl(request.target.base, path))) as { data?: unknown; metadata?: { next?: unknown } } | null;
+        const body = (await send(request, joinUrl(request.target.base, path))) as {
+          data?: unknown;
+          metadata?: { next?: unknown };
+        } | null;
         const data = body?.data;
         if (data !== null && data !== undefined) {
-          if (!Array.isArray(data)) throw new PlatformApiError(request.api, 'invalid_response', undefined, `${request.api}: "data" is not a list`);
+          if (!Array.isArray(data))
+            throw new PlatformApiError(
+              request.api,
+              'invalid_response',
+              undefined,
+              `${request.api}: "data" is not a list`,
+            );
           for (const entry of data) items.push(parse(request, item, entry));
         }
         const next = body?.metadata?.next;

@@ -69,19 +69,32 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
   const tableflow: Target = { base: stream.cloudApiUrl, credentials: creds.tableflow ?? creds.cloud };
   // Kafka REST needs a cluster-scoped key; without one the cloud key is tried and the platform's 401
   // turns into the specification's warning.
-  const kafka = (cluster: KafkaClusterRef): Target => ({ base: cluster.restEndpoint, credentials: creds.cluster ?? creds.cloud });
+  const kafka = (cluster: KafkaClusterRef): Target => ({
+    base: cluster.restEndpoint,
+    credentials: creds.cluster ?? creds.cloud,
+  });
   const sr = (base: string): Target => ({ base, credentials: creds.schemaRegistry ?? creds.cloud });
   const kafkaPath = (cluster: KafkaClusterRef, rest: string) => `/kafka/v3/clusters/${enc(cluster.clusterId)}${rest}`;
 
   return {
     http,
     getEnvironment: (environmentId) =>
-      http.getJson({ api: 'org.environment', target: cloud, path: `/org/v2/environments/${enc(environmentId)}` }, EnvironmentBody),
-    listOrganizations: () => http.getPages({ api: 'org.organizations', target: cloud, path: '/org/v2/organizations' }, OrganizationBody),
+      http.getJson(
+        { api: 'org.environment', target: cloud, path: `/org/v2/environments/${enc(environmentId)}` },
+        EnvironmentBody,
+      ),
+    listOrganizations: () =>
+      http.getPages({ api: 'org.organizations', target: cloud, path: '/org/v2/organizations' }, OrganizationBody),
     listKafkaClusters: (environmentId) =>
-      http.getPages({ api: 'cmk.clusters', target: cloud, path: `/cmk/v2/clusters?environment=${enc(environmentId)}` }, KafkaClusterBody),
+      http.getPages(
+        { api: 'cmk.clusters', target: cloud, path: `/cmk/v2/clusters?environment=${enc(environmentId)}` },
+        KafkaClusterBody,
+      ),
     async listTopics(cluster) {
-      const body = await http.getJson({ api: 'kafka-rest.topics', target: kafka(cluster), path: kafkaPath(cluster, '/topics') }, KafkaList(KafkaTopicBody));
+      const body = await http.getJson(
+        { api: 'kafka-rest.topics', target: kafka(cluster), path: kafkaPath(cluster, '/topics') },
+        KafkaList(KafkaTopicBody),
+      );
       return body.data ?? [];
     },
     async listAllTopicConfigs(cluster) {
@@ -100,7 +113,11 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
     },
     async listConsumerGroupLags(cluster, groupId) {
       const body = await http.getJson(
-        { api: 'kafka-rest.lags', target: kafka(cluster), path: kafkaPath(cluster, `/consumer-groups/${enc(groupId)}/lags`) },
+        {
+          api: 'kafka-rest.lags',
+          target: kafka(cluster),
+          path: kafkaPath(cluster, `/consumer-groups/${enc(groupId)}/lags`),
+        },
         KafkaList(ConsumerLagBody),
       );
       return body.data ?? [];
@@ -113,7 +130,10 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       return body.data ?? [];
     },
     async listClusterLinks(cluster) {
-      const body = await http.getJson({ api: 'kafka-rest.links', target: kafka(cluster), path: kafkaPath(cluster, '/links') }, KafkaList(ClusterLinkBody));
+      const body = await http.getJson(
+        { api: 'kafka-rest.links', target: kafka(cluster), path: kafkaPath(cluster, '/links') },
+        KafkaList(ClusterLinkBody),
+      );
       return body.data ?? [];
     },
     async queryMetrics(query) {
@@ -123,7 +143,13 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       for (;;) {
         const path = `/v2/metrics/cloud/query${token === undefined ? '' : `?page_token=${enc(token)}`}`;
         const page = await http.getJson(
-          { api: 'metrics.query', target: telemetry, path, method: 'POST', body: { format: 'FLAT', limit: METRICS_PAGE_LIMIT, ...query } },
+          {
+            api: 'metrics.query',
+            target: telemetry,
+            path,
+            method: 'POST',
+            body: { format: 'FLAT', limit: METRICS_PAGE_LIMIT, ...query },
+          },
           MetricsPage,
         );
         points.push(...((page.data ?? []) as MetricsPoint[]));
@@ -145,17 +171,29 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       return Array.isArray(body) ? [] : Object.values(body);
     },
     listSchemaRegistries: (environmentId) =>
-      http.getPages({ api: 'srcm.clusters', target: cloud, path: `/srcm/v3/clusters?environment=${enc(environmentId)}` }, SchemaRegistryClusterBody),
+      http.getPages(
+        { api: 'srcm.clusters', target: cloud, path: `/srcm/v3/clusters?environment=${enc(environmentId)}` },
+        SchemaRegistryClusterBody,
+      ),
     listLatestSchemas: (base) =>
       http.getJson(
-        { api: 'schema-registry.schemas', target: sr(base), path: '/schemas?latestOnly=true', accept: 'application/vnd.schemaregistry.v1+json, application/json' },
+        {
+          api: 'schema-registry.schemas',
+          target: sr(base),
+          path: '/schemas?latestOnly=true',
+          accept: 'application/vnd.schemaregistry.v1+json, application/json',
+        },
         z.array(SchemaBody),
       ),
     async searchCatalogTopics(base) {
       const entities: CatalogEntityBody[] = [];
       for (let offset = 0; ; offset += CATALOG_PAGE_SIZE) {
         const page = await http.getJson(
-          { api: 'catalog.search', target: sr(base), path: `/catalog/v1/search/basic?type=kafka_topic&limit=${CATALOG_PAGE_SIZE}&offset=${offset}` },
+          {
+            api: 'catalog.search',
+            target: sr(base),
+            path: `/catalog/v1/search/basic?type=kafka_topic&limit=${CATALOG_PAGE_SIZE}&offset=${offset}`,
+          },
           CatalogSearchBody,
         );
         const found = page.entities ?? [];
@@ -164,14 +202,24 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       }
     },
     listBusinessMetadataDefs: (base) =>
-      http.getJson({ api: 'catalog.businessmetadatadefs', target: sr(base), path: '/catalog/v1/types/businessmetadatadefs' }, z.array(BusinessMetadataDefBody)),
+      http.getJson(
+        { api: 'catalog.businessmetadatadefs', target: sr(base), path: '/catalog/v1/types/businessmetadatadefs' },
+        z.array(BusinessMetadataDefBody),
+      ),
     getTopicBusinessMetadata: (base, qualifiedName) =>
       http.getJson(
-        { api: 'catalog.entity-businessmetadata', target: sr(base), path: `/catalog/v1/entity/type/kafka_topic/name/${enc(qualifiedName)}/businessmetadata` },
+        {
+          api: 'catalog.entity-businessmetadata',
+          target: sr(base),
+          path: `/catalog/v1/entity/type/kafka_topic/name/${enc(qualifiedName)}/businessmetadata`,
+        },
         z.array(BusinessMetadataBody),
       ),
     listKsqlClusters: (environmentId) =>
-      http.getPages({ api: 'ksqldbcm.clusters', target: cloud, path: `/ksqldbcm/v2/clusters?environment=${enc(environmentId)}` }, KsqlClusterBody),
+      http.getPages(
+        { api: 'ksqldbcm.clusters', target: cloud, path: `/ksqldbcm/v2/clusters?environment=${enc(environmentId)}` },
+        KsqlClusterBody,
+      ),
     async describeKsqlCluster(base) {
       const entities = await http.getJson(
         {
@@ -190,9 +238,19 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       };
     },
     listComputePools: (environmentId) =>
-      http.getPages({ api: 'fcpm.compute-pools', target: cloud, path: `/fcpm/v2/compute-pools?environment=${enc(environmentId)}` }, ComputePoolBody),
+      http.getPages(
+        { api: 'fcpm.compute-pools', target: cloud, path: `/fcpm/v2/compute-pools?environment=${enc(environmentId)}` },
+        ComputePoolBody,
+      ),
     listFlinkRegions: (cloudName, region) =>
-      http.getPages({ api: 'fcpm.regions', target: cloud, path: `/fcpm/v2/regions?cloud=${enc(cloudName)}&region_name=${enc(region)}` }, FlinkRegionBody),
+      http.getPages(
+        {
+          api: 'fcpm.regions',
+          target: cloud,
+          path: `/fcpm/v2/regions?cloud=${enc(cloudName)}&region_name=${enc(region)}`,
+        },
+        FlinkRegionBody,
+      ),
     listStatements: (base, organizationId, environmentId) =>
       http.getPages(
         {
@@ -204,7 +262,11 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       ),
     listTableflowTopics: (environmentId, clusterId) =>
       http.getPages(
-        { api: 'tableflow.topics', target: tableflow, path: `/tableflow/v1/tableflow-topics?environment=${enc(environmentId)}&spec.kafka_cluster=${enc(clusterId)}` },
+        {
+          api: 'tableflow.topics',
+          target: tableflow,
+          path: `/tableflow/v1/tableflow-topics?environment=${enc(environmentId)}&spec.kafka_cluster=${enc(clusterId)}`,
+        },
         TableflowTopicBody,
       ),
     listCatalogIntegrations: (environmentId, clusterId) =>

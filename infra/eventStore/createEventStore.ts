@@ -74,20 +74,28 @@ export async function createEventStore(storage: StorageConfig, deps: EventStoreD
 
 function requirePath(storage: StorageConfig, backend: string): string {
   if (typeof storage.path !== 'string' || storage.path.trim() === '') {
-    throw new ConfigurationError(`LINEAGE_SVC_STORAGE__PATH is empty; the ${backend} backend needs a folder to keep its events in`);
+    throw new ConfigurationError(
+      `LINEAGE_SVC_STORAGE__PATH is empty; the ${backend} backend needs a folder to keep its events in`,
+    );
   }
   return storage.path;
 }
 
 function requireUrl(storage: StorageConfig, backend: string): string {
   if (typeof storage.url !== 'string' || storage.url.trim() === '') {
-    throw new ConfigurationError(`LINEAGE_SVC_STORAGE__URL is not set; the ${backend} backend needs a connection string`);
+    throw new ConfigurationError(
+      `LINEAGE_SVC_STORAGE__URL is not set; the ${backend} backend needs a connection string`,
+    );
   }
   return storage.url;
 }
 
 /** Opens a store, prefixing any failure with the variable (and value) that points at the location. */
-async function wrap(variable: string, value: string, open: () => EventStore | Promise<EventStore>): Promise<EventStore> {
+async function wrap(
+  variable: string,
+  value: string,
+  open: () => EventStore | Promise<EventStore>,
+): Promise<EventStore> {
   try {
     return await open();
   } catch (error) {

@@ -47,7 +47,13 @@ import {
   type ReadPosition,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import { ConfigurationError, ExpectedRevisionConflictError, StorageError, ValidationError, errorMessage } from '../../src/errors.js';
+import {
+  ConfigurationError,
+  ExpectedRevisionConflictError,
+  StorageError,
+  ValidationError,
+  errorMessage,
+} from '../../src/errors.js';
 import {
   appendNotifier,
   describeExpectedRevision,
@@ -92,7 +98,9 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
   try {
     client = EventStoreDBClient.connectionString(options.url);
   } catch (error) {
-    throw new ConfigurationError(`eventstoredb event store: invalid connection string: ${errorMessage(error)}`, { cause: error });
+    throw new ConfigurationError(`eventstoredb event store: invalid connection string: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   const notifier = appendNotifier(options.pollMilliseconds ?? 500);
   const subscriptions = subscriptionRegistry();
@@ -106,7 +114,11 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
   async function readStreamPage(stream: string, from: number, count: number): Promise<RecordedEvent[]> {
     const result: RecordedEvent[] = [];
     try {
-      for await (const resolved of client.readStream(stream, { fromRevision: BigInt(from), maxCount: BigInt(count), direction: FORWARDS })) {
+      for await (const resolved of client.readStream(stream, {
+        fromRevision: BigInt(from),
+        maxCount: BigInt(count),
+        direction: FORWARDS,
+      })) {
         if (resolved.event !== undefined) result.push(toRecorded(resolved.event, resolved.commitPosition));
       }
     } catch (error) {
@@ -117,7 +129,10 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
   }
 
   /** One page of `$all` from `from` (inclusive): the events read and where the page ended. */
-  async function readAllPage(from: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS): Promise<AllStreamRecordedEvent[]> {
+  async function readAllPage(
+    from: ReadPosition,
+    direction: typeof FORWARDS | typeof BACKWARDS,
+  ): Promise<AllStreamRecordedEvent[]> {
     const events: AllStreamRecordedEvent[] = [];
     for await (const resolved of client.readAll({ fromPosition: from, maxCount: ALL_PAGE_SIZE, direction })) {
       if (resolved.event !== undefined) events.push(resolved.event);
@@ -130,7 +145,12 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
     try {
       return await operation();
     } catch (error) {
-      if (error instanceof ExpectedRevisionConflictError || error instanceof ValidationError || error instanceof StorageError) throw error;
+      if (
+        error instanceof ExpectedRevisionConflictError ||
+        error instanceof ValidationError ||
+        error instanceof StorageError
+      )
+        throw error;
       throw new StorageError(`eventstoredb event store: cannot ${what}: ${errorMessage(error)}`, { cause: error });
     }
   }
@@ -138,7 +158,11 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
   const store: EventStoreDbEventStore = {
     backend: 'eventstoredb',
 
-    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      stream: string,
+      events: readonly EventToAppend[],
+      appendOptions: AppendOptions = {},
+    ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
       const expected = appendOptions.expectedRevision ?? 'any';
@@ -184,7 +208,11 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
     async streamRevision(stream: string): Promise<number> {
       return guard(`read the revision of "${stream}"`, async () => {
         try {
-          for await (const resolved of client.readStream(stream, { fromRevision: END, maxCount: 1n, direction: BACKWARDS })) {
+          for await (const resolved of client.readStream(stream, {
+            fromRevision: END,
+            maxCount: 1n,
+            direction: BACKWARDS,
+          })) {
             if (resolved.event !== undefined) return Number(resolved.event.revision);
           }
         } catch (error) {
@@ -226,7 +254,9 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
         for (;;) {
           const page = await readAllPage(from, BACKWARDS);
           // Whether a backwards read includes its starting event is not relied upon: seen ones are skipped.
-          const head = page.find((event) => (below === undefined || event.position.commit < below) && !isSystemEvent(event));
+          const head = page.find(
+            (event) => (below === undefined || event.position.commit < below) && !isSystemEvent(event),
+          );
           if (head !== undefined) return Number(head.position.commit);
           const last = page[page.length - 1];
           if (page.length < ALL_PAGE_SIZE || last === undefined) return 0;

@@ -122,7 +122,11 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
   let size = loaded.size;
   if (recovery.truncated_bytes > 0) {
     options.logger?.warn(
-      { file, ...recovery, reason: 'cut off the incomplete tail of an append interrupted by a crash (never acknowledged)' },
+      {
+        file,
+        ...recovery,
+        reason: 'cut off the incomplete tail of an append interrupted by a crash (never acknowledged)',
+      },
       'EventStore:Recovered',
     );
   }
@@ -163,7 +167,11 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
     recovery,
     file,
 
-    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      stream: string,
+      events: readonly EventToAppend[],
+      appendOptions: AppendOptions = {},
+    ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
       const serialised = events.map(serialiseEvent);
@@ -197,7 +205,9 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
               { cause: undoError },
             );
           }
-          throw new StorageError(`file event store: cannot append to "${file}": ${errorMessage(error)}`, { cause: error });
+          throw new StorageError(`file event store: cannot append to "${file}": ${errorMessage(error)}`, {
+            cause: error,
+          });
         }
         size += buffer.length;
         const positions = existing ?? [];
@@ -332,7 +342,11 @@ function loadLog(file: string, fd: number): LoadedLog {
     lines,
     streams,
     size: committedEnd,
-    recovery: { truncated_bytes: truncatedBytes, dropped_partial_line: droppedPartialLine, dropped_events: droppedEvents },
+    recovery: {
+      truncated_bytes: truncatedBytes,
+      dropped_partial_line: droppedPartialLine,
+      dropped_events: droppedEvents,
+    },
   };
 }
 
@@ -369,12 +383,13 @@ function parseRecorded(line: string): RecordedEvent {
   };
 }
 
-
 function ensureFolder(folder: string): void {
   try {
     fs.mkdirSync(folder, { recursive: true });
   } catch (error) {
-    throw new StorageError(`file event store: cannot create the folder "${folder}": ${errorMessage(error)}`, { cause: error });
+    throw new StorageError(`file event store: cannot create the folder "${folder}": ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   if (!fs.statSync(folder).isDirectory()) {
     throw new StorageError(`file event store: "${folder}" is not a folder`);
@@ -449,9 +464,12 @@ function acquireLock(folder: string, lockFile: string): void {
         fs.unlinkSync(lockFile);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          throw new StorageError(`file event store: cannot remove the stale lock "${lockFile}": ${errorMessage(error)}`, {
-            cause: error,
-          });
+          throw new StorageError(
+            `file event store: cannot remove the stale lock "${lockFile}": ${errorMessage(error)}`,
+            {
+              cause: error,
+            },
+          );
         }
       }
     }

@@ -40,7 +40,11 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
   return {
     backend: 'memory',
 
-    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      stream: string,
+      events: readonly EventToAppend[],
+      appendOptions: AppendOptions = {},
+    ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
       const existing = streams.get(stream) ?? [];

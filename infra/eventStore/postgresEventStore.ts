@@ -193,7 +193,11 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
   const store: PostgresEventStore = {
     backend: 'postgres',
 
-    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      stream: string,
+      events: readonly EventToAppend[],
+      appendOptions: AppendOptions = {},
+    ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
       const serialised = events.map(serialiseEvent);
@@ -275,14 +279,23 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
 
     async streamRevision(stream: string): Promise<number> {
       return track(async () => {
-        const result = await pool.query<[number]>({ name: 'lineage-stream-revision', text: SQL.streamRevision, values: [stream], rowMode: 'array' });
+        const result = await pool.query<[number]>({
+          name: 'lineage-stream-revision',
+          text: SQL.streamRevision,
+          values: [stream],
+          rowMode: 'array',
+        });
         return result.rows[0]?.[0] ?? -1;
       }, `read the revision of "${stream}"`);
     },
 
     async readAll(readOptions: ReadAllOptions = {}): Promise<RecordedEvent[]> {
       return track(
-        () => readRows(SQL.readAll, 'lineage-read-all', [Math.max(0, Math.floor(readOptions.after ?? 0)), Math.max(0, Math.floor(readOptions.maxCount ?? 1000))]),
+        () =>
+          readRows(SQL.readAll, 'lineage-read-all', [
+            Math.max(0, Math.floor(readOptions.after ?? 0)),
+            Math.max(0, Math.floor(readOptions.maxCount ?? 1000)),
+          ]),
         'read all events',
       );
     },
@@ -368,7 +381,12 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** The port's errors pass through; anything else from the driver becomes a StorageError. */
 function translateError(error: unknown, what: string, where: string): Error {
-  if (error instanceof ExpectedRevisionConflictError || error instanceof ValidationError || error instanceof StorageError) return error;
+  if (
+    error instanceof ExpectedRevisionConflictError ||
+    error instanceof ValidationError ||
+    error instanceof StorageError
+  )
+    return error;
   return new StorageError(`postgres event store: cannot ${what} in ${where}: ${errorMessage(error)}`, { cause: error });
 }
 
@@ -382,4 +400,3 @@ export function redactUrl(url: string): string {
     return '(an unparseable postgres URL)';
   }
 }
-

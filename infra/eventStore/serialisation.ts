@@ -10,7 +10,10 @@ import type { EventToAppend } from '../../src/eventStore.js';
  * @throws ValidationError when the type is not a string, the version not an integer, or the data or
  *   metadata cannot be stored as JSON.
  */
-export function serialiseEvent(event: EventToAppend, index: number): { type: string; version: number; data: string; metadata: string } {
+export function serialiseEvent(
+  event: EventToAppend,
+  index: number,
+): { type: string; version: number; data: string; metadata: string } {
   if (typeof event.type !== 'string' || event.type === '') {
     throw new ValidationError(`events.${index}.type must be a non-empty string`, [
       { path: `events.${index}.type`, message: 'must be a non-empty string' },
@@ -35,8 +38,11 @@ export function toJson(value: unknown, path: string): string {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [{ path, message: errorMessage(error) }]);
+    throw new ValidationError(`${path} cannot be stored as JSON: ${errorMessage(error)}`, [
+      { path, message: errorMessage(error) },
+    ]);
   }
-  if (json === undefined) throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
+  if (json === undefined)
+    throw new ValidationError(`${path} cannot be stored as JSON`, [{ path, message: 'not a JSON value' }]);
   return json;
 }

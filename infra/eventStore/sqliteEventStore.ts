@@ -91,7 +91,8 @@ export interface SqliteEventStore extends EventStore {
  */
 export function createSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
   const now = options.now ?? (() => new Date());
-  const file = options.path === ':memory:' ? ':memory:' : nodePath.join(nodePath.resolve(options.path), SQLITE_EVENT_STORE_FILE);
+  const file =
+    options.path === ':memory:' ? ':memory:' : nodePath.join(nodePath.resolve(options.path), SQLITE_EVENT_STORE_FILE);
   const db = openDatabase(options.path, file, options.busyTimeoutMilliseconds ?? 5000);
 
   const statements = {
@@ -108,11 +109,17 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND revision <= ? ORDER BY revision LIMIT ?`,
       )
       .raw(),
-    readAll: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
+    readAll: db
+      .prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+      .raw(),
   };
 
   const appendTransaction = db.transaction(
-    (stream: string, events: ReadonlyArray<{ type: string; version: number; data: string; metadata: string }>, options: AppendOptions) => {
+    (
+      stream: string,
+      events: ReadonlyArray<{ type: string; version: number; data: string; metadata: string }>,
+      options: AppendOptions,
+    ) => {
       const current = statements.streamRevision.get(stream) ?? -1;
       assertExpectedRevision(stream, options.expectedRevision ?? 'any', current);
       const recordedAt = now().toISOString();
@@ -121,7 +128,16 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
       for (const event of events) {
         position += 1;
         revision += 1;
-        statements.insert.run(position, stream, revision, event.type, event.version, event.data, event.metadata, recordedAt);
+        statements.insert.run(
+          position,
+          stream,
+          revision,
+          event.type,
+          event.version,
+          event.data,
+          event.metadata,
+          recordedAt,
+        );
       }
       statements.upsertStream.run(stream, revision);
       return { next_expected_revision: revision, position };
@@ -140,7 +156,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
     backend: 'sqlite',
     file,
 
-    async append(stream: string, events: readonly EventToAppend[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      stream: string,
+      events: readonly EventToAppend[],
+      appendOptions: AppendOptions = {},
+    ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
       const serialised = events.map(serialiseEvent);
@@ -148,7 +168,13 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
       try {
         result = appendTransaction.immediate(stream, serialised, appendOptions);
       } catch (error) {
-        throw translateAppendError(error, stream, appendOptions, () => statements.streamRevision.get(stream) ?? -1, file);
+        throw translateAppendError(
+          error,
+          stream,
+          appendOptions,
+          () => statements.streamRevision.get(stream) ?? -1,
+          file,
+        );
       }
       notifier.notify();
       return result;
@@ -207,7 +233,9 @@ function openDatabase(path: string, file: string, busyTimeoutMilliseconds: numbe
     try {
       fs.mkdirSync(folder, { recursive: true });
     } catch (error) {
-      throw new StorageError(`sqlite event store: cannot create the folder "${folder}": ${errorMessage(error)}`, { cause: error });
+      throw new StorageError(`sqlite event store: cannot create the folder "${folder}": ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
     if (!fs.statSync(folder).isDirectory()) throw new StorageError(`sqlite event store: "${folder}" is not a folder`);
   }
@@ -221,7 +249,9 @@ function openDatabase(path: string, file: string, busyTimeoutMilliseconds: numbe
   } catch (error) {
     db?.close();
     if (error instanceof StorageError) throw error;
-    throw new StorageError(`sqlite event store: cannot open "${file}" (from "${path}"): ${errorMessage(error)}`, { cause: error });
+    throw new StorageError(`sqlite event store: cannot open "${file}" (from "${path}"): ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -291,7 +321,11 @@ function translateAppendError(
     } catch {
       // keep -1: the conflict is what matters
     }
-    return new ExpectedRevisionConflictError(stream, describeExpectedRevision(options.expectedRevision ?? 'any'), actual);
+    return new ExpectedRevisionConflictError(
+      stream,
+      describeExpectedRevision(options.expectedRevision ?? 'any'),
+      actual,
+    );
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new StorageError(
@@ -299,6 +333,7 @@ function translateAppendError(
       { cause: error },
     );
   }
-  return new StorageError(`sqlite event store: cannot append to "${stream}" in "${file}": ${errorMessage(error)}`, { cause: error });
+  return new StorageError(`sqlite event store: cannot append to "${stream}" in "${file}": ${errorMessage(error)}`, {
+    cause: error,
+  });
 }
-

@@ -37,9 +37,9 @@ import { openLineageRoutes } from './routes/openLineage.js';
 import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
-import { createTaskRunners } from './taskRunners.js';
-import { createTaskService, type TaskRunners, type TaskService } from './taskService.js';
-import { createWatcherService, type WatcherDepsFactory, type WatcherService } from './watcherService.js';
+import { createTaskRunners } from '../../services/taskRunners.js';
+import { createTaskService, type TaskRunners, type TaskService } from '../../services/tasks.js';
+import { createWatcherService, type WatcherDepsFactory, type WatcherService } from '../../services/watchers.js';
 import { catalogPushers, watcherDeps, type CatalogPush } from '../watcherDeps.js';
 
 /** Largest request body, in bytes, on every route but graph import (10 MiB). */
@@ -62,7 +62,7 @@ export interface AppOptions {
   config: Config;
   logger: Logger;
   runtime: LineageRuntime;
-  /** The work behind tasks; default the real extraction and enrichment (`./taskRunners.ts`). */
+  /** The work behind tasks; default the real extraction and enrichment (`services/taskRunners.ts`). */
   runners?: TaskRunners;
   /** Request body limit in bytes; default `DEFAULT_BODY_LIMIT`. */
   bodyLimit?: number;
@@ -77,7 +77,11 @@ export type LineageApp = FastifyInstance & { tasks: TaskService; watchers: Watch
 export function secretValues(config: Config): string[] {
   const credentials = Object.values(config.stream.credentials).flatMap((pair) => (pair ? [pair.key, pair.secret] : []));
   const others = [config.api.key, config.lakehouse.token, config.warehouse.accessToken, config.storage.url];
-  return [...new Set([...credentials, ...others].filter((value): value is string => typeof value === 'string' && value !== ''))];
+  return [
+    ...new Set(
+      [...credentials, ...others].filter((value): value is string => typeof value === 'string' && value !== ''),
+    ),
+  ];
 }
 
 const REDOC_PAGE = `<!doctype html>
@@ -118,7 +122,8 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
       info: {
         title: 'lineage-svc API',
         version: info.version,
-        description: 'Lineage of a streaming data estate, as a graph and as OpenLineage. Errors are application/problem+json (RFC 9457).',
+        description:
+          'Lineage of a streaming data estate, as a graph and as OpenLineage. Errors are application/problem+json (RFC 9457).',
       },
       servers: [],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
@@ -130,7 +135,14 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   const runners = options.runners ?? createTaskRunners({ config, runtime, logger });
-  const tasks = createTaskService({ store: runtime.store, tasks: runtime.tasks, projector: runtime.projector, logger, runners, secrets: secretValues(config) });
+  const tasks = createTaskService({
+    store: runtime.store,
+    tasks: runtime.tasks,
+    projector: runtime.projector,
+    logger,
+    runners,
+    secrets: secretValues(config),
+  });
 
   await app.register(metaRoutes, { prefix: '/api/v1', config });
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
@@ -143,18 +155,27 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     watchers: runtime.watchers,
     projector: runtime.projector,
     logger,
-    engineDeps: options.watchers?.engineDeps ?? ((watcherId, settings) => watcherDeps({ config, runtime, logger, watcherId, settings, pushers })),
+    engineDeps:
+      options.watchers?.engineDeps ??
+      ((watcherId, settings) => watcherDeps({ config, runtime, logger, watcherId, settings, pushers })),
     pushTypes: Object.keys(pushers),
     ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
   });
   await app.register(watcherRoutes, { prefix: '/api/v1', watchers: runtime.watchers, service: watchers });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())));
+  app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())),
+  );
   const redocBundle = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
-  app.get('/redoc', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(REDOC_PAGE));
+  app.get('/redoc', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(REDOC_PAGE),
+  );
   app.get('/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(createReadStream(redocBundle)),
+    reply
+      .type('application/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(createReadStream(redocBundle)),
   );
 
   // Traversal indexes are built and warmed here, in the background, in slices of a few milliseconds

@@ -71,9 +71,18 @@ const SLUGS: Record<number, string> = {
 };
 
 /** Builds a problem document. `code` (e.g. `NOT_FOUND`) names the `type`; the status is used otherwise. */
-export function problem(status: number, detail: string, options: { code?: string; errors?: ValidationIssue[] } = {}): Problem {
+export function problem(
+  status: number,
+  detail: string,
+  options: { code?: string; errors?: ValidationIssue[] } = {},
+): Problem {
   const slug = options.code ? options.code.toLowerCase().replace(/_/g, '-') : (SLUGS[status] ?? `http-${status}`);
-  const result: Problem = { type: `urn:lineage-svc:problem:${slug}`, title: TITLES[status] ?? (status < 500 ? 'Client Error' : 'Server Error'), status, detail };
+  const result: Problem = {
+    type: `urn:lineage-svc:problem:${slug}`,
+    title: TITLES[status] ?? (status < 500 ? 'Client Error' : 'Server Error'),
+    status,
+    detail,
+  };
   if (options.errors && options.errors.length > 0) result.errors = options.errors;
   return result;
 }
@@ -90,14 +99,22 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
       message: issue.message ?? 'is invalid',
     }));
     const first = errors[0];
-    const detail = first ? `invalid ${context}: ${first.path}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}` : `invalid ${context}`;
+    const detail = first
+      ? `invalid ${context}: ${first.path}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`
+      : `invalid ${context}`;
     return { problem: problem(400, detail, { code: 'VALIDATION_FAILED', errors }), internal: false };
   }
   if (error instanceof ValidationError) {
     return { problem: problem(400, error.message, { code: error.code, errors: error.issues }), internal: false };
   }
   if (error instanceof LineageError) {
-    if (error.status >= 500) return { problem: problem(error.status, 'the service could not complete the request; see the server log', { code: error.code }), internal: true };
+    if (error.status >= 500)
+      return {
+        problem: problem(error.status, 'the service could not complete the request; see the server log', {
+          code: error.code,
+        }),
+        internal: true,
+      };
     return { problem: problem(error.status, error.message, { code: error.code }), internal: false };
   }
   if (isResponseSerializationError(error)) {
@@ -123,11 +140,18 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
 export function registerProblemHandling(app: AnyFastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { problem: body, internal } = problemFor(error);
-    if (internal) request.log.error({ err: error, request: { method: request.method, route: request.routeOptions.url } }, 'Request:Failed');
+    if (internal)
+      request.log.error(
+        { err: error, request: { method: request.method, route: request.routeOptions.url } },
+        'Request:Failed',
+      );
     return sendProblem(reply, body);
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
-    sendProblem(reply, problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`, { code: 'ROUTE_NOT_FOUND' })),
+    sendProblem(
+      reply,
+      problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`, { code: 'ROUTE_NOT_FOUND' }),
+    ),
   );
 }
 

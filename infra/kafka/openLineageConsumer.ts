@@ -68,7 +68,11 @@ export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'd
 export function decideMessage(message: Pick<KafkaMessage, 'value'>): MessageDecision {
   const value = message.value;
   if (value === null || value.length === 0) return { action: 'dead-letter', reason: 'empty message value' };
-  if (value.length > MAX_EVENT_BYTES) return { action: 'dead-letter', reason: `message value is ${value.length} bytes, over the ${MAX_EVENT_BYTES}-byte limit` };
+  if (value.length > MAX_EVENT_BYTES)
+    return {
+      action: 'dead-letter',
+      reason: `message value is ${value.length} bytes, over the ${MAX_EVENT_BYTES}-byte limit`,
+    };
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(value);
@@ -106,7 +110,11 @@ export function nextCommitOffset(outcomes: ReadonlyArray<{ offset: string; outco
 }
 
 /** A dead-letter record: the original value and key, and headers saying why and where from. */
-export function deadLetterRecord(message: Pick<KafkaMessage, 'key' | 'value' | 'offset'>, source: { topic: string; partition: number }, reason: string) {
+export function deadLetterRecord(
+  message: Pick<KafkaMessage, 'key' | 'value' | 'offset'>,
+  source: { topic: string; partition: number },
+  reason: string,
+) {
   return {
     key: message.key,
     value: message.value,
@@ -133,7 +141,11 @@ export async function processBatch(
   const results = await ingestOpenLineageEvents(
     deps,
     toIngest.map((entry) => (entry.decision as { body: unknown }).body),
-    { actor: 'kafka', cause: 'ingestion', correlation_id: `${batch.topic}/${batch.partition}@${batch.messages[0]?.offset ?? '0'}` },
+    {
+      actor: 'kafka',
+      cause: 'ingestion',
+      correlation_id: `${batch.topic}/${batch.partition}@${batch.messages[0]?.offset ?? '0'}`,
+    },
   );
   const outcomeByOffset = new Map<string, MessageOutcome>();
   const deadLetters: Array<ReturnType<typeof deadLetterRecord>> = [];
@@ -145,14 +157,23 @@ export async function processBatch(
       deadLetters.push(deadLetterRecord(entry.message, batch, entry.decision.reason));
       outcomeByOffset.set(entry.message.offset, 'dead-lettered');
     } else if (result?.status === 'rejected') {
-      deadLetters.push(deadLetterRecord(entry.message, batch, `rejected: ${(result.errors ?? []).map((error) => `${error.path}: ${error.message}`).join('; ')}`));
+      deadLetters.push(
+        deadLetterRecord(
+          entry.message,
+          batch,
+          `rejected: ${(result.errors ?? []).map((error) => `${error.path}: ${error.message}`).join('; ')}`,
+        ),
+      );
       outcomeByOffset.set(entry.message.offset, 'dead-lettered');
     } else if (result) {
       outcomeByOffset.set(entry.message.offset, result.status === 'accepted' ? 'stored' : 'duplicate');
     }
   }
   if (deadLetters.length > 0) await sendDeadLetters(deadLetters);
-  const outcomes = batch.messages.map((message) => ({ offset: message.offset, outcome: outcomeByOffset.get(message.offset) ?? ('pending' as const) }));
+  const outcomes = batch.messages.map((message) => ({
+    offset: message.offset,
+    outcome: outcomeByOffset.get(message.offset) ?? ('pending' as const),
+  }));
   return { outcomes, commit: nextCommitOffset(outcomes) };
 }
 
@@ -165,7 +186,10 @@ export interface OpenLineageConsumer {
  * Connects and starts consuming `config.topic` with group `config.groupId`.
  * @throws when the brokers cannot be reached.
  */
-export async function startOpenLineageConsumer(config: KafkaTransportConfig, deps: IngestionDeps & { logger?: Logger }): Promise<OpenLineageConsumer> {
+export async function startOpenLineageConsumer(
+  config: KafkaTransportConfig,
+  deps: IngestionDeps & { logger?: Logger },
+): Promise<OpenLineageConsumer> {
   const kafka = new Kafka({
     clientId: config.clientId ?? 'lineage-svc',
     brokers: config.brokers,
@@ -184,8 +208,12 @@ export async function startOpenLineageConsumer(config: KafkaTransportConfig, dep
         await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
       });
       for (const entry of outcomes) if (entry.outcome !== 'pending') resolveOffset(entry.offset);
-      if (commit !== null) await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: commit }]);
-      deps.logger?.debug({ topic: batch.topic, partition: batch.partition, messages: outcomes.length, commit }, 'OpenLineageKafka:BatchCommitted');
+      if (commit !== null)
+        await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: commit }]);
+      deps.logger?.debug(
+        { topic: batch.topic, partition: batch.partition, messages: outcomes.length, commit },
+        'OpenLineageKafka:BatchCommitted',
+      );
       await heartbeat();
     },
   });

@@ -55,7 +55,14 @@ import {
   type PushOptions,
   type PushResult,
 } from './provider.js';
-import { capChain, commentTree, indexGraph, lineageProperties, upstreamChain, type ChainEntry } from './upstreamChain.js';
+import {
+  capChain,
+  commentTree,
+  indexGraph,
+  lineageProperties,
+  upstreamChain,
+  type ChainEntry,
+} from './upstreamChain.js';
 
 // ---------------------------------------------------------------------------------------------
 // The port: the Glue shapes the provider reads and writes (catalog-apis.md C1; the SDK parses
@@ -132,7 +139,11 @@ export interface DatalakeCatalogPort {
   readonly region: string;
   getTable(ref: GlueTableRef): Promise<GlueTable>;
   /** `UpdateTable` with `VersionId` (when given) and `SkipArchive`. */
-  updateTable(ref: GlueTableRef, input: GlueTableInput, options: { versionId?: string | undefined; skipArchive: boolean }): Promise<void>;
+  updateTable(
+    ref: GlueTableRef,
+    input: GlueTableInput,
+    options: { versionId?: string | undefined; skipArchive: boolean },
+  ): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,14 +156,24 @@ export const MAX_UPDATE_ATTEMPTS = 3;
 /** Glue's limit on `Description`, in characters (`DescriptionString` max 2048). */
 export const GLUE_DESCRIPTION_MAX_CHARS = 2048;
 /** Glue parameters copied into the node's `parameters` attribute by enrichment. */
-export const PARAMETERS_OF_INTEREST = ['table_type', 'metadata_location', 'classification', 'lineage_svc.last_synced'] as const;
+export const PARAMETERS_OF_INTEREST = [
+  'table_type',
+  'metadata_location',
+  'classification',
+  'lineage_svc.last_synced',
+] as const;
 /** Prefix of the parameters the push owns. */
 export const LINEAGE_PARAMETER_PREFIX = 'lineage_svc.';
 /** First line of the comment tree; the description text before it belongs to the user. */
 export const COMMENT_MARKER = 'Upstream lineage (lineage-svc):';
 
 /** Glue exception names that mean "not there / no access" (skipped, not errors). */
-const SKIPPED_ERROR_CODES = new Set(['EntityNotFoundException', 'AccessDeniedException', 'AccessDenied', 'UnauthorizedException']);
+const SKIPPED_ERROR_CODES = new Set([
+  'EntityNotFoundException',
+  'AccessDeniedException',
+  'AccessDenied',
+  'UnauthorizedException',
+]);
 
 /** True for datalake catalog tables. */
 export function isDatalakeTable(node: Node): boolean {
@@ -161,7 +182,10 @@ export function isDatalakeTable(node: Node): boolean {
 
 /** True when a failure means the table is missing or forbidden (404, 401, 403, Glue's own codes). */
 export function isSkippableGlueError(error: unknown): boolean {
-  return error instanceof CatalogApiError && (error.skippable || (error.errorCode !== undefined && SKIPPED_ERROR_CODES.has(error.errorCode)));
+  return (
+    error instanceof CatalogApiError &&
+    (error.skippable || (error.errorCode !== undefined && SKIPPED_ERROR_CODES.has(error.errorCode)))
+  );
 }
 
 /** An AWS region name such as `eu-west-1`, `us-gov-west-1`, `cn-north-1` (not `unknown`, not empty). */
@@ -186,11 +210,17 @@ export function nodeRegion(node: Pick<Node, 'id' | 'attributes'>): string | unde
  * when both are set, else the qualified name `{database}/{table}` split at its first `/` (database
  * names cannot contain `/`; the table, a topic name, is kept whole).
  */
-export function datalakeTableParts(node: Pick<Node, 'qualified_name' | 'attributes'>): { database: string; table: string } {
+export function datalakeTableParts(node: Pick<Node, 'qualified_name' | 'attributes'>): {
+  database: string;
+  table: string;
+} {
   const { database, table_name: tableName } = node.attributes ?? {};
-  if (typeof database === 'string' && database !== '' && typeof tableName === 'string' && tableName !== '') return { database, table: tableName };
+  if (typeof database === 'string' && database !== '' && typeof tableName === 'string' && tableName !== '')
+    return { database, table: tableName };
   const slash = node.qualified_name.indexOf('/');
-  return slash < 0 ? { database: '', table: node.qualified_name } : { database: node.qualified_name.slice(0, slash), table: node.qualified_name.slice(slash + 1) };
+  return slash < 0
+    ? { database: '', table: node.qualified_name }
+    : { database: node.qualified_name.slice(0, slash), table: node.qualified_name.slice(slash + 1) };
 }
 
 /** Where to call Glue for a node: its region (else `defaultRegion`), names lower-cased as Glue stores them. */
@@ -224,19 +254,33 @@ export function datalakeDeepLink(region: string | undefined, database: string, t
 }
 
 function isoTime(value: unknown): string | null {
-  const date = value instanceof Date ? value : typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' ? new Date(value) : undefined;
+  const date =
+    value instanceof Date
+      ? value
+      : typeof value === 'number'
+        ? new Date(value * 1000)
+        : typeof value === 'string'
+          ? new Date(value)
+          : undefined;
   return date && Number.isFinite(date.getTime()) ? date.toISOString() : null;
 }
 
 const columnsOf = (columns: readonly GlueColumn[] | undefined) =>
-  (columns ?? []).filter((column) => typeof column?.Name === 'string').map((column) => ({ name: column.Name!, type: column.Type ?? null, comment: column.Comment ?? null }));
+  (columns ?? [])
+    .filter((column) => typeof column?.Name === 'string')
+    .map((column) => ({ name: column.Name!, type: column.Type ?? null, comment: column.Comment ?? null }));
 
 /**
  * The attributes enrichment sets from a Glue `Table`: `owner`, `table_type`, `columns`,
  * `partition_keys`, `storage_location`, `updated_at`, `created_at` (ISO 8601, null when absent),
  * `parameters` (the `PARAMETERS_OF_INTEREST` present) and `url` (null without a region).
  */
-export function tableAttributes(table: GlueTable, region: string | undefined, database: string, tableName: string): Record<string, unknown> {
+export function tableAttributes(
+  table: GlueTable,
+  region: string | undefined,
+  database: string,
+  tableName: string,
+): Record<string, unknown> {
   const parameters: Record<string, string> = {};
   for (const key of PARAMETERS_OF_INTEREST) {
     const value = table.Parameters?.[key];
@@ -283,20 +327,28 @@ export const TABLE_INPUT_FIELDS = [
 export function toTableInput(table: GlueTable, name: string): GlueTableInput {
   const source = table as Record<string, unknown>;
   const input: Record<string, unknown> = {};
-  for (const field of TABLE_INPUT_FIELDS) if (source[field] !== undefined && source[field] !== null) input[field] = source[field];
+  for (const field of TABLE_INPUT_FIELDS)
+    if (source[field] !== undefined && source[field] !== null) input[field] = source[field];
   input.Name = table.Name ?? name;
   if (table.Parameters) input.Parameters = { ...table.Parameters };
   const view = table.ViewDefinition as { Representations?: Array<Record<string, unknown>> } | undefined;
   if (view && Array.isArray(view.Representations)) {
-    input.ViewDefinition = { ...view, Representations: view.Representations.map(({ IsStale: _stale, ...rest }) => rest) };
+    input.ViewDefinition = {
+      ...view,
+      Representations: view.Representations.map(({ IsStale: _stale, ...rest }) => rest),
+    };
   }
   return input as unknown as GlueTableInput;
 }
 
 /** Existing parameters without the `lineage_svc.*` keys, plus `properties`. */
-export function mergeParameters(existing: Readonly<Record<string, string>> | undefined, properties: Readonly<Record<string, string>>): Record<string, string> {
+export function mergeParameters(
+  existing: Readonly<Record<string, string>> | undefined,
+  properties: Readonly<Record<string, string>>,
+): Record<string, string> {
   const merged: Record<string, string> = {};
-  for (const [key, value] of Object.entries(existing ?? {})) if (!key.startsWith(LINEAGE_PARAMETER_PREFIX)) merged[key] = value;
+  for (const [key, value] of Object.entries(existing ?? {}))
+    if (!key.startsWith(LINEAGE_PARAMETER_PREFIX)) merged[key] = value;
   return { ...merged, ...properties };
 }
 
@@ -339,9 +391,18 @@ function describeFailure(error: unknown): string {
 // Enrichment.
 
 /** Enrichment of datalake tables (see the module comment). Never throws for a catalog failure. */
-export async function enrichDatalake(graph: LineageGraph, deps: ProviderDeps<DatalakeCatalogPort>): Promise<EnrichmentResult> {
+export async function enrichDatalake(
+  graph: LineageGraph,
+  deps: ProviderDeps<DatalakeCatalogPort>,
+): Promise<EnrichmentResult> {
   const { port } = deps;
-  const result: EnrichmentResult = { catalog_type: 'DATALAKE_CATALOG', enrichments: [], newNodes: [], newEdges: [], warnings: [] };
+  const result: EnrichmentResult = {
+    catalog_type: 'DATALAKE_CATALOG',
+    enrichments: [],
+    newNodes: [],
+    newEdges: [],
+    warnings: [],
+  };
   const limit = pLimit(ENRICH_CONCURRENCY);
   const tables = graph.nodes.filter(isDatalakeTable).sort((a, b) => (a.id < b.id ? -1 : 1));
   const outcomes = await Promise.all(
@@ -351,7 +412,15 @@ export async function enrichDatalake(graph: LineageGraph, deps: ProviderDeps<Dat
         const parts = datalakeTableParts(node);
         try {
           const table = await port.getTable(ref);
-          return { node_id: node.id, attributes: tableAttributes(table, nodeRegion(node), table.DatabaseName ?? ref.database, table.Name ?? ref.table) };
+          return {
+            node_id: node.id,
+            attributes: tableAttributes(
+              table,
+              nodeRegion(node),
+              table.DatabaseName ?? ref.database,
+              table.Name ?? ref.table,
+            ),
+          };
         } catch (error) {
           const why = isSkippableGlueError(error) ? 'skipped' : 'not enriched';
           return `datalake: table ${parts.database}/${parts.table} (${ref.region}) ${why}: ${describeFailure(error)}`;
@@ -369,9 +438,16 @@ export async function enrichDatalake(graph: LineageGraph, deps: ProviderDeps<Dat
 // ---------------------------------------------------------------------------------------------
 // Push.
 
-type TableOutcome = { kind: 'updated'; properties: number; comment: boolean } | { kind: 'skipped' | 'error'; message: string };
+type TableOutcome =
+  { kind: 'updated'; properties: number; comment: boolean } | { kind: 'skipped' | 'error'; message: string };
 
-async function pushTable(port: DatalakeCatalogPort, table: Node, chain: readonly ChainEntry[], options: PushOptions, syncedAt: string): Promise<TableOutcome> {
+async function pushTable(
+  port: DatalakeCatalogPort,
+  table: Node,
+  chain: readonly ChainEntry[],
+  options: PushOptions,
+  syncedAt: string,
+): Promise<TableOutcome> {
   const ref = glueTableRef(table, port.region);
   const name = table.qualified_name;
   const { properties } = lineageProperties({ table, chain, syncedAt });
@@ -380,37 +456,58 @@ async function pushTable(port: DatalakeCatalogPort, table: Node, chain: readonly
     try {
       current = await port.getTable(ref);
     } catch (error) {
-      return { kind: isSkippableGlueError(error) ? 'skipped' : 'error', message: `${name}: not read: ${describeFailure(error)}` };
+      return {
+        kind: isSkippableGlueError(error) ? 'skipped' : 'error',
+        message: `${name}: not read: ${describeFailure(error)}`,
+      };
     }
     const input = toTableInput(current, ref.table);
     if (options.set_properties) input.Parameters = mergeParameters(current.Parameters, properties);
     if (options.set_comments) input.Description = mergeDescription(current.Description, table, chain, syncedAt);
     try {
       await port.updateTable(ref, input, { versionId: current.VersionId, skipArchive: true });
-      return { kind: 'updated', properties: options.set_properties ? Object.keys(properties).length : 0, comment: options.set_comments };
+      return {
+        kind: 'updated',
+        properties: options.set_properties ? Object.keys(properties).length : 0,
+        comment: options.set_comments,
+      };
     } catch (error) {
       const concurrent = error instanceof CatalogApiError && error.errorCode === 'ConcurrentModificationException';
       if (concurrent && attempt < MAX_UPDATE_ATTEMPTS) continue;
-      return { kind: isSkippableGlueError(error) ? 'skipped' : 'error', message: `${name}: not updated: ${describeFailure(error)}` };
+      return {
+        kind: isSkippableGlueError(error) ? 'skipped' : 'error',
+        message: `${name}: not updated: ${describeFailure(error)}`,
+      };
     }
   }
 }
 
 /** Push of lineage into Glue tables (see the module comment). Never throws for a catalog failure. */
-export async function pushDatalake(graph: LineageGraph, options: PushOptions, deps: ProviderDeps<DatalakeCatalogPort>): Promise<PushResult> {
+export async function pushDatalake(
+  graph: LineageGraph,
+  options: PushOptions,
+  deps: ProviderDeps<DatalakeCatalogPort>,
+): Promise<PushResult> {
   const result = emptyPushResult();
   const syncedAt = (deps.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const index = indexGraph(graph);
   const work: Array<{ table: Node; chain: ChainEntry[] }> = [];
-  for (const table of graph.nodes.filter(isDatalakeTable).sort((a, b) => (a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : 0))) {
+  for (const table of graph.nodes
+    .filter(isDatalakeTable)
+    .sort((a, b) => (a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : 0))) {
     const chain = upstreamChain(index, table.id);
     if (chain.length === 0) result.skipped.push(`${table.qualified_name}: no upstream lineage in the graph`);
     else work.push({ table, chain });
   }
-  if (options.create_bridge_table) result.skipped.push('bridge table: not supported by the datalake catalog (Glue has no SQL warehouse); lineage is in the table parameters');
+  if (options.create_bridge_table)
+    result.skipped.push(
+      'bridge table: not supported by the datalake catalog (Glue has no SQL warehouse); lineage is in the table parameters',
+    );
   if (work.length === 0 || (!options.set_properties && !options.set_comments)) return result;
   const limit = pLimit(ENRICH_CONCURRENCY);
-  const outcomes = await Promise.all(work.map(({ table, chain }) => limit(() => pushTable(deps.port, table, chain, options, syncedAt))));
+  const outcomes = await Promise.all(
+    work.map(({ table, chain }) => limit(() => pushTable(deps.port, table, chain, options, syncedAt))),
+  );
   for (const outcome of outcomes) {
     if (outcome.kind === 'updated') {
       result.tables_updated += 1;

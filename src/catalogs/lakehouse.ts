@@ -46,7 +46,15 @@ import {
   type PushOptions,
   type PushResult,
 } from './provider.js';
-import { BRIDGE_COLUMNS, bridgeRows, commentTree, indexGraph, lineageProperties, upstreamChain, type BridgeRow } from './upstreamChain.js';
+import {
+  BRIDGE_COLUMNS,
+  bridgeRows,
+  commentTree,
+  indexGraph,
+  lineageProperties,
+  upstreamChain,
+  type BridgeRow,
+} from './upstreamChain.js';
 
 // ---------------------------------------------------------------------------------------------
 // The port: what the provider needs from the catalog's API (shapes of catalog-apis.md A1, A4, A6, A7).
@@ -79,7 +87,13 @@ export interface LakehouseTableInfo {
 
 /** One entry of the table-lineage answer (`tableInfo` may be absent for entity-only entries). */
 export interface LakehouseLineageEntry {
-  tableInfo?: { name?: string | null; catalog_name?: string | null; schema_name?: string | null; table_type?: string | null; lineage_timestamp?: string | null } | null;
+  tableInfo?: {
+    name?: string | null;
+    catalog_name?: string | null;
+    schema_name?: string | null;
+    table_type?: string | null;
+    lineage_timestamp?: string | null;
+  } | null;
 }
 
 /** `GET /api/2.0/lineage-tracking/table-lineage` (either list may be absent when empty). */
@@ -231,13 +245,24 @@ export function lakehouseDeepLink(workspaceUrl: string, parts: readonly string[]
 }
 
 /** The attributes enrichment sets from a `TableInfo`. */
-export function tableAttributes(info: LakehouseTableInfo, workspaceUrl: string, parts: readonly string[]): Record<string, unknown> {
+export function tableAttributes(
+  info: LakehouseTableInfo,
+  workspaceUrl: string,
+  parts: readonly string[],
+): Record<string, unknown> {
   const attributes: Record<string, unknown> = {
     owner: info.owner ?? null,
     table_type: info.table_type ?? null,
-    columns: (info.columns ?? []).map((column) => ({ name: column.name, type: column.type_text ?? column.type_name ?? null, comment: column.comment ?? null })),
+    columns: (info.columns ?? []).map((column) => ({
+      name: column.name,
+      type: column.type_text ?? column.type_name ?? null,
+      comment: column.comment ?? null,
+    })),
     storage_location: info.storage_location ?? null,
-    updated_at: typeof info.updated_at === 'number' && Number.isFinite(info.updated_at) ? new Date(info.updated_at).toISOString() : null,
+    updated_at:
+      typeof info.updated_at === 'number' && Number.isFinite(info.updated_at)
+        ? new Date(info.updated_at).toISOString()
+        : null,
     data_source_format: info.data_source_format ?? null,
     url: lakehouseDeepLink(workspaceUrl, parts),
   };
@@ -252,7 +277,13 @@ function describeFailure(error: unknown): string {
 /** Enrichment of lakehouse tables with downstream discovery (see the module comment). */
 export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps): Promise<EnrichmentResult> {
   const { port } = deps;
-  const result: EnrichmentResult = { catalog_type: 'LAKEHOUSE_CATALOG', enrichments: [], newNodes: [], newEdges: [], warnings: [] };
+  const result: EnrichmentResult = {
+    catalog_type: 'LAKEHOUSE_CATALOG',
+    enrichments: [],
+    newNodes: [],
+    newEdges: [],
+    warnings: [],
+  };
   const known = new Map(graph.nodes.map((node) => [node.id, node]));
   const edgeKeys = new Set(graph.edges.map((edge) => `${edge.src_id}\t${edge.edge_type}\t${edge.dst_id}`));
   const visited = new Set<string>();
@@ -265,7 +296,10 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
     const parts = tableParts(node);
     try {
       const info = await port.getTable(parts.join('.'));
-      const enrichment: NodeEnrichment = { node_id: node.id, attributes: tableAttributes(info, port.workspaceUrl, parts) };
+      const enrichment: NodeEnrichment = {
+        node_id: node.id,
+        attributes: tableAttributes(info, port.workspaceUrl, parts),
+      };
       const fresh = result.newNodes.find((candidate) => candidate.id === node.id);
       if (fresh) fresh.attributes = { ...fresh.attributes, ...enrichment.attributes };
       else result.enrichments.push(enrichment);
@@ -286,7 +320,10 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
       lineage = await port.getTableLineage(parts.join('.'));
     } catch (error) {
       if (error instanceof CatalogApiError && error.status === 404 && error.errorCode === 'ENDPOINT_NOT_FOUND') {
-        if (!lineageUnavailable) result.warnings.push(`lakehouse: downstream discovery unavailable (table lineage endpoint not found): ${error.message}`);
+        if (!lineageUnavailable)
+          result.warnings.push(
+            `lakehouse: downstream discovery unavailable (table lineage endpoint not found): ${error.message}`,
+          );
         lineageUnavailable = true;
       } else {
         result.warnings.push(`lakehouse: downstream lineage of ${parts.join('.')} not read: ${describeFailure(error)}`);
@@ -302,7 +339,8 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
       let target = known.get(id);
       if (!target) {
         if (result.newNodes.length >= MAX_DISCOVERED_TABLES) {
-          if (!capWarned) result.warnings.push(`lakehouse: downstream discovery stopped after ${MAX_DISCOVERED_TABLES} new tables`);
+          if (!capWarned)
+            result.warnings.push(`lakehouse: downstream discovery stopped after ${MAX_DISCOVERED_TABLES} new tables`);
           capWarned = true;
           break;
         }
@@ -314,7 +352,13 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
           display_name: info.name,
           environment_id: node.environment_id,
           cluster_id: node.cluster_id,
-          attributes: { derived: true, catalog_name: info.catalog_name, schema_name: info.schema_name, table_name: info.name, discovered_from: node.id },
+          attributes: {
+            derived: true,
+            catalog_name: info.catalog_name,
+            schema_name: info.schema_name,
+            table_name: info.name,
+            discovered_from: node.id,
+          },
           catalog_type: 'LAKEHOUSE_CATALOG',
         };
         known.set(id, target);
@@ -324,7 +368,10 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
         src_id: node.id,
         dst_id: id,
         edge_type: 'TRANSFORMS',
-        attributes: { source: 'lakehouse_table_lineage', ...(info.lineage_timestamp ? { lineage_timestamp: info.lineage_timestamp } : {}) },
+        attributes: {
+          source: 'lakehouse_table_lineage',
+          ...(info.lineage_timestamp ? { lineage_timestamp: info.lineage_timestamp } : {}),
+        },
       };
       const key = `${edge.src_id}\tTRANSFORMS\t${edge.dst_id}`;
       if (!edgeKeys.has(key)) {
@@ -359,14 +406,16 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
 // Push.
 
 /** Statement errors that mean "no access / not there" (listed in `skipped`, not `errors`). */
-const BENIGN_STATEMENT_ERRORS = /PERMISSION_DENIED|does not have (MODIFY|CREATE|USE|OWNERSHIP|MANAGE)|TABLE_OR_VIEW_NOT_FOUND|SCHEMA_NOT_FOUND|CATALOG_NOT_FOUND/;
+const BENIGN_STATEMENT_ERRORS =
+  /PERMISSION_DENIED|does not have (MODIFY|CREATE|USE|OWNERSHIP|MANAGE)|TABLE_OR_VIEW_NOT_FOUND|SCHEMA_NOT_FOUND|CATALOG_NOT_FOUND/;
 
 /**
  * Picks a warehouse: `RUNNING` first, then serverless, then `STARTING`, then the rest (`DELETED` and
  * `DELETING` never), ties by name then id. Undefined when none is usable.
  */
 export function chooseWarehouse(warehouses: readonly LakehouseWarehouse[]): LakehouseWarehouse | undefined {
-  const rank = (w: LakehouseWarehouse) => (w.state === 'RUNNING' ? 0 : w.enable_serverless_compute ? 1 : w.state === 'STARTING' ? 2 : 3);
+  const rank = (w: LakehouseWarehouse) =>
+    w.state === 'RUNNING' ? 0 : w.enable_serverless_compute ? 1 : w.state === 'STARTING' ? 2 : 3;
   return warehouses
     .filter((w) => typeof w.id === 'string' && w.id !== '' && w.state !== 'DELETED' && w.state !== 'DELETING')
     .sort((a, b) => rank(a) - rank(b) || (a.name ?? '').localeCompare(b.name ?? '') || a.id.localeCompare(b.id))[0];
@@ -386,7 +435,11 @@ async function run(port: LakehouseCatalogPort, warehouseId: string, statement: s
 }
 
 /** Push of lineage into lakehouse tables (see the module comment). Never throws for a catalog failure. */
-export async function pushLakehouse(graph: LineageGraph, options: PushOptions, deps: LakehouseDeps): Promise<PushResult> {
+export async function pushLakehouse(
+  graph: LineageGraph,
+  options: PushOptions,
+  deps: LakehouseDeps,
+): Promise<PushResult> {
   const { port } = deps;
   const result = emptyPushResult();
   const syncedAt = (deps.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -398,7 +451,8 @@ export async function pushLakehouse(graph: LineageGraph, options: PushOptions, d
     if (chain.length === 0) result.skipped.push(`${table.qualified_name}: no upstream lineage in the graph`);
     else work.push({ table, parts: tableParts(table), chain });
   }
-  if (work.length === 0 || (!options.set_properties && !options.set_comments && !options.create_bridge_table)) return result;
+  if (work.length === 0 || (!options.set_properties && !options.set_comments && !options.create_bridge_table))
+    return result;
 
   let warehouseId = deps.warehouseId;
   if (!warehouseId) {
@@ -409,7 +463,9 @@ export async function pushLakehouse(graph: LineageGraph, options: PushOptions, d
       return result;
     }
     if (!warehouseId) {
-      result.errors.push('no SQL warehouse found in the workspace; create one or set LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID');
+      result.errors.push(
+        'no SQL warehouse found in the workspace; create one or set LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID',
+      );
       return result;
     }
   }
@@ -429,7 +485,11 @@ export async function pushLakehouse(graph: LineageGraph, options: PushOptions, d
       } else note(name, 'properties not set', outcome);
     }
     if (options.set_comments) {
-      const outcome = await run(port, warehouseId, commentStatement(item.parts, commentTree(item.table, capped, syncedAt)));
+      const outcome = await run(
+        port,
+        warehouseId,
+        commentStatement(item.parts, commentTree(item.table, capped, syncedAt)),
+      );
       if (outcome.ok) {
         result.comments_set += 1;
         updated = true;
@@ -441,7 +501,8 @@ export async function pushLakehouse(graph: LineageGraph, options: PushOptions, d
 
   if (options.create_bridge_table) {
     const byCatalog = new Map<string, typeof work>();
-    for (const item of pushed) (byCatalog.get(item.parts[0]) ?? byCatalog.set(item.parts[0], []).get(item.parts[0])!).push(item);
+    for (const item of pushed)
+      (byCatalog.get(item.parts[0]) ?? byCatalog.set(item.parts[0], []).get(item.parts[0])!).push(item);
     for (const [catalog, items] of [...byCatalog].sort(([a], [b]) => a.localeCompare(b))) {
       const bridge = bridgeTableParts(catalog).join('.');
       const created = await run(port, warehouseId, createBridgeTableStatement(catalog));
@@ -469,7 +530,11 @@ export async function pushLakehouse(graph: LineageGraph, options: PushOptions, d
 // The provider.
 
 /** Variables the lakehouse provider reads (contract section 3). */
-export const LAKEHOUSE_SETTINGS = ['LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL', 'LINEAGE_SVC_LAKEHOUSE_TOKEN', 'LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID'] as const;
+export const LAKEHOUSE_SETTINGS = [
+  'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL',
+  'LINEAGE_SVC_LAKEHOUSE_TOKEN',
+  'LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID',
+] as const;
 
 /** The lakehouse provider (`LAKEHOUSE_CATALOG`, short name `lakehouse`). */
 export const lakehouseProvider: CatalogProvider<LakehouseCatalogPort> & {
@@ -482,7 +547,10 @@ export const lakehouseProvider: CatalogProvider<LakehouseCatalogPort> & {
   settings: LAKEHOUSE_SETTINGS,
   requiredSettings: ['LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL', 'LINEAGE_SVC_LAKEHOUSE_TOKEN'],
   missingSettings: (config: Config) =>
-    missingOf({ LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: config.lakehouse.workspaceUrl, LINEAGE_SVC_LAKEHOUSE_TOKEN: config.lakehouse.token }),
+    missingOf({
+      LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: config.lakehouse.workspaceUrl,
+      LINEAGE_SVC_LAKEHOUSE_TOKEN: config.lakehouse.token,
+    }),
   isConfigured: (config: Config) => Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token),
   enrich: enrichLakehouse,
   push: pushLakehouse,

@@ -73,7 +73,11 @@ export interface PushOptions {
 }
 
 /** Default switches: properties and comments on, bridge table off. */
-export const DEFAULT_PUSH_OPTIONS: PushOptions = { set_properties: true, set_comments: true, create_bridge_table: false };
+export const DEFAULT_PUSH_OPTIONS: PushOptions = {
+  set_properties: true,
+  set_comments: true,
+  create_bridge_table: false,
+};
 
 /** What a push did (the peer's PushResult, snake_case). */
 export interface PushResult {
@@ -129,7 +133,10 @@ export interface CatalogProvider<Port> extends CatalogProviderInfo {
  * node's attributes of the same name; new nodes are added (or merged into a node of the same id);
  * new edges are added unless an edge with the same key exists.
  */
-export function applyEnrichment(graph: LineageGraph, result: Pick<EnrichmentResult, 'enrichments' | 'newNodes' | 'newEdges'>): LineageGraph {
+export function applyEnrichment(
+  graph: LineageGraph,
+  result: Pick<EnrichmentResult, 'enrichments' | 'newNodes' | 'newEdges'>,
+): LineageGraph {
   const nodes = new Map(graph.nodes.map((node) => [node.id, node]));
   for (const node of result.newNodes) {
     const current = nodes.get(node.id);
@@ -140,7 +147,8 @@ export function applyEnrichment(graph: LineageGraph, result: Pick<EnrichmentResu
     if (current) nodes.set(node_id, { ...current, attributes: { ...current.attributes, ...attributes } });
   }
   const edges = new Map(graph.edges.map((edge) => [edgeKey(edge), edge]));
-  for (const edge of result.newEdges) if (!edges.has(edgeKey(edge)) && nodes.has(edge.src_id) && nodes.has(edge.dst_id)) edges.set(edgeKey(edge), edge);
+  for (const edge of result.newEdges)
+    if (!edges.has(edgeKey(edge)) && nodes.has(edge.src_id) && nodes.has(edge.dst_id)) edges.set(edgeKey(edge), edge);
   return { ...graph, nodes: [...nodes.values()], edges: [...edges.values()] };
 }
 

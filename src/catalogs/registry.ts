@@ -22,7 +22,10 @@ export interface CatalogRegistryEntry extends CatalogProviderInfo {
   provider: CatalogProvider<any> | undefined;
 }
 
-const planned = (info: Omit<CatalogProviderInfo, 'missingSettings'>, required: (config: Config) => Record<string, string | undefined>): CatalogRegistryEntry => ({
+const planned = (
+  info: Omit<CatalogProviderInfo, 'missingSettings'>,
+  required: (config: Config) => Record<string, string | undefined>,
+): CatalogRegistryEntry => ({
   ...info,
   missingSettings: (config) => missingOf(required(config)),
   provider: undefined,
@@ -41,7 +44,10 @@ export const CATALOG_REGISTRY: readonly CatalogRegistryEntry[] = [
       settings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
       requiredSettings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
     },
-    (config) => ({ LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: config.dataGovernance.domainId, LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: config.dataGovernance.projectId }),
+    (config) => ({
+      LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: config.dataGovernance.domainId,
+      LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: config.dataGovernance.projectId,
+    }),
   ),
 ];
 
@@ -57,4 +63,7 @@ export function catalogEntry(catalogType: CatalogType): CatalogRegistryEntry {
 }
 
 /** Every name `POST /push/{provider}` accepts (catalog types and short names). */
-export const PROVIDER_NAMES: readonly string[] = [...CATALOG_TYPES, ...CATALOG_REGISTRY.map((entry) => entry.shortName)];
+export const PROVIDER_NAMES: readonly string[] = [
+  ...CATALOG_TYPES,
+  ...CATALOG_REGISTRY.map((entry) => entry.shortName),
+];

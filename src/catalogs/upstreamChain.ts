@@ -26,7 +26,14 @@ import type { Edge, EdgeType, LineageGraph, Node, NodeType } from '../graph/mode
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 
 /** The kinds a chain hop can have (specification). */
-export const CHAIN_KINDS = ['topic', 'stream_job', 'sql_query', 'connector', 'external_dataset', 'materialized_table'] as const;
+export const CHAIN_KINDS = [
+  'topic',
+  'stream_job',
+  'sql_query',
+  'connector',
+  'external_dataset',
+  'materialized_table',
+] as const;
 export type ChainKind = (typeof CHAIN_KINDS)[number];
 
 const KIND_OF: Partial<Record<NodeType, ChainKind>> = {
@@ -110,7 +117,10 @@ export function schemaFieldsOf(index: GraphIndex, topicId: string): ChainSchemaF
     for (const field of storedSchemaFields(index.nodes.get(edge.dst_id))) {
       if (seen.has(field.name)) continue;
       seen.add(field.name);
-      fields.push({ name: field.name, type: typeof field.type === 'string' ? field.type : JSON.stringify(field.type ?? null) });
+      fields.push({
+        name: field.name,
+        type: typeof field.type === 'string' ? field.type : JSON.stringify(field.type ?? null),
+      });
     }
   }
   return fields;
@@ -150,7 +160,8 @@ export function upstreamChain(index: GraphIndex, tableId: string, maxHops = MAX_
     const kind = KIND_OF[node.node_type];
     if (!kind) continue;
     const path: string[] = [];
-    for (let at: string | undefined = id; at !== undefined; at = via.get(at)?.next) path.push(index.nodes.get(at)!.qualified_name);
+    for (let at: string | undefined = id; at !== undefined; at = via.get(at)?.next)
+      path.push(index.nodes.get(at)!.qualified_name);
     const entry: ChainEntry = {
       hop,
       kind,
@@ -171,12 +182,19 @@ export function upstreamChain(index: GraphIndex, tableId: string, maxHops = MAX_
     }
     entries.push(entry);
   }
-  return entries.sort((a, b) => a.hop - b.hop || (a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : 0));
+  return entries.sort(
+    (a, b) => a.hop - b.hop || (a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : 0),
+  );
 }
 
 /** The JSON form of a hop (fields in the specification's order, bridge-only fields dropped). */
 export function toHop(entry: ChainHop): ChainHop {
-  const hop: ChainHop = { hop: entry.hop, kind: entry.kind, qualified_name: entry.qualified_name, display_name: entry.display_name };
+  const hop: ChainHop = {
+    hop: entry.hop,
+    kind: entry.kind,
+    qualified_name: entry.qualified_name,
+    display_name: entry.display_name,
+  };
   if (entry.sql !== undefined) hop.sql = entry.sql;
   if (entry.connector_class !== undefined) hop.connector_class = entry.connector_class;
   if (entry.schema_fields !== undefined) hop.schema_fields = entry.schema_fields;
@@ -223,7 +241,10 @@ export function capChain(chain: readonly ChainHop[], maxBytes = CHAIN_MAX_BYTES)
 }
 
 /** Joins values with `, ` keeping at most `maxBytes`; says whether any value was left out. */
-export function joinCapped(values: readonly string[], maxBytes = PROPERTY_MAX_BYTES): { text: string; truncated: boolean } {
+export function joinCapped(
+  values: readonly string[],
+  maxBytes = PROPERTY_MAX_BYTES,
+): { text: string; truncated: boolean } {
   let text = '';
   for (const [i, value] of values.entries()) {
     const candidate = i === 0 ? value : `${text},${value}`;
@@ -262,8 +283,12 @@ export function pipelineType(table: Node, chain: readonly ChainEntry[]): string 
 export function lineageProperties(input: TablePushInput): { properties: LineageProperties; capped: CappedChain } {
   const { table, chain, syncedAt } = input;
   const capped = capChain(chain);
-  const topics = joinCapped([...new Set(chain.filter((entry) => entry.kind === 'topic').map((entry) => entry.qualified_name))]);
-  const connectors = joinCapped([...new Set(chain.filter((entry) => entry.kind === 'connector').map((entry) => entry.display_name))]);
+  const topics = joinCapped([
+    ...new Set(chain.filter((entry) => entry.kind === 'topic').map((entry) => entry.qualified_name)),
+  ]);
+  const connectors = joinCapped([
+    ...new Set(chain.filter((entry) => entry.kind === 'connector').map((entry) => entry.display_name)),
+  ]);
   const properties: LineageProperties = {
     'lineage_svc.source_topics': topics.text,
     'lineage_svc.source_connectors': connectors.text,
@@ -273,7 +298,8 @@ export function lineageProperties(input: TablePushInput): { properties: LineageP
     'lineage_svc.environment_id': table.environment_id ?? '',
     'lineage_svc.cluster_id': table.cluster_id ?? '',
   };
-  if (capped.truncated || topics.truncated || connectors.truncated) properties['lineage_svc.upstream_truncated'] = 'true';
+  if (capped.truncated || topics.truncated || connectors.truncated)
+    properties['lineage_svc.upstream_truncated'] = 'true';
   for (const [key, value] of Object.entries(properties)) {
     if (value === '') delete properties[key];
     else if (byteLength(value) > PROPERTY_MAX_BYTES) properties[key] = truncateBytes(value, PROPERTY_MAX_BYTES);

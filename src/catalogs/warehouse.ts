@@ -122,7 +122,11 @@ export interface WarehouseCatalogPort {
    * answers 404, `POST ...?{entryGroupId|entryTypeId|aspectTypeId}=` then the long-running
    * operation is awaited (a 409 counts as existing).
    */
-  ensureDataplexResource(collection: DataplexCollection, id: string, body: Record<string, unknown>): Promise<'exists' | 'created'>;
+  ensureDataplexResource(
+    collection: DataplexCollection,
+    id: string,
+    body: Record<string, unknown>,
+  ): Promise<'exists' | 'created'>;
   /** Dataplex: `POST .../entryGroups/{group}/entries?entryId=`; `exists` when it answers 409. */
   createDataplexEntry(entryGroup: string, entryId: string, entry: DataplexEntry): Promise<'created' | 'exists'>;
   /** Dataplex: `PATCH .../entryGroups/{group}/entries/{id}?updateMask=aspects&aspectKeys=...` (the given aspects replace theirs). */
@@ -165,7 +169,10 @@ const nonEmpty = (value: unknown): value is string => typeof value === 'string' 
  * (dataset and table ids cannot contain dots; the project is what is left, `defaultProject`
  * when nothing is).
  */
-export function warehouseTableParts(node: Pick<Node, 'qualified_name' | 'attributes'>, defaultProject = ''): BigQueryTableRef {
+export function warehouseTableParts(
+  node: Pick<Node, 'qualified_name' | 'attributes'>,
+  defaultProject = '',
+): BigQueryTableRef {
   const { project_id: project, dataset_id: dataset, table_name: table } = node.attributes ?? {};
   if (nonEmpty(project) && nonEmpty(dataset) && nonEmpty(table)) return { project, dataset, table };
   const parts = node.qualified_name.split('.');
@@ -204,7 +211,11 @@ function columnsOf(fields: readonly BigQueryField[] | undefined): WarehouseColum
   return (fields ?? [])
     .filter((field) => nonEmpty(field?.name))
     .map((field) => {
-      const column: WarehouseColumn = { name: field.name!, type: field.type ?? null, description: nonEmpty(field.description) ? field.description : null };
+      const column: WarehouseColumn = {
+        name: field.name!,
+        type: field.type ?? null,
+        description: nonEmpty(field.description) ? field.description : null,
+      };
       if (Array.isArray(field.fields) && field.fields.length > 0) column.fields = columnsOf(field.fields);
       return column;
     });
@@ -258,16 +269,24 @@ export function warehouseDatasetIdentity(namespace: string, name: string): Datas
   if (namespace.startsWith('kafka://') && namespace.length > 'kafka://'.length) return { namespace, name };
   const warehouse = /^warehouse:\/\/([^/]+)(?:\/([^/]+))?$/.exec(namespace);
   if (warehouse) {
-    if (warehouse[2] !== undefined) return { namespace: BIGQUERY_NAMESPACE, name: `${warehouse[1]}.${warehouse[2]}.${name}` };
+    if (warehouse[2] !== undefined)
+      return { namespace: BIGQUERY_NAMESPACE, name: `${warehouse[1]}.${warehouse[2]}.${name}` };
     return name.split('.').length >= 3 ? { namespace: BIGQUERY_NAMESPACE, name } : null;
   }
   if (namespace === BIGQUERY_NAMESPACE) return { namespace, name };
   const uri = /^bigquery:\/\/([^/]+)\/?$/.exec(namespace);
-  if (uri && name !== '' && name !== '/') return { namespace: BIGQUERY_NAMESPACE, name: `${uri[1]}.${name.replace(/^\/+|\/+$/g, '').replaceAll('/', '.')}` };
+  if (uri && name !== '' && name !== '/')
+    return { namespace: BIGQUERY_NAMESPACE, name: `${uri[1]}.${name.replace(/^\/+|\/+$/g, '').replaceAll('/', '.')}` };
   return null;
 }
 
-type ColumnLineage = { fields?: Record<string, { inputFields?: Array<{ namespace: string; name: string; field: string } & Record<string, unknown>> }>; dataset?: unknown[] } & Record<string, unknown>;
+type ColumnLineage = {
+  fields?: Record<
+    string,
+    { inputFields?: Array<{ namespace: string; name: string; field: string } & Record<string, unknown>> }
+  >;
+  dataset?: unknown[];
+} & Record<string, unknown>;
 
 /** Rewrites the input identities of a `columnLineage` facet; drops inputs that map to nothing and fields left empty. */
 function normalizeColumnLineage(facet: ColumnLineage): ColumnLineage | undefined {
@@ -410,10 +429,25 @@ export function schemaAspectKey(project: string, location: string): string {
 }
 
 /** The bodies of the entry group, entry type and aspect type (created once, in this order). */
-export function dataplexBootstrap(project: string, location: string): Array<{ collection: DataplexCollection; id: string; body: Record<string, unknown> }> {
-  const text = (name: string, index: number, description: string) => ({ name, type: 'string', index, annotations: { description } });
+export function dataplexBootstrap(
+  project: string,
+  location: string,
+): Array<{ collection: DataplexCollection; id: string; body: Record<string, unknown> }> {
+  const text = (name: string, index: number, description: string) => ({
+    name,
+    type: 'string',
+    index,
+    annotations: { description },
+  });
   return [
-    { collection: 'entryGroups', id: ENTRY_GROUP_ID, body: { displayName: 'lineage-svc', description: 'Kafka topics registered by lineage-svc so that lineage events resolve to catalog entries' } },
+    {
+      collection: 'entryGroups',
+      id: ENTRY_GROUP_ID,
+      body: {
+        displayName: 'lineage-svc',
+        description: 'Kafka topics registered by lineage-svc so that lineage events resolve to catalog entries',
+      },
+    },
     {
       collection: 'aspectTypes',
       id: SCHEMA_ASPECT_TYPE_ID,
@@ -429,7 +463,15 @@ export function dataplexBootstrap(project: string, location: string): Array<{ co
               type: 'array',
               index: 1,
               annotations: { description: 'Top-level fields of the value schema' },
-              arrayItems: { name: 'field', type: 'record', recordFields: [text('name', 1, 'Field name'), text('type', 2, 'Field type'), text('description', 3, 'Field documentation')] },
+              arrayItems: {
+                name: 'field',
+                type: 'record',
+                recordFields: [
+                  text('name', 1, 'Field name'),
+                  text('type', 2, 'Field type'),
+                  text('description', 3, 'Field documentation'),
+                ],
+              },
             },
           ],
         },
@@ -457,7 +499,13 @@ function schemaFieldsOf(schema: Node | undefined): Array<{ name: string; type: s
   return fields.flatMap((field) => {
     if (typeof field !== 'object' || field === null || !nonEmpty((field as { name?: unknown }).name)) return [];
     const { name, type, doc, description } = field as Record<string, unknown>;
-    return [{ name: name as string, type: typeof type === 'string' ? type : type === undefined || type === null ? '' : JSON.stringify(type), description: nonEmpty(doc) ? doc : nonEmpty(description) ? description : '' }];
+    return [
+      {
+        name: name as string,
+        type: typeof type === 'string' ? type : type === undefined || type === null ? '' : JSON.stringify(type),
+        description: nonEmpty(doc) ? doc : nonEmpty(description) ? description : '',
+      },
+    ];
   });
 }
 
@@ -477,7 +525,9 @@ export function topicEntries(graph: LineageGraph, project: string, location: str
   const entries = new Map<string, TopicEntry>();
   for (const topic of graph.nodes) {
     if (topic.node_type !== 'TOPIC' || !topic.cluster_id) continue;
-    const name = topic.qualified_name.startsWith(`${topic.cluster_id}/`) ? topic.qualified_name.slice(topic.cluster_id.length + 1) : topic.qualified_name;
+    const name = topic.qualified_name.startsWith(`${topic.cluster_id}/`)
+      ? topic.qualified_name.slice(topic.cluster_id.length + 1)
+      : topic.qualified_name;
     const schemaEdges = graph.edges.filter((e) => e.src_id === topic.id && e.edge_type === 'HAS_SCHEMA');
     schemaEdges.sort((a, b) => (a.attributes?.role === 'value' ? -1 : 0) - (b.attributes?.role === 'value' ? -1 : 0));
     const fields = schemaEdges.map((e) => schemaFieldsOf(nodes.get(e.dst_id))).find((list) => list.length > 0) ?? [];
@@ -488,7 +538,12 @@ export function topicEntries(graph: LineageGraph, project: string, location: str
       entry: {
         entryType: `projects/${project}/locations/${location}/entryTypes/${TOPIC_ENTRY_TYPE_ID}`,
         fullyQualifiedName: kafkaTopicFqn(topic.cluster_id, name),
-        entrySource: { system: ENTRY_SYSTEM, platform: 'kafka', displayName: name, ...(description ? { description } : {}) },
+        entrySource: {
+          system: ENTRY_SYSTEM,
+          platform: 'kafka',
+          displayName: name,
+          ...(description ? { description } : {}),
+        },
         aspects: { [schemaAspectKey(project, location)]: { data: { fields } } },
       },
     });
@@ -508,7 +563,10 @@ export interface RegistrationOutcome {
  * entry type when missing, then per topic a create (`created`), or on 409 a PATCH of the schema
  * aspect (`updated`). Failures are collected, never thrown; a failed bootstrap stops registration.
  */
-export async function registerTopicAssets(graph: LineageGraph, port: WarehouseCatalogPort): Promise<RegistrationOutcome> {
+export async function registerTopicAssets(
+  graph: LineageGraph,
+  port: WarehouseCatalogPort,
+): Promise<RegistrationOutcome> {
   const outcome: RegistrationOutcome = { created: 0, updated: 0, errors: [] };
   const entries = topicEntries(graph, port.projectId, port.location);
   if (entries.length === 0) return outcome;
@@ -544,9 +602,18 @@ export async function registerTopicAssets(graph: LineageGraph, port: WarehouseCa
 // Enrichment and push.
 
 /** Enrichment of warehouse tables (see the module comment). Never throws for a catalog failure. */
-export async function enrichWarehouse(graph: LineageGraph, deps: ProviderDeps<WarehouseCatalogPort>): Promise<EnrichmentResult> {
+export async function enrichWarehouse(
+  graph: LineageGraph,
+  deps: ProviderDeps<WarehouseCatalogPort>,
+): Promise<EnrichmentResult> {
   const { port } = deps;
-  const result: EnrichmentResult = { catalog_type: 'WAREHOUSE_LINEAGE', enrichments: [], newNodes: [], newEdges: [], warnings: [] };
+  const result: EnrichmentResult = {
+    catalog_type: 'WAREHOUSE_LINEAGE',
+    enrichments: [],
+    newNodes: [],
+    newEdges: [],
+    warnings: [],
+  };
   const tables = graph.nodes.filter(isWarehouseTable).sort((a, b) => (a.id < b.id ? -1 : 1));
   if (tables.length === 0) return result;
   try {
@@ -578,12 +645,18 @@ export async function enrichWarehouse(graph: LineageGraph, deps: ProviderDeps<Wa
 }
 
 /** Lineage push to the Data Lineage API (see the module comment). Never throws for a catalog failure. */
-export async function pushWarehouse(graph: LineageGraph, options: PushOptions, deps: ProviderDeps<WarehouseCatalogPort>): Promise<PushResult> {
+export async function pushWarehouse(
+  graph: LineageGraph,
+  options: PushOptions,
+  deps: ProviderDeps<WarehouseCatalogPort>,
+): Promise<PushResult> {
   const { port } = deps;
   const result = emptyPushResult();
   const plan = warehouseEvents(graph, deps.now ?? new Date());
-  for (const name of plan.skipped) result.skipped.push(`${name}: no Kafka or BigQuery input or output after namespace normalisation`);
-  if (options.create_bridge_table) result.skipped.push('bridge table: not supported by the warehouse provider; lineage goes to the Data Lineage API');
+  for (const name of plan.skipped)
+    result.skipped.push(`${name}: no Kafka or BigQuery input or output after namespace normalisation`);
+  if (options.create_bridge_table)
+    result.skipped.push('bridge table: not supported by the warehouse provider; lineage goes to the Data Lineage API');
   const hasTopics = graph.nodes.some((node) => node.node_type === 'TOPIC' && node.cluster_id);
   if (plan.events.length === 0 && !hasTopics) return result;
   try {
@@ -627,7 +700,10 @@ export const WAREHOUSE_SETTINGS = [
   'LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL',
 ] as const;
 
-const required = (config: Config) => ({ LINEAGE_SVC_WAREHOUSE_PROJECT_ID: config.warehouse.projectId, LINEAGE_SVC_WAREHOUSE_LOCATION: config.warehouse.location });
+const required = (config: Config) => ({
+  LINEAGE_SVC_WAREHOUSE_PROJECT_ID: config.warehouse.projectId,
+  LINEAGE_SVC_WAREHOUSE_LOCATION: config.warehouse.location,
+});
 
 /** The warehouse provider (`WAREHOUSE_LINEAGE`, short name `warehouse`). */
 export const warehouseProvider: CatalogProvider<WarehouseCatalogPort> = {

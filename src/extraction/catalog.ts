@@ -41,7 +41,9 @@ export function catalogEnrichments(
     const attributes: Record<string, unknown> = { tags: [...new Set(entity.classificationNames ?? [])].sort() };
     if (metadata.length > 0) {
       attributes.business_metadata = Object.fromEntries(
-        [...metadata].sort((a, b) => (a.typeName < b.typeName ? -1 : 1)).map((entry) => [entry.typeName, entry.attributes ?? {}]),
+        [...metadata]
+          .sort((a, b) => (a.typeName < b.typeName ? -1 : 1))
+          .map((entry) => [entry.typeName, entry.attributes ?? {}]),
       );
     }
     if (entity.attributes.owner) attributes.owner = entity.attributes.owner;

@@ -56,7 +56,9 @@ export function kafkaTopicUri(clusterId: string, topic: string): string {
  * links), else `remote_cluster_id` (source-initiated and bidirectional links), else null (e.g. a
  * link that only names a `destination_cluster_id`: this cluster is its source).
  */
-export function linkSourceClusterId(link: Pick<ClusterLinkBody, 'source_cluster_id' | 'remote_cluster_id'>): string | null {
+export function linkSourceClusterId(
+  link: Pick<ClusterLinkBody, 'source_cluster_id' | 'remote_cluster_id'>,
+): string | null {
   return link.source_cluster_id || link.remote_cluster_id || null;
 }
 
@@ -90,16 +92,22 @@ export function clusterLinkFragment(
   const fragment: Fragment = { nodes: [], edges: [] };
   const links = new Map(inventory.links.map((link) => [link.link_name, link]));
   const label = `ClusterLinking:${cluster.clusterId}`;
-  const mirrors = [...inventory.mirrors].sort((a, b) => (a.mirror_topic_name < b.mirror_topic_name ? -1 : a.mirror_topic_name > b.mirror_topic_name ? 1 : 0));
+  const mirrors = [...inventory.mirrors].sort((a, b) =>
+    a.mirror_topic_name < b.mirror_topic_name ? -1 : a.mirror_topic_name > b.mirror_topic_name ? 1 : 0,
+  );
   for (const mirror of mirrors) {
     const link = links.get(mirror.link_name);
     if (!link) {
-      warn(`${label}: mirror topic ${mirror.mirror_topic_name} belongs to cluster link ${mirror.link_name}, which the cluster does not list; skipped`);
+      warn(
+        `${label}: mirror topic ${mirror.mirror_topic_name} belongs to cluster link ${mirror.link_name}, which the cluster does not list; skipped`,
+      );
       continue;
     }
     const sourceClusterId = linkSourceClusterId(link);
     if (!sourceClusterId) {
-      warn(`${label}: cluster link ${link.link_name} names no source cluster (neither source_cluster_id nor remote_cluster_id); mirror topic ${mirror.mirror_topic_name} skipped`);
+      warn(
+        `${label}: cluster link ${link.link_name} names no source cluster (neither source_cluster_id nor remote_cluster_id); mirror topic ${mirror.mirror_topic_name} skipped`,
+      );
       continue;
     }
     const sourceTopic = mirror.source_topic_name;

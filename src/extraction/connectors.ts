@@ -38,7 +38,10 @@ export function splitList(value: string | null | undefined): string[] {
 }
 
 /** Source or sink: `info.type` when it says so, else the class name, else the topic keys. */
-export function connectorTypeOf(reportedType: string | null | undefined, config: Record<string, string | null | undefined>): ConnectorType {
+export function connectorTypeOf(
+  reportedType: string | null | undefined,
+  config: Record<string, string | null | undefined>,
+): ConnectorType {
   const type = reportedType?.toLowerCase();
   if (type === 'source' || type === 'sink') return type;
   const cls = (config['connector.class'] ?? '').toLowerCase();
@@ -53,7 +56,11 @@ export function connectorTypeOf(reportedType: string | null | undefined, config:
  * The topics a connector writes (source) or reads (sink). `topics.regex` is matched, whole-string,
  * against `listedTopics`; an invalid pattern matches nothing.
  */
-export function connectorTopics(type: ConnectorType, config: Record<string, string | null | undefined>, listedTopics: readonly string[]): string[] {
+export function connectorTopics(
+  type: ConnectorType,
+  config: Record<string, string | null | undefined>,
+  listedTopics: readonly string[],
+): string[] {
   const topics = new Set<string>();
   if (type === 'sink') {
     for (const topic of splitList(config.topics)) topics.add(topic);
@@ -72,7 +79,8 @@ export function connectorTopics(type: ConnectorType, config: Record<string, stri
     const prefix = config['topic.prefix'] || config['database.server.name'];
     const tables = splitList(config['table.include.list'] ?? config['table.whitelist']);
     if (prefix && tables.length > 0) for (const table of tables) topics.add(`${prefix}.${table}`);
-    if (!prefix && config['topic.prefix'] === undefined) for (const topic of splitList(config.topics)) topics.add(topic);
+    if (!prefix && config['topic.prefix'] === undefined)
+      for (const topic of splitList(config.topics)) topics.add(topic);
   }
   return [...topics].sort();
 }
@@ -91,9 +99,14 @@ function hostOf(url: string | null | undefined): string | undefined {
  * Known families: S3, GCS, Azure Blob, Postgres/MySQL/SQL Server/Oracle (CDC and JDBC), BigQuery,
  * Snowflake, Elasticsearch/OpenSearch, MongoDB, HTTP, Redshift and DynamoDB. Others give none.
  */
-export function externalDatasets(config: Record<string, string | null | undefined>, type: ConnectorType, topics: readonly string[]): string[] {
+export function externalDatasets(
+  config: Record<string, string | null | undefined>,
+  type: ConnectorType,
+  topics: readonly string[],
+): string[] {
   const cls = (config['connector.class'] ?? '').toLowerCase();
-  const get = (...keys: string[]) => keys.map((key) => config[key]).find((value) => value !== undefined && value !== null && value !== '');
+  const get = (...keys: string[]) =>
+    keys.map((key) => config[key]).find((value) => value !== undefined && value !== null && value !== '');
   const uris: string[] = [];
   if (cls.includes('s3')) {
     const bucket = get('s3.bucket.name', 's3.bucket');
@@ -104,9 +117,16 @@ export function externalDatasets(config: Record<string, string | null | undefine
   } else if (cls.includes('azureblob')) {
     const account = get('azblob.account.name');
     const container = get('azblob.container.name');
-    if (account && container) uris.push(`wasbs://${container}@${account}.blob.core.windows.net/${get('topics.dir') ?? 'topics'}`);
+    if (account && container)
+      uris.push(`wasbs://${container}@${account}.blob.core.windows.net/${get('topics.dir') ?? 'topics'}`);
   } else if (/postgres|mysql|sqlserver|oracle|mariadb/.test(cls)) {
-    const scheme = /postgres/.test(cls) ? 'postgres' : /mysql|mariadb/.test(cls) ? 'mysql' : /sqlserver/.test(cls) ? 'sqlserver' : 'oracle';
+    const scheme = /postgres/.test(cls)
+      ? 'postgres'
+      : /mysql|mariadb/.test(cls)
+        ? 'mysql'
+        : /sqlserver/.test(cls)
+          ? 'sqlserver'
+          : 'oracle';
     const host = get('database.hostname', 'connection.host', 'db.hostname');
     const port = get('database.port', 'connection.port', 'db.port');
     const database = get('database.dbname', 'db.name', 'database.name');
@@ -143,7 +163,8 @@ export function externalDatasets(config: Record<string, string | null | undefine
     if (url) uris.push(url);
   } else if (cls.includes('redshift')) {
     const host = get('aws.redshift.domain');
-    if (host) uris.push(`redshift://${host}:${get('aws.redshift.port') ?? '5439'}/${get('aws.redshift.database') ?? ''}`);
+    if (host)
+      uris.push(`redshift://${host}:${get('aws.redshift.port') ?? '5439'}/${get('aws.redshift.database') ?? ''}`);
   } else if (cls.includes('dynamodb')) {
     const region = get('aws.dynamodb.region');
     if (region) uris.push(`dynamodb://${region}`);
@@ -152,14 +173,21 @@ export function externalDatasets(config: Record<string, string | null | undefine
 }
 
 /** The dead-letter topic of a sink connector: `errors.deadletterqueue.topic.name`, else `dlq-{lcc id}`. */
-export function deadLetterTopic(config: Record<string, string | null | undefined>, lccId: string | null | undefined): string | undefined {
+export function deadLetterTopic(
+  config: Record<string, string | null | undefined>,
+  lccId: string | null | undefined,
+): string | undefined {
   const configured = config['errors.deadletterqueue.topic.name'];
   if (configured) return configured;
   return lccId ? `dlq-${lccId}` : undefined;
 }
 
 /** CONNECTOR, EXTERNAL_DATASET and placeholder TOPIC nodes with their edges, for one cluster. */
-export function connectorFragment(cluster: ClusterInfo, connectors: readonly ExpandedConnectorBody[], listedTopics: readonly string[]): Fragment {
+export function connectorFragment(
+  cluster: ClusterInfo,
+  connectors: readonly ExpandedConnectorBody[],
+  listedTopics: readonly string[],
+): Fragment {
   const env = cluster.environmentId;
   const fragment: Fragment = { nodes: [], edges: [] };
   for (const connector of [...connectors].sort((a, b) => (a.info.name < b.info.name ? -1 : 1))) {
@@ -217,7 +245,12 @@ export function connectorFragment(cluster: ClusterInfo, connectors: readonly Exp
  * environment and cluster that read or write it (contract section 1, `externalDatasetId`).
  * Attributes: `uri`, `scheme` (the URI's scheme) and `attributes`.
  */
-export function externalDatasetNode(environmentId: string, clusterId: string, uri: string, attributes: Record<string, unknown> = {}): Node {
+export function externalDatasetNode(
+  environmentId: string,
+  clusterId: string,
+  uri: string,
+  attributes: Record<string, unknown> = {},
+): Node {
   return makeNode({
     id: externalDatasetId(environmentId, uri),
     nodeType: 'EXTERNAL_DATASET',

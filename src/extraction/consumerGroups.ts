@@ -79,7 +79,11 @@ export function lagsFromRest(groupId: string, rows: readonly ConsumerLagBody[]):
  * CONSUMER_GROUP nodes and their CONSUMES edges for one cluster. Groups reported only by the lag
  * data (not listed) are added too; lags on platform-internal topics are skipped.
  */
-export function consumerGroupFragment(cluster: ClusterInfo, groups: readonly ConsumerGroupBody[], lags: readonly GroupTopicLag[]): Fragment {
+export function consumerGroupFragment(
+  cluster: ClusterInfo,
+  groups: readonly ConsumerGroupBody[],
+  lags: readonly GroupTopicLag[],
+): Fragment {
   const env = cluster.environmentId;
   const byGroup = new Map<string, GroupTopicLag[]>();
   for (const lag of lags) {
@@ -115,7 +119,9 @@ export function consumerGroupFragment(cluster: ClusterInfo, groups: readonly Con
       }),
     );
     for (const entry of topicLags) {
-      fragment.edges.push(makeEdge(topicId(env, cluster.clusterId, entry.topic), 'CONSUMES', nodeId, { lag: entry.lag }));
+      fragment.edges.push(
+        makeEdge(topicId(env, cluster.clusterId, entry.topic), 'CONSUMES', nodeId, { lag: entry.lag }),
+      );
     }
   }
   return fragment;

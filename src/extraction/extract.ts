@@ -32,15 +32,34 @@ import type { Logger } from '../logger.js';
 import { catalogEnrichments, type Enrichment } from './catalog.js';
 import { clusterLinkFragment, type ClusterLinkingInventory } from './clusterLinks.js';
 import { connectorFragment } from './connectors.js';
-import { consumerGroupFragment, consumerLagQuery, lagsFromMetrics, lagsFromRest, ownershipEdges, type GroupTopicLag } from './consumerGroups.js';
+import {
+  consumerGroupFragment,
+  consumerLagQuery,
+  lagsFromMetrics,
+  lagsFromRest,
+  ownershipEdges,
+  type GroupTopicLag,
+} from './consumerGroups.js';
 import { clustersOfEnvironment, type ClusterInfo } from './environments.js';
 import { GraphBuilder } from './graphBuilder.js';
-import { derivedMetricEnrichments, metricEnrichments, metricRequests, metricsInterval, type MetricRequest } from './metrics.js';
+import {
+  derivedMetricEnrichments,
+  metricEnrichments,
+  metricRequests,
+  metricsInterval,
+  type MetricRequest,
+} from './metrics.js';
 import type { BusinessMetadataBody, ComputePoolBody, MetricsPointBody } from './platformTypes.js';
 import { PlatformApiError, type PlatformPort } from './port.js';
 import { schemaFragment } from './schemas.js';
 import { expandStarColumns, hasStarColumns, isEdgeColumnLineage, valueSchemaFields } from './starColumns.js';
-import { flinkFragment, isLineagePhase, ksqlFragment, parsedStatementLineage, type StatementLineageResolver } from './streamProcessing.js';
+import {
+  flinkFragment,
+  isLineagePhase,
+  ksqlFragment,
+  parsedStatementLineage,
+  type StatementLineageResolver,
+} from './streamProcessing.js';
 import { tableflowFragment } from './tableflow.js';
 import { topicFragment } from './topics.js';
 
@@ -124,14 +143,19 @@ export function failureWarning(label: string, error: unknown, environmentId?: st
   if (error instanceof PlatformApiError) {
     const { api, status } = error;
     if (error.failure === 'status') {
-      if (status === 400) return `${label}: ${api} answered 400: the API key may lack access or the parameters are invalid`;
+      if (status === 400)
+        return `${label}: ${api} answered 400: the API key may lack access or the parameters are invalid`;
       if (status === 401 && api === 'kafka-rest.topics') {
         return `${label}: ${api} answered 401: listing topics needs a cluster-scoped API key (set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET)`;
       }
-      if (status === 404 && (api.startsWith('schema-registry.') || api.startsWith('catalog.') || api === 'srcm.clusters')) {
+      if (
+        status === 404 &&
+        (api.startsWith('schema-registry.') || api.startsWith('catalog.') || api === 'srcm.clusters')
+      ) {
         return `${label}: ${api} answered 404: Schema Registry may be disabled in environment ${environmentId ?? '(unknown)'}`;
       }
-      if (status === 401 || status === 403) return `${label}: ${api} answered ${status}: the API key is not authorised for this resource`;
+      if (status === 401 || status === 403)
+        return `${label}: ${api} answered ${status}: the API key is not authorised for this resource`;
       return `${label}: ${api} answered ${status ?? 'an error'}`;
     }
     return `${label}: ${error.message}`;
@@ -182,7 +206,12 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
   };
 
   /** Runs one extractor under the timeout; on failure warns and returns `fallback`. */
-  const safely = async <T>(label: string, environmentId: string | undefined, run: () => Promise<T>, fallback: T): Promise<T> => {
+  const safely = async <T>(
+    label: string,
+    environmentId: string | undefined,
+    run: () => Promise<T>,
+    fallback: T,
+  ): Promise<T> => {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
@@ -192,7 +221,8 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
         }),
       ]);
     } catch (error) {
-      if (error instanceof ExtractorTimeout) warn(`${label}: did not finish within ${timeoutMs / 1000} s; its results are left out`);
+      if (error instanceof ExtractorTimeout)
+        warn(`${label}: did not finish within ${timeoutMs / 1000} s; its results are left out`);
       else warn(failureWarning(label, error, environmentId));
       return fallback;
     } finally {
@@ -221,7 +251,9 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     readable += 1;
     const clusters = clustersOfEnvironment(environmentId, environmentName, clusterBodies, options.clusterIds ?? []);
     if (clusters.length === 0) {
-      warn(`Discovery:${environmentId}: no Kafka clusters found${options.clusterIds?.length ? ` matching ${options.clusterIds.join(', ')}` : ''}`);
+      warn(
+        `Discovery:${environmentId}: no Kafka clusters found${options.clusterIds?.length ? ` matching ${options.clusterIds.join(', ')}` : ''}`,
+      );
       continue;
     }
     const state: EnvironmentState = {
@@ -271,19 +303,29 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     progress(2, 'Phase 2/4', `connectors, ksqlDB queries and Flink statements in ${env}`);
     await Promise.all([
       ...state.clusters.map((cluster) =>
-        safely(`Connect:${cluster.clusterId}`, env, async () => {
-          const connectors = await platform.listConnectors(env, cluster.clusterId);
-          const fragment = connectorFragment(cluster, connectors, [...(state.topicsByCluster.get(cluster.clusterId) ?? [])]);
-          builder.add(fragment);
-          for (const connector of connectors) {
-            if (connector.id?.id) state.connectorsByLccId.set(connector.id.id, connectorId(env, cluster.clusterId, connector.info.name));
-          }
-        }, undefined),
+        safely(
+          `Connect:${cluster.clusterId}`,
+          env,
+          async () => {
+            const connectors = await platform.listConnectors(env, cluster.clusterId);
+            const fragment = connectorFragment(cluster, connectors, [
+              ...(state.topicsByCluster.get(cluster.clusterId) ?? []),
+            ]);
+            builder.add(fragment);
+            for (const connector of connectors) {
+              if (connector.id?.id)
+                state.connectorsByLccId.set(connector.id.id, connectorId(env, cluster.clusterId, connector.info.name));
+            }
+          },
+          undefined,
+        ),
       ),
       safely(`ksqlDB:${env}`, env, () => extractKsql(state), undefined),
       safely(`Flink:${env}`, env, () => extractFlink(state), undefined),
     ]);
-    const groups = [...builder.allNodes()].filter((node) => node.node_type === 'CONSUMER_GROUP' && node.environment_id === env);
+    const groups = [...builder.allNodes()].filter(
+      (node) => node.node_type === 'CONSUMER_GROUP' && node.environment_id === env,
+    );
     builder.add(
       ownershipEdges(groups, {
         connectorsByLccId: state.connectorsByLccId,
@@ -302,7 +344,9 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
           async () =>
             (await platform.listSchemaRegistries(env)).flatMap((registry) => {
               const url = registry.spec?.http_endpoint || registry.status?.http_endpoint;
-              return url ? [{ id: registry.id as string | null, url, catalogUrl: registry.spec?.catalog_http_endpoint || url }] : [];
+              return url
+                ? [{ id: registry.id as string | null, url, catalogUrl: registry.spec?.catalog_http_endpoint || url }]
+                : [];
             }),
           [],
         );
@@ -312,10 +356,15 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     }
     await Promise.all(
       registries.flatMap((registry) => [
-        safely(`SchemaRegistry:${env}`, env, async () => {
-          const schemas = await platform.listLatestSchemas(registry.url);
-          builder.add(schemaFragment(env, registry.id, schemas, state.topicsByCluster));
-        }, undefined),
+        safely(
+          `SchemaRegistry:${env}`,
+          env,
+          async () => {
+            const schemas = await platform.listLatestSchemas(registry.url);
+            builder.add(schemaFragment(env, registry.id, schemas, state.topicsByCluster));
+          },
+          undefined,
+        ),
         safely(`StreamCatalog:${env}`, env, () => extractCatalog(state, registry.catalogUrl), undefined),
       ]),
     );
@@ -325,13 +374,18 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     progress(4, 'Phase 4/4', `table materialisation in ${env}`);
     await Promise.all(
       state.clusters.map((cluster) =>
-        safely(`Tableflow:${cluster.clusterId}`, env, async () => {
-          const [tables, integrations] = await Promise.all([
-            platform.listTableflowTopics(env, cluster.clusterId),
-            platform.listCatalogIntegrations(env, cluster.clusterId),
-          ]);
-          builder.add(tableflowFragment(cluster, tables, integrations, { datalakeRegion: options.datalakeRegion }));
-        }, undefined),
+        safely(
+          `Tableflow:${cluster.clusterId}`,
+          env,
+          async () => {
+            const [tables, integrations] = await Promise.all([
+              platform.listTableflowTopics(env, cluster.clusterId),
+              platform.listCatalogIntegrations(env, cluster.clusterId),
+            ]);
+            builder.add(tableflowFragment(cluster, tables, integrations, { datalakeRegion: options.datalakeRegion }));
+          },
+          undefined,
+        ),
       ),
     );
   }
@@ -357,49 +411,64 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
   async function extractClusterInventory(cluster: ClusterInfo, state: EnvironmentState): Promise<void> {
     const env = state.environmentId;
     const label = `KafkaAdmin:${cluster.clusterId}`;
-    await safely(label, env, async () => {
-      const [topics, configs, groups, metricLags, linking] = await Promise.allSettled([
-        platform.listTopics(cluster),
-        platform.listAllTopicConfigs(cluster),
-        platform.listConsumerGroups(cluster),
-        platform.queryMetrics(consumerLagQuery(cluster.clusterId, now())),
-        readClusterLinking(cluster),
-      ]);
-      if (topics.status === 'rejected') {
-        warn(failureWarning(label, topics.reason, env));
-      } else {
-        if (configs.status === 'rejected') warn(failureWarning(label, configs.reason, env));
-        const fragment = topicFragment(cluster, topics.value, configs.status === 'fulfilled' ? configs.value : []);
-        builder.add(fragment);
-        state.topicsByCluster.set(cluster.clusterId, new Set(fragment.nodes.map((node) => node.display_name)));
-      }
-      if (groups.status === 'rejected' && !(topics.status === 'rejected' && sameAuthFailure(topics.reason, groups.reason))) {
-        warn(failureWarning(`ConsumerGroups:${cluster.clusterId}`, groups.reason, env));
-      }
-      if (linking.status === 'fulfilled') {
-        if (linking.value.mirrors.length > 0) state.clusterLinking.push({ cluster, inventory: linking.value });
-      } else if (isNotFound(linking.reason, 'kafka-rest.mirrors')) {
-        // Clusters without Cluster Linking (e.g. Basic) answer 404: nothing to mirror, nothing to warn about.
-        logger.info({ cluster_id: cluster.clusterId }, 'Extraction:NoClusterLinking');
-      } else if (!(topics.status === 'rejected' && sameAuthFailure(topics.reason, linking.reason))) {
-        warn(failureWarning(`ClusterLinking:${cluster.clusterId}`, linking.reason, env));
-      }
-      const groupList = groups.status === 'fulfilled' ? groups.value : [];
-      let lags: GroupTopicLag[];
-      if (metricLags.status === 'fulfilled') {
-        lags = lagsFromMetrics(metricLags.value);
-      } else if (cluster.kind?.toLowerCase() === 'dedicated' && groups.status === 'fulfilled') {
-        logger.info({ cluster_id: cluster.clusterId, reason: (metricLags.reason as Error).message }, 'Extraction:LagFromKafkaRest');
-        lags = await lagsPerGroup(cluster, groupList.map((group) => group.consumer_group_id), env);
-      } else {
-        lags = [];
-        warn(
-          `${failureWarning(`ConsumerGroups:${cluster.clusterId}`, metricLags.reason, env)}; ` +
-            `consumer lag is unavailable (Kafka REST lag endpoints answer on Dedicated clusters only), so groups have no topic edges`,
-        );
-      }
-      builder.add(consumerGroupFragment(cluster, groupList, lags));
-    }, undefined);
+    await safely(
+      label,
+      env,
+      async () => {
+        const [topics, configs, groups, metricLags, linking] = await Promise.allSettled([
+          platform.listTopics(cluster),
+          platform.listAllTopicConfigs(cluster),
+          platform.listConsumerGroups(cluster),
+          platform.queryMetrics(consumerLagQuery(cluster.clusterId, now())),
+          readClusterLinking(cluster),
+        ]);
+        if (topics.status === 'rejected') {
+          warn(failureWarning(label, topics.reason, env));
+        } else {
+          if (configs.status === 'rejected') warn(failureWarning(label, configs.reason, env));
+          const fragment = topicFragment(cluster, topics.value, configs.status === 'fulfilled' ? configs.value : []);
+          builder.add(fragment);
+          state.topicsByCluster.set(cluster.clusterId, new Set(fragment.nodes.map((node) => node.display_name)));
+        }
+        if (
+          groups.status === 'rejected' &&
+          !(topics.status === 'rejected' && sameAuthFailure(topics.reason, groups.reason))
+        ) {
+          warn(failureWarning(`ConsumerGroups:${cluster.clusterId}`, groups.reason, env));
+        }
+        if (linking.status === 'fulfilled') {
+          if (linking.value.mirrors.length > 0) state.clusterLinking.push({ cluster, inventory: linking.value });
+        } else if (isNotFound(linking.reason, 'kafka-rest.mirrors')) {
+          // Clusters without Cluster Linking (e.g. Basic) answer 404: nothing to mirror, nothing to warn about.
+          logger.info({ cluster_id: cluster.clusterId }, 'Extraction:NoClusterLinking');
+        } else if (!(topics.status === 'rejected' && sameAuthFailure(topics.reason, linking.reason))) {
+          warn(failureWarning(`ClusterLinking:${cluster.clusterId}`, linking.reason, env));
+        }
+        const groupList = groups.status === 'fulfilled' ? groups.value : [];
+        let lags: GroupTopicLag[];
+        if (metricLags.status === 'fulfilled') {
+          lags = lagsFromMetrics(metricLags.value);
+        } else if (cluster.kind?.toLowerCase() === 'dedicated' && groups.status === 'fulfilled') {
+          logger.info(
+            { cluster_id: cluster.clusterId, reason: (metricLags.reason as Error).message },
+            'Extraction:LagFromKafkaRest',
+          );
+          lags = await lagsPerGroup(
+            cluster,
+            groupList.map((group) => group.consumer_group_id),
+            env,
+          );
+        } else {
+          lags = [];
+          warn(
+            `${failureWarning(`ConsumerGroups:${cluster.clusterId}`, metricLags.reason, env)}; ` +
+              `consumer lag is unavailable (Kafka REST lag endpoints answer on Dedicated clusters only), so groups have no topic edges`,
+          );
+        }
+        builder.add(consumerGroupFragment(cluster, groupList, lags));
+      },
+      undefined,
+    );
   }
 
   /**
@@ -418,13 +487,19 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
    */
   function addClusterLinks(environments: readonly EnvironmentState[]): void {
     const extractedClusters = new Map<string, string>();
-    for (const state of environments) for (const cluster of state.clusters) extractedClusters.set(cluster.clusterId, state.environmentId);
+    for (const state of environments)
+      for (const cluster of state.clusters) extractedClusters.set(cluster.clusterId, state.environmentId);
     for (const state of environments) {
-      for (const { cluster, inventory } of state.clusterLinking) builder.add(clusterLinkFragment(cluster, inventory, extractedClusters, warn));
+      for (const { cluster, inventory } of state.clusterLinking)
+        builder.add(clusterLinkFragment(cluster, inventory, extractedClusters, warn));
     }
   }
 
-  async function lagsPerGroup(cluster: ClusterInfo, groupIds: readonly string[], env: string): Promise<GroupTopicLag[]> {
+  async function lagsPerGroup(
+    cluster: ClusterInfo,
+    groupIds: readonly string[],
+    env: string,
+  ): Promise<GroupTopicLag[]> {
     const failures: unknown[] = [];
     const results = await Promise.all(
       groupIds.map((groupId) =>
@@ -437,29 +512,45 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
         ),
       ),
     );
-    if (failures.length > 0) warn(`${failureWarning(`ConsumerGroups:${cluster.clusterId}`, failures[0], env)} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`);
+    if (failures.length > 0)
+      warn(
+        `${failureWarning(`ConsumerGroups:${cluster.clusterId}`, failures[0], env)} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`,
+      );
     return results.flat();
   }
 
   async function extractKsql(state: EnvironmentState): Promise<void> {
     const env = state.environmentId;
     const wanted = new Set(state.clusters.map((cluster) => cluster.clusterId));
-    const clusters = (await platform.listKsqlClusters(env)).filter((cluster) => !cluster.spec?.kafka_cluster?.id || wanted.has(cluster.spec.kafka_cluster.id));
+    const clusters = (await platform.listKsqlClusters(env)).filter(
+      (cluster) => !cluster.spec?.kafka_cluster?.id || wanted.has(cluster.spec.kafka_cluster.id),
+    );
     await Promise.all(
       clusters.map((cluster) =>
-        safely(`ksqlDB:${cluster.id}`, env, async () => {
-          const url = cluster.status?.http_endpoint || cluster.spec?.http_endpoint;
-          if (!url) {
-            warn(`ksqlDB:${cluster.id}: no server endpoint reported (cluster phase ${cluster.status?.phase ?? 'unknown'}); skipped`);
-            return;
-          }
-          const inventory = await platform.describeKsqlCluster(url);
-          const fragment = ksqlFragment(env, cluster, inventory, warn);
-          builder.add(fragment);
-          for (const query of inventory.queries) {
-            if (query.consumerGroupId) state.sqlQueriesByGroupId.set(query.consumerGroupId, `stream:sql_query:${env}:${cluster.id}/${query.id}`);
-          }
-        }, undefined),
+        safely(
+          `ksqlDB:${cluster.id}`,
+          env,
+          async () => {
+            const url = cluster.status?.http_endpoint || cluster.spec?.http_endpoint;
+            if (!url) {
+              warn(
+                `ksqlDB:${cluster.id}: no server endpoint reported (cluster phase ${cluster.status?.phase ?? 'unknown'}); skipped`,
+              );
+              return;
+            }
+            const inventory = await platform.describeKsqlCluster(url);
+            const fragment = ksqlFragment(env, cluster, inventory, warn);
+            builder.add(fragment);
+            for (const query of inventory.queries) {
+              if (query.consumerGroupId)
+                state.sqlQueriesByGroupId.set(
+                  query.consumerGroupId,
+                  `stream:sql_query:${env}:${cluster.id}/${query.id}`,
+                );
+            }
+          },
+          undefined,
+        ),
       ),
     );
   }
@@ -472,16 +563,25 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     const [organization] = await platform.listOrganizations();
     if (!organization) throw new Error('no organisation found for the Flink SQL path');
     const regions = new Map<string, { cloud: string; region: string }>();
-    for (const pool of pools) regions.set(`${pool.spec.cloud.toLowerCase()}/${pool.spec.region}`, { cloud: pool.spec.cloud, region: pool.spec.region });
+    for (const pool of pools)
+      regions.set(`${pool.spec.cloud.toLowerCase()}/${pool.spec.region}`, {
+        cloud: pool.spec.cloud,
+        region: pool.spec.region,
+      });
     const endpoints = options.flinkApiUrl
       ? [options.flinkApiUrl]
       : (
           await Promise.all(
             [...regions.values()].map((region) =>
-              safely(`Flink:${region.cloud.toLowerCase()}-${region.region}`, env, async () => {
-                const found = await platform.listFlinkRegions(region.cloud, region.region);
-                return found.map((entry) => entry.http_endpoint);
-              }, [] as string[]),
+              safely(
+                `Flink:${region.cloud.toLowerCase()}-${region.region}`,
+                env,
+                async () => {
+                  const found = await platform.listFlinkRegions(region.cloud, region.region);
+                  return found.map((entry) => entry.http_endpoint);
+                },
+                [] as string[],
+              ),
             ),
           )
         ).flat();
@@ -495,15 +595,21 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     const seen = new Set<string>();
     await Promise.all(
       [...new Set(endpoints)].map((endpoint) =>
-        safely(`Flink:${env}`, env, async () => {
-          const statements = (await platform.listStatements(endpoint, organization.id, env)).filter((statement) => {
-            if (seen.has(statement.name) || !isLineagePhase(statement.status?.phase)) return false;
-            seen.add(statement.name);
-            return true;
-          });
-          builder.add(flinkFragment(env, statements, directory, resolver, warn));
-          for (const statement of statements) state.statementsByName.set(statement.name, `stream:stream_job:${env}:${statement.name}`);
-        }, undefined),
+        safely(
+          `Flink:${env}`,
+          env,
+          async () => {
+            const statements = (await platform.listStatements(endpoint, organization.id, env)).filter((statement) => {
+              if (seen.has(statement.name) || !isLineagePhase(statement.status?.phase)) return false;
+              seen.add(statement.name);
+              return true;
+            });
+            builder.add(flinkFragment(env, statements, directory, resolver, warn));
+            for (const statement of statements)
+              state.statementsByName.set(statement.name, `stream:stream_job:${env}:${statement.name}`);
+          },
+          undefined,
+        ),
       ),
     );
   }
@@ -520,7 +626,11 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     ]);
     const inScope = entities.filter((entity) => {
       const match = /(lkc-[A-Za-z0-9]+):/.exec(entity.attributes.qualifiedName);
-      return match?.[1] !== undefined && wanted.has(match[1]) && state.topicsByCluster.get(match[1])?.has(entity.attributes.name ?? '') !== false;
+      return (
+        match?.[1] !== undefined &&
+        wanted.has(match[1]) &&
+        state.topicsByCluster.get(match[1])?.has(entity.attributes.name ?? '') !== false
+      );
     });
     const businessMetadata = new Map<string, BusinessMetadataBody[]>();
     if (definitions.length > 0) {
@@ -536,7 +646,10 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
           ),
         ),
       );
-      if (failures.length > 0) warn(`${failureWarning(`StreamCatalog:${env}`, failures[0], env)} (business metadata of ${failures.length} topic(s) unavailable)`);
+      if (failures.length > 0)
+        warn(
+          `${failureWarning(`StreamCatalog:${env}`, failures[0], env)} (business metadata of ${failures.length} topic(s) unavailable)`,
+        );
     }
     applyEnrichments(catalogEnrichments(env, inScope, businessMetadata));
   }
@@ -547,23 +660,35 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
 
   async function addMetrics(environments: readonly EnvironmentState[]): Promise<void> {
     const requests = metricRequests({
-      clusters: environments.flatMap((state) => state.clusters.map((cluster) => ({ environmentId: state.environmentId, clusterId: cluster.clusterId }))),
-      computePools: environments.flatMap((state) => state.computePools.map((pool) => ({ environmentId: state.environmentId, computePoolId: pool.id }))),
+      clusters: environments.flatMap((state) =>
+        state.clusters.map((cluster) => ({ environmentId: state.environmentId, clusterId: cluster.clusterId })),
+      ),
+      computePools: environments.flatMap((state) =>
+        state.computePools.map((pool) => ({ environmentId: state.environmentId, computePoolId: pool.id })),
+      ),
       interval: metricsInterval(now(), lookbackHours),
     });
     const answers: { request: MetricRequest; points: MetricsPointBody[] }[] = [];
     const failures: unknown[] = [];
-    await safely('Metrics', undefined, async () => {
-      await Promise.all(
-        requests.map((request) =>
-          platform.queryMetrics(request.query).then(
-            (points) => answers.push({ request, points }),
-            (error: unknown) => failures.push(error),
+    await safely(
+      'Metrics',
+      undefined,
+      async () => {
+        await Promise.all(
+          requests.map((request) =>
+            platform.queryMetrics(request.query).then(
+              (points) => answers.push({ request, points }),
+              (error: unknown) => failures.push(error),
+            ),
           ),
-        ),
+        );
+      },
+      undefined,
+    );
+    if (failures.length > 0)
+      warn(
+        `${failureWarning('Metrics', failures[0])} (${failures.length} of ${requests.length} metric queries failed)`,
       );
-    }, undefined);
-    if (failures.length > 0) warn(`${failureWarning('Metrics', failures[0])} (${failures.length} of ${requests.length} metric queries failed)`);
     const connectors = new Map<string, string>();
     for (const state of environments) for (const [lcc, id] of state.connectorsByLccId) connectors.set(lcc, id);
     applyEnrichments(metricEnrichments(answers, connectors, lookbackHours));
@@ -578,5 +703,10 @@ function isNotFound(error: unknown, api: string): boolean {
 
 /** True when two failures are the same authentication problem (one warning is enough). */
 function sameAuthFailure(a: unknown, b: unknown): boolean {
-  return a instanceof PlatformApiError && b instanceof PlatformApiError && a.status === b.status && (a.status === 401 || a.status === 403);
+  return (
+    a instanceof PlatformApiError &&
+    b instanceof PlatformApiError &&
+    a.status === b.status &&
+    (a.status === 401 || a.status === 403)
+  );
 }

@@ -15,7 +15,17 @@
  * - `build()` drops edges whose endpoints never appeared, with one warning per edge type, and
  *   returns nodes and edges sorted by id so that the same estate always gives the same file.
  */
-import { edgeKey, type Attributes, type CatalogType, type Edge, type EdgeType, type LineageGraph, type Node, type NodeType, type System } from '../graph/model.js';
+import {
+  edgeKey,
+  type Attributes,
+  type CatalogType,
+  type Edge,
+  type EdgeType,
+  type LineageGraph,
+  type Node,
+  type NodeType,
+  type System,
+} from '../graph/model.js';
 
 /** What an extractor returns: nodes and edges to add. */
 export interface Fragment {
@@ -117,7 +127,10 @@ export class GraphBuilder {
   addEdge(edge: Edge): void {
     const key = edgeKey(edge);
     const current = this.edges.get(key);
-    this.edges.set(key, current ? { ...current, attributes: mergeAttributes(current.attributes, edge.attributes) } : edge);
+    this.edges.set(
+      key,
+      current ? { ...current, attributes: mergeAttributes(current.attributes, edge.attributes) } : edge,
+    );
   }
 
   /** Adds every node, then every edge, of a fragment. */

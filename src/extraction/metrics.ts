@@ -55,7 +55,13 @@ const FLINK_METRICS: [string, string][] = [
 ];
 
 function query(metric: string, field: string, value: string, groupBy: string, interval: string): MetricsQuery {
-  return { aggregations: [{ metric }], filter: { field, op: 'EQ', value }, group_by: [groupBy], granularity: 'ALL', intervals: [interval] };
+  return {
+    aggregations: [{ metric }],
+    filter: { field, op: 'EQ', value },
+    group_by: [groupBy],
+    granularity: 'ALL',
+    intervals: [interval],
+  };
 }
 
 /** The queries of phase 5 for the given clusters and compute pools. */
@@ -67,7 +73,14 @@ export function metricRequests(input: {
   const requests: MetricRequest[] = [];
   for (const { environmentId, clusterId } of input.clusters) {
     for (const [metric, attribute] of TOPIC_METRICS) {
-      requests.push({ target: 'topic', environmentId, resourceId: clusterId, attribute, label: 'metric.topic', query: query(metric, 'resource.kafka.id', clusterId, 'metric.topic', input.interval) });
+      requests.push({
+        target: 'topic',
+        environmentId,
+        resourceId: clusterId,
+        attribute,
+        label: 'metric.topic',
+        query: query(metric, 'resource.kafka.id', clusterId, 'metric.topic', input.interval),
+      });
     }
     for (const [metric, attribute] of CONNECTOR_METRICS) {
       requests.push({
@@ -88,7 +101,13 @@ export function metricRequests(input: {
         resourceId: computePoolId,
         attribute,
         label: 'resource.flink_statement.name',
-        query: query(metric, 'resource.compute_pool.id', computePoolId, 'resource.flink_statement.name', input.interval),
+        query: query(
+          metric,
+          'resource.compute_pool.id',
+          computePoolId,
+          'resource.flink_statement.name',
+          input.interval,
+        ),
       });
     }
   }
@@ -124,7 +143,11 @@ export function metricEnrichments(
   }
   return [...values.entries()].map(([nodeId, attributes]) => ({
     nodeId,
-    attributes: { ...attributes, metrics_active: Object.values(attributes).some((value) => value > 0), metrics_window_hours: windowHours },
+    attributes: {
+      ...attributes,
+      metrics_active: Object.values(attributes).some((value) => value > 0),
+      metrics_window_hours: windowHours,
+    },
   }));
 }
 
@@ -132,7 +155,14 @@ export function metricEnrichments(
 export function newestModification(attributes: Record<string, unknown> | null): number | undefined {
   if (!attributes) return undefined;
   let newest: number | undefined;
-  for (const key of ['last_modified_time', 'updated_at', 'update_time', 'last_sync_at', 'create_time', 'creation_time']) {
+  for (const key of [
+    'last_modified_time',
+    'updated_at',
+    'update_time',
+    'last_sync_at',
+    'create_time',
+    'creation_time',
+  ]) {
     const value = attributes[key];
     const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
     if (!Number.isNaN(ms) && (newest === undefined || ms > newest)) newest = ms;
@@ -149,13 +179,27 @@ export function derivedMetricEnrichments(nodes: Iterable<Node>, now: Date, windo
     if (node.node_type === 'CONSUMER_GROUP') {
       const lag = typeof attributes.total_lag === 'number' ? attributes.total_lag : null;
       const state = typeof attributes.state === 'string' ? attributes.state.toUpperCase() : '';
-      result.push({ nodeId: node.id, attributes: { metrics_total_lag: lag, metrics_active: (lag ?? 0) > 0 || state === 'STABLE', metrics_window_hours: windowHours } });
+      result.push({
+        nodeId: node.id,
+        attributes: {
+          metrics_total_lag: lag,
+          metrics_active: (lag ?? 0) > 0 || state === 'STABLE',
+          metrics_window_hours: windowHours,
+        },
+      });
     } else if (node.node_type === 'SQL_QUERY') {
       const state = typeof attributes.state === 'string' ? attributes.state.toUpperCase() : '';
-      result.push({ nodeId: node.id, attributes: { metrics_active: state === 'RUNNING' || state === 'ACTIVE', metrics_window_hours: windowHours } });
+      result.push({
+        nodeId: node.id,
+        attributes: { metrics_active: state === 'RUNNING' || state === 'ACTIVE', metrics_window_hours: windowHours },
+      });
     } else if (node.node_type === 'CATALOG_TABLE') {
       const newest = newestModification(node.attributes);
-      if (newest !== undefined) result.push({ nodeId: node.id, attributes: { metrics_active: newest >= since, metrics_window_hours: windowHours } });
+      if (newest !== undefined)
+        result.push({
+          nodeId: node.id,
+          attributes: { metrics_active: newest >= since, metrics_window_hours: windowHours },
+        });
     }
   }
   return result;

@@ -75,7 +75,15 @@ export const MirrorTopicBody = z.looseObject({
   mirror_topic_name: str,
   source_topic_name: str,
   num_partitions: z.number().nullish(),
-  mirror_lags: z.array(z.looseObject({ partition: z.number().nullish(), lag: z.number().nullish(), last_source_fetch_offset: z.number().nullish() })).nullish(),
+  mirror_lags: z
+    .array(
+      z.looseObject({
+        partition: z.number().nullish(),
+        lag: z.number().nullish(),
+        last_source_fetch_offset: z.number().nullish(),
+      }),
+    )
+    .nullish(),
   mirror_status: optStr,
   state_time_ms: z.number().nullish(),
 });
@@ -198,13 +206,18 @@ export const BusinessMetadataDefBody = z.looseObject({ name: str });
 export type BusinessMetadataDefBody = z.infer<typeof BusinessMetadataDefBody>;
 
 /** Stream Catalog business metadata of one entity (`GET .../entity/type/kafka_topic/name/{qn}/businessmetadata`). */
-export const BusinessMetadataBody = z.looseObject({ typeName: str, attributes: z.record(z.string(), z.unknown()).nullish() });
+export const BusinessMetadataBody = z.looseObject({
+  typeName: str,
+  attributes: z.record(z.string(), z.unknown()).nullish(),
+});
 export type BusinessMetadataBody = z.infer<typeof BusinessMetadataBody>;
 
 /** `ksqldbcm/v2` cluster: `status.http_endpoint` (the server), `spec.kafka_cluster.id`, `status.topic_prefix`. */
 export const KsqlClusterBody = z.looseObject({
   id: str,
-  spec: z.looseObject({ display_name: optStr, kafka_cluster: z.looseObject({ id: str }).nullish(), http_endpoint: optStr }).nullish(),
+  spec: z
+    .looseObject({ display_name: optStr, kafka_cluster: z.looseObject({ id: str }).nullish(), http_endpoint: optStr })
+    .nullish(),
   status: z.looseObject({ http_endpoint: optStr, topic_prefix: optStr, phase: optStr }).nullish(),
 });
 export type KsqlClusterBody = z.infer<typeof KsqlClusterBody>;
@@ -290,7 +303,9 @@ export const TableflowTopicBody = z.looseObject({
     .looseObject({
       phase: optStr,
       write_mode: optStr,
-      catalog_sync_statuses: z.array(z.looseObject({ catalog_integration_id: optStr, catalog_type: optStr, sync_status: optStr })).nullish(),
+      catalog_sync_statuses: z
+        .array(z.looseObject({ catalog_integration_id: optStr, catalog_type: optStr, sync_status: optStr }))
+        .nullish(),
     })
     .nullish(),
 });
@@ -302,7 +317,9 @@ export const CatalogIntegrationBody = z.looseObject({
   spec: z.looseObject({
     display_name: optStr,
     kafka_cluster: z.looseObject({ id: str }).nullish(),
-    config: z.looseObject({ kind: str, catalog_name: optStr, workspace_endpoint: optStr, custom_database: optStr }).nullish(),
+    config: z
+      .looseObject({ kind: str, catalog_name: optStr, workspace_endpoint: optStr, custom_database: optStr })
+      .nullish(),
   }),
   status: z.looseObject({ phase: optStr, last_sync_at: optStr }).nullish(),
 });

@@ -11,7 +11,13 @@ import type { EventStore } from '../eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from '../events.js';
 import type { Node } from '../graph/model.js';
 import { countChanges } from '../graph/changes.js';
-import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph, type GraphCommandDeps, type RecordResult } from '../graphCommands.js';
+import {
+  DEFAULT_GRAPH_NAME,
+  graphIdForName,
+  recordGraph,
+  type GraphCommandDeps,
+  type RecordResult,
+} from '../graphCommands.js';
 import type { ExtractionResult } from './extract.js';
 
 /** What recording needs: the store and the graph commands' dependencies (`openRuntime(...)` gives both). */
@@ -42,10 +48,16 @@ export interface RecordedExtraction {
 }
 
 /** The replace scope: nodes of the extracted environments (and clusters, when filtered). */
-export function extractionScope(environmentIds: readonly string[], clusterIds: readonly string[] = []): (node: Node) => boolean {
+export function extractionScope(
+  environmentIds: readonly string[],
+  clusterIds: readonly string[] = [],
+): (node: Node) => boolean {
   const environments = new Set(environmentIds);
   const clusters = new Set(clusterIds);
-  return (node) => node.environment_id !== null && environments.has(node.environment_id) && (clusters.size === 0 || (node.cluster_id !== null && clusters.has(node.cluster_id)));
+  return (node) =>
+    node.environment_id !== null &&
+    environments.has(node.environment_id) &&
+    (clusters.size === 0 || (node.cluster_id !== null && clusters.has(node.cluster_id)));
 }
 
 /**
@@ -53,7 +65,11 @@ export function extractionScope(environmentIds: readonly string[], clusterIds: r
  * and records its graph.
  * @throws whatever `run` or the store throws, after appending `ExtractionFailed` when possible.
  */
-export async function recordExtraction(deps: RecordDeps, options: RecordOptions, run: () => Promise<ExtractionResult>): Promise<RecordedExtraction> {
+export async function recordExtraction(
+  deps: RecordDeps,
+  options: RecordOptions,
+  run: () => Promise<ExtractionResult>,
+): Promise<RecordedExtraction> {
   const extractionId = options.extractionId ?? randomUUID();
   const graphName = options.graphName ?? DEFAULT_GRAPH_NAME;
   const graphId = graphIdForName(graphName);
@@ -78,7 +94,12 @@ export async function recordExtraction(deps: RecordDeps, options: RecordOptions,
       deps.commands,
       graphId,
       result.graph,
-      { mode: 'replace', scope: extractionScope(options.environmentIds, options.clusterIds), createIfMissing: true, name: graphName },
+      {
+        mode: 'replace',
+        scope: extractionScope(options.environmentIds, options.clusterIds),
+        createIfMissing: true,
+        name: graphName,
+      },
       context,
     );
     await append({

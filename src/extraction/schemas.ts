@@ -49,7 +49,13 @@ export function avroFields(schema: string): SchemaField[] {
   if (!Array.isArray(fields)) return [];
   return fields.flatMap((field: { name?: unknown; type?: unknown; doc?: unknown }) =>
     typeof field.name === 'string'
-      ? [{ name: field.name, type: typeName(field.type), ...(typeof field.doc === 'string' ? { description: field.doc } : {}) }]
+      ? [
+          {
+            name: field.name,
+            type: typeName(field.type),
+            ...(typeof field.doc === 'string' ? { description: field.doc } : {}),
+          },
+        ]
       : [],
   );
 }
@@ -64,11 +70,19 @@ export function jsonSchemaFields(schema: string): SchemaField[] {
   }
   const properties = (parsed as { properties?: unknown }).properties;
   if (!properties || typeof properties !== 'object') return [];
-  return Object.entries(properties as Record<string, { type?: unknown; description?: unknown; $ref?: unknown }>).map(([name, property]) => ({
-    name,
-    type: Array.isArray(property?.type) ? property.type.join('|') : typeof property?.type === 'string' ? property.type : typeof property?.$ref === 'string' ? property.$ref : 'unknown',
-    ...(typeof property?.description === 'string' ? { description: property.description } : {}),
-  }));
+  return Object.entries(properties as Record<string, { type?: unknown; description?: unknown; $ref?: unknown }>).map(
+    ([name, property]) => ({
+      name,
+      type: Array.isArray(property?.type)
+        ? property.type.join('|')
+        : typeof property?.type === 'string'
+          ? property.type
+          : typeof property?.$ref === 'string'
+            ? property.$ref
+            : 'unknown',
+      ...(typeof property?.description === 'string' ? { description: property.description } : {}),
+    }),
+  );
 }
 
 /**
@@ -117,7 +131,9 @@ export function recordFullName(schemaType: string, schema: string): string | und
   try {
     const parsed = JSON.parse(schema) as { name?: unknown; namespace?: unknown; title?: unknown };
     if (typeof parsed.name === 'string') {
-      return typeof parsed.namespace === 'string' && parsed.namespace !== '' && !parsed.name.includes('.') ? `${parsed.namespace}.${parsed.name}` : parsed.name;
+      return typeof parsed.namespace === 'string' && parsed.namespace !== '' && !parsed.name.includes('.')
+        ? `${parsed.namespace}.${parsed.name}`
+        : parsed.name;
     }
     return typeof parsed.title === 'string' ? parsed.title : undefined;
   } catch {
@@ -126,7 +142,11 @@ export function recordFullName(schemaType: string, schema: string): string | und
 }
 
 /** Which topic and role a subject names, given the topic names known in the environment. */
-export function subjectTopic(subject: string, fullName: string | undefined, knownTopics: ReadonlySet<string>): { topic: string; role: 'key' | 'value' } | undefined {
+export function subjectTopic(
+  subject: string,
+  fullName: string | undefined,
+  knownTopics: ReadonlySet<string>,
+): { topic: string; role: 'key' | 'value' } | undefined {
   if (subject.endsWith('-value')) return { topic: subject.slice(0, -'-value'.length), role: 'value' };
   if (subject.endsWith('-key')) return { topic: subject.slice(0, -'-key'.length), role: 'key' };
   if (fullName && subject.endsWith(`-${fullName}`)) {
@@ -168,7 +188,11 @@ export function schemaFragment(
           schema_id: schema.id,
           fields,
           field_count: fields === null ? null : fields.length,
-          references: (schema.references ?? []).map((ref) => ({ name: ref.name ?? null, subject: ref.subject ?? null, version: ref.version ?? null })),
+          references: (schema.references ?? []).map((ref) => ({
+            name: ref.name ?? null,
+            subject: ref.subject ?? null,
+            version: ref.version ?? null,
+          })),
           registry_id: registryId,
         },
       }),
@@ -176,7 +200,10 @@ export function schemaFragment(
     const link = subjectTopic(schema.subject, recordFullName(type, schema.schema), known);
     if (!link) continue;
     for (const [clusterId, topics] of topicsByCluster) {
-      if (topics.has(link.topic)) fragment.edges.push(makeEdge(topicId(environmentId, clusterId, link.topic), 'HAS_SCHEMA', id, { role: link.role }));
+      if (topics.has(link.topic))
+        fragment.edges.push(
+          makeEdge(topicId(environmentId, clusterId, link.topic), 'HAS_SCHEMA', id, { role: link.role }),
+        );
     }
   }
   return fragment;

@@ -60,8 +60,12 @@ export function isEdgeColumnLineage(value: unknown): value is EdgeColumnLineage[
         typeof (entry as { output?: unknown }).output === 'string' &&
         typeof (entry as { kind?: unknown }).kind === 'string' &&
         Array.isArray((entry as { inputs?: unknown }).inputs) &&
-        ((entry as { inputs: unknown[] }).inputs).every(
-          (input) => typeof input === 'object' && input !== null && typeof (input as { dataset?: unknown }).dataset === 'string' && typeof (input as { column?: unknown }).column === 'string',
+        (entry as { inputs: unknown[] }).inputs.every(
+          (input) =>
+            typeof input === 'object' &&
+            input !== null &&
+            typeof (input as { dataset?: unknown }).dataset === 'string' &&
+            typeof (input as { column?: unknown }).column === 'string',
         ),
     )
   );
@@ -93,7 +97,10 @@ function starFields(entry: EdgeColumnLineage, fieldsOfDataset: FieldsOfDataset):
  * @returns the rewritten entries (new objects; `columns` is not changed), or `columns` itself when
  *   no entry was expanded.
  */
-export function expandStarColumns(columns: readonly EdgeColumnLineage[], fieldsOfDataset: FieldsOfDataset): readonly EdgeColumnLineage[] {
+export function expandStarColumns(
+  columns: readonly EdgeColumnLineage[],
+  fieldsOfDataset: FieldsOfDataset,
+): readonly EdgeColumnLineage[] {
   const result: EdgeColumnLineage[] = [];
   let expanded = false;
   // Fields of the star group being read: set by a direct star entry (undefined when it stayed `*`),
@@ -112,7 +119,11 @@ export function expandStarColumns(columns: readonly EdgeColumnLineage[], fieldsO
         continue;
       }
       for (const field of group) {
-        result.push({ output: field, kind: entry.kind, inputs: entry.inputs.map((input) => ({ dataset: input.dataset, column: field })) });
+        result.push({
+          output: field,
+          kind: entry.kind,
+          inputs: entry.inputs.map((input) => ({ dataset: input.dataset, column: field })),
+        });
       }
       expanded = true;
       continue;
@@ -121,7 +132,8 @@ export function expandStarColumns(columns: readonly EdgeColumnLineage[], fieldsO
       result.push(entry);
       continue;
     }
-    for (const field of group) result.push({ output: field, kind: entry.kind, inputs: entry.inputs.map((input) => ({ ...input })) });
+    for (const field of group)
+      result.push({ output: field, kind: entry.kind, inputs: entry.inputs.map((input) => ({ ...input })) });
   }
   return expanded ? result : columns;
 }
@@ -138,7 +150,10 @@ function schemaFieldNames(schema: Node | undefined): readonly string[] | undefin
  * @param hasSchemaEdges edges of the graph; only HAS_SCHEMA edges with role `value` are used.
  * @param nodeOf the node of an id (the topic, for its name; the schema, for its fields).
  */
-export function valueSchemaFields(hasSchemaEdges: Iterable<Edge>, nodeOf: (nodeId: string) => Node | undefined): FieldsOfDataset {
+export function valueSchemaFields(
+  hasSchemaEdges: Iterable<Edge>,
+  nodeOf: (nodeId: string) => Node | undefined,
+): FieldsOfDataset {
   const valueSchemas = new Map<string, string[]>();
   for (const edge of hasSchemaEdges) {
     if (edge.edge_type !== 'HAS_SCHEMA' || edge.attributes?.role !== 'value') continue;
@@ -152,7 +167,9 @@ export function valueSchemaFields(hasSchemaEdges: Iterable<Edge>, nodeOf: (nodeI
     if (schemaIds.length === 1) return schemaFieldNames(nodeOf(schemaIds[0]!));
     const topic = nodeOf(datasetId)?.display_name;
     const subject = topic === undefined ? undefined : `${topic}-value`;
-    const schema = schemaIds.map((id) => nodeOf(id)).find((node) => node !== undefined && node.qualified_name === subject);
+    const schema = schemaIds
+      .map((id) => nodeOf(id))
+      .find((node) => node !== undefined && node.qualified_name === subject);
     return schemaFieldNames(schema);
   };
 }

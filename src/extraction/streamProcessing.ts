@@ -107,7 +107,10 @@ export const reportedStatementLineage: StatementLineageResolver = {
     const clusterId = statementCluster(statement, clusters);
     if (!clusterId) return { sources: [], sinks: [] };
     const topics = Object.keys(statement.status?.latest_offsets ?? {}).sort();
-    return { sources: topics.map((topic) => ({ clusterId: resolveTopicCluster(topic, clusterId, clusters), topic })), sinks: [] };
+    return {
+      sources: topics.map((topic) => ({ clusterId: resolveTopicCluster(topic, clusterId, clusters), topic })),
+      sinks: [],
+    };
   },
 };
 
@@ -115,19 +118,29 @@ export const reportedStatementLineage: StatementLineageResolver = {
 function catalogOf(clusters: ClusterDirectory, environmentId: string): CatalogEnvironment {
   const names = new Map<string, string>();
   for (const [name, id] of clusters.byName) if (!names.has(id)) names.set(id, name);
-  return { id: clusters.environmentId ?? environmentId, name: clusters.environmentName ?? null, clusters: [...clusters.ids].map((id) => ({ id, name: names.get(id) ?? null })) };
+  return {
+    id: clusters.environmentId ?? environmentId,
+    name: clusters.environmentName ?? null,
+    clusters: [...clusters.ids].map((id) => ({ id, name: names.get(id) ?? null })),
+  };
 }
 
 const sameTopic = (a: TopicRef, b: TopicRef) => a.clusterId === b.clusterId && a.topic === b.topic;
 
 /** Maps parsed column lineage to edge attributes, inputs named by topic node id where they resolve. */
-function edgeColumnLineage(environmentId: string, columns: ColumnLineage['columns'], resolveInput: (table: TableRef) => TopicRef | undefined): EdgeColumnLineage[] {
+function edgeColumnLineage(
+  environmentId: string,
+  columns: ColumnLineage['columns'],
+  resolveInput: (table: TableRef) => TopicRef | undefined,
+): EdgeColumnLineage[] {
   return columns.map((entry) => ({
     output: entry.output,
     kind: entry.kind,
     inputs: entry.inputs.map((input) => {
       const topic = resolveInput(input.table);
-      return topic ? { dataset: topicId(environmentId, topic.clusterId, topic.topic), column: input.column } : { dataset: formatTableRef(input.table), column: input.column, resolved: false as const };
+      return topic
+        ? { dataset: topicId(environmentId, topic.clusterId, topic.topic), column: input.column }
+        : { dataset: formatTableRef(input.table), column: input.column, resolved: false as const };
     }),
   }));
 }
@@ -143,9 +156,17 @@ export const parsedStatementLineage: StatementLineageResolver = {
     const sql = statement.spec.statement;
     if (!sql) return reported;
     const properties = statement.spec.properties ?? {};
-    const context = { currentCatalog: properties['sql.current-catalog'] ?? undefined, currentDatabase: properties['sql.current-database'] ?? undefined };
+    const context = {
+      currentCatalog: properties['sql.current-catalog'] ?? undefined,
+      currentDatabase: properties['sql.current-database'] ?? undefined,
+    };
     const parsed = statementLineage(sql, { dialect: 'flink', ...context });
-    if (isLineageError(parsed)) return { ...reported, parseError: parsed.error, warnings: [`statement ${statement.name}: not parsed: ${parsed.error}`] };
+    if (isLineageError(parsed))
+      return {
+        ...reported,
+        parseError: parsed.error,
+        warnings: [`statement ${statement.name}: not parsed: ${parsed.error}`],
+      };
     const environmentId = clusters.environmentId ?? '';
     const catalog = catalogOf(clusters, environmentId);
     const warnings = parsed.warnings.map((warning) => `statement ${statement.name}: ${warning}`);
@@ -169,7 +190,10 @@ export const parsedStatementLineage: StatementLineageResolver = {
     for (const entry of parsed.columnLineage) {
       const sink = resolveRef(entry.sink, false);
       if (!sink || entry.columns.length === 0) continue;
-      columnLineage.push({ sink, columns: edgeColumnLineage(environmentId, entry.columns, (table) => resolveRef(table, false)) });
+      columnLineage.push({
+        sink,
+        columns: edgeColumnLineage(environmentId, entry.columns, (table) => resolveRef(table, false)),
+      });
     }
     return { sources, sinks, columnLineage, warnings };
   },
@@ -231,7 +255,14 @@ export function flinkFragment(
     for (const sink of lineage.sinks) {
       fragment.nodes.push(placeholderTopic(environmentId, sink.clusterId, sink.topic));
       const columns = lineage.columnLineage?.find((entry) => sameTopic(entry.sink, sink))?.columns;
-      fragment.edges.push(makeEdge(id, 'PRODUCES', topicId(environmentId, sink.clusterId, sink.topic), columns ? { column_lineage: columns } : undefined));
+      fragment.edges.push(
+        makeEdge(
+          id,
+          'PRODUCES',
+          topicId(environmentId, sink.clusterId, sink.topic),
+          columns ? { column_lineage: columns } : undefined,
+        ),
+      );
     }
   }
   return fragment;
@@ -243,10 +274,16 @@ export function flinkFragment(
  * Names resolve to topics through the server's stream/table list; a name it does not list is left
  * out (with a warning). PRODUCES edges carry `column_lineage` from the parsed statement.
  */
-export function ksqlFragment(environmentId: string, cluster: KsqlClusterBody, inventory: KsqlInventory, warn: (message: string) => void = () => {}): Fragment {
+export function ksqlFragment(
+  environmentId: string,
+  cluster: KsqlClusterBody,
+  inventory: KsqlInventory,
+  warn: (message: string) => void = () => {},
+): Fragment {
   const kafkaClusterId = cluster.spec?.kafka_cluster?.id ?? null;
   const topicOf = new Map(inventory.sources.map((source) => [source.name.toUpperCase(), source.topic]));
-  const topicOfRef = (table: TableRef): string | undefined => (table.parts.length === 1 ? (topicOf.get(table.parts[0]!.toUpperCase()) ?? topicOf.get(table.parts[0]!)) : undefined);
+  const topicOfRef = (table: TableRef): string | undefined =>
+    table.parts.length === 1 ? (topicOf.get(table.parts[0]!.toUpperCase()) ?? topicOf.get(table.parts[0]!)) : undefined;
   const fragment: Fragment = { nodes: [], edges: [] };
   for (const query of [...inventory.queries].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     if (query.queryType && query.queryType.toUpperCase() !== 'PERSISTENT') continue;
@@ -275,8 +312,12 @@ export function ksqlFragment(environmentId: string, cluster: KsqlClusterBody, in
     );
     if (!kafkaClusterId) continue;
     const lineage = parsed && !isLineageError(parsed) ? parsed : undefined;
-    const sourceNames = query.sources && query.sources.length > 0 ? query.sources : (lineage?.sources.map((t) => t.parts.join('.')) ?? []);
-    const sinkNames = query.sinks && query.sinks.length > 0 ? query.sinks : (lineage?.sinks.map((t) => t.parts.join('.')) ?? []);
+    const sourceNames =
+      query.sources && query.sources.length > 0
+        ? query.sources
+        : (lineage?.sources.map((t) => t.parts.join('.')) ?? []);
+    const sinkNames =
+      query.sinks && query.sinks.length > 0 ? query.sinks : (lineage?.sinks.map((t) => t.parts.join('.')) ?? []);
     const link = (names: readonly string[], direction: 'source' | 'sink') => {
       for (const name of names) {
         const topic = topicOf.get(name.toUpperCase()) ?? topicOf.get(name);
@@ -291,9 +332,13 @@ export function ksqlFragment(environmentId: string, cluster: KsqlClusterBody, in
           continue;
         }
         const entry = lineage?.columnLineage.find((c) => topicOfRef(c.sink) === topic);
-        const columns = entry && entry.columns.length > 0
-          ? edgeColumnLineage(environmentId, entry.columns, (table) => { const t = topicOfRef(table); return t ? { clusterId: kafkaClusterId, topic: t } : undefined; })
-          : undefined;
+        const columns =
+          entry && entry.columns.length > 0
+            ? edgeColumnLineage(environmentId, entry.columns, (table) => {
+                const t = topicOfRef(table);
+                return t ? { clusterId: kafkaClusterId, topic: t } : undefined;
+              })
+            : undefined;
         fragment.edges.push(makeEdge(id, 'PRODUCES', topicNode, columns ? { column_lineage: columns } : undefined));
       }
     };

@@ -84,7 +84,11 @@ export function tableflowFragment(
             environmentId: env,
             clusterId,
             catalogType: 'LAKEHOUSE_CATALOG',
-            attributes: { ...common, table_format: 'DELTA', workspace_url: integration.spec.config?.workspace_endpoint ?? null },
+            attributes: {
+              ...common,
+              table_format: 'DELTA',
+              workspace_url: integration.spec.config?.workspace_endpoint ?? null,
+            },
           }),
         );
         fragment.edges.push(makeEdge(id, 'MATERIALIZES', tableId));

@@ -29,7 +29,11 @@ export function configsByTopic(configs: readonly TopicConfigBody[]): Map<string,
 }
 
 /** TOPIC nodes of one cluster. */
-export function topicFragment(cluster: ClusterInfo, topics: readonly KafkaTopicBody[], configs: readonly TopicConfigBody[]): Fragment {
+export function topicFragment(
+  cluster: ClusterInfo,
+  topics: readonly KafkaTopicBody[],
+  configs: readonly TopicConfigBody[],
+): Fragment {
   const byTopic = configsByTopic(configs);
   const nodes = topics
     .filter((topic) => !isInternalTopic(topic))
@@ -59,7 +63,12 @@ export function topicFragment(cluster: ClusterInfo, topics: readonly KafkaTopicB
  * with the real topic when the listing has it (`graphBuilder.ts`), and stays, flagged
  * `placeholder: true`, when it does not (e.g. the topic listing failed).
  */
-export function placeholderTopic(environmentId: string, clusterId: string, topic: string, attributes: Record<string, unknown> = {}) {
+export function placeholderTopic(
+  environmentId: string,
+  clusterId: string,
+  topic: string,
+  attributes: Record<string, unknown> = {},
+) {
   return makeNode({
     id: topicId(environmentId, clusterId, topic),
     nodeType: 'TOPIC',

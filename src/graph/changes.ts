@@ -61,7 +61,14 @@ export function sameEdge(a: Edge, b: Edge): boolean {
 
 /** Computes the changes that turn `current` into `next` (see `DiffOptions`). */
 export function diffGraph(current: GraphReader, next: LineageGraph, options: DiffOptions): GraphChanges {
-  const changes: GraphChanges = { nodesAdded: [], nodesChanged: [], nodesRemoved: [], edgesAdded: [], edgesChanged: [], edgesRemoved: [] };
+  const changes: GraphChanges = {
+    nodesAdded: [],
+    nodesChanged: [],
+    nodesRemoved: [],
+    edgesAdded: [],
+    edgesChanged: [],
+    edgesRemoved: [],
+  };
   const nextNodeIds = new Set<string>();
   for (const node of next.nodes) {
     nextNodeIds.add(node.id);
@@ -89,11 +96,14 @@ export function diffGraph(current: GraphReader, next: LineageGraph, options: Dif
     for (const edge of current.edges()) {
       if (nextEdgeKeys.has(edgeKey(edge))) continue;
       const touchesRemoved = removed.has(edge.src_id) || removed.has(edge.dst_id);
-      const touchesScope = touchesRemoved || [edge.src_id, edge.dst_id].some((id) => {
-        const node = current.getNode(id);
-        return node !== undefined && inScope(node);
-      });
-      if (touchesScope) changes.edgesRemoved.push({ src_id: edge.src_id, dst_id: edge.dst_id, edge_type: edge.edge_type });
+      const touchesScope =
+        touchesRemoved ||
+        [edge.src_id, edge.dst_id].some((id) => {
+          const node = current.getNode(id);
+          return node !== undefined && inScope(node);
+        });
+      if (touchesScope)
+        changes.edgesRemoved.push({ src_id: edge.src_id, dst_id: edge.dst_id, edge_type: edge.edge_type });
     }
   }
   return changes;
@@ -125,14 +135,19 @@ export const MAX_ITEMS_PER_EVENT = 1000;
  */
 export function changeEvents(graphId: string, changes: GraphChanges, chunkSize = MAX_ITEMS_PER_EVENT): LineageEvent[] {
   const events: LineageEvent[] = [];
-  for (const edges of chunks(changes.edgesRemoved, chunkSize)) events.push({ type: 'EdgesRemoved', data: { graph_id: graphId, edges } });
+  for (const edges of chunks(changes.edgesRemoved, chunkSize))
+    events.push({ type: 'EdgesRemoved', data: { graph_id: graphId, edges } });
   for (const nodeIds of chunks(changes.nodesRemoved, chunkSize)) {
     events.push({ type: 'NodesRemoved', data: { graph_id: graphId, node_ids: nodeIds } });
   }
-  for (const nodes of chunks(changes.nodesAdded, chunkSize)) events.push({ type: 'NodesAdded', data: { graph_id: graphId, nodes } });
-  for (const nodes of chunks(changes.nodesChanged, chunkSize)) events.push({ type: 'NodesChanged', data: { graph_id: graphId, nodes } });
-  for (const edges of chunks(changes.edgesAdded, chunkSize)) events.push({ type: 'EdgesAdded', data: { graph_id: graphId, edges } });
-  for (const edges of chunks(changes.edgesChanged, chunkSize)) events.push({ type: 'EdgesChanged', data: { graph_id: graphId, edges } });
+  for (const nodes of chunks(changes.nodesAdded, chunkSize))
+    events.push({ type: 'NodesAdded', data: { graph_id: graphId, nodes } });
+  for (const nodes of chunks(changes.nodesChanged, chunkSize))
+    events.push({ type: 'NodesChanged', data: { graph_id: graphId, nodes } });
+  for (const edges of chunks(changes.edgesAdded, chunkSize))
+    events.push({ type: 'EdgesAdded', data: { graph_id: graphId, edges } });
+  for (const edges of chunks(changes.edgesChanged, chunkSize))
+    events.push({ type: 'EdgesChanged', data: { graph_id: graphId, edges } });
   return events;
 }
 

@@ -23,7 +23,13 @@ export const NODE_TYPES = [
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** Node types that are jobs in OpenLineage terms (they read and write datasets). */
-export const JOB_NODE_TYPES: ReadonlySet<NodeType> = new Set(['CONNECTOR', 'SQL_QUERY', 'STREAM_JOB', 'CONSUMER_GROUP', 'CATALOG_JOB']);
+export const JOB_NODE_TYPES: ReadonlySet<NodeType> = new Set([
+  'CONNECTOR',
+  'SQL_QUERY',
+  'STREAM_JOB',
+  'CONSUMER_GROUP',
+  'CATALOG_JOB',
+]);
 
 /** Node types that are datasets: every type that is neither a job nor a schema. */
 export const DATASET_NODE_TYPES: ReadonlySet<NodeType> = new Set(
@@ -57,10 +63,16 @@ export const PRE_0_5_0_NODE_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** What each edge type may connect, from -> to. Contract section 2, "Edge types and direction". */
-export const EDGE_RULES: Readonly<Record<EdgeType, { from: ReadonlySet<NodeType>; to: ReadonlySet<NodeType>; meaning: string }>> = {
+export const EDGE_RULES: Readonly<
+  Record<EdgeType, { from: ReadonlySet<NodeType>; to: ReadonlySet<NodeType>; meaning: string }>
+> = {
   CONSUMES: { from: DATASET_NODE_TYPES, to: JOB_NODE_TYPES, meaning: 'a job reads a dataset (dataset -> job)' },
   PRODUCES: { from: JOB_NODE_TYPES, to: DATASET_NODE_TYPES, meaning: 'a job writes a dataset (job -> dataset)' },
-  TRANSFORMS: { from: DATASET_NODE_TYPES, to: DATASET_NODE_TYPES, meaning: 'a dataset derived from another with no job known' },
+  TRANSFORMS: {
+    from: DATASET_NODE_TYPES,
+    to: DATASET_NODE_TYPES,
+    meaning: 'a dataset derived from another with no job known',
+  },
   MATERIALIZES: {
     from: new Set(['TOPIC', 'MATERIALIZED_TABLE']),
     to: new Set(['MATERIALIZED_TABLE', 'CATALOG_TABLE']),
@@ -114,7 +126,11 @@ export type Edge = z.infer<typeof EdgeSchema>;
 /** What identifies an edge: its endpoints and its type. */
 export type EdgeKey = Pick<Edge, 'src_id' | 'dst_id' | 'edge_type'>;
 
-export const EdgeKeySchema = z.object({ src_id: idString, dst_id: idString, edge_type: z.preprocess(upperCase, z.enum(EDGE_TYPES)) });
+export const EdgeKeySchema = z.object({
+  src_id: idString,
+  dst_id: idString,
+  edge_type: z.preprocess(upperCase, z.enum(EDGE_TYPES)),
+});
 
 /** A whole graph: the graph file and the API form. `metadata` is free-form and optional. */
 export const LineageGraphSchema = z.object({

@@ -21,5 +21,8 @@ export function schemaEdgesValueFirst(outgoing: readonly Edge[]): Edge[] {
 export function storedSchemaFields(schema: Node | undefined): StoredSchemaField[] {
   const fields = schema?.attributes?.fields;
   if (!Array.isArray(fields)) return [];
-  return fields.filter((field: unknown): field is StoredSchemaField => typeof field === 'object' && field !== null && typeof (field as { name?: unknown }).name === 'string');
+  return fields.filter(
+    (field: unknown): field is StoredSchemaField =>
+      typeof field === 'object' && field !== null && typeof (field as { name?: unknown }).name === 'string',
+  );
 }

@@ -61,10 +61,16 @@ export function nodeIdIssues(node: Node, path: string): ValidationIssue[] {
   }
   const issues: ValidationIssue[] = [];
   if (parsed.system !== node.system) {
-    issues.push({ path: `${path}.id`, message: `id says system "${parsed.system}" but the node's system is "${node.system}"` });
+    issues.push({
+      path: `${path}.id`,
+      message: `id says system "${parsed.system}" but the node's system is "${node.system}"`,
+    });
   }
   if (parsed.nodeType !== node.node_type) {
-    issues.push({ path: `${path}.id`, message: `id says type "${parsed.nodeType}" but the node's node_type is "${node.node_type}"` });
+    issues.push({
+      path: `${path}.id`,
+      message: `id says type "${parsed.nodeType}" but the node's node_type is "${node.node_type}"`,
+    });
   }
   if (parsed.qualifiedName !== node.qualified_name) {
     issues.push({
@@ -120,7 +126,11 @@ export function parseLineageGraph(input: unknown, existing?: (id: string) => Nod
   graph.edges.forEach((edge, index) => {
     issues.push(...edgeIssues(edge, `edges.${index}`, lookup));
     const key = edgeKey(edge);
-    if (edges.has(key)) issues.push({ path: `edges.${index}`, message: `duplicate ${edge.edge_type} edge ${edge.src_id} -> ${edge.dst_id}` });
+    if (edges.has(key))
+      issues.push({
+        path: `edges.${index}`,
+        message: `duplicate ${edge.edge_type} edge ${edge.src_id} -> ${edge.dst_id}`,
+      });
     edges.add(key);
   });
   if (issues.length > 0) throw invalidGraph(issues);

@@ -8,7 +8,12 @@
  * (`StreamTopicDatasetFacetSchema`, `StreamConnectorJobFacetSchema` in `model.ts`).
  */
 import { z } from 'zod';
-import { CUSTOM_FACET_SCHEMAS, OPENLINEAGE_SCHEMA, StreamConnectorJobFacetSchema, StreamTopicDatasetFacetSchema } from './model.js';
+import {
+  CUSTOM_FACET_SCHEMAS,
+  OPENLINEAGE_SCHEMA,
+  StreamConnectorJobFacetSchema,
+  StreamTopicDatasetFacetSchema,
+} from './model.js';
 
 /** One custom facet: its key in `facets`, the `$defs` name, what it extends, and its zod schema. */
 interface CustomFacet {
@@ -25,7 +30,8 @@ const CUSTOM_FACETS: readonly CustomFacet[] = [
     key: 'stream_topic',
     definition: 'StreamTopicDatasetFacet',
     extends: 'DatasetFacet',
-    description: 'Where a streaming platform topic lives (environment, cluster) and how it is laid out (partitions, replication factor, tags).',
+    description:
+      'Where a streaming platform topic lives (environment, cluster) and how it is laid out (partitions, replication factor, tags).',
     schema: StreamTopicDatasetFacetSchema,
   },
   {
@@ -44,7 +50,9 @@ export const customFacetFile = (definition: string): string => `${definition}.js
  * The schema documents of every custom facet, by file name, with `$id` = `${baseUrl}/{file}`.
  * @param baseUrl where the files are published (default `CUSTOM_FACET_SCHEMAS`).
  */
-export function customFacetSchemaDocuments(baseUrl: string = CUSTOM_FACET_SCHEMAS): Record<string, Record<string, unknown>> {
+export function customFacetSchemaDocuments(
+  baseUrl: string = CUSTOM_FACET_SCHEMAS,
+): Record<string, Record<string, unknown>> {
   const documents: Record<string, Record<string, unknown>> = {};
   for (const facet of CUSTOM_FACETS) {
     // The facet's own fields: `_producer` and `_schemaURL` come from the core facet it extends.

@@ -22,10 +22,25 @@
  */
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
-import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Edge, type LineageGraph, type Node, type System } from '../graph/model.js';
+import {
+  DATASET_NODE_TYPES,
+  JOB_NODE_TYPES,
+  type Edge,
+  type LineageGraph,
+  type Node,
+  type System,
+} from '../graph/model.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
-import { EVENT_SCHEMA_URLS, LINEAGE_SVC_PRODUCER, facet, type BaseFacet, type Dataset, type RunEvent, type SchemaField } from './model.js';
+import {
+  EVENT_SCHEMA_URLS,
+  LINEAGE_SVC_PRODUCER,
+  facet,
+  type BaseFacet,
+  type Dataset,
+  type RunEvent,
+  type SchemaField,
+} from './model.js';
 
 /** UUIDv5 namespace of lineage-svc runIds (a fixed random UUID). */
 export const RUN_ID_NAMESPACE = '6f1c0b9e-3a52-4d8e-9b7a-2c4e5f6a7b8c';
@@ -125,17 +140,26 @@ export function splitUri(uri: string): { namespace: string; name: string } | nul
 export function openLineageIdentity(node: Node, clusterHint?: string | null): { namespace: string; name: string } {
   switch (node.system) {
     case 'STREAM':
-      return { namespace: streamNamespace(node.environment_id, node.cluster_id ?? clusterHint ?? null), name: olName(node) };
+      return {
+        namespace: streamNamespace(node.environment_id, node.cluster_id ?? clusterHint ?? null),
+        name: olName(node),
+      };
     case 'LAKEHOUSE': {
       const workspace = str(node.attributes?.workspace_url) ?? str(node.attributes?.workspace);
-      return { namespace: `lakehouse://${workspace ? hostOf(workspace) : node.environment_id ?? 'default'}`, name: node.qualified_name };
+      return {
+        namespace: `lakehouse://${workspace ? hostOf(workspace) : (node.environment_id ?? 'default')}`,
+        name: node.qualified_name,
+      };
     }
     case 'DATALAKE': {
       // datalake:catalog_table:{region}:{database}/{table}
       const region = str(node.attributes?.region) ?? node.id.split(':')[2] ?? 'unknown';
       const slash = node.qualified_name.indexOf('/');
       if (node.node_type === 'CATALOG_TABLE' && slash > 0) {
-        return { namespace: `datalake://${region}/${node.qualified_name.slice(0, slash)}`, name: node.qualified_name.slice(slash + 1) };
+        return {
+          namespace: `datalake://${region}/${node.qualified_name.slice(0, slash)}`,
+          name: node.qualified_name.slice(slash + 1),
+        };
       }
       return { namespace: `datalake://${region}`, name: node.qualified_name };
     }
@@ -144,7 +168,10 @@ export function openLineageIdentity(node: Node, clusterHint?: string | null): { 
       if (node.node_type === 'CATALOG_TABLE' && parts.length >= 3) {
         return { namespace: `warehouse://${parts[0]}/${parts[1]}`, name: parts.slice(2).join('.') };
       }
-      return { namespace: `warehouse://${str(node.attributes?.project_id) ?? node.environment_id ?? 'default'}`, name: node.qualified_name };
+      return {
+        namespace: `warehouse://${str(node.attributes?.project_id) ?? node.environment_id ?? 'default'}`,
+        name: node.qualified_name,
+      };
     }
     case 'EXTERNAL': {
       const split = splitUri(node.qualified_name);
@@ -171,13 +198,21 @@ function schemaFields(schemaNode: Node): SchemaField[] {
     }
     return out;
   };
-  return storedSchemaFields(schemaNode).map(convert).filter((entry): entry is SchemaField => entry !== null);
+  return storedSchemaFields(schemaNode)
+    .map(convert)
+    .filter((entry): entry is SchemaField => entry !== null);
 }
 
 function tagsOf(node: Node): string[] {
   const tags = node.attributes?.tags;
   if (!Array.isArray(tags)) return [];
-  return tags.map((tag) => (typeof tag === 'string' ? tag : typeof tag === 'object' && tag !== null && 'name' in tag ? String((tag as { name: unknown }).name) : String(tag)));
+  return tags.map((tag) =>
+    typeof tag === 'string'
+      ? tag
+      : typeof tag === 'object' && tag !== null && 'name' in tag
+        ? String((tag as { name: unknown }).name)
+        : String(tag),
+  );
 }
 
 interface Built {
@@ -197,9 +232,15 @@ interface Built {
 export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsOptions = {}): RunEvent[] {
   const index = indexGraph(source);
   const eventTime =
-    options.eventTime === undefined ? new Date().toISOString() : typeof options.eventTime === 'string' ? options.eventTime : options.eventTime.toISOString();
+    options.eventTime === undefined
+      ? new Date().toISOString()
+      : typeof options.eventTime === 'string'
+        ? options.eventTime
+        : options.eventTime.toISOString();
   const keep = (node: Node | undefined): node is Node =>
-    node !== undefined && (!options.streamOnly || node.system === 'STREAM') && (!options.systems || options.systems.has(node.system));
+    node !== undefined &&
+    (!options.streamOnly || node.system === 'STREAM') &&
+    (!options.systems || options.systems.has(node.system));
 
   const datasetCache = new Map<string, Dataset>();
   const toDataset = (node: Node): Dataset => {
@@ -217,7 +258,10 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
       }
     }
     if (node.node_type === 'EXTERNAL_DATASET') {
-      facets.dataSource = facet('dataSource', { name: identity.namespace, uri: /^[A-Za-z][A-Za-z0-9+.-]*:/.test(node.qualified_name) ? node.qualified_name : identity.namespace });
+      facets.dataSource = facet('dataSource', {
+        name: identity.namespace,
+        uri: /^[A-Za-z][A-Za-z0-9+.-]*:/.test(node.qualified_name) ? node.qualified_name : identity.namespace,
+      });
     } else {
       facets.dataSource = facet('dataSource', { name: identity.namespace, uri: identity.namespace });
     }
@@ -235,9 +279,13 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
         replication_factor: int(node.attributes?.replication_factor),
         tags: tagsOf(node),
       });
-      const bootstrap = nodeBootstrap(node) ?? (node.cluster_id ? options.bootstrapByCluster?.get(node.cluster_id) ?? null : null);
+      const bootstrap =
+        nodeBootstrap(node) ?? (node.cluster_id ? (options.bootstrapByCluster?.get(node.cluster_id) ?? null) : null);
       const kafka = bootstrap === null ? null : kafkaNamespace(bootstrap);
-      if (kafka !== null) facets.symlinks = facet('symlinks', { identifiers: [{ namespace: kafka, name: identity.name, type: 'TOPIC' }] });
+      if (kafka !== null)
+        facets.symlinks = facet('symlinks', {
+          identifiers: [{ namespace: kafka, name: identity.name, type: 'TOPIC' }],
+        });
     }
     const dataset: Dataset = { namespace: identity.namespace, name: identity.name, facets };
     datasetCache.set(node.id, dataset);
@@ -254,13 +302,20 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
         seen.add(edge.dst_id);
         stack.push(edge.dst_id);
         const target = index.nodes.get(edge.dst_id);
-        if (keep(target) && !into.has(target.id)) into.set(target.id, { nodeId: target.id, dataset: toDataset(target) });
+        if (keep(target) && !into.has(target.id))
+          into.set(target.id, { nodeId: target.id, dataset: toDataset(target) });
       }
     }
   };
 
   const events: RunEvent[] = [];
-  const emit = (jobIdentity: { namespace: string; name: string }, jobKey: string, jobFacets: Record<string, unknown>, inputs: Built[], outputs: Built[]) => {
+  const emit = (
+    jobIdentity: { namespace: string; name: string },
+    jobKey: string,
+    jobFacets: Record<string, unknown>,
+    inputs: Built[],
+    outputs: Built[],
+  ) => {
     // A Tableflow table shares its topic's identity (same namespace, same name): list it once.
     const unique = (list: Built[]) => {
       const seen = new Set<string>();
@@ -271,7 +326,9 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
           seen.add(key);
           return true;
         })
-        .sort((a, b) => (a.dataset.namespace + '\u0000' + a.dataset.name < b.dataset.namespace + '\u0000' + b.dataset.name ? -1 : 1));
+        .sort((a, b) =>
+          a.dataset.namespace + '\u0000' + a.dataset.name < b.dataset.namespace + '\u0000' + b.dataset.name ? -1 : 1,
+        );
     };
     inputs = unique(inputs);
     outputs = unique(outputs);
@@ -301,23 +358,32 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     for (const edge of index.in.get(node.id) ?? []) {
       if (edge.edge_type !== 'CONSUMES') continue;
       const source = index.nodes.get(edge.src_id);
-      if (keep(source) && DATASET_NODE_TYPES.has(source.node_type)) inputs.set(source.id, { nodeId: source.id, dataset: toDataset(source) });
+      if (keep(source) && DATASET_NODE_TYPES.has(source.node_type))
+        inputs.set(source.id, { nodeId: source.id, dataset: toDataset(source) });
     }
     for (const edge of index.out.get(node.id) ?? []) {
       if (edge.edge_type !== 'PRODUCES') continue;
       const target = index.nodes.get(edge.dst_id);
       if (!keep(target) || !DATASET_NODE_TYPES.has(target.node_type)) continue;
       const dataset = toDataset(target);
-      const columnLineage = columnLineageFacet(edge.attributes?.column_lineage, (id) => index.nodes.get(id), schemaFieldNames(dataset));
+      const columnLineage = columnLineageFacet(
+        edge.attributes?.column_lineage,
+        (id) => index.nodes.get(id),
+        schemaFieldNames(dataset),
+      );
       // The facet describes this job's write: it goes on this event's copy of the output only.
-      outputs.set(target.id, { nodeId: target.id, dataset: columnLineage ? { ...dataset, facets: { ...dataset.facets, columnLineage } } : dataset });
+      outputs.set(target.id, {
+        nodeId: target.id,
+        dataset: columnLineage ? { ...dataset, facets: { ...dataset.facets, columnLineage } } : dataset,
+      });
     }
     for (const output of [...outputs.values()]) materialized(output.nodeId, outputs);
 
     // A job without a cluster id (a Flink statement) takes the cluster of the topics it touches.
     const clusterHint =
-      [...outputs.values(), ...inputs.values()].map((entry) => index.nodes.get(entry.nodeId)).find((entry) => entry?.system === 'STREAM' && entry.cluster_id)
-        ?.cluster_id ?? null;
+      [...outputs.values(), ...inputs.values()]
+        .map((entry) => index.nodes.get(entry.nodeId))
+        .find((entry) => entry?.system === 'STREAM' && entry.cluster_id)?.cluster_id ?? null;
     const identity = openLineageIdentity(node, clusterHint);
     emit(identity, node.id, jobFacets(node, index), [...inputs.values()], [...outputs.values()]);
   }
@@ -332,7 +398,9 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     if (sources.length === 0) continue;
     const target = toDataset(node);
     const jobFacetsOfTransform = {
-      documentation: facet('jobDocumentation', { description: `Derivation of ${target.name} inside its catalog (TRANSFORMS edge, no job known)` }),
+      documentation: facet('jobDocumentation', {
+        description: `Derivation of ${target.name} inside its catalog (TRANSFORMS edge, no job known)`,
+      }),
       jobType: facet('jobType', { processingType: 'BATCH', integration: 'LINEAGE_SVC', jobType: 'TRANSFORMS' }),
     };
     emit(
@@ -366,7 +434,15 @@ export interface InputField {
 /** Names of the top-level fields of a dataset's `schema` facet (empty when it has none). */
 function schemaFieldNames(dataset: Dataset): Set<string> {
   const fields = (dataset.facets?.schema as { fields?: unknown } | undefined)?.fields;
-  return new Set(Array.isArray(fields) ? fields.flatMap((field) => (typeof field === 'object' && field !== null && typeof (field as { name?: unknown }).name === 'string' ? [(field as { name: string }).name] : [])) : []);
+  return new Set(
+    Array.isArray(fields)
+      ? fields.flatMap((field) =>
+          typeof field === 'object' && field !== null && typeof (field as { name?: unknown }).name === 'string'
+            ? [(field as { name: string }).name]
+            : [],
+        )
+      : [],
+  );
 }
 
 /**
@@ -393,7 +469,12 @@ export function columnLineageFacet(
   schemaColumns: ReadonlySet<string> = new Set(),
 ): (BaseFacet & { fields: Record<string, { inputFields: InputField[] }>; dataset?: InputField[] }) | undefined {
   if (!Array.isArray(attribute)) return undefined;
-  type Entry = { output: string; kind: string; transformation: { type: 'DIRECT' | 'INDIRECT'; subtype: string }; inputs: Array<{ namespace: string; name: string; field: string }> };
+  type Entry = {
+    output: string;
+    kind: string;
+    transformation: { type: 'DIRECT' | 'INDIRECT'; subtype: string };
+    inputs: Array<{ namespace: string; name: string; field: string }>;
+  };
   const entries: Entry[] = [];
   for (const raw of attribute) {
     if (typeof raw !== 'object' || raw === null) continue;
@@ -412,13 +493,26 @@ export function columnLineageFacet(
     });
     if (inputs.length > 0) entries.push({ output, kind: entry.kind as string, transformation, inputs });
   }
-  const realColumns = new Set([...schemaColumns, ...entries.filter((entry) => entry.transformation.type === 'DIRECT').map((entry) => entry.output)]);
-  const fieldKey = (input: { namespace: string; name: string; field: string }) => `${input.namespace}\u0000${input.name}\u0000${input.field}`;
-  const addTo = (list: Map<string, InputField>, input: { namespace: string; name: string; field: string }, transformation: InputField['transformations'][number]) => {
+  const realColumns = new Set([
+    ...schemaColumns,
+    ...entries.filter((entry) => entry.transformation.type === 'DIRECT').map((entry) => entry.output),
+  ]);
+  const fieldKey = (input: { namespace: string; name: string; field: string }) =>
+    `${input.namespace}\u0000${input.name}\u0000${input.field}`;
+  const addTo = (
+    list: Map<string, InputField>,
+    input: { namespace: string; name: string; field: string },
+    transformation: InputField['transformations'][number],
+  ) => {
     const key = fieldKey(input);
     let known = list.get(key);
     if (!known) list.set(key, (known = { ...input, transformations: [] }));
-    if (!known.transformations.some((entry) => entry.type === transformation.type && entry.subtype === transformation.subtype)) known.transformations.push({ ...transformation });
+    if (
+      !known.transformations.some(
+        (entry) => entry.type === transformation.type && entry.subtype === transformation.subtype,
+      )
+    )
+      known.transformations.push({ ...transformation });
   };
   const fields = new Map<string, Map<string, InputField>>();
   const datasetLevel = new Map<string, InputField>();
@@ -444,7 +538,9 @@ function jobFacets(node: Node, index: Index): Record<string, unknown> {
   const sql = str(node.attributes?.sql) ?? str(node.attributes?.query);
   if (sql !== null) facets.sql = facet('sql', { query: sql });
   const description = str(node.attributes?.description);
-  facets.documentation = facet('jobDocumentation', { description: description ?? `${node.node_type}: ${node.display_name || node.qualified_name}` });
+  facets.documentation = facet('jobDocumentation', {
+    description: description ?? `${node.node_type}: ${node.display_name || node.qualified_name}`,
+  });
   facets.jobType = facet('jobType', {
     processingType: node.system === 'STREAM' ? 'STREAMING' : 'BATCH',
     integration: node.system === 'STREAM' ? 'STREAM' : node.system,

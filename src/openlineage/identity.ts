@@ -74,7 +74,10 @@ export function nodeBootstrap(node: Pick<Node, 'attributes'>): string | null {
  * Namespace aliases learned from a graph: `kafka://{host}:{port}` -> `stream://{env}/{cluster}` for
  * every stream node with a cluster id and a bootstrap endpoint (attribute, or `bootstrapByCluster`).
  */
-export function kafkaAliasesFromNodes(nodes: Iterable<Node>, bootstrapByCluster?: ReadonlyMap<string, string>): Map<string, string> {
+export function kafkaAliasesFromNodes(
+  nodes: Iterable<Node>,
+  bootstrapByCluster?: ReadonlyMap<string, string>,
+): Map<string, string> {
   const aliases = new Map<string, string>();
   const seenClusters = new Set<string>();
   for (const node of nodes) {
@@ -186,7 +189,8 @@ export class DatasetIdentities {
       [namespaceA, namespaceB],
       [namespaceB, namespaceA],
     ] as const) {
-      for (const name of [...(this.namesByNamespace.get(from) ?? [])]) this.union(datasetKey(from, name), this.add(to, name));
+      for (const name of [...(this.namesByNamespace.get(from) ?? [])])
+        this.union(datasetKey(from, name), this.add(to, name));
     }
   }
 

@@ -78,7 +78,8 @@ export interface NormalizeOptions {
 /** Canonical JSON: object keys sorted recursively, no whitespace. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((entry) => (entry === undefined ? 'null' : canonicalJson(entry))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((entry) => (entry === undefined ? 'null' : canonicalJson(entry))).join(',')}]`;
   const entries = Object.keys(value)
     .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
     .sort()
@@ -110,8 +111,17 @@ export function parseEventTime(value: string): { ms: number; normalized: string;
     offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4)));
   }
   const ms =
-    Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), millis) - offsetMinutes * 60_000;
-  if (Number.isNaN(ms) || Number(month) > 12 || Number(day) > 31 || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 60) return null;
+    Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), millis) -
+    offsetMinutes * 60_000;
+  if (
+    Number.isNaN(ms) ||
+    Number(month) > 12 ||
+    Number(day) > 31 ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 60
+  )
+    return null;
   const timezoneMissing = zone === undefined;
   let normalized = value.trim();
   if (timezoneMissing) normalized = `${normalized.replace(' ', 'T')}${match[6] === undefined ? ':00' : ''}Z`;
@@ -141,20 +151,47 @@ function facetsLackingBase(facets: unknown): string[] {
  */
 export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {}): NormalizedEvent | RejectedEvent {
   if (!isObject(raw)) {
-    return { ok: false, errors: [{ path: '', message: `an OpenLineage event must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          path: '',
+          message: `an OpenLineage event must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+        },
+      ],
+    };
   }
   const size = options.sizeBytes ?? Buffer.byteLength(JSON.stringify(raw), 'utf8');
   if (size > MAX_EVENT_BYTES) {
-    return { ok: false, errors: [{ path: '', message: `event is ${size} bytes, more than the ${MAX_EVENT_BYTES}-byte limit` }] };
+    return {
+      ok: false,
+      errors: [{ path: '', message: `event is ${size} bytes, more than the ${MAX_EVENT_BYTES}-byte limit` }],
+    };
   }
 
-  const kind: OpenLineageEventKind = 'dataset' in raw && raw.dataset !== undefined ? 'DatasetEvent' : !('run' in raw) && 'job' in raw ? 'JobEvent' : 'RunEvent';
-  const schema = kind === 'RunEvent' ? LenientRunEventSchema : kind === 'JobEvent' ? LenientJobEventSchema : LenientDatasetEventSchema;
+  const kind: OpenLineageEventKind =
+    'dataset' in raw && raw.dataset !== undefined
+      ? 'DatasetEvent'
+      : !('run' in raw) && 'job' in raw
+        ? 'JobEvent'
+        : 'RunEvent';
+  const schema =
+    kind === 'RunEvent'
+      ? LenientRunEventSchema
+      : kind === 'JobEvent'
+        ? LenientJobEventSchema
+        : LenientDatasetEventSchema;
   const parsed = schema.safeParse(raw);
   const errors: ValidationIssue[] = parsed.success ? [] : zodIssues(parsed.error);
-  if (!parsed.success && kind === 'RunEvent' && raw.eventType !== undefined && !(EVENT_TYPES as readonly unknown[]).includes(raw.eventType)) {
+  if (
+    !parsed.success &&
+    kind === 'RunEvent' &&
+    raw.eventType !== undefined &&
+    !(EVENT_TYPES as readonly unknown[]).includes(raw.eventType)
+  ) {
     // Make the eventType error explicit (zod reports it as an enum mismatch).
-    for (const issue of errors) if (issue.path === 'eventType') issue.message = `eventType must be one of ${EVENT_TYPES.join(', ')}`;
+    for (const issue of errors)
+      if (issue.path === 'eventType') issue.message = `eventType must be one of ${EVENT_TYPES.join(', ')}`;
   }
 
   const warnings: string[] = [];
@@ -187,12 +224,21 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
   if (errors.length > 0) return { ok: false, errors };
 
   if (typeof raw.producer !== 'string' || raw.producer === '') warnings.push('producer is missing');
-  if (typeof raw.schemaURL !== 'string' || raw.schemaURL === '') warnings.push('schemaURL is missing; the event kind was detected from its shape');
+  if (typeof raw.schemaURL !== 'string' || raw.schemaURL === '')
+    warnings.push('schemaURL is missing; the event kind was detected from its shape');
 
-  const result: NormalizedEvent = { ok: true, kind, event, warnings, dedupe_key: dedupeKeyOf(raw), event_time_ms: eventTimeMs };
+  const result: NormalizedEvent = {
+    ok: true,
+    kind,
+    event,
+    warnings,
+    dedupe_key: dedupeKeyOf(raw),
+    event_time_ms: eventTimeMs,
+  };
 
   if (kind === 'RunEvent') {
-    if (raw.eventType === undefined || raw.eventType === null) warnings.push('eventType is missing; the event is treated as OTHER');
+    if (raw.eventType === undefined || raw.eventType === null)
+      warnings.push('eventType is missing; the event is treated as OTHER');
     const run = raw.run as Record<string, unknown>;
     const job = raw.job as Record<string, unknown>;
     const runId = run.runId as string;
@@ -210,7 +256,8 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
         warnings.push('run facet "parentRun" is the legacy name of "parent"; read as "parent"');
         if (!isObject(runFacets.parent)) event.run = { ...run, facets: { ...runFacets, parent: runFacets.parentRun } };
       }
-      const parent = (isObject(runFacets.parent) ? runFacets.parent : runFacets.parentRun) as Record<string, unknown> | undefined;
+      const parent = (isObject(runFacets.parent) ? runFacets.parent : runFacets.parentRun) as
+        Record<string, unknown> | undefined;
       if (parent && !(isObject(parent.run) && typeof parent.run.runId === 'string')) {
         warnings.push('run facet "parent" has no run.runId; the parent run is unknown');
       }
@@ -225,11 +272,15 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
         facetsLackingBase((dataset as Record<string, unknown>).facets).map((key) => `${side}.${at}.facets.${key}`),
       ),
     ),
-    ...facetsLackingBase((raw.dataset as Record<string, unknown> | undefined)?.facets).map((key) => `dataset.facets.${key}`),
+    ...facetsLackingBase((raw.dataset as Record<string, unknown> | undefined)?.facets).map(
+      (key) => `dataset.facets.${key}`,
+    ),
   ];
   if (lacking.length > 0) {
     const shown = lacking.slice(0, 5).join(', ');
-    warnings.push(`facets without _producer/_schemaURL: ${shown}${lacking.length > 5 ? ` and ${lacking.length - 5} more` : ''}`);
+    warnings.push(
+      `facets without _producer/_schemaURL: ${shown}${lacking.length > 5 ? ` and ${lacking.length - 5} more` : ''}`,
+    );
   }
   return result;
 }

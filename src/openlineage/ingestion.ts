@@ -139,7 +139,12 @@ export async function ingestOpenLineageEvents(
     const events = toAppend(
       fresh.map(({ normalized }) => ({
         type: 'OpenLineageEventIngested' as const,
-        data: { kind: normalized.kind, dedupe_key: normalized.dedupe_key, event: normalized.event, warnings: normalized.warnings },
+        data: {
+          kind: normalized.kind,
+          dedupe_key: normalized.dedupe_key,
+          event: normalized.event,
+          warnings: normalized.warnings,
+        },
       })),
       { cause: 'ingestion', ...context },
     );
@@ -154,7 +159,11 @@ export async function ingestOpenLineageEvents(
     }
     remember(deps.store, keys);
     deps.logger?.debug(
-      { accepted: results.filter((entry) => entry.status === 'accepted').length, duplicate: results.filter((entry) => entry.status === 'duplicate').length, rejected: results.filter((entry) => entry.status === 'rejected').length },
+      {
+        accepted: results.filter((entry) => entry.status === 'accepted').length,
+        duplicate: results.filter((entry) => entry.status === 'duplicate').length,
+        rejected: results.filter((entry) => entry.status === 'rejected').length,
+      },
       'OpenLineage:Ingested',
     );
     return results;
@@ -173,8 +182,22 @@ export async function ingestOpenLineageEvents(
  *
  * @returns one result per event (`accepted` or `duplicate`).
  */
-export function recordViewEvents(deps: IngestionDeps, runEvents: readonly RunEvent[], context: IngestionContext = {}): Promise<IngestionResult[]> {
-  return ingestOpenLineageEvents(deps, runEvents, { cause: 'view', ...context }, {
-    keyOf: (normalized) => dedupeKeyOf({ view: true, runId: normalized.run_id, eventType: (normalized.event as { eventType?: unknown }).eventType }),
-  });
+export function recordViewEvents(
+  deps: IngestionDeps,
+  runEvents: readonly RunEvent[],
+  context: IngestionContext = {},
+): Promise<IngestionResult[]> {
+  return ingestOpenLineageEvents(
+    deps,
+    runEvents,
+    { cause: 'view', ...context },
+    {
+      keyOf: (normalized) =>
+        dedupeKeyOf({
+          view: true,
+          runId: normalized.run_id,
+          eventType: (normalized.event as { eventType?: unknown }).eventType,
+        }),
+    },
+  );
 }

@@ -53,10 +53,12 @@ export const CUSTOM_FACET_SCHEMAS = `${LINEAGE_SVC_PRODUCER}/docs/facets`;
 export const FACET_SCHEMA_URLS = {
   schema: 'https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet',
   dataSource: 'https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet',
-  datasetDocumentation: 'https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet',
+  datasetDocumentation:
+    'https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet',
   jobDocumentation: 'https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet',
   sql: 'https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet',
-  columnLineage: 'https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet',
+  columnLineage:
+    'https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet',
   symlinks: 'https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet',
   jobType: 'https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet',
   stream_topic: `${CUSTOM_FACET_SCHEMAS}/StreamTopicDatasetFacet.json#/$defs/StreamTopicDatasetFacet`,
@@ -66,7 +68,10 @@ export const FACET_SCHEMA_URLS = {
 // ---------------------------------------------------------------------------------------------
 // Strict facets (what we emit)
 
-const uri = z.string().min(1).regex(/^[A-Za-z][A-Za-z0-9+.-]*:/, 'must be an absolute URI');
+const uri = z
+  .string()
+  .min(1)
+  .regex(/^[A-Za-z][A-Za-z0-9+.-]*:/, 'must be an absolute URI');
 
 /** BaseFacet: `_producer` and `_schemaURL` (both URIs, both required), extra keys allowed. */
 export const BaseFacetSchema = z.looseObject({ _producer: uri, _schemaURL: uri });
@@ -91,7 +96,10 @@ export const SchemaFieldSchema: z.ZodType<SchemaField> = z.lazy(() =>
 /** `schema` dataset facet: the fields of the dataset (from HAS_SCHEMA). */
 export const SchemaDatasetFacetSchema = BaseFacetSchema.extend({ fields: z.array(SchemaFieldSchema) });
 /** `dataSource` dataset facet: `name` and `uri` of the data source. */
-export const DatasourceDatasetFacetSchema = BaseFacetSchema.extend({ name: z.string().optional(), uri: uri.optional() });
+export const DatasourceDatasetFacetSchema = BaseFacetSchema.extend({
+  name: z.string().optional(),
+  uri: uri.optional(),
+});
 /** `documentation` facet (dataset or job): a `description`. */
 export const DocumentationFacetSchema = BaseFacetSchema.extend({ description: z.string() });
 /** `sql` job facet: the `query` text. */
@@ -107,7 +115,14 @@ const InputFieldSchema = z.object({
   name: z.string(),
   field: z.string(),
   transformations: z
-    .array(z.object({ type: z.string(), subtype: z.string().optional(), description: z.string().optional(), masking: z.boolean().optional() }))
+    .array(
+      z.object({
+        type: z.string(),
+        subtype: z.string().optional(),
+        description: z.string().optional(),
+        masking: z.boolean().optional(),
+      }),
+    )
     .optional(),
 });
 /** `columnLineage` dataset facet (1-2-0): per output field, the input fields it derives from. */
@@ -181,7 +196,11 @@ export function isUuid(value: string): boolean {
 const facets = z.record(z.string(), BaseFacetSchema);
 
 /** A dataset as emitted: `namespace`, `name`, facets. */
-export const DatasetSchema = z.object({ namespace: z.string().min(1), name: z.string().min(1), facets: facets.optional() });
+export const DatasetSchema = z.object({
+  namespace: z.string().min(1),
+  name: z.string().min(1),
+  facets: facets.optional(),
+});
 export type Dataset = z.infer<typeof DatasetSchema>;
 
 /** A job as emitted: `namespace`, `name`, facets. */

@@ -11,28 +11,51 @@ import type { SqlDialect, TableRef } from './types.js';
 import { tableKey } from './parser.js';
 
 /** Sources and sinks read from tokens only. */
-export function fallbackLineage(tokens: readonly Token[], dialect: SqlDialect): { sources: TableRef[]; sinks: TableRef[] } {
-  const part = (token: Token) => (token.kind === 'quoted' || dialect !== 'ksql' ? token.value : token.value.toUpperCase());
-  const ident = (token: Token | undefined): token is Token => token !== undefined && (token.kind === 'word' || token.kind === 'quoted');
+export function fallbackLineage(
+  tokens: readonly Token[],
+  dialect: SqlDialect,
+): { sources: TableRef[]; sinks: TableRef[] } {
+  const part = (token: Token) =>
+    token.kind === 'quoted' || dialect !== 'ksql' ? token.value : token.value.toUpperCase();
+  const ident = (token: Token | undefined): token is Token =>
+    token !== undefined && (token.kind === 'word' || token.kind === 'quoted');
   const nameAt = (index: number): TableRef | undefined => {
     const first = tokens[index];
-    if (!ident(first) || (first.kind === 'word' && ['SELECT', 'LATERAL', 'UNNEST', 'TABLE', 'WITH', 'VALUES'].includes(first.upper))) return undefined;
+    if (
+      !ident(first) ||
+      (first.kind === 'word' && ['SELECT', 'LATERAL', 'UNNEST', 'TABLE', 'WITH', 'VALUES'].includes(first.upper))
+    )
+      return undefined;
     const parts = [part(first)];
     let i = index + 1;
-    while (isOp(tokens[i], '.') && ident(tokens[i + 1])) { parts.push(part(tokens[i + 1]!)); i += 2; }
+    while (isOp(tokens[i], '.') && ident(tokens[i + 1])) {
+      parts.push(part(tokens[i + 1]!));
+      i += 2;
+    }
     if (isOp(tokens[i], '(')) return undefined; // a function call, not a table
     return { parts };
   };
   const ctes = new Set<string>();
   for (let i = 0; i + 2 < tokens.length; i++) {
-    if (ident(tokens[i]) && isWord(tokens[i + 1], 'AS') && isOp(tokens[i + 2], '(') && (isOp(tokens[i - 1], ',') || isWord(tokens[i - 1], 'WITH'))) ctes.add(tokens[i]!.value.toLowerCase());
+    if (
+      ident(tokens[i]) &&
+      isWord(tokens[i + 1], 'AS') &&
+      isOp(tokens[i + 2], '(') &&
+      (isOp(tokens[i - 1], ',') || isWord(tokens[i - 1], 'WITH'))
+    )
+      ctes.add(tokens[i]!.value.toLowerCase());
   }
   const sinks: TableRef[] = [];
   const sources: TableRef[] = [];
   const add = (list: TableRef[], ref: TableRef | undefined) => {
     if (ref && !list.some((r) => tableKey(r) === tableKey(ref))) list.push(ref);
   };
-  const hasQuery = tokens.some((t, i) => isWord(t, 'AS') && (isWord(tokens[i + 1], 'SELECT', 'WITH') || (isOp(tokens[i + 1], '(') && isWord(tokens[i + 2], 'SELECT', 'WITH'))));
+  const hasQuery = tokens.some(
+    (t, i) =>
+      isWord(t, 'AS') &&
+      (isWord(tokens[i + 1], 'SELECT', 'WITH') ||
+        (isOp(tokens[i + 1], '(') && isWord(tokens[i + 2], 'SELECT', 'WITH'))),
+  );
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (isWord(token, 'INSERT') && isWord(tokens[i + 1], 'INTO', 'OVERWRITE')) {
@@ -44,7 +67,15 @@ export function fallbackLineage(tokens: readonly Token[], dialect: SqlDialect): 
       j++;
       if (isWord(tokens[j], 'IF')) j += 3;
       add(sinks, nameAt(j));
-    } else if (isWord(token, 'FROM', 'JOIN') || (isWord(token, 'TABLE') && (isWord(tokens[i - 1], 'DATA') || isOp(tokens[i - 1], '(') || isOp(tokens[i - 1], '=>') || isOp(tokens[i - 1], ',')) && !isOp(tokens[i + 1], '('))) {
+    } else if (
+      isWord(token, 'FROM', 'JOIN') ||
+      (isWord(token, 'TABLE') &&
+        (isWord(tokens[i - 1], 'DATA') ||
+          isOp(tokens[i - 1], '(') ||
+          isOp(tokens[i - 1], '=>') ||
+          isOp(tokens[i - 1], ',')) &&
+        !isOp(tokens[i + 1], '('))
+    ) {
       const ref = nameAt(i + 1);
       if (ref && !(ref.parts.length === 1 && ctes.has(ref.parts[0]!.toLowerCase()))) add(sources, ref);
     }

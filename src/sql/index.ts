@@ -8,7 +8,13 @@ import { fallbackLineage } from './fallback.js';
 import { SqlParseError, StatementParser, tableKey, type ScriptState } from './parser.js';
 import { splitTokens } from './split.js';
 import { tokenize } from './tokenize.js';
-import type { ColumnLineage, StatementContext, StatementLineageError, StatementLineageResult, TableRef } from './types.js';
+import type {
+  ColumnLineage,
+  StatementContext,
+  StatementLineageError,
+  StatementLineageResult,
+  TableRef,
+} from './types.js';
 
 export type * from './types.js';
 export { formatTableRef } from './types.js';
@@ -20,7 +26,10 @@ export { splitStatements } from './split.js';
  * expanded into their sources. Returns `{ error }` when the text has data-flow statements and none
  * of them could be read (parser and fallback both failed), never throws.
  */
-export function statementLineage(sql: string, context: StatementContext): StatementLineageResult | StatementLineageError {
+export function statementLineage(
+  sql: string,
+  context: StatementContext,
+): StatementLineageResult | StatementLineageError {
   let statements;
   try {
     statements = splitTokens(tokenize(sql));
@@ -65,6 +74,8 @@ export function statementLineage(sql: string, context: StatementContext): Statem
 }
 
 /** True when the result is an error. */
-export function isLineageError(result: StatementLineageResult | StatementLineageError): result is StatementLineageError {
+export function isLineageError(
+  result: StatementLineageResult | StatementLineageError,
+): result is StatementLineageError {
   return 'error' in result;
 }

@@ -13,7 +13,10 @@ import type { ColumnInput, ColumnLineage, ColumnLineageEntry, DerivationKind, Sq
 
 /** Raised when a statement does not follow the grammar this parser reads. */
 export class SqlParseError extends Error {
-  constructor(message: string, readonly token?: Token) {
+  constructor(
+    message: string,
+    readonly token?: Token,
+  ) {
     super(token ? `${message} near '${token.value}' (offset ${token.start})` : `${message} at end of statement`);
     this.name = 'SqlParseError';
   }
@@ -23,9 +26,20 @@ type DirectKind = 'identity' | 'transformation' | 'aggregation';
 const RANK: Record<DirectKind, number> = { identity: 0, transformation: 1, aggregation: 2 };
 const maxKind = (a: DirectKind, b: DirectKind): DirectKind => (RANK[a] >= RANK[b] ? a : b);
 
-interface Origin { table: TableRef; column: string; kind: DirectKind }
-interface Indirect { table: TableRef; column: string; kind: 'filter' | 'join_key' }
-interface OutCol { name: string; origins: Origin[] }
+interface Origin {
+  table: TableRef;
+  column: string;
+  kind: DirectKind;
+}
+interface Indirect {
+  table: TableRef;
+  column: string;
+  kind: 'filter' | 'join_key';
+}
+interface OutCol {
+  name: string;
+  origins: Origin[];
+}
 
 /** A relation in scope: a table, a derived table, a function result. */
 interface Rel {
@@ -41,7 +55,10 @@ interface Rel {
 }
 
 /** Result of one query: its output columns and the indirect inputs that apply to all of them. */
-export interface QueryShape { columns: OutCol[]; indirect: Indirect[] }
+export interface QueryShape {
+  columns: OutCol[];
+  indirect: Indirect[];
+}
 
 /** Script-level state: views and declared table columns, shared by the statements of one script. */
 export interface ScriptState {
@@ -58,11 +75,205 @@ export interface ParsedStatement {
   warnings: string[];
 }
 
-const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'COLLECT', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'ARRAY_AGG', 'JSON_ARRAYAGG', 'JSON_OBJECTAGG', 'STDDEV', 'STDDEV_POP', 'STDDEV_SAMP', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'LATEST_BY_OFFSET', 'EARLIEST_BY_OFFSET', 'COLLECT_LIST', 'COLLECT_SET', 'TOPK', 'TOPKDISTINCT', 'HISTOGRAM', 'COUNT_DISTINCT', 'CORRELATION', 'ROW_NUMBER', 'RANK', 'DENSE_RANK', 'LAG', 'LEAD', 'PERCENT_RANK', 'CUME_DIST', 'NTILE', 'BIT_AND', 'BIT_OR', 'BIT_XOR', 'BOOL_AND', 'BOOL_OR', 'EVERY', 'SINGLE_VALUE', 'VECTOR_SEARCH_AGG', 'AI_RUN_AGENT_AGG']);
-const EXPR_KEYWORDS = new Set(['SELECT', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END', 'AND', 'OR', 'NOT', 'IS', 'NULL', 'TRUE', 'FALSE', 'UNKNOWN', 'AS', 'IN', 'BETWEEN', 'SYMMETRIC', 'ASYMMETRIC', 'LIKE', 'SIMILAR', 'ESCAPE', 'RLIKE', 'REGEXP', 'DISTINCT', 'ALL', 'ANY', 'SOME', 'EXISTS', 'OVER', 'PARTITION', 'BY', 'ORDER', 'ASC', 'DESC', 'NULLS', 'FIRST', 'LAST', 'ROWS', 'RANGE', 'PRECEDING', 'FOLLOWING', 'UNBOUNDED', 'CURRENT', 'ROW', 'FILTER', 'WITHIN', 'GROUP', 'INTERVAL', 'TIMESTAMP', 'TIMESTAMP_LTZ', 'DATE', 'TIME', 'FROM', 'FOR', 'LEADING', 'TRAILING', 'BOTH', 'USING', 'CURRENT_TIMESTAMP', 'CURRENT_DATE', 'CURRENT_TIME', 'LOCALTIMESTAMP', 'LOCALTIME', 'CURRENT_ROW_TIMESTAMP', 'ARRAY', 'MAP', 'MULTISET', 'STRUCT', 'YEAR', 'MONTH', 'WEEK', 'DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND', 'YEARS', 'MONTHS', 'WEEKS', 'DAYS', 'HOURS', 'MINUTES', 'SECONDS', 'MILLISECONDS', 'TO', 'WHERE', 'UNION', 'MATCH', 'ON', 'JOIN', 'SEPARATOR', 'RESPECT', 'IGNORE', 'PRECISION', 'WITH', 'ORDINALITY', 'DEFAULT', 'EMPTY', 'ERROR', 'RETURNING', 'WITHOUT', 'ARRAY_AGG', 'ZONE', 'LOCAL', 'FINAL', 'RUNNING', 'PREV', 'NEXT', 'CLASSIFIER', 'MATCH_NUMBER']);
-const CLAUSE_END = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'WINDOW', 'ORDER', 'LIMIT', 'EMIT', 'UNION', 'EXCEPT', 'INTERSECT', 'MINUS', 'QUALIFY', 'PARTITION', 'OFFSET', 'FETCH']);
+const AGGREGATES = new Set([
+  'COUNT',
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'COLLECT',
+  'LISTAGG',
+  'FIRST_VALUE',
+  'LAST_VALUE',
+  'ARRAY_AGG',
+  'JSON_ARRAYAGG',
+  'JSON_OBJECTAGG',
+  'STDDEV',
+  'STDDEV_POP',
+  'STDDEV_SAMP',
+  'VAR_POP',
+  'VAR_SAMP',
+  'VARIANCE',
+  'LATEST_BY_OFFSET',
+  'EARLIEST_BY_OFFSET',
+  'COLLECT_LIST',
+  'COLLECT_SET',
+  'TOPK',
+  'TOPKDISTINCT',
+  'HISTOGRAM',
+  'COUNT_DISTINCT',
+  'CORRELATION',
+  'ROW_NUMBER',
+  'RANK',
+  'DENSE_RANK',
+  'LAG',
+  'LEAD',
+  'PERCENT_RANK',
+  'CUME_DIST',
+  'NTILE',
+  'BIT_AND',
+  'BIT_OR',
+  'BIT_XOR',
+  'BOOL_AND',
+  'BOOL_OR',
+  'EVERY',
+  'SINGLE_VALUE',
+  'VECTOR_SEARCH_AGG',
+  'AI_RUN_AGENT_AGG',
+]);
+const EXPR_KEYWORDS = new Set([
+  'SELECT',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'AND',
+  'OR',
+  'NOT',
+  'IS',
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'UNKNOWN',
+  'AS',
+  'IN',
+  'BETWEEN',
+  'SYMMETRIC',
+  'ASYMMETRIC',
+  'LIKE',
+  'SIMILAR',
+  'ESCAPE',
+  'RLIKE',
+  'REGEXP',
+  'DISTINCT',
+  'ALL',
+  'ANY',
+  'SOME',
+  'EXISTS',
+  'OVER',
+  'PARTITION',
+  'BY',
+  'ORDER',
+  'ASC',
+  'DESC',
+  'NULLS',
+  'FIRST',
+  'LAST',
+  'ROWS',
+  'RANGE',
+  'PRECEDING',
+  'FOLLOWING',
+  'UNBOUNDED',
+  'CURRENT',
+  'ROW',
+  'FILTER',
+  'WITHIN',
+  'GROUP',
+  'INTERVAL',
+  'TIMESTAMP',
+  'TIMESTAMP_LTZ',
+  'DATE',
+  'TIME',
+  'FROM',
+  'FOR',
+  'LEADING',
+  'TRAILING',
+  'BOTH',
+  'USING',
+  'CURRENT_TIMESTAMP',
+  'CURRENT_DATE',
+  'CURRENT_TIME',
+  'LOCALTIMESTAMP',
+  'LOCALTIME',
+  'CURRENT_ROW_TIMESTAMP',
+  'ARRAY',
+  'MAP',
+  'MULTISET',
+  'STRUCT',
+  'YEAR',
+  'MONTH',
+  'WEEK',
+  'DAY',
+  'HOUR',
+  'MINUTE',
+  'SECOND',
+  'MILLISECOND',
+  'MICROSECOND',
+  'NANOSECOND',
+  'YEARS',
+  'MONTHS',
+  'WEEKS',
+  'DAYS',
+  'HOURS',
+  'MINUTES',
+  'SECONDS',
+  'MILLISECONDS',
+  'TO',
+  'WHERE',
+  'UNION',
+  'MATCH',
+  'ON',
+  'JOIN',
+  'SEPARATOR',
+  'RESPECT',
+  'IGNORE',
+  'PRECISION',
+  'WITH',
+  'ORDINALITY',
+  'DEFAULT',
+  'EMPTY',
+  'ERROR',
+  'RETURNING',
+  'WITHOUT',
+  'ARRAY_AGG',
+  'ZONE',
+  'LOCAL',
+  'FINAL',
+  'RUNNING',
+  'PREV',
+  'NEXT',
+  'CLASSIFIER',
+  'MATCH_NUMBER',
+]);
+const CLAUSE_END = new Set([
+  'FROM',
+  'WHERE',
+  'GROUP',
+  'HAVING',
+  'WINDOW',
+  'ORDER',
+  'LIMIT',
+  'EMIT',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+  'MINUS',
+  'QUALIFY',
+  'PARTITION',
+  'OFFSET',
+  'FETCH',
+]);
 const JOIN_WORDS = new Set(['JOIN', 'LEFT', 'RIGHT', 'FULL', 'INNER', 'CROSS', 'NATURAL', 'OUTER', 'ANTI', 'SEMI']);
-const NOT_ALIAS = new Set([...CLAUSE_END, ...JOIN_WORDS, 'ON', 'USING', 'WITHIN', 'MATCH_RECOGNIZE', 'FOR', 'SELECT', 'END', 'AS', 'WITH', 'VALUES', 'TABLESAMPLE', 'GRACE', 'RETENTION', 'LATERAL', 'SET']);
+const NOT_ALIAS = new Set([
+  ...CLAUSE_END,
+  ...JOIN_WORDS,
+  'ON',
+  'USING',
+  'WITHIN',
+  'MATCH_RECOGNIZE',
+  'FOR',
+  'SELECT',
+  'END',
+  'AS',
+  'WITH',
+  'VALUES',
+  'TABLESAMPLE',
+  'GRACE',
+  'RETENTION',
+  'LATERAL',
+  'SET',
+]);
 
 const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /** Key of a table reference in script-local maps: the last part, case-insensitive. */
@@ -75,9 +286,16 @@ export class StatementParser {
   private readonly warnings: string[] = [];
   private exprCounter = 0;
 
-  constructor(private readonly tokens: readonly Token[], private readonly dialect: SqlDialect, private readonly script: ScriptState, private readonly columnsOf?: (table: TableRef) => readonly string[] | undefined) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly dialect: SqlDialect,
+    private readonly script: ScriptState,
+    private readonly columnsOf?: (table: TableRef) => readonly string[] | undefined,
+  ) {}
 
-  private peek(offset = 0): Token | undefined { return this.tokens[this.pos + offset]; }
+  private peek(offset = 0): Token | undefined {
+    return this.tokens[this.pos + offset];
+  }
   private next(): Token {
     const token = this.tokens[this.pos];
     if (!token) throw new SqlParseError('unexpected end');
@@ -85,14 +303,20 @@ export class StatementParser {
     return token;
   }
   private accept(...words: string[]): boolean {
-    if (isWord(this.peek(), ...words)) { this.pos++; return true; }
+    if (isWord(this.peek(), ...words)) {
+      this.pos++;
+      return true;
+    }
     return false;
   }
   private expectWord(...words: string[]): void {
     if (!this.accept(...words)) throw new SqlParseError(`expected ${words.join('/')}`, this.peek());
   }
   private acceptOp(op: string): boolean {
-    if (isOp(this.peek(), op)) { this.pos++; return true; }
+    if (isOp(this.peek(), op)) {
+      this.pos++;
+      return true;
+    }
     return false;
   }
   private expectOp(op: string): void {
@@ -103,7 +327,10 @@ export class StatementParser {
     let depth = 0;
     for (let i = start; i < this.tokens.length; i++) {
       if (isOp(this.tokens[i], '(') || isOp(this.tokens[i], '[')) depth++;
-      else if (isOp(this.tokens[i], ')') || isOp(this.tokens[i], ']')) { depth--; if (depth === 0) return i + 1; }
+      else if (isOp(this.tokens[i], ')') || isOp(this.tokens[i], ']')) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
     }
     throw new SqlParseError('unbalanced parenthesis', this.tokens[start]);
   }
@@ -122,7 +349,10 @@ export class StatementParser {
     const first = this.next();
     if (!this.isIdent(first)) throw new SqlParseError('expected a name', first);
     const parts = [this.identPart(first)];
-    while (isOp(this.peek(), '.') && this.isIdent(this.peek(1))) { this.pos++; parts.push(this.identPart(this.next())); }
+    while (isOp(this.peek(), '.') && this.isIdent(this.peek(1))) {
+      this.pos++;
+      parts.push(this.identPart(this.next()));
+    }
     return { parts };
   }
   private addSource(ref: TableRef): void {
@@ -136,7 +366,11 @@ export class StatementParser {
     return result;
   }
 
-  private done(kind: ParsedStatement['kind'], sinks: TableRef[] = [], columnLineage: ColumnLineage[] = []): ParsedStatement {
+  private done(
+    kind: ParsedStatement['kind'],
+    sinks: TableRef[] = [],
+    columnLineage: ColumnLineage[] = [],
+  ): ParsedStatement {
     return { kind, sources: [...this.sources], sinks, columnLineage, warnings: [...this.warnings] };
   }
 
@@ -160,7 +394,10 @@ export class StatementParser {
       this.acceptOp(';');
       return this.done('statement_set', dedupe(sinks), lineage);
     }
-    if (isWord(first, 'EXECUTE')) { this.pos++; return this.parseStatementBody(); }
+    if (isWord(first, 'EXECUTE')) {
+      this.pos++;
+      return this.parseStatementBody();
+    }
     if (isWord(first, 'INSERT')) {
       const inner = this.parseInsert();
       return this.done('insert', inner.sinks, inner.lineage);
@@ -171,8 +408,14 @@ export class StatementParser {
       this.pos = this.tokens.length;
       return this.done('select');
     }
-    if (isWord(first, 'SET', 'RESET', 'USE', 'UNSET')) { this.pos = this.tokens.length; return this.done('set'); }
-    if (isWord(first, 'BEGIN', 'END') && (this.tokens.length <= 3)) { this.pos = this.tokens.length; return this.done('other'); }
+    if (isWord(first, 'SET', 'RESET', 'USE', 'UNSET')) {
+      this.pos = this.tokens.length;
+      return this.done('set');
+    }
+    if (isWord(first, 'BEGIN', 'END') && this.tokens.length <= 3) {
+      this.pos = this.tokens.length;
+      return this.done('other');
+    }
     this.pos = this.tokens.length;
     return this.done('other');
   }
@@ -195,7 +438,10 @@ export class StatementParser {
       }
       this.pos = end;
     }
-    if (isWord(this.peek(), 'WITH') && isOp(this.peek(1), '(')) { this.pos++; this.skipParens(); }
+    if (isWord(this.peek(), 'WITH') && isOp(this.peek(1), '(')) {
+      this.pos++;
+      this.skipParens();
+    }
     const shape = this.parseQuery([]);
     this.acceptOp(';');
     return { sinks: [target], lineage: [this.lineageFor(target, shape, columns)] };
@@ -209,10 +455,19 @@ export class StatementParser {
     this.accept('SYSTEM');
     this.accept('SOURCE', 'SINK');
     const objectType = this.peek();
-    if (!isWord(objectType, 'TABLE', 'STREAM', 'VIEW')) { this.pos = this.tokens.length; return this.done('ddl'); }
+    if (!isWord(objectType, 'TABLE', 'STREAM', 'VIEW')) {
+      this.pos = this.tokens.length;
+      return this.done('ddl');
+    }
     this.pos++;
-    if (this.accept('IF')) { this.accept('NOT'); this.expectWord('EXISTS'); }
-    if (isWord(objectType, 'STREAM') && isWord(this.peek(), 'CONNECTOR')) { this.pos = this.tokens.length; return this.done('ddl'); }
+    if (this.accept('IF')) {
+      this.accept('NOT');
+      this.expectWord('EXISTS');
+    }
+    if (isWord(objectType, 'STREAM') && isWord(this.peek(), 'CONNECTOR')) {
+      this.pos = this.tokens.length;
+      return this.done('ddl');
+    }
     const target = this.parseName();
     const declared: string[] = [];
     let viewColumns: string[] | undefined;
@@ -230,11 +485,21 @@ export class StatementParser {
         const shape = this.parseQuery([]);
         this.acceptOp(';');
         if (isWord(objectType, 'VIEW')) {
-          const renamed = viewColumns && viewColumns.length > 0 ? { columns: shape.columns.map((col, i) => ({ name: viewColumns![i] ?? col.name, origins: col.origins })), indirect: shape.indirect } : shape;
+          const renamed =
+            viewColumns && viewColumns.length > 0
+              ? {
+                  columns: shape.columns.map((col, i) => ({ name: viewColumns![i] ?? col.name, origins: col.origins })),
+                  indirect: shape.indirect,
+                }
+              : shape;
           this.script.views.set(tableKey(target), { shape: renamed, sources: [...this.sources] });
           return this.done('view');
         }
-        return this.done(this.dialect === 'ksql' && isWord(objectType, 'STREAM') ? 'csas' : 'ctas', [target], [this.lineageFor(target, shape, undefined)]);
+        return this.done(
+          this.dialect === 'ksql' && isWord(objectType, 'STREAM') ? 'csas' : 'ctas',
+          [target],
+          [this.lineageFor(target, shape, undefined)],
+        );
       }
       if (isOp(token, ';')) break;
       this.pos++;
@@ -250,7 +515,16 @@ export class StatementParser {
     let atItemStart = true;
     for (let i = start; i < end; i++) {
       const token = this.tokens[i]!;
-      if (atItemStart && depth === 0 && this.isIdent(token) && !(token.kind === 'word' && ['PRIMARY', 'WATERMARK', 'CONSTRAINT', 'PERIOD', 'UNIQUE', 'KEY', 'FOREIGN'].includes(token.upper))) names.push(this.identPart(token));
+      if (
+        atItemStart &&
+        depth === 0 &&
+        this.isIdent(token) &&
+        !(
+          token.kind === 'word' &&
+          ['PRIMARY', 'WATERMARK', 'CONSTRAINT', 'PERIOD', 'UNIQUE', 'KEY', 'FOREIGN'].includes(token.upper)
+        )
+      )
+        names.push(this.identPart(token));
       atItemStart = false;
       if (isOp(token, '(') || isOp(token, '<')) depth++;
       else if (isOp(token, ')') || isOp(token, '>')) depth--;
@@ -264,7 +538,8 @@ export class StatementParser {
     const indirectByKind = new Map<'filter' | 'join_key', ColumnInput[]>();
     for (const ind of shape.indirect) {
       const list = indirectByKind.get(ind.kind) ?? [];
-      if (!list.some((input) => input.column === ind.column && tableKey(input.table) === tableKey(ind.table))) list.push({ table: ind.table, column: ind.column });
+      if (!list.some((input) => input.column === ind.column && tableKey(input.table) === tableKey(ind.table)))
+        list.push({ table: ind.table, column: ind.column });
       indirectByKind.set(ind.kind, list);
     }
     shape.columns.forEach((col, index) => {
@@ -272,7 +547,8 @@ export class StatementParser {
       const byKind = new Map<DirectKind, ColumnInput[]>();
       for (const origin of col.origins) {
         const list = byKind.get(origin.kind) ?? [];
-        if (!list.some((input) => input.column === origin.column && tableKey(input.table) === tableKey(origin.table))) list.push({ table: origin.table, column: origin.column });
+        if (!list.some((input) => input.column === origin.column && tableKey(input.table) === tableKey(origin.table)))
+          list.push({ table: origin.table, column: origin.column });
         byKind.set(origin.kind, list);
       }
       for (const kind of ['identity', 'transformation', 'aggregation'] as const) {
@@ -301,14 +577,21 @@ export class StatementParser {
         let renamed: string[] | undefined;
         if (isOp(this.peek(), '(')) {
           const end = this.matching(this.pos);
-          renamed = this.tokens.slice(this.pos + 1, end - 1).filter((t) => this.isIdent(t)).map((t) => this.identPart(t));
+          renamed = this.tokens
+            .slice(this.pos + 1, end - 1)
+            .filter((t) => this.isIdent(t))
+            .map((t) => this.identPart(t));
           this.pos = end;
         }
         this.expectWord('AS');
         this.expectOp('(');
         let shape = this.parseQuery(visible, outer);
         this.expectOp(')');
-        if (renamed) shape = { columns: shape.columns.map((col, i) => ({ name: renamed![i] ?? col.name, origins: col.origins })), indirect: shape.indirect };
+        if (renamed)
+          shape = {
+            columns: shape.columns.map((col, i) => ({ name: renamed![i] ?? col.name, origins: col.origins })),
+            indirect: shape.indirect,
+          };
         visible = [[name, shape], ...visible];
       } while (this.acceptOp(','));
     }
@@ -318,11 +601,17 @@ export class StatementParser {
       this.accept('ALL', 'DISTINCT');
       const right = this.parseSetTerm(visible, outer);
       shape = {
-        columns: shape.columns.map((col, i) => ({ name: col.name, origins: [...col.origins, ...(right.columns[i]?.origins ?? [])] })),
+        columns: shape.columns.map((col, i) => ({
+          name: col.name,
+          origins: [...col.origins, ...(right.columns[i]?.origins ?? [])],
+        })),
         indirect: [...shape.indirect, ...right.indirect],
       };
     }
-    if (this.accept('ORDER')) { this.expectWord('BY'); this.skipExpressionList(); }
+    if (this.accept('ORDER')) {
+      this.expectWord('BY');
+      this.skipExpressionList();
+    }
     if (this.accept('LIMIT')) this.skipExpressionList();
     if (this.accept('OFFSET')) this.skipExpressionList();
     return shape;
@@ -343,7 +632,10 @@ export class StatementParser {
           this.pos = end;
         } else this.skipExpression();
       } while (this.acceptOp(','));
-      return { columns: Array.from({ length: Math.max(width, 1) }, (_, i) => ({ name: `EXPR$${i}`, origins: [] })), indirect: [] };
+      return {
+        columns: Array.from({ length: Math.max(width, 1) }, (_, i) => ({ name: `EXPR$${i}`, origins: [] })),
+        indirect: [],
+      };
     }
     if (isWord(this.peek(), 'WITH')) return this.parseQuery(ctes, outer);
     return this.parseSelect(ctes, outer);
@@ -358,7 +650,10 @@ export class StatementParser {
       const token = this.tokens[i]!;
       if (isOp(token, '(') || isOp(token, '[')) depth++;
       else if (isOp(token, ')') || isOp(token, ']')) depth--;
-      else if (isOp(token, ',') && depth === 0) { items.push([itemStart, i]); itemStart = i + 1; }
+      else if (isOp(token, ',') && depth === 0) {
+        items.push([itemStart, i]);
+        itemStart = i + 1;
+      }
     }
     if (end > itemStart) items.push([itemStart, end]);
     return items;
@@ -371,20 +666,27 @@ export class StatementParser {
     for (let i = this.pos; i < this.tokens.length; i++) {
       const token = this.tokens[i]!;
       if (isOp(token, '(') || isOp(token, '[')) depth++;
-      else if (isOp(token, ')') || isOp(token, ']')) { if (depth === 0) return i; depth--; }
-      else if (depth === 0 && caseDepth === 0 && ((stopAtComma && isOp(token, ',')) || isOp(token, ';'))) return i;
+      else if (isOp(token, ')') || isOp(token, ']')) {
+        if (depth === 0) return i;
+        depth--;
+      } else if (depth === 0 && caseDepth === 0 && ((stopAtComma && isOp(token, ',')) || isOp(token, ';'))) return i;
       else if (isWord(token, 'CASE')) caseDepth++;
-      else if (isWord(token, 'END')) { if (caseDepth === 0 && depth === 0) return i; caseDepth--; }
-      else if (depth === 0 && caseDepth === 0 && token.kind === 'word' && stopWords.has(token.upper)) {
+      else if (isWord(token, 'END')) {
+        if (caseDepth === 0 && depth === 0) return i;
+        caseDepth--;
+      } else if (depth === 0 && caseDepth === 0 && token.kind === 'word' && stopWords.has(token.upper)) {
         // `BETWEEN x AND y` and ksqlDB `WITHIN` inside expressions are not clause boundaries.
         return i;
       }
     }
     return this.tokens.length;
   }
-  private skipExpression(stop: ReadonlySet<string> = CLAUSE_END): void { this.pos = this.expressionEnd(stop); }
+  private skipExpression(stop: ReadonlySet<string> = CLAUSE_END): void {
+    this.pos = this.expressionEnd(stop);
+  }
   private skipExpressionList(stop: ReadonlySet<string> = CLAUSE_END): void {
-    do this.skipExpression(stop); while (this.acceptOp(','));
+    do this.skipExpression(stop);
+    while (this.acceptOp(','));
   }
 
   private parseSelect(ctes: ReadonlyArray<[string, QueryShape]>, outer: Rel[]): QueryShape {
@@ -407,7 +709,9 @@ export class StatementParser {
     const scopes = [scope, outer];
     while (true) {
       if (this.accept('WHERE')) {
-        for (const origin of this.expressionOrigins(this.pos, this.expressionEnd(CLAUSE_END, false), scopes, ctes).origins) indirect.push({ table: origin.table, column: origin.column, kind: 'filter' });
+        for (const origin of this.expressionOrigins(this.pos, this.expressionEnd(CLAUSE_END, false), scopes, ctes)
+          .origins)
+          indirect.push({ table: origin.table, column: origin.column, kind: 'filter' });
         this.pos = this.expressionEnd(CLAUSE_END, false);
       } else if (this.accept('WINDOW')) {
         this.skipWindowClause();
@@ -415,7 +719,9 @@ export class StatementParser {
         this.pos += 2;
         this.skipExpressionList();
       } else if (this.accept('HAVING')) {
-        for (const origin of this.expressionOrigins(this.pos, this.expressionEnd(CLAUSE_END, false), scopes, ctes).origins) indirect.push({ table: origin.table, column: origin.column, kind: 'filter' });
+        for (const origin of this.expressionOrigins(this.pos, this.expressionEnd(CLAUSE_END, false), scopes, ctes)
+          .origins)
+          indirect.push({ table: origin.table, column: origin.column, kind: 'filter' });
         this.pos = this.expressionEnd(CLAUSE_END, false);
       } else if (this.accept('EMIT')) {
         this.accept('CHANGES', 'FINAL');
@@ -453,13 +759,27 @@ export class StatementParser {
     let alias: string | undefined;
     const last = this.tokens[end - 1]!;
     const beforeLast = this.tokens[end - 2];
-    if (end - start >= 3 && isWord(beforeLast, 'AS') && this.isIdent(last)) { alias = this.identPart(last); exprEnd = end - 2; }
-    else if (end - start >= 2 && this.isIdent(last) && !(last.kind === 'word' && (EXPR_KEYWORDS.has(last.upper) || NOT_ALIAS.has(last.upper))) && beforeLast && !isOp(beforeLast, '.') && !isOp(beforeLast, '->') && (beforeLast.kind !== 'op' || isOp(beforeLast, ')') || isOp(beforeLast, ']')) && !isWord(beforeLast, 'AS')) {
+    if (end - start >= 3 && isWord(beforeLast, 'AS') && this.isIdent(last)) {
+      alias = this.identPart(last);
+      exprEnd = end - 2;
+    } else if (
+      end - start >= 2 &&
+      this.isIdent(last) &&
+      !(last.kind === 'word' && (EXPR_KEYWORDS.has(last.upper) || NOT_ALIAS.has(last.upper))) &&
+      beforeLast &&
+      !isOp(beforeLast, '.') &&
+      !isOp(beforeLast, '->') &&
+      (beforeLast.kind !== 'op' || isOp(beforeLast, ')') || isOp(beforeLast, ']')) &&
+      !isWord(beforeLast, 'AS')
+    ) {
       alias = this.identPart(last);
       exprEnd = end - 1;
     }
     const analysis = this.expressionOrigins(start, exprEnd, scopes, ctes);
-    const name = alias ?? analysis.simpleName ?? (this.dialect === 'ksql' ? `KSQL_COL_${this.exprCounter++}` : `EXPR$${this.exprCounter++}`);
+    const name =
+      alias ??
+      analysis.simpleName ??
+      (this.dialect === 'ksql' ? `KSQL_COL_${this.exprCounter++}` : `EXPR$${this.exprCounter++}`);
     return [{ name, origins: analysis.origins }];
   }
 
@@ -468,7 +788,12 @@ export class StatementParser {
    * kind (identity for a bare column, aggregation when an aggregate is called, else transformation),
    * composed with the kinds inside derived relations. Scalar subqueries are read too.
    */
-  private expressionOrigins(start: number, end: number, scopes: Rel[][], ctes: ReadonlyArray<[string, QueryShape]>): { origins: Origin[]; simpleName?: string } {
+  private expressionOrigins(
+    start: number,
+    end: number,
+    scopes: Rel[][],
+    ctes: ReadonlyArray<[string, QueryShape]>,
+  ): { origins: Origin[]; simpleName?: string } {
     const refs: Origin[][] = [];
     let aggregate = false;
     let simpleName: string | undefined;
@@ -481,7 +806,8 @@ export class StatementParser {
       if (isOp(token, '(') && isWord(nextToken, 'SELECT', 'WITH')) {
         this.pos = i + 1;
         const sub = this.parseQuery(ctes, scopes.flat());
-        for (const col of sub.columns) refs.push(col.origins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') })));
+        for (const col of sub.columns)
+          refs.push(col.origins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') })));
         i = this.pos; // at ')'
         otherTokens++;
         continue;
@@ -492,12 +818,19 @@ export class StatementParser {
         let j = i + 1;
         for (; j < end; j++) {
           if (isOp(this.tokens[j], '(') || isOp(this.tokens[j], '<')) depth++;
-          else if (isOp(this.tokens[j], ')') || isOp(this.tokens[j], '>')) { if (depth === 0) break; depth--; }
+          else if (isOp(this.tokens[j], ')') || isOp(this.tokens[j], '>')) {
+            if (depth === 0) break;
+            depth--;
+          }
         }
         i = j - 1;
         continue;
       }
-      if (!this.isIdent(token)) { const t = token as Token; if (t.kind !== 'op' || !['(', ')'].includes(t.value)) otherTokens++; continue; }
+      if (!this.isIdent(token)) {
+        const t = token as Token;
+        if (t.kind !== 'op' || !['(', ')'].includes(t.value)) otherTokens++;
+        continue;
+      }
       if (isOp(nextToken, '(')) {
         if (token.kind === 'word' && AGGREGATES.has(token.upper)) aggregate = true;
         otherTokens++;
@@ -505,13 +838,31 @@ export class StatementParser {
       }
       const previous = this.tokens[i - 1];
       if (i > start && (isOp(previous, '.') || isOp(previous, '->'))) continue;
-      if (token.kind === 'word' && EXPR_KEYWORDS.has(token.upper) && !(this.tokens[i + 1] && isOp(this.tokens[i + 1], '.'))) { otherTokens++; continue; }
-      if (token.kind === 'word' && nextToken?.kind === 'string') { otherTokens++; continue; } // typed literal: DATE '...'
-      if (isOp(nextToken, '=>')) { i++; continue; } // named argument
+      if (
+        token.kind === 'word' &&
+        EXPR_KEYWORDS.has(token.upper) &&
+        !(this.tokens[i + 1] && isOp(this.tokens[i + 1], '.'))
+      ) {
+        otherTokens++;
+        continue;
+      }
+      if (token.kind === 'word' && nextToken?.kind === 'string') {
+        otherTokens++;
+        continue;
+      } // typed literal: DATE '...'
+      if (isOp(nextToken, '=>')) {
+        i++;
+        continue;
+      } // named argument
       const path = [this.identPart(token)];
       let j = i + 1;
-      while (isOp(this.tokens[j], '.') && this.isIdent(this.tokens[j + 1]) && j + 1 < end) { path.push(this.identPart(this.tokens[j + 1]!)); j += 2; }
-      if (isOp(this.tokens[j], '.') && isOp(this.tokens[j + 1], '*')) { j += 2; }
+      while (isOp(this.tokens[j], '.') && this.isIdent(this.tokens[j + 1]) && j + 1 < end) {
+        path.push(this.identPart(this.tokens[j + 1]!));
+        j += 2;
+      }
+      if (isOp(this.tokens[j], '.') && isOp(this.tokens[j + 1], '*')) {
+        j += 2;
+      }
       i = j - 1;
       refCount++;
       const origins = this.resolveColumn(path, scopes);
@@ -549,30 +900,55 @@ export class StatementParser {
 
   // ---- FROM ----------------------------------------------------------------------------------
 
-  private parseFromList(ctes: ReadonlyArray<[string, QueryShape]>, outer: Rel[], rels: Rel[], indirect: Indirect[]): void {
+  private parseFromList(
+    ctes: ReadonlyArray<[string, QueryShape]>,
+    outer: Rel[],
+    rels: Rel[],
+    indirect: Indirect[],
+  ): void {
     rels.push(this.parseFromItem(ctes, outer, rels));
     while (true) {
-      if (this.acceptOp(',')) { rels.push(this.parseFromItem(ctes, outer, rels)); continue; }
+      if (this.acceptOp(',')) {
+        rels.push(this.parseFromItem(ctes, outer, rels));
+        continue;
+      }
       const save = this.pos;
       let sawJoin = false;
-      while (isWord(this.peek(), ...JOIN_WORDS, 'APPLY')) { if (isWord(this.peek(), 'JOIN', 'APPLY')) sawJoin = true; this.pos++; if (sawJoin) break; }
-      if (!sawJoin) { this.pos = save; break; }
+      while (isWord(this.peek(), ...JOIN_WORDS, 'APPLY')) {
+        if (isWord(this.peek(), 'JOIN', 'APPLY')) sawJoin = true;
+        this.pos++;
+        if (sawJoin) break;
+      }
+      if (!sawJoin) {
+        this.pos = save;
+        break;
+      }
       rels.push(this.parseFromItem(ctes, outer, rels));
       if (this.accept('WITHIN')) {
         if (isOp(this.peek(), '(')) this.skipParens();
-        else { this.pos++; this.accept(...EXPR_KEYWORDS); }
-        if (this.accept('GRACE')) { this.accept('PERIOD'); this.pos++; this.pos++; }
+        else {
+          this.pos++;
+          this.accept(...EXPR_KEYWORDS);
+        }
+        if (this.accept('GRACE')) {
+          this.accept('PERIOD');
+          this.pos++;
+          this.pos++;
+        }
       }
       if (this.accept('ON')) {
         const end = this.expressionEnd(new Set([...CLAUSE_END, ...JOIN_WORDS]), true);
-        for (const origin of this.expressionOrigins(this.pos, end, [rels, outer], ctes).origins) indirect.push({ table: origin.table, column: origin.column, kind: 'join_key' });
+        for (const origin of this.expressionOrigins(this.pos, end, [rels, outer], ctes).origins)
+          indirect.push({ table: origin.table, column: origin.column, kind: 'join_key' });
         this.pos = end;
       } else if (this.accept('USING')) {
         const end = this.matching(this.pos);
         for (let i = this.pos; i < end; i++) {
           const token = this.tokens[i]!;
           if (!this.isIdent(token)) continue;
-          for (const rel of rels.slice(-2)) for (const origin of rel.lookup([this.identPart(token)]) ?? []) indirect.push({ table: origin.table, column: origin.column, kind: 'join_key' });
+          for (const rel of rels.slice(-2))
+            for (const origin of rel.lookup([this.identPart(token)]) ?? [])
+              indirect.push({ table: origin.table, column: origin.column, kind: 'join_key' });
         }
         this.pos = end;
       }
@@ -587,7 +963,10 @@ export class StatementParser {
     const alias = this.identPart(token);
     if (isOp(this.peek(), '(')) {
       const end = this.matching(this.pos);
-      const columns = this.tokens.slice(this.pos + 1, end - 1).filter((t) => this.isIdent(t)).map((t) => this.identPart(t));
+      const columns = this.tokens
+        .slice(this.pos + 1, end - 1)
+        .filter((t) => this.isIdent(t))
+        .map((t) => this.identPart(t));
       this.pos = end;
       return { alias, columns };
     }
@@ -617,7 +996,10 @@ export class StatementParser {
     if (isWord(token, 'UNNEST') && isOp(this.peek(1), '(')) {
       this.pos++;
       const end = this.matching(this.pos);
-      const origins = this.expressionOrigins(this.pos + 1, end - 1, [left, outer], ctes).origins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') }));
+      const origins = this.expressionOrigins(this.pos + 1, end - 1, [left, outer], ctes).origins.map((o) => ({
+        ...o,
+        kind: maxKind(o.kind, 'transformation'),
+      }));
       this.pos = end;
       if (this.accept('WITH')) this.expectWord('ORDINALITY');
       return functionRel(origins);
@@ -674,7 +1056,10 @@ export class StatementParser {
     this.pos++;
     const fnToken = this.next();
     const fn = fnToken.upper;
-    while (isOp(this.peek(), '.')) { this.pos++; this.next(); }
+    while (isOp(this.peek(), '.')) {
+      this.pos++;
+      this.next();
+    }
     if (!isOp(this.peek(), '(')) throw new SqlParseError('expected a table function call', this.peek());
     const callEnd = this.matching(this.pos);
     const args = this.splitTopLevel(this.pos + 1, callEnd - 1);
@@ -705,7 +1090,8 @@ export class StatementParser {
         return;
       }
       if (isWord(t, 'DESCRIPTOR')) {
-        for (let i = s + 1; i < end; i++) if (this.isIdent(this.tokens[i])) descriptorCols.push(this.identPart(this.tokens[i]!));
+        for (let i = s + 1; i < end; i++)
+          if (this.isIdent(this.tokens[i])) descriptorCols.push(this.identPart(this.tokens[i]!));
         return;
       }
       if (index === 0 && fn.startsWith('VECTOR_SEARCH') && this.isIdent(t) && !isOp(this.tokens[s + 1], '(')) {
@@ -718,7 +1104,9 @@ export class StatementParser {
     this.pos = outerEnd;
     if (inner && ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].includes(fn)) {
       const base = inner;
-      const timeOrigins = descriptorCols.flatMap((col) => base.lookup([col]) ?? []).map((o) => ({ ...o, kind: 'transformation' as const }));
+      const timeOrigins = descriptorCols
+        .flatMap((col) => base.lookup([col]) ?? [])
+        .map((o) => ({ ...o, kind: 'transformation' as const }));
       return windowRel(base, timeOrigins);
     }
     if (inner && !lateral) {
@@ -741,7 +1129,18 @@ export class StatementParser {
     const columns: OutCol[] = [];
     const indirect: Indirect[] = [...input.indirect];
     this.pos++;
-    const sectionWords = new Set(['PARTITION', 'ORDER', 'MEASURES', 'ONE', 'ALL', 'AFTER', 'PATTERN', 'DEFINE', 'WITHIN', 'SUBSET']);
+    const sectionWords = new Set([
+      'PARTITION',
+      'ORDER',
+      'MEASURES',
+      'ONE',
+      'ALL',
+      'AFTER',
+      'PATTERN',
+      'DEFINE',
+      'WITHIN',
+      'SUBSET',
+    ]);
     while (this.pos < end - 1) {
       const token = this.next();
       if (isWord(token, 'PARTITION')) {
@@ -754,9 +1153,15 @@ export class StatementParser {
         for (const [s, e] of this.sectionItems(end - 1, sectionWords)) {
           let exprEnd = e;
           let name: string | undefined;
-          if (e - s >= 3 && isWord(this.tokens[e - 2], 'AS')) { name = this.identPart(this.tokens[e - 1]!); exprEnd = e - 2; }
+          if (e - s >= 3 && isWord(this.tokens[e - 2], 'AS')) {
+            name = this.identPart(this.tokens[e - 1]!);
+            exprEnd = e - 2;
+          }
           const a = this.expressionOrigins(s, exprEnd, [[patternScope]], ctes);
-          columns.push({ name: name ?? a.simpleName ?? `EXPR$${this.exprCounter++}`, origins: a.origins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') })) });
+          columns.push({
+            name: name ?? a.simpleName ?? `EXPR$${this.exprCounter++}`,
+            origins: a.origins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') })),
+          });
         }
       } else if (isWord(token, 'DEFINE')) {
         for (const [s, e] of this.sectionItems(end - 1, sectionWords)) {
@@ -769,7 +1174,13 @@ export class StatementParser {
       }
     }
     this.pos = end;
-    return { names: [], columns: () => columns, lookup: (path) => columns.find((c) => sameName(c.name, path[0]!))?.origins, star: () => columns, indirect };
+    return {
+      names: [],
+      columns: () => columns,
+      lookup: (path) => columns.find((c) => sameName(c.name, path[0]!))?.origins,
+      star: () => columns,
+      indirect,
+    };
   }
 
   /** Comma-separated items from `this.pos` up to the next section keyword at depth 0 (or `end`). */
@@ -780,7 +1191,12 @@ export class StatementParser {
       const token = this.tokens[stop]!;
       if (isOp(token, '(')) depth++;
       else if (isOp(token, ')')) depth--;
-      else if (depth === 0 && token.kind === 'word' && sectionWords.has(token.upper) && !(isWord(token, 'ORDER') && stop === this.pos)) {
+      else if (
+        depth === 0 &&
+        token.kind === 'word' &&
+        sectionWords.has(token.upper) &&
+        !(isWord(token, 'ORDER') && stop === this.pos)
+      ) {
         if (isWord(token, 'ALL') && !isWord(this.tokens[stop + 1], 'ROWS')) continue;
         break;
       }
@@ -802,7 +1218,10 @@ function baseRel(ref: TableRef, known: string[] | undefined): Rel {
   return {
     names: [last],
     columns: () => known?.map(col),
-    lookup: (path) => (known && !known.some((k) => sameName(k, path[0]!)) ? undefined : [{ table: ref, column: path.join('.'), kind: 'identity' }]),
+    lookup: (path) =>
+      known && !known.some((k) => sameName(k, path[0]!))
+        ? undefined
+        : [{ table: ref, column: path.join('.'), kind: 'identity' }],
     star: () => (known ? known.map(col) : [{ name: '*', origins: [{ table: ref, column: '*', kind: 'identity' }] }]),
     indirect: [],
   };
@@ -816,7 +1235,10 @@ function derivedRel(names: string[], shape: QueryShape): Rel {
       const found = shape.columns.find((c) => sameName(c.name, path[0]!));
       if (found) return found.origins;
       const star = shape.columns.filter((c) => c.name === '*');
-      if (star.length > 0) return star.flatMap((c) => c.origins.map((o) => ({ ...o, column: o.column === '*' ? path.join('.') : o.column })));
+      if (star.length > 0)
+        return star.flatMap((c) =>
+          c.origins.map((o) => ({ ...o, column: o.column === '*' ? path.join('.') : o.column })),
+        );
       return undefined;
     },
     star: () => shape.columns,
@@ -825,14 +1247,23 @@ function derivedRel(names: string[], shape: QueryShape): Rel {
 }
 
 function functionRel(origins: Origin[]): Rel {
-  return { names: [], columns: () => undefined, lookup: () => origins, star: () => [{ name: '*', origins }], indirect: [] };
+  return {
+    names: [],
+    columns: () => undefined,
+    lookup: () => origins,
+    star: () => [{ name: '*', origins }],
+    indirect: [],
+  };
 }
 
 function windowRel(base: Rel, timeOrigins: Origin[]): Rel {
   const windowCols = ['window_start', 'window_end', 'window_time'];
   return {
     names: base.names,
-    columns: () => { const cols = base.columns(); return cols ? [...cols, ...windowCols.map((name) => ({ name, origins: timeOrigins }))] : undefined; },
+    columns: () => {
+      const cols = base.columns();
+      return cols ? [...cols, ...windowCols.map((name) => ({ name, origins: timeOrigins }))] : undefined;
+    },
     lookup: (path) => (windowCols.includes(path[0]!.toLowerCase()) ? timeOrigins : base.lookup(path)),
     star: () => [...base.star(), ...windowCols.map((name) => ({ name, origins: timeOrigins }))],
     indirect: base.indirect,
@@ -858,6 +1289,15 @@ function groupRel(rels: Rel[], indirect: Indirect[]): Rel {
 function renameRel(rel: Rel, alias: string, columns: string[] | undefined): Rel {
   if (!columns || columns.length === 0) return { ...rel, names: [alias] };
   const inner = rel.star();
-  const renamed: OutCol[] = columns.map((name, i) => ({ name, origins: inner.length === columns.length ? inner[i]!.origins : inner.flatMap((c) => c.origins) }));
-  return { names: [alias], columns: () => renamed, lookup: (path) => renamed.find((c) => sameName(c.name, path[0]!))?.origins, star: () => renamed, indirect: rel.indirect };
+  const renamed: OutCol[] = columns.map((name, i) => ({
+    name,
+    origins: inner.length === columns.length ? inner[i]!.origins : inner.flatMap((c) => c.origins),
+  }));
+  return {
+    names: [alias],
+    columns: () => renamed,
+    lookup: (path) => renamed.find((c) => sameName(c.name, path[0]!))?.origins,
+    star: () => renamed,
+    indirect: rel.indirect,
+  };
 }

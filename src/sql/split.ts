@@ -7,10 +7,40 @@
  */
 import { isOp, isWord, tokenize, type Token } from './tokenize.js';
 
-const STATEMENT_START = ['CREATE', 'INSERT', 'SET', 'DROP', 'ALTER', 'EXECUTE', 'USE', 'TERMINATE', 'DESCRIBE', 'SHOW', 'RESET', 'LIST', 'PRINT', 'EXPLAIN', 'UNSET'];
+const STATEMENT_START = [
+  'CREATE',
+  'INSERT',
+  'SET',
+  'DROP',
+  'ALTER',
+  'EXECUTE',
+  'USE',
+  'TERMINATE',
+  'DESCRIBE',
+  'SHOW',
+  'RESET',
+  'LIST',
+  'PRINT',
+  'EXPLAIN',
+  'UNSET',
+];
 
 /** Words that never start a statement but continue a query (join or clause keywords). */
-const QUERY_CONTINUATION = ['LEFT', 'RIGHT', 'INNER', 'FULL', 'CROSS', 'NATURAL', 'JOIN', 'WHERE', 'GROUP', 'HAVING', 'UNION', 'EXCEPT', 'INTERSECT'];
+const QUERY_CONTINUATION = [
+  'LEFT',
+  'RIGHT',
+  'INNER',
+  'FULL',
+  'CROSS',
+  'NATURAL',
+  'JOIN',
+  'WHERE',
+  'GROUP',
+  'HAVING',
+  'UNION',
+  'EXCEPT',
+  'INTERSECT',
+];
 
 /** Splits a script into statements, each a non-empty token list. */
 export function splitStatements(sql: string): Token[][] {
@@ -33,23 +63,52 @@ export function splitTokens(tokens: readonly Token[]): Token[][] {
   };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    if (isOp(token, ';') && depth === 0 && !inSet) { flush(); continue; }
+    if (isOp(token, ';') && depth === 0 && !inSet) {
+      flush();
+      continue;
+    }
     // A stray `;` inside a query: the next "statement" starts with a clause that only continues a
     // query (`...ON a = b; LEFT JOIN ...`), so it is glued back onto the query before the `;`.
-    if (current.length === 0 && statements.length > 0 && isWord(token, ...QUERY_CONTINUATION) && statements[statements.length - 1]!.some((t) => isWord(t, 'SELECT'))) {
+    if (
+      current.length === 0 &&
+      statements.length > 0 &&
+      isWord(token, ...QUERY_CONTINUATION) &&
+      statements[statements.length - 1]!.some((t) => isWord(t, 'SELECT'))
+    ) {
       current = statements.pop()!;
     }
-    if (depth === 0 && !inSet && caseDepth === 0 && token.lineStart && current.length > 0 && isWord(token, ...STATEMENT_START) && !continuesStatement(current, token, tokens[i + 1])) flush();
+    if (
+      depth === 0 &&
+      !inSet &&
+      caseDepth === 0 &&
+      token.lineStart &&
+      current.length > 0 &&
+      isWord(token, ...STATEMENT_START) &&
+      !continuesStatement(current, token, tokens[i + 1])
+    )
+      flush();
     // A query on a new line after a statement that never holds one (ALTER, DROP, SET, ...).
-    else if (depth === 0 && !inSet && token.lineStart && current.length > 0 && isWord(token, 'SELECT', 'WITH') && isWord(current[0], 'ALTER', 'DROP', 'SET', 'RESET', 'USE', 'TERMINATE')) flush();
+    else if (
+      depth === 0 &&
+      !inSet &&
+      token.lineStart &&
+      current.length > 0 &&
+      isWord(token, 'SELECT', 'WITH') &&
+      isWord(current[0], 'ALTER', 'DROP', 'SET', 'RESET', 'USE', 'TERMINATE')
+    )
+      flush();
     current.push(token);
     if (isOp(token, '(')) depth++;
     else if (isOp(token, ')')) depth = Math.max(0, depth - 1);
     else if (isWord(token, 'CASE')) caseDepth++;
     else if (isWord(token, 'END')) {
       if (caseDepth > 0) caseDepth--;
-      else if (inSet && depth === 0) { inSet = false; flush(); }
-    } else if (isWord(token, 'BEGIN') && depth === 0 && current.length >= 4 && isWord(current[0], 'EXECUTE')) inSet = true;
+      else if (inSet && depth === 0) {
+        inSet = false;
+        flush();
+      }
+    } else if (isWord(token, 'BEGIN') && depth === 0 && current.length >= 4 && isWord(current[0], 'EXECUTE'))
+      inSet = true;
   }
   flush();
   return statements;

@@ -37,10 +37,23 @@ export function tokenize(sql: string): Token[] {
   };
   while (i < n) {
     const c = sql[i]!;
-    if (c === '\n') { sawNewline = true; i++; continue; }
-    if (c === ' ' || c === '\t' || c === '\r' || c === '\f') { i++; continue; }
-    if (c === '\\' && (sql[i + 1] === '\n' || (sql[i + 1] === '\r' && sql[i + 2] === '\n'))) { i += sql[i + 1] === '\n' ? 2 : 3; continue; }
-    if (c === '-' && sql[i + 1] === '-') { while (i < n && sql[i] !== '\n') i++; continue; }
+    if (c === '\n') {
+      sawNewline = true;
+      i++;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\f') {
+      i++;
+      continue;
+    }
+    if (c === '\\' && (sql[i + 1] === '\n' || (sql[i + 1] === '\r' && sql[i + 2] === '\n'))) {
+      i += sql[i + 1] === '\n' ? 2 : 3;
+      continue;
+    }
+    if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++;
+      continue;
+    }
     if (c === '/' && sql[i + 1] === '*') {
       const end = sql.indexOf('*/', i + 2);
       i = end < 0 ? n : end + 2;
@@ -52,7 +65,11 @@ export function tokenize(sql: string): Token[] {
       i++;
       while (i < n) {
         if (sql[i] === "'") {
-          if (sql[i + 1] === "'") { value += "'"; i += 2; continue; }
+          if (sql[i + 1] === "'") {
+            value += "'";
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -67,7 +84,11 @@ export function tokenize(sql: string): Token[] {
       i++;
       while (i < n) {
         if (sql[i] === c) {
-          if (sql[i + 1] === c) { value += c; i += 2; continue; }
+          if (sql[i + 1] === c) {
+            value += c;
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -96,14 +117,22 @@ export function tokenize(sql: string): Token[] {
     }
     if (WORD_START.test(c)) {
       while (i < n && (WORD_PART.test(sql[i]!) || (sql[i] === '$' && sql[i + 1] === '{'))) {
-        if (sql[i] === '$' && sql[i + 1] === '{') { const end = sql.indexOf('}', i); i = end < 0 ? n : end + 1; continue; }
+        if (sql[i] === '$' && sql[i + 1] === '{') {
+          const end = sql.indexOf('}', i);
+          i = end < 0 ? n : end + 1;
+          continue;
+        }
         i++;
       }
       push('word', sql.slice(start, i), start);
       continue;
     }
     const two = sql.slice(i, i + 2);
-    if (MULTI_OPS.includes(two)) { push('op', two, start); i += 2; continue; }
+    if (MULTI_OPS.includes(two)) {
+      push('op', two, start);
+      i += 2;
+      continue;
+    }
     push('op', c, start);
     i++;
   }

@@ -38,7 +38,12 @@ export interface WatcherChange {
 /** What one poll read, per environment; every list may be partial (see `failedScopes`). */
 export interface EstateInventory {
   topics: Array<{ environmentId: string; clusterId: string; name: string }>;
-  connectors: Array<{ environmentId: string; clusterId: string; name: string; config: Record<string, string | null | undefined> }>;
+  connectors: Array<{
+    environmentId: string;
+    clusterId: string;
+    name: string;
+    config: Record<string, string | null | undefined>;
+  }>;
   sqlClusters: Array<{ environmentId: string; id: string }>;
   statements: Array<{
     environmentId: string;
@@ -107,27 +112,71 @@ export function resourceKey(type: WatchedResourceType, environmentId: string, re
 /** Fingerprints every resource of an inventory. Duplicates (the same resource listed twice) keep the last one. */
 export function fingerprintEstate(inventory: EstateInventory): EstateFingerprint {
   const resources = new Map<string, ResourceFingerprint>();
-  const put = (type: WatchedResourceType, environmentId: string, resourceId: string, scope: string, fingerprint: string) => {
-    resources.set(resourceKey(type, environmentId, resourceId), { resource_type: type, resource_id: resourceId, environment_id: environmentId, scope, fingerprint });
+  const put = (
+    type: WatchedResourceType,
+    environmentId: string,
+    resourceId: string,
+    scope: string,
+    fingerprint: string,
+  ) => {
+    resources.set(resourceKey(type, environmentId, resourceId), {
+      resource_type: type,
+      resource_id: resourceId,
+      environment_id: environmentId,
+      scope,
+      fingerprint,
+    });
   };
-  for (const topic of inventory.topics) put('topic', topic.environmentId, `${topic.clusterId}/${topic.name}`, scopeOf.topics(topic.environmentId, topic.clusterId), '');
+  for (const topic of inventory.topics)
+    put(
+      'topic',
+      topic.environmentId,
+      `${topic.clusterId}/${topic.name}`,
+      scopeOf.topics(topic.environmentId, topic.clusterId),
+      '',
+    );
   for (const connector of inventory.connectors) {
-    put('connector', connector.environmentId, `${connector.clusterId}/${connector.name}`, scopeOf.connectors(connector.environmentId, connector.clusterId), stableHash(connector.config));
+    put(
+      'connector',
+      connector.environmentId,
+      `${connector.clusterId}/${connector.name}`,
+      scopeOf.connectors(connector.environmentId, connector.clusterId),
+      stableHash(connector.config),
+    );
   }
-  for (const cluster of inventory.sqlClusters) put('sql_cluster', cluster.environmentId, cluster.id, scopeOf.sqlClusters(cluster.environmentId), '');
+  for (const cluster of inventory.sqlClusters)
+    put('sql_cluster', cluster.environmentId, cluster.id, scopeOf.sqlClusters(cluster.environmentId), '');
   for (const statement of inventory.statements) {
-    const spec = stableHash({ sql: statement.sql, properties: statement.properties, stopped: statement.stopped ?? false });
-    put('stream_job', statement.environmentId, statement.name, scopeOf.statements(statement.environmentId), `${spec}:${statement.phase ?? ''}`);
+    const spec = stableHash({
+      sql: statement.sql,
+      properties: statement.properties,
+      stopped: statement.stopped ?? false,
+    });
+    put(
+      'stream_job',
+      statement.environmentId,
+      statement.name,
+      scopeOf.statements(statement.environmentId),
+      `${spec}:${statement.phase ?? ''}`,
+    );
   }
   for (const schema of inventory.schemas) {
-    put('schema', schema.environmentId, `${schema.registryId}/${schema.subject}`, scopeOf.schemas(schema.environmentId), `${schema.version}:${schema.id}`);
+    put(
+      'schema',
+      schema.environmentId,
+      `${schema.registryId}/${schema.subject}`,
+      scopeOf.schemas(schema.environmentId),
+      `${schema.version}:${schema.id}`,
+    );
   }
   return { resources, failedScopes: new Set(inventory.failedScopes) };
 }
 
 /** True when `resource` lies in a part of the estate that `estate` could not read (or, for a baseline, has never read). */
 function unknownIn(estate: EstateFingerprint, resource: ResourceFingerprint): boolean {
-  return estate.failedScopes.has(resource.scope) || estate.failedScopes.has(scopeOf.environment(resource.environment_id));
+  return (
+    estate.failedScopes.has(resource.scope) || estate.failedScopes.has(scopeOf.environment(resource.environment_id))
+  );
 }
 
 /** The environment id inside a scope name (`topics:env-1/lkc-1` -> `env-1`). */
@@ -156,8 +205,7 @@ export function detectChanges(before: EstateFingerprint, after: EstateFingerprin
     const previous = before.resources.get(key);
     if (previous === undefined) {
       if (!unknownIn(before, resource)) changes.push(change('created', resource));
-    }
-    else if (previous.fingerprint !== resource.fingerprint) changes.push(change('updated', resource));
+    } else if (previous.fingerprint !== resource.fingerprint) changes.push(change('updated', resource));
   }
   for (const [key, resource] of before.resources) {
     if (after.resources.has(key) || resource.resource_type === 'schema' || unknownIn(after, resource)) continue;
@@ -184,7 +232,8 @@ export function reconcile(before: EstateFingerprint, after: EstateFingerprint): 
     if (!resources.has(key) && unknownIn(after, resource)) resources.set(key, resource);
   }
   const neverRead = [...after.failedScopes].filter(
-    (scope) => before.failedScopes.has(scope) || before.failedScopes.has(scopeOf.environment(environmentOfScope(scope))),
+    (scope) =>
+      before.failedScopes.has(scope) || before.failedScopes.has(scopeOf.environment(environmentOfScope(scope))),
   );
   return { resources, failedScopes: new Set(neverRead) };
 }

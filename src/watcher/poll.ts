@@ -31,7 +31,14 @@ export interface PollOptions {
 
 /** Reads the inventory of the watched environments. Never throws for platform failures (see `failedScopes`). */
 export async function pollEstate(platform: PlatformPort, options: PollOptions): Promise<EstateInventory> {
-  const inventory: EstateInventory = { topics: [], connectors: [], sqlClusters: [], statements: [], schemas: [], failedScopes: [] };
+  const inventory: EstateInventory = {
+    topics: [],
+    connectors: [],
+    sqlClusters: [],
+    statements: [],
+    schemas: [],
+    failedScopes: [],
+  };
   const fail = (scope: string) => inventory.failedScopes.push(scope);
   await Promise.all([...new Set(options.environmentIds)].map((environmentId) => pollEnvironment(environmentId)));
   inventory.failedScopes.sort();
@@ -49,7 +56,8 @@ export async function pollEstate(platform: PlatformPort, options: PollOptions): 
     await Promise.all([
       ...clusters.map(async (cluster) => {
         try {
-          for (const topic of await platform.listTopics(cluster)) inventory.topics.push({ environmentId: env, clusterId: cluster.clusterId, name: topic.topic_name });
+          for (const topic of await platform.listTopics(cluster))
+            inventory.topics.push({ environmentId: env, clusterId: cluster.clusterId, name: topic.topic_name });
         } catch {
           fail(scopeOf.topics(env, cluster.clusterId));
         }
@@ -57,7 +65,12 @@ export async function pollEstate(platform: PlatformPort, options: PollOptions): 
       ...clusters.map(async (cluster) => {
         try {
           for (const connector of await platform.listConnectors(env, cluster.clusterId)) {
-            inventory.connectors.push({ environmentId: env, clusterId: cluster.clusterId, name: connector.info.name, config: { ...(connector.info.config ?? {}) } });
+            inventory.connectors.push({
+              environmentId: env,
+              clusterId: cluster.clusterId,
+              name: connector.info.name,
+              config: { ...(connector.info.config ?? {}) },
+            });
           }
         } catch {
           fail(scopeOf.connectors(env, cluster.clusterId));
@@ -88,12 +101,20 @@ export async function pollEstate(platform: PlatformPort, options: PollOptions): 
       endpoints = [options.flinkApiUrl];
     } else {
       const regions = new Map<string, { cloud: string; region: string }>();
-      for (const pool of pools) regions.set(`${pool.spec.cloud.toLowerCase()}/${pool.spec.region}`, { cloud: pool.spec.cloud, region: pool.spec.region });
-      const found = await Promise.all([...regions.values()].map((region) => platform.listFlinkRegions(region.cloud, region.region)));
+      for (const pool of pools)
+        regions.set(`${pool.spec.cloud.toLowerCase()}/${pool.spec.region}`, {
+          cloud: pool.spec.cloud,
+          region: pool.spec.region,
+        });
+      const found = await Promise.all(
+        [...regions.values()].map((region) => platform.listFlinkRegions(region.cloud, region.region)),
+      );
       endpoints = [...new Set(found.flat().map((entry) => entry.http_endpoint))];
     }
     const seen = new Set<string>();
-    for (const statements of await Promise.all(endpoints.map((endpoint) => platform.listStatements(endpoint, organization.id, env)))) {
+    for (const statements of await Promise.all(
+      endpoints.map((endpoint) => platform.listStatements(endpoint, organization.id, env)),
+    )) {
       for (const statement of statements) {
         if (seen.has(statement.name)) continue;
         seen.add(statement.name);
@@ -116,9 +137,17 @@ export async function pollEstate(platform: PlatformPort, options: PollOptions): 
           const url = registry.spec?.http_endpoint || registry.status?.http_endpoint;
           return url ? [{ id: registry.id, url }] : [];
         });
-    for (const schemas of await Promise.all(registries.map(async (registry) => ({ registry, list: await platform.listLatestSchemas(registry.url) })))) {
+    for (const schemas of await Promise.all(
+      registries.map(async (registry) => ({ registry, list: await platform.listLatestSchemas(registry.url) })),
+    )) {
       for (const schema of schemas.list) {
-        inventory.schemas.push({ environmentId: env, registryId: schemas.registry.id, subject: schema.subject, version: schema.version, id: schema.id });
+        inventory.schemas.push({
+          environmentId: env,
+          registryId: schemas.registry.id,
+          subject: schema.subject,
+          version: schema.version,
+          id: schema.id,
+        });
       }
     }
   }

@@ -78,7 +78,15 @@ export interface MachineStep {
 
 /** A fresh machine in WATCHING (what `WatcherStarted` means), not yet started. */
 export function initialMachine(cooldownMs: number): MachineState {
-  return { state: 'WATCHING', cooldownMs, timerGeneration: 0, cooldownDeadline: null, pendingChanges: 0, changesDuringExtraction: 0, extractingChanges: 0 };
+  return {
+    state: 'WATCHING',
+    cooldownMs,
+    timerGeneration: 0,
+    cooldownDeadline: null,
+    pendingChanges: 0,
+    changesDuringExtraction: 0,
+    extractingChanges: 0,
+  };
 }
 
 function seconds(ms: number): string {
@@ -97,11 +105,20 @@ export function next(machine: MachineState, input: MachineInput): MachineStep {
     cooldownDeadline: at + base.cooldownMs,
     pendingChanges: pending,
   });
-  const timer = (state: MachineState): MachineEffect => ({ type: 'start-cooldown-timer', generation: state.timerGeneration, delayMs: state.cooldownMs });
+  const timer = (state: MachineState): MachineEffect => ({
+    type: 'start-cooldown-timer',
+    generation: state.timerGeneration,
+    delayMs: state.cooldownMs,
+  });
 
   switch (input.type) {
     case 'interrupt': {
-      const stopped: MachineState = { ...machine, state: 'STOPPED', cooldownDeadline: null, timerGeneration: machine.timerGeneration + 1 };
+      const stopped: MachineState = {
+        ...machine,
+        state: 'STOPPED',
+        cooldownDeadline: null,
+        timerGeneration: machine.timerGeneration + 1,
+      };
       return {
         machine: stopped,
         transition: { from: machine.state, to: 'STOPPED', reason: input.reason },
@@ -109,10 +126,15 @@ export function next(machine: MachineState, input: MachineInput): MachineStep {
       };
     }
     case 'start': {
-      if (machine.state !== 'WATCHING' || machine.timerGeneration !== 0 || machine.extractingChanges !== 0) return unchanged;
+      if (machine.state !== 'WATCHING' || machine.timerGeneration !== 0 || machine.extractingChanges !== 0)
+        return unchanged;
       // timerGeneration 1 marks the machine as started (a second `start` is ignored).
       const extracting: MachineState = { ...machine, state: 'EXTRACTING', timerGeneration: 1, extractingChanges: 0 };
-      return { machine: extracting, transition: { from: 'WATCHING', to: 'EXTRACTING', reason: 'initial extraction' }, effects: [{ type: 'start-extraction', changes: 0 }] };
+      return {
+        machine: extracting,
+        transition: { from: 'WATCHING', to: 'EXTRACTING', reason: 'initial extraction' },
+        effects: [{ type: 'start-extraction', changes: 0 }],
+      };
     }
     case 'changes': {
       if (input.count <= 0) return unchanged;
@@ -120,7 +142,11 @@ export function next(machine: MachineState, input: MachineInput): MachineStep {
         const cooling = cooldown(machine, input.at, input.count);
         return {
           machine: cooling,
-          transition: { from: 'WATCHING', to: 'COOLDOWN', reason: `${input.count} change(s) detected; extracting after ${seconds(machine.cooldownMs)} without changes` },
+          transition: {
+            from: 'WATCHING',
+            to: 'COOLDOWN',
+            reason: `${input.count} change(s) detected; extracting after ${seconds(machine.cooldownMs)} without changes`,
+          },
           effects: [timer(cooling)],
         };
       }
@@ -129,30 +155,54 @@ export function next(machine: MachineState, input: MachineInput): MachineStep {
         return { machine: cooling, transition: null, effects: [timer(cooling)] };
       }
       // EXTRACTING
-      return { machine: { ...machine, changesDuringExtraction: machine.changesDuringExtraction + input.count }, transition: null, effects: [] };
+      return {
+        machine: { ...machine, changesDuringExtraction: machine.changesDuringExtraction + input.count },
+        transition: null,
+        effects: [],
+      };
     }
     case 'cooldown-elapsed': {
       if (machine.state !== 'COOLDOWN' || input.generation !== machine.timerGeneration) return unchanged;
-      const extracting: MachineState = { ...machine, state: 'EXTRACTING', cooldownDeadline: null, extractingChanges: machine.pendingChanges, pendingChanges: 0 };
+      const extracting: MachineState = {
+        ...machine,
+        state: 'EXTRACTING',
+        cooldownDeadline: null,
+        extractingChanges: machine.pendingChanges,
+        pendingChanges: 0,
+      };
       return {
         machine: extracting,
-        transition: { from: 'COOLDOWN', to: 'EXTRACTING', reason: `cooldown of ${seconds(machine.cooldownMs)} elapsed; ${machine.pendingChanges} change(s) batched` },
+        transition: {
+          from: 'COOLDOWN',
+          to: 'EXTRACTING',
+          reason: `cooldown of ${seconds(machine.cooldownMs)} elapsed; ${machine.pendingChanges} change(s) batched`,
+        },
         effects: [{ type: 'start-extraction', changes: machine.pendingChanges }],
       };
     }
     case 'extraction-ended': {
       if (machine.state !== 'EXTRACTING') return unchanged;
-      const outcome = input.outcome.ok ? `extraction ${input.outcome.extractionId} completed` : `extraction failed: ${input.outcome.error}`;
+      const outcome = input.outcome.ok
+        ? `extraction ${input.outcome.extractionId} completed`
+        : `extraction failed: ${input.outcome.error}`;
       const settled: MachineState = { ...machine, extractingChanges: 0, changesDuringExtraction: 0 };
       if (machine.changesDuringExtraction > 0) {
         const cooling = cooldown(settled, input.at, machine.changesDuringExtraction);
         return {
           machine: cooling,
-          transition: { from: 'EXTRACTING', to: 'COOLDOWN', reason: `${outcome}; ${machine.changesDuringExtraction} change(s) detected during the extraction` },
+          transition: {
+            from: 'EXTRACTING',
+            to: 'COOLDOWN',
+            reason: `${outcome}; ${machine.changesDuringExtraction} change(s) detected during the extraction`,
+          },
           effects: [timer(cooling)],
         };
       }
-      return { machine: { ...settled, state: 'WATCHING' }, transition: { from: 'EXTRACTING', to: 'WATCHING', reason: outcome }, effects: [] };
+      return {
+        machine: { ...settled, state: 'WATCHING' },
+        transition: { from: 'EXTRACTING', to: 'WATCHING', reason: outcome },
+        effects: [],
+      };
     }
     default:
       return unchanged;

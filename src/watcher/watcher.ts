@@ -22,8 +22,22 @@
  */
 import { errorMessage } from '../errors.js';
 import type { LineageEvent } from '../events.js';
-import { detectChanges, fingerprintEstate, reconcile, type EstateFingerprint, type EstateInventory, type WatcherChange } from './changes.js';
-import { initialMachine, next, type MachineEffect, type MachineInput, type MachineState, type WatcherStateName } from './stateMachine.js';
+import {
+  detectChanges,
+  fingerprintEstate,
+  reconcile,
+  type EstateFingerprint,
+  type EstateInventory,
+  type WatcherChange,
+} from './changes.js';
+import {
+  initialMachine,
+  next,
+  type MachineEffect,
+  type MachineInput,
+  type MachineState,
+  type WatcherStateName,
+} from './stateMachine.js';
 
 /** A clock and one-shot timers. `now()` is in ms since the epoch; `setTimeout` delays are in ms. */
 export interface WatcherTimers {
@@ -128,7 +142,13 @@ export function createWatcher(deps: WatcherDeps): WatcherEngine {
   function record(events: LineageEvent[]): Promise<void> {
     recording = recording
       .then(() => deps.record(events))
-      .catch((error: unknown) => log({ type: 'record-failed', level: 'warn', message: `could not record ${events.map((event) => event.type).join(', ')}: ${errorMessage(error)}` }));
+      .catch((error: unknown) =>
+        log({
+          type: 'record-failed',
+          level: 'warn',
+          message: `could not record ${events.map((event) => event.type).join(', ')}: ${errorMessage(error)}`,
+        }),
+      );
     return recording;
   }
 
@@ -204,7 +224,11 @@ export function createWatcher(deps: WatcherDeps): WatcherEngine {
       return;
     }
     if (inventory.failedScopes.length > 0) {
-      log({ type: 'poll-failed', level: 'warn', message: `poll could not read ${inventory.failedScopes.join(', ')}; those parts are kept as they were` });
+      log({
+        type: 'poll-failed',
+        level: 'warn',
+        message: `poll could not read ${inventory.failedScopes.join(', ')}; those parts are kept as they were`,
+      });
     }
     const after = fingerprintEstate(inventory);
     if (baseline === null) {
@@ -214,9 +238,18 @@ export function createWatcher(deps: WatcherDeps): WatcherEngine {
     const changes = detectChanges(baseline, after);
     baseline = reconcile(baseline, after);
     if (stopped || changes.length === 0) return;
-    log({ type: 'changes', level: 'info', message: `${changes.length} change(s) detected: ${describeChanges(changes)}` });
+    log({
+      type: 'changes',
+      level: 'info',
+      message: `${changes.length} change(s) detected: ${describeChanges(changes)}`,
+    });
     for (let at = 0; at < changes.length; at += MAX_CHANGES_PER_EVENT) {
-      void record([{ type: 'WatcherChangesDetected', data: { watcher_id: watcherId, changes: changes.slice(at, at + MAX_CHANGES_PER_EVENT) } }]);
+      void record([
+        {
+          type: 'WatcherChangesDetected',
+          data: { watcher_id: watcherId, changes: changes.slice(at, at + MAX_CHANGES_PER_EVENT) },
+        },
+      ]);
     }
     dispatch({ type: 'changes', at: timers.now(), count: changes.length });
   }

@@ -10,8 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
-import { loadLakehouseScenario, startLakehouseSimulator, type LakehouseSimulator } from '../../infra/simulators/databricks/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import {
+  loadLakehouseScenario,
+  startLakehouseSimulator,
+  type LakehouseSimulator,
+} from '../../simulators/databricks/index.js';
 import { extract } from '../../src/extraction/extract.js';
 import { lakehouseTableId } from '../../src/graph/ids.js';
 import type { LineageGraph } from '../../src/graph/model.js';
@@ -39,7 +43,10 @@ after(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-const lakehouseEnv = () => ({ LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: lakehouse.url, LINEAGE_SVC_LAKEHOUSE_TOKEN: lakehouse.scenario.token });
+const lakehouseEnv = () => ({
+  LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: lakehouse.url,
+  LINEAGE_SVC_LAKEHOUSE_TOKEN: lakehouse.scenario.token,
+});
 
 async function apiWithGraph(env: Record<string, string>): Promise<{ api: TestApi; graphId: string }> {
   const api = await startApi({ env });
@@ -54,13 +61,21 @@ describe('catalog endpoints', () => {
   it('lists the registry on GET /catalogs', async () => {
     const api = await startApi({ env: lakehouseEnv() });
     try {
-      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{ catalog_type: string; capabilities: string[]; configured: boolean; settings: string[] }>;
-      assert.deepEqual(catalogs.map((c) => [c.catalog_type, c.configured, c.capabilities.join('+')]), [
-        ['LAKEHOUSE_CATALOG', true, 'enrich+push'],
-        ['DATALAKE_CATALOG', false, 'enrich+push'],
-        ['WAREHOUSE_LINEAGE', false, 'enrich+push'],
-        ['DATA_GOVERNANCE', false, ''],
-      ]);
+      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{
+        catalog_type: string;
+        capabilities: string[];
+        configured: boolean;
+        settings: string[];
+      }>;
+      assert.deepEqual(
+        catalogs.map((c) => [c.catalog_type, c.configured, c.capabilities.join('+')]),
+        [
+          ['LAKEHOUSE_CATALOG', true, 'enrich+push'],
+          ['DATALAKE_CATALOG', false, 'enrich+push'],
+          ['WAREHOUSE_LINEAGE', false, 'enrich+push'],
+          ['DATA_GOVERNANCE', false, ''],
+        ],
+      );
       assert.ok(catalogs[0]!.settings.includes('LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID'));
     } finally {
       await api.dispose();
@@ -71,7 +86,9 @@ describe('catalog endpoints', () => {
     const { api, graphId } = await apiWithGraph(lakehouseEnv());
     try {
       const before = lakehouse.statements().length;
-      const pushed = await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'LAKEHOUSE_CATALOG', set_comments: false } });
+      const pushed = await call(api.base, 'POST', '/api/v1/lineage/push', {
+        json: { catalog_type: 'LAKEHOUSE_CATALOG', set_comments: false },
+      });
       assert.equal(pushed.status, 200, pushed.text);
       assert.equal(pushed.body.catalog_type, 'LAKEHOUSE_CATALOG');
       assert.equal(pushed.body.graph_id, graphId);
@@ -80,10 +97,15 @@ describe('catalog endpoints', () => {
       assert.ok(pushed.body.properties_set >= 6);
       assert.deepEqual(pushed.body.errors, []);
       const sent = lakehouse.statements().slice(before);
-      assert.deepEqual(sent.map((s) => s.parsed?.kind), ['set_properties']);
+      assert.deepEqual(
+        sent.map((s) => s.parsed?.kind),
+        ['set_properties'],
+      );
       assert.equal(lakehouse.table(TABLE)!.properties['lineage_svc.environment_id'], PROD);
 
-      const byName = await call(api.base, 'POST', `/api/v1/push/lakehouse?graph_id=${graphId}`, { json: { create_bridge_table: true } });
+      const byName = await call(api.base, 'POST', `/api/v1/push/lakehouse?graph_id=${graphId}`, {
+        json: { create_bridge_table: true },
+      });
       assert.equal(byName.status, 200, byName.text);
       assert.equal(byName.body.comments_set, 1);
       assert.match(byName.body.errors[0], /bridge table retail_prod\.default\.stream_lineage: not created/);
@@ -98,12 +120,33 @@ describe('catalog endpoints', () => {
   it('answers 400 naming the variables for an unconfigured provider, 404 for unknown providers and graphs, 400 for bad bodies', async () => {
     const { api } = await apiWithGraph({});
     try {
-      assertProblem(await call(api.base, 'POST', '/api/v1/push/lakehouse'), 400, /set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATALAKE_CATALOG' } }), 400, /set LINEAGE_SVC_DATALAKE_REGION/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'WAREHOUSE_LINEAGE' } }), 400, /set LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATA_GOVERNANCE' } }), 400, /not implemented/);
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/push/lakehouse'),
+        400,
+        /set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN/,
+      );
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATALAKE_CATALOG' } }),
+        400,
+        /set LINEAGE_SVC_DATALAKE_REGION/,
+      );
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'WAREHOUSE_LINEAGE' } }),
+        400,
+        /set LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION/,
+      );
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'DATA_GOVERNANCE' } }),
+        400,
+        /not implemented/,
+      );
       assertProblem(await call(api.base, 'POST', '/api/v1/push/snowflake'), 404, /no catalog provider "snowflake"/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'LAKEHOUSE_CATALOG', graph_id: 'nope' } }), 404);
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage/push', {
+          json: { catalog_type: 'LAKEHOUSE_CATALOG', graph_id: 'nope' },
+        }),
+        404,
+      );
       assertProblem(await call(api.base, 'POST', '/api/v1/lineage/push', { json: { catalog_type: 'NOPE' } }), 400);
       assertProblem(await call(api.base, 'POST', '/api/v1/push/lakehouse', { json: { set_properties: 'yes' } }), 400);
       assertProblem(await call(api.base, 'POST', '/api/v1/push/lakehouse', { json: { token: 'x' } }), 400);
@@ -132,7 +175,8 @@ describe('catalog endpoints', () => {
       assert.equal(task.status, 'completed', JSON.stringify(task));
       assert.equal(task.result.node_count, graph.nodes.length + 3);
       assert.match(task.result.warnings.join('\n'), /margin_restricted skipped/);
-      const node = (await call(api.base, 'GET', `/api/v1/graphs/${graphId}/nodes/${encodeURIComponent(TABLE_ID)}`)).body;
+      const node = (await call(api.base, 'GET', `/api/v1/graphs/${graphId}/nodes/${encodeURIComponent(TABLE_ID)}`))
+        .body;
       assert.equal(node.attributes.owner, 'data-platform@acme-retail.com');
       assert.equal(node.attributes.table_type, 'MANAGED');
     } finally {
@@ -145,16 +189,25 @@ describe('lineage-svc-extract with the lakehouse', () => {
   it('extracts, enriches lakehouse tables and pushes lineage with --push-lineage', async () => {
     const output = join(folder, 'graph.json');
     const before = lakehouse.statements().length;
-    const { code, stdout, stderr } = await runExtractCommand(['--env', PROD, '--output', output, '--push-lineage'], { ...cliEnv(platform), ...lakehouseEnv() });
+    const { code, stdout, stderr } = await runExtractCommand(['--env', PROD, '--output', output, '--push-lineage'], {
+      ...cliEnv(platform),
+      ...lakehouseEnv(),
+    });
     assert.equal(code, 0, stderr);
     assert.match(stderr, /Enrichment: catalog tables \(lakehouse\)/);
-    assert.match(stderr, /Push: 3 lakehouse table\(s\) updated, \d+ properties, 3 comments, 0 bridge rows; 0 error\(s\), 2 skipped/);
+    assert.match(
+      stderr,
+      /Push: 3 lakehouse table\(s\) updated, \d+ properties, 3 comments, 0 bridge rows; 0 error\(s\), 2 skipped/,
+    );
     assert.match(stdout, /Extraction summary/);
     const written = JSON.parse(readFileSync(output, 'utf8')) as LineageGraph;
     const table = written.nodes.find((n) => n.id === TABLE_ID)!;
     assert.equal(table.attributes?.owner, 'data-platform@acme-retail.com');
     assert.ok(written.nodes.some((n) => n.attributes?.derived === true));
-    const kinds = lakehouse.statements().slice(before).map((s) => s.parsed?.kind);
+    const kinds = lakehouse
+      .statements()
+      .slice(before)
+      .map((s) => s.parsed?.kind);
     assert.ok(kinds.includes('set_properties') && kinds.includes('comment'));
   });
 
@@ -162,10 +215,21 @@ describe('lineage-svc-extract with the lakehouse', () => {
     const output = join(folder, 'plain.json');
     const plain = await runExtractCommand(['--env', PROD, '--output', output, '--no-enrich'], cliEnv(platform));
     assert.equal(plain.code, 0, plain.stderr);
-    assert.equal((JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes?.owner, undefined);
-    const enriched = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only', '--push-lineage'], { ...cliEnv(platform), ...lakehouseEnv() });
+    assert.equal(
+      (JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes
+        ?.owner,
+      undefined,
+    );
+    const enriched = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only', '--push-lineage'], {
+      ...cliEnv(platform),
+      ...lakehouseEnv(),
+    });
     assert.equal(enriched.code, 0, enriched.stderr);
     assert.match(enriched.stderr, /Push: 3 lakehouse table\(s\) updated/);
-    assert.equal((JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes?.owner, 'data-platform@acme-retail.com');
+    assert.equal(
+      (JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes
+        ?.owner,
+      'data-platform@acme-retail.com',
+    );
   });
 });

@@ -19,10 +19,16 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sharedFixture } from '../helpers/sharedFixtures.js';
-import { CreateDatabaseCommand, CreateTableCommand, GetTableCommand, GlueClient, type Table } from '@aws-sdk/client-glue';
+import {
+  CreateDatabaseCommand,
+  CreateTableCommand,
+  GetTableCommand,
+  GlueClient,
+  type Table,
+} from '@aws-sdk/client-glue';
 import { catalogProviders } from '../../infra/http/routes/meta.js';
 import { createGlueClient, toCatalogApiError } from '../../infra/catalogs/glueClient.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { catalogPushers } from '../../infra/watcherDeps.js';
 import {
   COMMENT_MARKER,
@@ -81,7 +87,16 @@ function longChain(n: number): { graph: LineageGraph; table: Node; chain: ChainE
   let previous = table.id;
   for (let i = 0; i < n; i += 1) {
     const id = topicId(PROD, DEDICATED, `topic_${i}_${'x'.repeat(200)}`);
-    nodes.push({ id, node_type: 'TOPIC', system: 'STREAM', qualified_name: `${DEDICATED}/topic_${i}_${'x'.repeat(200)}`, display_name: `topic_${i}_${'x'.repeat(200)}`, environment_id: PROD, cluster_id: DEDICATED, attributes: {} });
+    nodes.push({
+      id,
+      node_type: 'TOPIC',
+      system: 'STREAM',
+      qualified_name: `${DEDICATED}/topic_${i}_${'x'.repeat(200)}`,
+      display_name: `topic_${i}_${'x'.repeat(200)}`,
+      environment_id: PROD,
+      cluster_id: DEDICATED,
+      attributes: {},
+    });
     edges.push({ src_id: id, dst_id: previous, edge_type: 'TRANSFORMS', attributes: {} });
     previous = id;
   }
@@ -91,7 +106,9 @@ function longChain(n: number): { graph: LineageGraph; table: Node; chain: ChainE
 
 describe('datalake: pure parts', () => {
   it('reads region, database and table from a node, lower-casing names for Glue', () => {
-    const node = datalakeNode(datalakeTableId('us-gov-west-1', 'Lkc-1', 'Orders.V1'), 'Lkc-1/Orders.V1', { region: 'us-gov-west-1' });
+    const node = datalakeNode(datalakeTableId('us-gov-west-1', 'Lkc-1', 'Orders.V1'), 'Lkc-1/Orders.V1', {
+      region: 'us-gov-west-1',
+    });
     assert.equal(nodeRegion(node), 'us-gov-west-1');
     assert.deepEqual(datalakeTableParts(node), { database: 'Lkc-1', table: 'Orders.V1' });
     assert.deepEqual(glueTableRef(node, REGION), { region: 'us-gov-west-1', database: 'lkc-1', table: 'orders.v1' });
@@ -99,7 +116,10 @@ describe('datalake: pure parts', () => {
     assert.equal(nodeRegion(unknown), undefined);
     assert.equal(glueTableRef(unknown, REGION).region, REGION);
     assert.equal(nodeRegion(datalakeNode(datalakeTableId('ap-south-2', 'db', 't'), 'db/t')), 'ap-south-2');
-    assert.deepEqual(datalakeTableParts(datalakeNode('x', 'ignored/x', { database: 'd', table_name: 'a/b' })), { database: 'd', table: 'a/b' });
+    assert.deepEqual(datalakeTableParts(datalakeNode('x', 'ignored/x', { database: 'd', table_name: 'a/b' })), {
+      database: 'd',
+      table: 'a/b',
+    });
   });
 
   it('builds the console deep link by region partition, and none without a region', () => {
@@ -107,8 +127,14 @@ describe('datalake: pure parts', () => {
       datalakeDeepLink('eu-west-1', 'lkc-1', 'orders.v1'),
       'https://eu-west-1.console.aws.amazon.com/glue/home?region=eu-west-1#/v2/data-catalog/tables/view/orders.v1?database=lkc-1',
     );
-    assert.match(datalakeDeepLink('cn-north-1', 'd', 't')!, /^https:\/\/cn-north-1\.console\.amazonaws\.cn\/glue\/home\?region=cn-north-1#/);
-    assert.match(datalakeDeepLink('us-gov-west-1', 'd', 't')!, /^https:\/\/us-gov-west-1\.console\.amazonaws-us-gov\.com\//);
+    assert.match(
+      datalakeDeepLink('cn-north-1', 'd', 't')!,
+      /^https:\/\/cn-north-1\.console\.amazonaws\.cn\/glue\/home\?region=cn-north-1#/,
+    );
+    assert.match(
+      datalakeDeepLink('us-gov-west-1', 'd', 't')!,
+      /^https:\/\/us-gov-west-1\.console\.amazonaws-us-gov\.com\//,
+    );
     assert.match(datalakeDeepLink('eu-west-1', 'a b', 'c#d')!, /view\/c%23d\?database=a%20b$/);
     assert.equal(datalakeDeepLink(undefined, 'd', 't'), null);
     assert.equal(datalakeDeepLink('unknown', 'd', 't'), null);
@@ -135,9 +161,22 @@ describe('datalake: pure parts', () => {
   it('copies only writable fields into the TableInput', (t) => {
     const fixture = sharedFixture<{ TableList: Array<Record<string, unknown>> }>(t, FIXTURE);
     if (!fixture) return;
-    const table = { ...fixture.TableList[0]!, VersionId: '7', ViewDefinition: { IsProtected: false, Representations: [{ Dialect: 'ATHENA', IsStale: true }] } } as GlueTable;
+    const table = {
+      ...fixture.TableList[0]!,
+      VersionId: '7',
+      ViewDefinition: { IsProtected: false, Representations: [{ Dialect: 'ATHENA', IsStale: true }] },
+    } as GlueTable;
     const input = toTableInput(table, 'fallback') as unknown as Record<string, unknown>;
-    for (const readOnly of ['DatabaseName', 'CreateTime', 'UpdateTime', 'CreatedBy', 'IsRegisteredWithLakeFormation', 'CatalogId', 'VersionId']) assert.equal(readOnly in input, false, readOnly);
+    for (const readOnly of [
+      'DatabaseName',
+      'CreateTime',
+      'UpdateTime',
+      'CreatedBy',
+      'IsRegisteredWithLakeFormation',
+      'CatalogId',
+      'VersionId',
+    ])
+      assert.equal(readOnly in input, false, readOnly);
     assert.equal(input.Name, 'my-s3-sink');
     assert.equal(input.Retention, 0);
     assert.deepEqual(input.StorageDescriptor, table.StorageDescriptor);
@@ -147,10 +186,20 @@ describe('datalake: pure parts', () => {
 
   it('replaces earlier lineage parameters and keeps every other parameter', () => {
     const merged = mergeParameters(
-      { table_type: 'ICEBERG', metadata_location: 's3://b/m.json', 'lineage_svc.upstream_truncated': 'true', 'lineage_svc.cluster_id': 'old' },
+      {
+        table_type: 'ICEBERG',
+        metadata_location: 's3://b/m.json',
+        'lineage_svc.upstream_truncated': 'true',
+        'lineage_svc.cluster_id': 'old',
+      },
       { 'lineage_svc.cluster_id': 'lkc-1', 'lineage_svc.pipeline_type': 'tableflow' },
     );
-    assert.deepEqual(merged, { table_type: 'ICEBERG', metadata_location: 's3://b/m.json', 'lineage_svc.cluster_id': 'lkc-1', 'lineage_svc.pipeline_type': 'tableflow' });
+    assert.deepEqual(merged, {
+      table_type: 'ICEBERG',
+      metadata_location: 's3://b/m.json',
+      'lineage_svc.cluster_id': 'lkc-1',
+      'lineage_svc.pipeline_type': 'tableflow',
+    });
   });
 
   it('keeps the user description, replaces the earlier tree, and fits 2,048 characters', () => {
@@ -171,18 +220,49 @@ describe('datalake: pure parts', () => {
   });
 
   it('maps SDK failures to CatalogApiError and knows which are skipped', () => {
-    const notFound = toCatalogApiError('datalake.GetTable', 'db/t', Object.assign(new Error('Table t not found.'), { name: 'EntityNotFoundException', $fault: 'client', $metadata: { httpStatusCode: 400, attempts: 1 } }));
+    const notFound = toCatalogApiError(
+      'datalake.GetTable',
+      'db/t',
+      Object.assign(new Error('Table t not found.'), {
+        name: 'EntityNotFoundException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400, attempts: 1 },
+      }),
+    );
     assert.equal(notFound.failure, 'status');
     assert.equal(notFound.errorCode, 'EntityNotFoundException');
     assert.equal(isSkippableGlueError(notFound), true);
-    const denied = toCatalogApiError('datalake.UpdateTable', 'db/t', Object.assign(new Error('no'), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 400, attempts: 1 } }));
+    const denied = toCatalogApiError(
+      'datalake.UpdateTable',
+      'db/t',
+      Object.assign(new Error('no'), {
+        name: 'AccessDeniedException',
+        $metadata: { httpStatusCode: 400, attempts: 1 },
+      }),
+    );
     assert.equal(isSkippableGlueError(denied), true);
-    const throttled = toCatalogApiError('datalake.GetTable', 'db/t', Object.assign(new Error('slow'), { name: 'ThrottlingException', $retryable: { throttling: true }, $metadata: { httpStatusCode: 400, attempts: 4 } }));
+    const throttled = toCatalogApiError(
+      'datalake.GetTable',
+      'db/t',
+      Object.assign(new Error('slow'), {
+        name: 'ThrottlingException',
+        $retryable: { throttling: true },
+        $metadata: { httpStatusCode: 400, attempts: 4 },
+      }),
+    );
     assert.equal(throttled.failure, 'retries_exhausted');
     assert.equal(isSkippableGlueError(throttled), false);
-    const refused = toCatalogApiError('datalake.GetTable', 'db/t', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: { attempts: 2 } }));
+    const refused = toCatalogApiError(
+      'datalake.GetTable',
+      'db/t',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: { attempts: 2 } }),
+    );
     assert.equal(refused.failure, 'network');
-    assert.equal(toCatalogApiError('datalake.GetTable', 'db/t', Object.assign(new Error('slow'), { name: 'TimeoutError' })).failure, 'timeout');
+    assert.equal(
+      toCatalogApiError('datalake.GetTable', 'db/t', Object.assign(new Error('slow'), { name: 'TimeoutError' }))
+        .failure,
+      'timeout',
+    );
   });
 
   it('reads the table again and retries when Glue reports a concurrent modification', async () => {
@@ -192,13 +272,24 @@ describe('datalake: pure parts', () => {
     const port: DatalakeCatalogPort = {
       region: REGION,
       async getTable() {
-        return { Name: 'orders_enriched', DatabaseName: DATABASE, VersionId: String(version), Parameters: { metadata_location: `s3://b/v${version}.json` } };
+        return {
+          Name: 'orders_enriched',
+          DatabaseName: DATABASE,
+          VersionId: String(version),
+          Parameters: { metadata_location: `s3://b/v${version}.json` },
+        };
       },
       async updateTable(_ref, input, options) {
         updates.push(input);
         if (options.versionId === '1') {
           version = 2; // a Tableflow commit landed between our read and our write
-          throw new CatalogApiError('datalake.UpdateTable', 'status', 400, 'conflict', 'ConcurrentModificationException');
+          throw new CatalogApiError(
+            'datalake.UpdateTable',
+            'status',
+            400,
+            'conflict',
+            'ConcurrentModificationException',
+          );
         }
       },
     };
@@ -210,17 +301,36 @@ describe('datalake: pure parts', () => {
   });
 
   it('produces the contract id for Glue integrations, honouring custom_database', () => {
-    const cluster = { environmentId: PROD, clusterId: DEDICATED, region: 'us-east-2' } as Parameters<typeof tableflowFragment>[0];
-    const tables = [{ spec: { display_name: 'orders.v1', kafka_cluster: { id: DEDICATED }, table_formats: ['ICEBERG'] } }];
-    const plain = tableflowFragment(cluster, tables, [{ id: 'tci-g', spec: { kafka_cluster: { id: DEDICATED }, config: { kind: 'AwsGlue' } } }]);
+    const cluster = { environmentId: PROD, clusterId: DEDICATED, region: 'us-east-2' } as Parameters<
+      typeof tableflowFragment
+    >[0];
+    const tables = [
+      { spec: { display_name: 'orders.v1', kafka_cluster: { id: DEDICATED }, table_formats: ['ICEBERG'] } },
+    ];
+    const plain = tableflowFragment(cluster, tables, [
+      { id: 'tci-g', spec: { kafka_cluster: { id: DEDICATED }, config: { kind: 'AwsGlue' } } },
+    ]);
     assert.ok(plain.nodes.some((n) => n.id === 'datalake:catalog_table:us-east-2:lkc-7x9m2p/orders.v1'));
-    const custom = tableflowFragment(cluster, tables, [{ id: 'tci-g', spec: { kafka_cluster: { id: DEDICATED }, config: { kind: 'AwsGlue', custom_database: 'lake' } } }], { datalakeRegion: REGION });
+    const custom = tableflowFragment(
+      cluster,
+      tables,
+      [
+        {
+          id: 'tci-g',
+          spec: { kafka_cluster: { id: DEDICATED }, config: { kind: 'AwsGlue', custom_database: 'lake' } },
+        },
+      ],
+      { datalakeRegion: REGION },
+    );
     const node = custom.nodes.find((n) => n.node_type === 'CATALOG_TABLE')!;
     assert.equal(node.id, 'datalake:catalog_table:eu-west-1:lake/orders.v1');
     assert.equal(node.qualified_name, 'lake/orders.v1');
     assert.equal(node.catalog_type, 'DATALAKE_CATALOG');
     const edge = custom.edges.at(-1)!;
-    assert.deepEqual([edge.src_id, edge.edge_type, edge.dst_id], [materializedTableId(PROD, DEDICATED, 'orders.v1'), 'MATERIALIZES', node.id]);
+    assert.deepEqual(
+      [edge.src_id, edge.edge_type, edge.dst_id],
+      [materializedTableId(PROD, DEDICATED, 'orders.v1'), 'MATERIALIZES', node.id],
+    );
   });
 });
 
@@ -259,7 +369,11 @@ const ORIGINAL_TABLE = {
   Description: 'Orders enriched with customer data.',
   Owner: 'data-platform',
   TableType: 'EXTERNAL_TABLE',
-  Parameters: { table_type: 'ICEBERG', metadata_location: 's3://acme-lake/orders_enriched/metadata/00001.metadata.json', 'lineage_svc.retired_key': 'from an older release' },
+  Parameters: {
+    table_type: 'ICEBERG',
+    metadata_location: 's3://acme-lake/orders_enriched/metadata/00001.metadata.json',
+    'lineage_svc.retired_key': 'from an older release',
+  },
   StorageDescriptor: {
     Columns: [
       { Name: 'order_id', Type: 'string', Comment: 'order key' },
@@ -270,183 +384,263 @@ const ORIGINAL_TABLE = {
   PartitionKeys: [{ Name: 'order_date', Type: 'date' }],
 };
 
-describe('datalake against moto', { skip: motoInstalled ? false : 'moto not installed: Glue integration not tested' }, () => {
-  let moto: { url: string; child: ChildProcess };
-  let platform: PlatformSimulator;
-  let sdk: GlueClient;
-  let graph: LineageGraph;
-  const ENV = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+describe(
+  'datalake against moto',
+  { skip: motoInstalled ? false : 'moto not installed: Glue integration not tested' },
+  () => {
+    let moto: { url: string; child: ChildProcess };
+    let platform: PlatformSimulator;
+    let sdk: GlueClient;
+    let graph: LineageGraph;
+    const ENV = {
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
 
-  before(async () => {
-    moto = await startMoto();
-    // The provider's client finds moto and the credentials the standard way, from the environment.
-    Object.assign(process.env, ENV, { AWS_ENDPOINT_URL_GLUE: moto.url });
-    sdk = new GlueClient({ region: REGION, endpoint: moto.url, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-    await sdk.send(new CreateDatabaseCommand({ DatabaseInput: { Name: DATABASE } }));
-    await sdk.send(new CreateTableCommand({ DatabaseName: DATABASE, TableInput: ORIGINAL_TABLE }));
-    // The demo estate plus a Tableflow AwsGlue integration on the dedicated cluster.
-    const scenario = await loadScenario('demo');
-    const cluster = scenario.environments.find((e) => e.id === PROD)!.kafka_clusters.find((c) => c.id === DEDICATED)!;
-    cluster.tableflow.catalog_integrations.push({ id: 'tci-g1u3e5', display_name: 'acme-glue', config: { kind: 'AwsGlue', provider_integration_id: 'cspi-4q9w2e', custom_database: DATABASE }, phase: 'CONNECTED', suspended: false });
-    platform = await startPlatformSimulator({ scenario });
-    const extracted = (await extract({ platform: fastApi(platform), logger: silentLogger() }, { environmentIds: [PROD], datalakeRegion: REGION })).graph;
-    // A second Glue table that the graph knows but Glue does not.
-    const ghost = datalakeNode(GHOST_ID, `${DATABASE}/ghost_table`, { region: REGION });
-    graph = { nodes: [...extracted.nodes, ghost], edges: [...extracted.edges, { src_id: materializedTableId(PROD, DEDICATED, 'orders_enriched'), dst_id: GHOST_ID, edge_type: 'MATERIALIZES', attributes: {} }] };
-  });
-  after(async () => {
-    sdk?.destroy();
-    await platform?.close();
-    if (moto?.child.exitCode === null) {
-      const exited = new Promise((resolve) => moto.child.once('exit', resolve));
-      moto.child.kill('SIGTERM');
-      await exited;
-    }
-    for (const name of [...Object.keys(ENV), 'AWS_ENDPOINT_URL_GLUE']) delete process.env[name];
-  });
-
-  const readBack = async (): Promise<Table> => (await sdk.send(new GetTableCommand({ DatabaseName: DATABASE, Name: 'orders_enriched' }))).Table!;
-
-  it('extraction produces the datalake table with the contract id', () => {
-    const node = graph.nodes.find((n) => n.id === TABLE_ID);
-    assert.ok(node, graph.nodes.filter((n) => n.system === 'DATALAKE').map((n) => n.id).join(', '));
-    assert.equal(node.catalog_type, 'DATALAKE_CATALOG');
-    assert.equal(node.attributes?.region, REGION);
-    assert.ok(graph.edges.some((e) => e.dst_id === TABLE_ID && e.edge_type === 'MATERIALIZES'));
-  });
-
-  it('enriches the table from GetTable and skips the missing one with a warning', async () => {
-    const port = createGlueClient({ region: REGION });
-    try {
-      const result = await datalakeProvider.enrich(graph, { port });
-      assert.deepEqual(result.enrichments.map((e) => e.node_id), [TABLE_ID]);
-      assert.equal(result.warnings.length, 1);
-      assert.match(result.warnings[0]!, /ghost_table \(eu-west-1\) skipped: .*EntityNotFoundException/);
-      const node = applyEnrichment(graph, result).nodes.find((n) => n.id === TABLE_ID)!;
-      assert.equal(node.attributes?.owner, 'data-platform');
-      assert.equal(node.attributes?.table_type, 'EXTERNAL_TABLE');
-      assert.deepEqual(node.attributes?.columns, [
-        { name: 'order_id', type: 'string', comment: 'order key' },
-        { name: 'amount', type: 'decimal(12,2)', comment: null },
-      ]);
-      assert.deepEqual(node.attributes?.partition_keys, [{ name: 'order_date', type: 'date', comment: null }]);
-      assert.equal(node.attributes?.storage_location, 's3://acme-lake/orders_enriched');
-      assert.match(String(node.attributes?.created_at), /^\d{4}-\d\d-\d\dT/);
-      assert.equal((node.attributes?.parameters as Record<string, string>).table_type, 'ICEBERG');
-      assert.equal(node.attributes?.url, `https://${REGION}.console.aws.amazon.com/glue/home?region=${REGION}#/v2/data-catalog/tables/view/orders_enriched?database=${DATABASE}`);
-      assert.equal(port.counts()['datalake.GetTable'], 2);
-    } finally {
-      port.destroy();
-    }
-  });
-
-  it('pushes lineage as table parameters and description, keeping the rest of the table', async () => {
-    const port = createGlueClient({ region: REGION });
-    try {
-      const now = new Date('2025-06-01T12:00:00.123Z');
-      const result = await datalakeProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port, now });
-      assert.equal(result.tables_updated, 1);
-      assert.equal(result.comments_set, 1);
-      assert.deepEqual(result.errors, []);
-      assert.equal(result.skipped.length, 1);
-      assert.match(result.skipped[0]!, /retail_lake\/ghost_table: not read: .*EntityNotFoundException/);
-      const table = await readBack();
-      const parameters = table.Parameters ?? {};
-      assert.equal(result.properties_set, Object.keys(parameters).filter((k) => k.startsWith('lineage_svc.')).length);
-      assert.equal(parameters['lineage_svc.last_synced'], '2025-06-01T12:00:00Z');
-      assert.equal(parameters['lineage_svc.environment_id'], PROD);
-      assert.equal(parameters['lineage_svc.cluster_id'], DEDICATED);
-      assert.equal(parameters['lineage_svc.pipeline_type'], 'tableflow');
-      assert.ok(parameters['lineage_svc.source_topics']!.split(',').includes(`${DEDICATED}/orders_enriched`));
-      const chain = JSON.parse(parameters['lineage_svc.upstream_chain']!) as Array<{ hop: number; kind: string }>;
-      assert.deepEqual(chain.slice(0, 2).map((h) => h.kind), ['materialized_table', 'topic']);
-      assert.equal('lineage_svc.retired_key' in parameters, false);
-      assert.equal(parameters.metadata_location, ORIGINAL_TABLE.Parameters.metadata_location);
-      assert.equal(parameters.table_type, 'ICEBERG');
-      assert.equal(table.Owner, 'data-platform');
-      assert.equal(table.TableType, 'EXTERNAL_TABLE');
-      assert.deepEqual(table.StorageDescriptor?.Columns, ORIGINAL_TABLE.StorageDescriptor.Columns);
-      assert.equal(table.StorageDescriptor?.Location, ORIGINAL_TABLE.StorageDescriptor.Location);
-      assert.deepEqual(table.PartitionKeys, ORIGINAL_TABLE.PartitionKeys);
-      assert.ok(table.Description!.startsWith(`${ORIGINAL_TABLE.Description}\n\n${COMMENT_MARKER}\n`), table.Description);
-      assert.match(table.Description!, /- materialized_table: orders_enriched \(tableflow\)\n *-> retail_lake\/orders_enriched\n(\(farther upstream hops omitted[^\n]*\n)?Environment: env-q7m2k9\nLast synced: 2025-06-01T12:00:00Z$/);
-      assert.ok(table.Description!.length <= GLUE_DESCRIPTION_MAX_CHARS);
-
-      // Pushing again replaces the tree instead of appending a second one.
-      const again = await datalakeProvider.push(graph, { set_properties: false, set_comments: true, create_bridge_table: true }, { port });
-      assert.equal(again.tables_updated, 1);
-      assert.equal(again.properties_set, 0);
-      assert.ok(again.skipped.some((s) => /bridge table: not supported/.test(s)));
-      const description = (await readBack()).Description!;
-      assert.equal(description.split(COMMENT_MARKER).length, 2);
-      assert.ok(description.startsWith(ORIGINAL_TABLE.Description));
-    } finally {
-      port.destroy();
-    }
-  });
-
-  it('retries failures with the SDK standard mode, 4 attempts, then reports them', async () => {
-    let requests = 0;
-    const failing: Server = createServer((req, res) => {
-      requests += 1;
-      req.resume();
-      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'InternalServiceException' });
-      res.end(JSON.stringify({ __type: 'InternalServiceException', Message: 'try later' }));
+    before(async () => {
+      moto = await startMoto();
+      // The provider's client finds moto and the credentials the standard way, from the environment.
+      Object.assign(process.env, ENV, { AWS_ENDPOINT_URL_GLUE: moto.url });
+      sdk = new GlueClient({
+        region: REGION,
+        endpoint: moto.url,
+        credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+      });
+      await sdk.send(new CreateDatabaseCommand({ DatabaseInput: { Name: DATABASE } }));
+      await sdk.send(new CreateTableCommand({ DatabaseName: DATABASE, TableInput: ORIGINAL_TABLE }));
+      // The demo estate plus a Tableflow AwsGlue integration on the dedicated cluster.
+      const scenario = await loadScenario('demo');
+      const cluster = scenario.environments.find((e) => e.id === PROD)!.kafka_clusters.find((c) => c.id === DEDICATED)!;
+      cluster.tableflow.catalog_integrations.push({
+        id: 'tci-g1u3e5',
+        display_name: 'acme-glue',
+        config: { kind: 'AwsGlue', provider_integration_id: 'cspi-4q9w2e', custom_database: DATABASE },
+        phase: 'CONNECTED',
+        suspended: false,
+      });
+      platform = await startPlatformSimulator({ scenario });
+      const extracted = (
+        await extract(
+          { platform: fastApi(platform), logger: silentLogger() },
+          { environmentIds: [PROD], datalakeRegion: REGION },
+        )
+      ).graph;
+      // A second Glue table that the graph knows but Glue does not.
+      const ghost = datalakeNode(GHOST_ID, `${DATABASE}/ghost_table`, { region: REGION });
+      graph = {
+        nodes: [...extracted.nodes, ghost],
+        edges: [
+          ...extracted.edges,
+          {
+            src_id: materializedTableId(PROD, DEDICATED, 'orders_enriched'),
+            dst_id: GHOST_ID,
+            edge_type: 'MATERIALIZES',
+            attributes: {},
+          },
+        ],
+      };
     });
-    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
-    const port = createGlueClient({ region: REGION, endpoint: `http://127.0.0.1:${(failing.address() as { port: number }).port}`, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-    try {
-      const result = await datalakeProvider.enrich(graph, { port });
-      assert.equal(result.enrichments.length, 0);
-      assert.match(result.warnings[0]!, /not enriched: .*InternalServiceException.*gave up after 4 attempts/);
-      assert.equal(requests, 8);
-      await assert.rejects(port.getTable({ region: REGION, database: DATABASE, table: 'orders_enriched' }), (error: unknown) => error instanceof CatalogApiError && error.failure === 'retries_exhausted' && error.status === 500);
-    } finally {
-      port.destroy();
-      await new Promise((resolve) => failing.close(resolve));
-    }
-  });
+    after(async () => {
+      sdk?.destroy();
+      await platform?.close();
+      if (moto?.child.exitCode === null) {
+        const exited = new Promise((resolve) => moto.child.once('exit', resolve));
+        moto.child.kill('SIGTERM');
+        await exited;
+      }
+      for (const name of [...Object.keys(ENV), 'AWS_ENDPOINT_URL_GLUE']) delete process.env[name];
+    });
 
-  it('pushes through POST /api/v1/push/datalake and lists the provider on GET /catalogs', async () => {
-    const api = await startApi({ env: { LINEAGE_SVC_DATALAKE_REGION: REGION } });
-    try {
-      const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'datalake' } });
-      const graphId = created.body.graph_id as string;
-      assert.equal((await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph })).status, 200);
-      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{ catalog_type: string; configured: boolean; capabilities: string[] }>;
-      const datalake = catalogs.find((c) => c.catalog_type === 'DATALAKE_CATALOG')!;
-      assert.deepEqual([datalake.configured, datalake.capabilities], [true, ['enrich', 'push']]);
-      const pushed = await call(api.base, 'POST', '/api/v1/push/datalake', { json: { set_comments: false } });
-      assert.equal(pushed.status, 200, pushed.text);
-      assert.equal(pushed.body.catalog_type, 'DATALAKE_CATALOG');
-      assert.equal(pushed.body.graph_id, graphId);
-      assert.equal(pushed.body.tables_updated, 1);
-      assert.equal(pushed.body.comments_set, 0);
-      assert.equal(pushed.body.skipped.length, 1);
-      assert.ok((await readBack()).Parameters?.['lineage_svc.last_synced']);
-    } finally {
-      await api.dispose();
-    }
-  });
+    const readBack = async (): Promise<Table> =>
+      (await sdk.send(new GetTableCommand({ DatabaseName: DATABASE, Name: 'orders_enriched' }))).Table!;
 
-  it('gives the watcher a --push-datalake pusher when the region is set', async () => {
-    const config = loadConfig({ LINEAGE_SVC_DATALAKE_REGION: REGION });
-    assert.equal(catalogProviders(config).find((c) => c.catalog_type === 'DATALAKE_CATALOG')?.configured, true);
-    const api = await startApi({ env: { LINEAGE_SVC_DATALAKE_REGION: REGION } });
-    try {
-      const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'watched' } });
-      const graphId = created.body.graph_id as string;
-      await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph });
-      const pushers = catalogPushers(api.config, api.runtime, silentLogger());
-      // `lineage-svc-watch --push-datalake` (commands/watch.ts pushTargets) needs exactly this entry.
-      assert.deepEqual(Object.keys(pushers), ['DATALAKE_CATALOG']);
-      await sdk.send(new CreateTableCommand({ DatabaseName: DATABASE, TableInput: { Name: 'ghost_table', Parameters: { note: 'kept' } } }));
-      await pushers.DATALAKE_CATALOG!({ graphId } as ExtractionSummary);
-      const ghost = (await sdk.send(new GetTableCommand({ DatabaseName: DATABASE, Name: 'ghost_table' }))).Table!;
-      assert.equal(ghost.Parameters?.note, 'kept');
-      assert.equal(ghost.Parameters?.['lineage_svc.environment_id'], PROD);
-    } finally {
-      await api.dispose();
-    }
-  });
-});
+    it('extraction produces the datalake table with the contract id', () => {
+      const node = graph.nodes.find((n) => n.id === TABLE_ID);
+      assert.ok(
+        node,
+        graph.nodes
+          .filter((n) => n.system === 'DATALAKE')
+          .map((n) => n.id)
+          .join(', '),
+      );
+      assert.equal(node.catalog_type, 'DATALAKE_CATALOG');
+      assert.equal(node.attributes?.region, REGION);
+      assert.ok(graph.edges.some((e) => e.dst_id === TABLE_ID && e.edge_type === 'MATERIALIZES'));
+    });
+
+    it('enriches the table from GetTable and skips the missing one with a warning', async () => {
+      const port = createGlueClient({ region: REGION });
+      try {
+        const result = await datalakeProvider.enrich(graph, { port });
+        assert.deepEqual(
+          result.enrichments.map((e) => e.node_id),
+          [TABLE_ID],
+        );
+        assert.equal(result.warnings.length, 1);
+        assert.match(result.warnings[0]!, /ghost_table \(eu-west-1\) skipped: .*EntityNotFoundException/);
+        const node = applyEnrichment(graph, result).nodes.find((n) => n.id === TABLE_ID)!;
+        assert.equal(node.attributes?.owner, 'data-platform');
+        assert.equal(node.attributes?.table_type, 'EXTERNAL_TABLE');
+        assert.deepEqual(node.attributes?.columns, [
+          { name: 'order_id', type: 'string', comment: 'order key' },
+          { name: 'amount', type: 'decimal(12,2)', comment: null },
+        ]);
+        assert.deepEqual(node.attributes?.partition_keys, [{ name: 'order_date', type: 'date', comment: null }]);
+        assert.equal(node.attributes?.storage_location, 's3://acme-lake/orders_enriched');
+        assert.match(String(node.attributes?.created_at), /^\d{4}-\d\d-\d\dT/);
+        assert.equal((node.attributes?.parameters as Record<string, string>).table_type, 'ICEBERG');
+        assert.equal(
+          node.attributes?.url,
+          `https://${REGION}.console.aws.amazon.com/glue/home?region=${REGION}#/v2/data-catalog/tables/view/orders_enriched?database=${DATABASE}`,
+        );
+        assert.equal(port.counts()['datalake.GetTable'], 2);
+      } finally {
+        port.destroy();
+      }
+    });
+
+    it('pushes lineage as table parameters and description, keeping the rest of the table', async () => {
+      const port = createGlueClient({ region: REGION });
+      try {
+        const now = new Date('2025-06-01T12:00:00.123Z');
+        const result = await datalakeProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port, now });
+        assert.equal(result.tables_updated, 1);
+        assert.equal(result.comments_set, 1);
+        assert.deepEqual(result.errors, []);
+        assert.equal(result.skipped.length, 1);
+        assert.match(result.skipped[0]!, /retail_lake\/ghost_table: not read: .*EntityNotFoundException/);
+        const table = await readBack();
+        const parameters = table.Parameters ?? {};
+        assert.equal(result.properties_set, Object.keys(parameters).filter((k) => k.startsWith('lineage_svc.')).length);
+        assert.equal(parameters['lineage_svc.last_synced'], '2025-06-01T12:00:00Z');
+        assert.equal(parameters['lineage_svc.environment_id'], PROD);
+        assert.equal(parameters['lineage_svc.cluster_id'], DEDICATED);
+        assert.equal(parameters['lineage_svc.pipeline_type'], 'tableflow');
+        assert.ok(parameters['lineage_svc.source_topics']!.split(',').includes(`${DEDICATED}/orders_enriched`));
+        const chain = JSON.parse(parameters['lineage_svc.upstream_chain']!) as Array<{ hop: number; kind: string }>;
+        assert.deepEqual(
+          chain.slice(0, 2).map((h) => h.kind),
+          ['materialized_table', 'topic'],
+        );
+        assert.equal('lineage_svc.retired_key' in parameters, false);
+        assert.equal(parameters.metadata_location, ORIGINAL_TABLE.Parameters.metadata_location);
+        assert.equal(parameters.table_type, 'ICEBERG');
+        assert.equal(table.Owner, 'data-platform');
+        assert.equal(table.TableType, 'EXTERNAL_TABLE');
+        assert.deepEqual(table.StorageDescriptor?.Columns, ORIGINAL_TABLE.StorageDescriptor.Columns);
+        assert.equal(table.StorageDescriptor?.Location, ORIGINAL_TABLE.StorageDescriptor.Location);
+        assert.deepEqual(table.PartitionKeys, ORIGINAL_TABLE.PartitionKeys);
+        assert.ok(
+          table.Description!.startsWith(`${ORIGINAL_TABLE.Description}\n\n${COMMENT_MARKER}\n`),
+          table.Description,
+        );
+        assert.match(
+          table.Description!,
+          /- materialized_table: orders_enriched \(tableflow\)\n *-> retail_lake\/orders_enriched\n(\(farther upstream hops omitted[^\n]*\n)?Environment: env-q7m2k9\nLast synced: 2025-06-01T12:00:00Z$/,
+        );
+        assert.ok(table.Description!.length <= GLUE_DESCRIPTION_MAX_CHARS);
+
+        // Pushing again replaces the tree instead of appending a second one.
+        const again = await datalakeProvider.push(
+          graph,
+          { set_properties: false, set_comments: true, create_bridge_table: true },
+          { port },
+        );
+        assert.equal(again.tables_updated, 1);
+        assert.equal(again.properties_set, 0);
+        assert.ok(again.skipped.some((s) => /bridge table: not supported/.test(s)));
+        const description = (await readBack()).Description!;
+        assert.equal(description.split(COMMENT_MARKER).length, 2);
+        assert.ok(description.startsWith(ORIGINAL_TABLE.Description));
+      } finally {
+        port.destroy();
+      }
+    });
+
+    it('retries failures with the SDK standard mode, 4 attempts, then reports them', async () => {
+      let requests = 0;
+      const failing: Server = createServer((req, res) => {
+        requests += 1;
+        req.resume();
+        res.writeHead(500, {
+          'content-type': 'application/x-amz-json-1.1',
+          'x-amzn-errortype': 'InternalServiceException',
+        });
+        res.end(JSON.stringify({ __type: 'InternalServiceException', Message: 'try later' }));
+      });
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      const port = createGlueClient({
+        region: REGION,
+        endpoint: `http://127.0.0.1:${(failing.address() as { port: number }).port}`,
+        credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+      });
+      try {
+        const result = await datalakeProvider.enrich(graph, { port });
+        assert.equal(result.enrichments.length, 0);
+        assert.match(result.warnings[0]!, /not enriched: .*InternalServiceException.*gave up after 4 attempts/);
+        assert.equal(requests, 8);
+        await assert.rejects(
+          port.getTable({ region: REGION, database: DATABASE, table: 'orders_enriched' }),
+          (error: unknown) =>
+            error instanceof CatalogApiError && error.failure === 'retries_exhausted' && error.status === 500,
+        );
+      } finally {
+        port.destroy();
+        await new Promise((resolve) => failing.close(resolve));
+      }
+    });
+
+    it('pushes through POST /api/v1/push/datalake and lists the provider on GET /catalogs', async () => {
+      const api = await startApi({ env: { LINEAGE_SVC_DATALAKE_REGION: REGION } });
+      try {
+        const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'datalake' } });
+        const graphId = created.body.graph_id as string;
+        assert.equal((await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph })).status, 200);
+        const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{
+          catalog_type: string;
+          configured: boolean;
+          capabilities: string[];
+        }>;
+        const datalake = catalogs.find((c) => c.catalog_type === 'DATALAKE_CATALOG')!;
+        assert.deepEqual([datalake.configured, datalake.capabilities], [true, ['enrich', 'push']]);
+        const pushed = await call(api.base, 'POST', '/api/v1/push/datalake', { json: { set_comments: false } });
+        assert.equal(pushed.status, 200, pushed.text);
+        assert.equal(pushed.body.catalog_type, 'DATALAKE_CATALOG');
+        assert.equal(pushed.body.graph_id, graphId);
+        assert.equal(pushed.body.tables_updated, 1);
+        assert.equal(pushed.body.comments_set, 0);
+        assert.equal(pushed.body.skipped.length, 1);
+        assert.ok((await readBack()).Parameters?.['lineage_svc.last_synced']);
+      } finally {
+        await api.dispose();
+      }
+    });
+
+    it('gives the watcher a --push-datalake pusher when the region is set', async () => {
+      const config = loadConfig({ LINEAGE_SVC_DATALAKE_REGION: REGION });
+      assert.equal(catalogProviders(config).find((c) => c.catalog_type === 'DATALAKE_CATALOG')?.configured, true);
+      const api = await startApi({ env: { LINEAGE_SVC_DATALAKE_REGION: REGION } });
+      try {
+        const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'watched' } });
+        const graphId = created.body.graph_id as string;
+        await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph });
+        const pushers = catalogPushers(api.config, api.runtime, silentLogger());
+        // `lineage-svc-watch --push-datalake` (commands/watch.ts pushTargets) needs exactly this entry.
+        assert.deepEqual(Object.keys(pushers), ['DATALAKE_CATALOG']);
+        await sdk.send(
+          new CreateTableCommand({
+            DatabaseName: DATABASE,
+            TableInput: { Name: 'ghost_table', Parameters: { note: 'kept' } },
+          }),
+        );
+        await pushers.DATALAKE_CATALOG!({ graphId } as ExtractionSummary);
+        const ghost = (await sdk.send(new GetTableCommand({ DatabaseName: DATABASE, Name: 'ghost_table' }))).Table!;
+        assert.equal(ghost.Parameters?.note, 'kept');
+        assert.equal(ghost.Parameters?.['lineage_svc.environment_id'], PROD);
+      } finally {
+        await api.dispose();
+      }
+    });
+  },
+);

@@ -9,8 +9,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDatabricksClient, type DatabricksClient } from '../../infra/catalogs/databricksClient.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
-import { loadLakehouseScenario, startLakehouseSimulator, type LakehouseScenario, type LakehouseSimulator } from '../../infra/simulators/databricks/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import {
+  loadLakehouseScenario,
+  startLakehouseSimulator,
+  type LakehouseScenario,
+  type LakehouseSimulator,
+} from '../../simulators/databricks/index.js';
 import { lakehouseProvider } from '../../src/catalogs/lakehouse.js';
 import { applyEnrichment, CatalogApiError, DEFAULT_PUSH_OPTIONS } from '../../src/catalogs/provider.js';
 import { byteLength, CHAIN_MAX_BYTES, indexGraph, toHop, upstreamChain } from '../../src/catalogs/upstreamChain.js';
@@ -30,11 +35,23 @@ let platform: PlatformSimulator;
 let demo: LakehouseScenario;
 let extracted: LineageGraph;
 
-function client(sim: LakehouseSimulator, overrides: Partial<Parameters<typeof createDatabricksClient>[0]> = {}): DatabricksClient {
-  return createDatabricksClient({ workspaceUrl: sim.url, token: sim.scenario.token, retryBaseDelayMs: 1, pollIntervalMs: 1, ...overrides });
+function client(
+  sim: LakehouseSimulator,
+  overrides: Partial<Parameters<typeof createDatabricksClient>[0]> = {},
+): DatabricksClient {
+  return createDatabricksClient({
+    workspaceUrl: sim.url,
+    token: sim.scenario.token,
+    retryBaseDelayMs: 1,
+    pollIntervalMs: 1,
+    ...overrides,
+  });
 }
 
-async function withLakehouse<T>(scenario: LakehouseScenario, body: (sim: LakehouseSimulator) => Promise<T>): Promise<T> {
+async function withLakehouse<T>(
+  scenario: LakehouseScenario,
+  body: (sim: LakehouseSimulator) => Promise<T>,
+): Promise<T> {
   const sim = await startLakehouseSimulator({ scenario });
   try {
     return await body(sim);
@@ -46,7 +63,8 @@ async function withLakehouse<T>(scenario: LakehouseScenario, body: (sim: Lakehou
 before(async () => {
   platform = await startPlatformSimulator({ scenario: await loadScenario('demo') });
   demo = await loadLakehouseScenario('demo');
-  extracted = (await extract({ platform: fastApi(platform), logger: silentLogger() }, { environmentIds: [PROD] })).graph;
+  extracted = (await extract({ platform: fastApi(platform), logger: silentLogger() }, { environmentIds: [PROD] }))
+    .graph;
 });
 after(async () => platform.close());
 
@@ -58,7 +76,14 @@ describe('Databricks client against the lakehouse simulator', () => {
       assert.equal(info.table_type, 'MANAGED');
       assert.equal(info.columns?.[2]?.type_text, 'decimal(12,2)');
       const wrong = createDatabricksClient({ workspaceUrl: sim.url, token: 'dapi-wrong', retryBaseDelayMs: 1 });
-      await assert.rejects(wrong.getTable(TABLE), (error: unknown) => error instanceof CatalogApiError && error.status === 401 && error.errorCode === 'UNAUTHENTICATED' && !error.message.includes('dapi'));
+      await assert.rejects(
+        wrong.getTable(TABLE),
+        (error: unknown) =>
+          error instanceof CatalogApiError &&
+          error.status === 401 &&
+          error.errorCode === 'UNAUTHENTICATED' &&
+          !error.message.includes('dapi'),
+      );
     });
   });
 
@@ -75,7 +100,11 @@ describe('Databricks client against the lakehouse simulator', () => {
 
       sim.resetRequestLog();
       sim.injectFault({ api: 'lakehouse.tables.get', status: 503, times: 9 });
-      await assert.rejects(c.getTable(TABLE), (error: unknown) => error instanceof CatalogApiError && error.failure === 'retries_exhausted' && error.status === 503);
+      await assert.rejects(
+        c.getTable(TABLE),
+        (error: unknown) =>
+          error instanceof CatalogApiError && error.failure === 'retries_exhausted' && error.status === 503,
+      );
       assert.equal(sim.requestCounts()['lakehouse.tables.get'], 4, '4 attempts in all');
       sim.clearFaults();
     });
@@ -84,8 +113,18 @@ describe('Databricks client against the lakehouse simulator', () => {
   it('does not retry 404 and 403; maps them to skippable errors with the Databricks error code', async () => {
     await withLakehouse(demo, async (sim) => {
       const c = client(sim);
-      await assert.rejects(c.getTable('retail_prod.nope.nope'), (error: unknown) => error instanceof CatalogApiError && error.status === 404 && error.errorCode === 'TABLE_DOES_NOT_EXIST' && error.skippable);
-      await assert.rejects(c.getTable('retail_prod.finance.margin_restricted'), (error: unknown) => error instanceof CatalogApiError && error.status === 403 && error.skippable);
+      await assert.rejects(
+        c.getTable('retail_prod.nope.nope'),
+        (error: unknown) =>
+          error instanceof CatalogApiError &&
+          error.status === 404 &&
+          error.errorCode === 'TABLE_DOES_NOT_EXIST' &&
+          error.skippable,
+      );
+      await assert.rejects(
+        c.getTable('retail_prod.finance.margin_restricted'),
+        (error: unknown) => error instanceof CatalogApiError && error.status === 403 && error.skippable,
+      );
       assert.equal(sim.requestCounts()['lakehouse.tables.get'], 2);
     });
   });
@@ -93,30 +132,46 @@ describe('Databricks client against the lakehouse simulator', () => {
   it('polls a RUNNING statement until it ends, and lists warehouses', async () => {
     await withLakehouse({ ...demo, statement_pending_polls: 3 }, async (sim) => {
       const c = client(sim);
-      const outcome = await c.executeStatement('5b8e1d4c7a2f9e63', `COMMENT ON TABLE \`retail_prod\`.\`${DEDICATED}\`.\`orders_enriched\` IS 'hello'`);
+      const outcome = await c.executeStatement(
+        '5b8e1d4c7a2f9e63',
+        `COMMENT ON TABLE \`retail_prod\`.\`${DEDICATED}\`.\`orders_enriched\` IS 'hello'`,
+      );
       assert.equal(outcome.state, 'SUCCEEDED');
       assert.equal(sim.requestCounts()['lakehouse.sql.statements.get'], 3);
       assert.equal(sim.table(TABLE)?.comment, 'hello');
       const failed = await c.executeStatement('5b8e1d4c7a2f9e63', 'NOT SQL AT ALL');
       assert.equal(failed.state, 'FAILED');
       assert.match(failed.error?.message ?? '', /PARSE_SYNTAX_ERROR/);
-      assert.deepEqual((await c.listWarehouses()).map((w) => w.id), ['0f3c7e21a9b84d52', '5b8e1d4c7a2f9e63']);
+      assert.deepEqual(
+        (await c.listWarehouses()).map((w) => w.id),
+        ['0f3c7e21a9b84d52', '5b8e1d4c7a2f9e63'],
+      );
     });
   });
 });
 
 describe('lakehouse enrichment', () => {
   it('enriches the Tableflow table, discovers downstream tables recursively, skips the forbidden one', async () => {
-    assert.ok(extracted.nodes.some((n) => n.id === TABLE_ID), 'the platform demo yields the lakehouse table');
+    assert.ok(
+      extracted.nodes.some((n) => n.id === TABLE_ID),
+      'the platform demo yields the lakehouse table',
+    );
     await withLakehouse(demo, async (sim) => {
       const result = await lakehouseProvider.enrich(extracted, { port: client(sim) });
       const enrichment = result.enrichments.find((e) => e.node_id === TABLE_ID);
       assert.ok(enrichment);
       assert.equal(enrichment.attributes.owner, 'data-platform@acme-retail.com');
       assert.equal(enrichment.attributes.table_type, 'MANAGED');
-      assert.equal(enrichment.attributes.storage_location, `s3://acme-tableflow-managed/retail_prod/${DEDICATED}/orders_enriched`);
+      assert.equal(
+        enrichment.attributes.storage_location,
+        `s3://acme-tableflow-managed/retail_prod/${DEDICATED}/orders_enriched`,
+      );
       assert.equal(enrichment.attributes.updated_at, new Date(1733043100000).toISOString());
-      assert.deepEqual((enrichment.attributes.columns as unknown[])[0], { name: 'order_id', type: 'string', comment: 'Order identifier' });
+      assert.deepEqual((enrichment.attributes.columns as unknown[])[0], {
+        name: 'order_id',
+        type: 'string',
+        comment: 'Order identifier',
+      });
       assert.equal(enrichment.attributes.url, `${sim.url}/explore/data/retail_prod/${DEDICATED}/orders_enriched`);
 
       assert.deepEqual(result.newNodes.map((n) => n.id).sort(), [DASHBOARD_ID, FORBIDDEN_ID, GOLD_ID].sort());
@@ -135,11 +190,18 @@ describe('lakehouse enrichment', () => {
         ].sort(),
       );
       assert.equal(result.warnings.length, 1);
-      assert.match(result.warnings[0]!, /retail_prod\.finance\.margin_restricted skipped: .*HTTP 403 PERMISSION_DENIED/);
+      assert.match(
+        result.warnings[0]!,
+        /retail_prod\.finance\.margin_restricted skipped: .*HTTP 403 PERMISSION_DENIED/,
+      );
 
       const graph = applyEnrichment(extracted, result);
       assert.equal(graph.nodes.length, extracted.nodes.length + 3);
-      assert.equal(graph.nodes.find((n) => n.id === TABLE_ID)?.attributes?.catalog_integration_id, 'tci-u4n8k2', 'Tableflow attributes stay');
+      assert.equal(
+        graph.nodes.find((n) => n.id === TABLE_ID)?.attributes?.catalog_integration_id,
+        'tci-u4n8k2',
+        'Tableflow attributes stay',
+      );
       // A second enrichment of the enriched graph adds nothing new.
       const again = await lakehouseProvider.enrich(graph, { port: client(sim) });
       assert.deepEqual(again.newNodes, []);
@@ -148,12 +210,15 @@ describe('lakehouse enrichment', () => {
   });
 
   it('skips a missing table with a warning and survives lineage tracking being unavailable', async () => {
-    await withLakehouse({ ...demo, lineage_tracking: false, tables: demo.tables.filter((t) => t.full_name !== TABLE) }, async (sim) => {
-      const result = await lakehouseProvider.enrich(extracted, { port: client(sim) });
-      assert.deepEqual(result.enrichments, []);
-      assert.deepEqual(result.newNodes, []);
-      assert.match(result.warnings.join('\n'), /orders_enriched skipped: .*HTTP 404 TABLE_DOES_NOT_EXIST/);
-    });
+    await withLakehouse(
+      { ...demo, lineage_tracking: false, tables: demo.tables.filter((t) => t.full_name !== TABLE) },
+      async (sim) => {
+        const result = await lakehouseProvider.enrich(extracted, { port: client(sim) });
+        assert.deepEqual(result.enrichments, []);
+        assert.deepEqual(result.newNodes, []);
+        assert.match(result.warnings.join('\n'), /orders_enriched skipped: .*HTTP 404 TABLE_DOES_NOT_EXIST/);
+      },
+    );
     await withLakehouse({ ...demo, lineage_tracking: false }, async (sim) => {
       const result = await lakehouseProvider.enrich(extracted, { port: client(sim) });
       assert.equal(result.enrichments.length, 1);
@@ -176,10 +241,16 @@ describe('lakehouse push', () => {
       assert.equal(result.bridge_rows_inserted, 0);
       assert.deepEqual(result.errors, []);
       assert.equal(result.skipped.length, 2, JSON.stringify(result.skipped));
-      assert.match(result.skipped.join('\n'), /margin_restricted: properties not set: FAILED BAD_REQUEST: \[INSUFFICIENT_PERMISSIONS\]/);
+      assert.match(
+        result.skipped.join('\n'),
+        /margin_restricted: properties not set: FAILED BAD_REQUEST: \[INSUFFICIENT_PERMISSIONS\]/,
+      );
 
       const statements = sim.statements();
-      assert.ok(statements.every((s) => s.warehouse_id === '5b8e1d4c7a2f9e63'), 'the RUNNING warehouse is chosen');
+      assert.ok(
+        statements.every((s) => s.warehouse_id === '5b8e1d4c7a2f9e63'),
+        'the RUNNING warehouse is chosen',
+      );
       const table = sim.table(TABLE)!;
       assert.equal(table.properties['lineage_svc.pipeline_type'], 'tableflow');
       assert.equal(table.properties['lineage_svc.last_synced'], '2025-01-02T03:04:05Z');
@@ -188,17 +259,51 @@ describe('lakehouse push', () => {
       assert.match(table.properties['lineage_svc.source_topics']!, new RegExp(`${DEDICATED}/orders_enriched`));
       const fullChain = JSON.stringify(upstreamChain(indexGraph(graph), TABLE_ID).map(toHop));
       assert.ok(byteLength(table.properties['lineage_svc.upstream_chain']!) <= CHAIN_MAX_BYTES);
-      assert.equal(table.properties['lineage_svc.upstream_truncated'], byteLength(fullChain) > CHAIN_MAX_BYTES ? 'true' : undefined);
-      const chain = JSON.parse(table.properties['lineage_svc.upstream_chain']!) as Array<{ hop: number; kind: string; qualified_name: string; sql?: string }>;
-      assert.deepEqual(chain.slice(0, 2).map((h) => [h.hop, h.kind]), [[1, 'materialized_table'], [2, 'topic']]);
-      assert.ok(chain.some((h) => h.kind === 'stream_job' && h.sql?.includes('orders_enriched')), 'the Flink job with its SQL');
-      assert.ok(chain.every((h, i) => i === 0 || h.hop >= chain[i - 1]!.hop), 'ordered by distance');
+      assert.equal(
+        table.properties['lineage_svc.upstream_truncated'],
+        byteLength(fullChain) > CHAIN_MAX_BYTES ? 'true' : undefined,
+      );
+      const chain = JSON.parse(table.properties['lineage_svc.upstream_chain']!) as Array<{
+        hop: number;
+        kind: string;
+        qualified_name: string;
+        sql?: string;
+      }>;
+      assert.deepEqual(
+        chain.slice(0, 2).map((h) => [h.hop, h.kind]),
+        [
+          [1, 'materialized_table'],
+          [2, 'topic'],
+        ],
+      );
+      assert.ok(
+        chain.some((h) => h.kind === 'stream_job' && h.sql?.includes('orders_enriched')),
+        'the Flink job with its SQL',
+      );
+      assert.ok(
+        chain.every((h, i) => i === 0 || h.hop >= chain[i - 1]!.hop),
+        'ordered by distance',
+      );
       assert.match(table.comment!, /^Upstream lineage \(lineage-svc\):\n/);
       assert.match(table.comment!, /\n {2}- topic: pg\.retail\.public\.orders \[5 columns\]\n/);
-      assert.match(table.comment!, new RegExp(`-> ${TABLE.replaceAll('.', '\\.')}\\n(\\(farther upstream hops omitted[^\\n]*\\n)?Environment: ${PROD}\\nLast synced: 2025-01-02T03:04:05Z$`));
-      const written = [TABLE, 'retail_prod.gold.daily_revenue', 'retail_prod.gold.revenue_dashboard'].map((name) => Object.keys(sim.table(name)!.properties).length);
-      assert.equal(result.properties_set, written.reduce((a, b) => a + b, 0), 'one per key per table');
-      assert.equal(sim.table('retail_prod.gold.daily_revenue')!.properties['lineage_svc.pipeline_type'], 'catalog_derived');
+      assert.match(
+        table.comment!,
+        new RegExp(
+          `-> ${TABLE.replaceAll('.', '\\.')}\\n(\\(farther upstream hops omitted[^\\n]*\\n)?Environment: ${PROD}\\nLast synced: 2025-01-02T03:04:05Z$`,
+        ),
+      );
+      const written = [TABLE, 'retail_prod.gold.daily_revenue', 'retail_prod.gold.revenue_dashboard'].map(
+        (name) => Object.keys(sim.table(name)!.properties).length,
+      );
+      assert.equal(
+        result.properties_set,
+        written.reduce((a, b) => a + b, 0),
+        'one per key per table',
+      );
+      assert.equal(
+        sim.table('retail_prod.gold.daily_revenue')!.properties['lineage_svc.pipeline_type'],
+        'catalog_derived',
+      );
     });
   });
 
@@ -213,10 +318,25 @@ describe('lakehouse push', () => {
       const rows = sim.rows('retail_prod.default.stream_lineage');
       assert.equal(rows.length, first.bridge_rows_inserted);
       assert.ok(rows.length >= 4);
-      assert.ok(rows.every((r) => r.uc_table === TABLE && r.environment_id === PROD && r.cluster_id === DEDICATED && r.synced_at === '2025-01-02T03:04:05Z'));
-      assert.deepEqual(rows[0] && { type: rows[0].source_type, hop: rows[0].hop_distance, edge: rows[0].edge_type }, { type: 'materialized_table', hop: 1, edge: 'MATERIALIZES' });
+      assert.ok(
+        rows.every(
+          (r) =>
+            r.uc_table === TABLE &&
+            r.environment_id === PROD &&
+            r.cluster_id === DEDICATED &&
+            r.synced_at === '2025-01-02T03:04:05Z',
+        ),
+      );
+      assert.deepEqual(rows[0] && { type: rows[0].source_type, hop: rows[0].hop_distance, edge: rows[0].edge_type }, {
+        type: 'materialized_table',
+        hop: 1,
+        edge: 'MATERIALIZES',
+      });
       assert.equal(JSON.parse(String(rows[0]!.chain_json)).length, rows.length, 'chain_json repeats the whole chain');
-      assert.ok(sim.statements().every((s) => s.warehouse_id === '0f3c7e21a9b84d52'), 'the configured warehouse is used');
+      assert.ok(
+        sim.statements().every((s) => s.warehouse_id === '0f3c7e21a9b84d52'),
+        'the configured warehouse is used',
+      );
       const second = await lakehouseProvider.push(extracted, options, { port, now, warehouseId: '0f3c7e21a9b84d52' });
       assert.equal(second.bridge_rows_inserted, first.bridge_rows_inserted);
       assert.equal(sim.rows('retail_prod.default.stream_lineage').length, rows.length, 'rows do not pile up');
@@ -225,13 +345,20 @@ describe('lakehouse push', () => {
 
   it('fails bridge creation without permission while properties and comments still apply', async () => {
     await withLakehouse(demo, async (sim) => {
-      const result = await lakehouseProvider.push(extracted, { set_properties: true, set_comments: true, create_bridge_table: true }, { port: client(sim), now });
+      const result = await lakehouseProvider.push(
+        extracted,
+        { set_properties: true, set_comments: true, create_bridge_table: true },
+        { port: client(sim), now },
+      );
       assert.equal(result.tables_updated, 1);
       assert.equal(result.comments_set, 1);
       assert.ok(result.properties_set >= 6);
       assert.equal(result.bridge_rows_inserted, 0);
       assert.equal(result.errors.length, 1);
-      assert.match(result.errors[0]!, /^bridge table retail_prod\.default\.stream_lineage: not created: FAILED .*does not have CREATE TABLE/);
+      assert.match(
+        result.errors[0]!,
+        /^bridge table retail_prod\.default\.stream_lineage: not created: FAILED .*does not have CREATE TABLE/,
+      );
       assert.equal(sim.table('retail_prod.default.stream_lineage'), undefined);
       assert.ok(sim.table(TABLE)!.properties['lineage_svc.upstream_chain']);
     });

@@ -7,7 +7,7 @@
  * lineage inputs rewritten), events of the pushed job types only, events left empty skipped, the
  * provider over a fake port (credentials failure, push failures), Google error bodies.
  *
- * Over real sockets against the Google simulator (`infra/simulators/google/`): retries on 429 and
+ * Over real sockets against the Google simulator (`simulators/google/`): retries on 429 and
  * 503, retries exhausted, 404/403 skipped with warnings, enrichment end to end on the demo
  * extraction plus warehouse tables built with the contract id, push end to end (one event per
  * pushed job node, normalised namespaces, idempotent re-push through `requestId`), application-
@@ -17,9 +17,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sharedFixture } from '../helpers/sharedFixtures.js';
 import { pushToCatalog } from '../../infra/catalogs/catalogService.js';
-import { applicationDefaultTokenProvider, createGoogleClient, NO_CREDENTIALS_MESSAGE, parseGoogleError, type GoogleClient } from '../../infra/catalogs/googleClient.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
-import { googleFqn, loadGoogleScenario, startGoogleSimulator, type GoogleSimulator } from '../../infra/simulators/google/index.js';
+import {
+  applicationDefaultTokenProvider,
+  createGoogleClient,
+  NO_CREDENTIALS_MESSAGE,
+  parseGoogleError,
+  type GoogleClient,
+} from '../../infra/catalogs/googleClient.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import {
+  googleFqn,
+  loadGoogleScenario,
+  startGoogleSimulator,
+  type GoogleSimulator,
+} from '../../simulators/google/index.js';
 import { applyEnrichment, CatalogApiError, DEFAULT_PUSH_OPTIONS } from '../../src/catalogs/provider.js';
 import {
   dataplexBootstrap,
@@ -44,7 +55,15 @@ import {
 } from '../../src/catalogs/warehouse.js';
 import { loadConfig } from '../../src/config.js';
 import { extract } from '../../src/extraction/extract.js';
-import { connectorId, consumerGroupId, lakehouseTableId, streamJobId, topicId, warehouseTableId, warehouseTableName } from '../../src/graph/ids.js';
+import {
+  connectorId,
+  consumerGroupId,
+  lakehouseTableId,
+  streamJobId,
+  topicId,
+  warehouseTableId,
+  warehouseTableName,
+} from '../../src/graph/ids.js';
 import type { Edge, LineageGraph, Node } from '../../src/graph/model.js';
 import { silentLogger } from '../../src/logger.js';
 import type { RunEvent } from '../../src/openlineage/model.js';
@@ -60,7 +79,12 @@ const NOW = new Date('2026-01-15T10:00:00Z');
 function node(partial: Partial<Node> & Pick<Node, 'id' | 'node_type' | 'system' | 'qualified_name'>): Node {
   return { display_name: partial.qualified_name, environment_id: PROD, cluster_id: null, attributes: {}, ...partial };
 }
-const edge = (src_id: string, edge_type: Edge['edge_type'], dst_id: string): Edge => ({ src_id, dst_id, edge_type, attributes: null });
+const edge = (src_id: string, edge_type: Edge['edge_type'], dst_id: string): Edge => ({
+  src_id,
+  dst_id,
+  edge_type,
+  attributes: null,
+});
 
 function warehouseTable(project: string, dataset: string, table: string, clusterId: string | null = DEDICATED): Node {
   return node({
@@ -77,14 +101,60 @@ function warehouseTable(project: string, dataset: string, table: string, cluster
 
 /** A small graph: source topic -> BigQuery sink -> warehouse table; a Flink job; a consumer group; a lakehouse-only job. */
 function smallGraph(): LineageGraph {
-  const orders = node({ id: topicId(PROD, DEDICATED, 'orders.v1'), node_type: 'TOPIC', system: 'STREAM', qualified_name: `${DEDICATED}/orders.v1`, cluster_id: DEDICATED });
-  const revenue = node({ id: topicId(PROD, DEDICATED, 'revenue'), node_type: 'TOPIC', system: 'STREAM', qualified_name: `${DEDICATED}/revenue`, cluster_id: DEDICATED });
-  const sink = node({ id: connectorId(PROD, DEDICATED, 'bq-sink'), node_type: 'CONNECTOR', system: 'STREAM', qualified_name: `${DEDICATED}/bq-sink`, cluster_id: DEDICATED });
-  const flink = node({ id: streamJobId(PROD, 'revenue-job'), node_type: 'STREAM_JOB', system: 'STREAM', qualified_name: 'revenue-job' });
-  const group = node({ id: consumerGroupId(PROD, DEDICATED, 'readers'), node_type: 'CONSUMER_GROUP', system: 'STREAM', qualified_name: `${DEDICATED}/readers`, cluster_id: DEDICATED });
-  const lakeA = node({ id: lakehouseTableId(PROD, 'main', 's', 'a'), node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', qualified_name: 'main.s.a', catalog_type: 'LAKEHOUSE_CATALOG' });
-  const lakeB = node({ id: lakehouseTableId(PROD, 'main', 's', 'b'), node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', qualified_name: 'main.s.b', catalog_type: 'LAKEHOUSE_CATALOG' });
-  const lakeJob = node({ id: streamJobId(PROD, 'lake-only'), node_type: 'STREAM_JOB', system: 'STREAM', qualified_name: 'lake-only' });
+  const orders = node({
+    id: topicId(PROD, DEDICATED, 'orders.v1'),
+    node_type: 'TOPIC',
+    system: 'STREAM',
+    qualified_name: `${DEDICATED}/orders.v1`,
+    cluster_id: DEDICATED,
+  });
+  const revenue = node({
+    id: topicId(PROD, DEDICATED, 'revenue'),
+    node_type: 'TOPIC',
+    system: 'STREAM',
+    qualified_name: `${DEDICATED}/revenue`,
+    cluster_id: DEDICATED,
+  });
+  const sink = node({
+    id: connectorId(PROD, DEDICATED, 'bq-sink'),
+    node_type: 'CONNECTOR',
+    system: 'STREAM',
+    qualified_name: `${DEDICATED}/bq-sink`,
+    cluster_id: DEDICATED,
+  });
+  const flink = node({
+    id: streamJobId(PROD, 'revenue-job'),
+    node_type: 'STREAM_JOB',
+    system: 'STREAM',
+    qualified_name: 'revenue-job',
+  });
+  const group = node({
+    id: consumerGroupId(PROD, DEDICATED, 'readers'),
+    node_type: 'CONSUMER_GROUP',
+    system: 'STREAM',
+    qualified_name: `${DEDICATED}/readers`,
+    cluster_id: DEDICATED,
+  });
+  const lakeA = node({
+    id: lakehouseTableId(PROD, 'main', 's', 'a'),
+    node_type: 'CATALOG_TABLE',
+    system: 'LAKEHOUSE',
+    qualified_name: 'main.s.a',
+    catalog_type: 'LAKEHOUSE_CATALOG',
+  });
+  const lakeB = node({
+    id: lakehouseTableId(PROD, 'main', 's', 'b'),
+    node_type: 'CATALOG_TABLE',
+    system: 'LAKEHOUSE',
+    qualified_name: 'main.s.b',
+    catalog_type: 'LAKEHOUSE_CATALOG',
+  });
+  const lakeJob = node({
+    id: streamJobId(PROD, 'lake-only'),
+    node_type: 'STREAM_JOB',
+    system: 'STREAM',
+    qualified_name: 'lake-only',
+  });
   const table = warehouseTable(PROJECT, DATASET, 'revenue');
   return {
     nodes: [orders, revenue, sink, flink, group, lakeA, lakeB, lakeJob, table],
@@ -104,20 +174,35 @@ function smallGraph(): LineageGraph {
 describe('warehouse provider: pure parts', () => {
   it('reads table parts from attributes or the qualified name, and builds the console deep link', () => {
     assert.deepEqual(warehouseTableParts(warehouseTable('p', 'd', 't')), { project: 'p', dataset: 'd', table: 't' });
-    assert.deepEqual(warehouseTableParts({ qualified_name: 'example.com:proj.sales.orders_v1', attributes: null }), { project: 'example.com:proj', dataset: 'sales', table: 'orders_v1' });
-    assert.deepEqual(warehouseTableParts({ qualified_name: 'sales.orders', attributes: null }, 'fallback'), { project: 'fallback', dataset: 'sales', table: 'orders' });
+    assert.deepEqual(warehouseTableParts({ qualified_name: 'example.com:proj.sales.orders_v1', attributes: null }), {
+      project: 'example.com:proj',
+      dataset: 'sales',
+      table: 'orders_v1',
+    });
+    assert.deepEqual(warehouseTableParts({ qualified_name: 'sales.orders', attributes: null }, 'fallback'), {
+      project: 'fallback',
+      dataset: 'sales',
+      table: 'orders',
+    });
     assert.equal(warehouseTableName('pg.retail-public.orders'), 'pg_retail_public_orders');
     assert.equal(
       warehouseDeepLink('example.com:proj', 'sales', 'orders'),
       'https://console.cloud.google.com/bigquery?project=example.com%3Aproj&p=example.com%3Aproj&d=sales&t=orders&page=table',
     );
-    assert.deepEqual([int64('26803823'), int64(5), int64('1.5'), int64(undefined), int64('')], [26803823, 5, null, null, null]);
+    assert.deepEqual(
+      [int64('26803823'), int64(5), int64('1.5'), int64(undefined), int64('')],
+      [26803823, 5, null, null, null],
+    );
   });
 
   it('maps a captured tables.get body to the enrichment attributes', (t) => {
     const body = sharedFixture<BigQueryTable>(t, FIXTURE);
     if (!body) return;
-    const attributes = tableAttributes(body, { project: 'bigquery-public-data', dataset: 'ghcn_d', table: 'ghcnd_2025' });
+    const attributes = tableAttributes(body, {
+      project: 'bigquery-public-data',
+      dataset: 'ghcn_d',
+      table: 'ghcnd_2025',
+    });
     assert.equal(attributes.table_type, 'TABLE');
     assert.equal(attributes.num_rows, 26803823);
     assert.equal(attributes.num_bytes, 3098123624);
@@ -129,23 +214,57 @@ describe('warehouse provider: pure parts', () => {
     assert.equal(columns.find((c) => c.name === 'etl_timestamp')?.description, 'Load time for this data row');
     assert.deepEqual(attributes.labels, {});
     assert.match(String(attributes.url), /d=ghcn_d&t=ghcnd_2025&page=table$/);
-    const view = tableAttributes({ type: 'VIEW', numRows: '0', numBytes: '0', schema: { fields: [{ name: 'a', type: 'RECORD', fields: [{ name: 'b', type: 'STRING' }] }] } }, { project: 'p', dataset: 'd', table: 'v' });
+    const view = tableAttributes(
+      {
+        type: 'VIEW',
+        numRows: '0',
+        numBytes: '0',
+        schema: { fields: [{ name: 'a', type: 'RECORD', fields: [{ name: 'b', type: 'STRING' }] }] },
+      },
+      { project: 'p', dataset: 'd', table: 'v' },
+    );
     assert.equal(view.num_rows, null);
     assert.equal(view.num_bytes, 0);
-    assert.deepEqual(view.columns, [{ name: 'a', type: 'RECORD', description: null, fields: [{ name: 'b', type: 'STRING', description: null }] }]);
+    assert.deepEqual(view.columns, [
+      { name: 'a', type: 'RECORD', description: null, fields: [{ name: 'b', type: 'STRING', description: null }] },
+    ]);
   });
 
   it('normalises dataset namespaces: stream -> kafka by cluster, warehouse and BigQuery URIs -> bigquery, others dropped', () => {
-    assert.deepEqual(warehouseDatasetIdentity(`stream://${PROD}/${DEDICATED}`, 'orders.v1'), { namespace: `kafka://${DEDICATED}`, name: 'orders.v1' });
+    assert.deepEqual(warehouseDatasetIdentity(`stream://${PROD}/${DEDICATED}`, 'orders.v1'), {
+      namespace: `kafka://${DEDICATED}`,
+      name: 'orders.v1',
+    });
     assert.equal(warehouseDatasetIdentity(`stream://${PROD}`, 'orders'), null);
-    assert.deepEqual(warehouseDatasetIdentity('kafka://broker:9092', 'orders'), { namespace: 'kafka://broker:9092', name: 'orders' });
-    assert.deepEqual(warehouseDatasetIdentity(`warehouse://${PROJECT}/${DATASET}`, 'revenue'), { namespace: 'bigquery', name: `${PROJECT}.${DATASET}.revenue` });
-    assert.deepEqual(warehouseDatasetIdentity(`warehouse://${PROJECT}`, `${PROJECT}.${DATASET}.revenue`), { namespace: 'bigquery', name: `${PROJECT}.${DATASET}.revenue` });
+    assert.deepEqual(warehouseDatasetIdentity('kafka://broker:9092', 'orders'), {
+      namespace: 'kafka://broker:9092',
+      name: 'orders',
+    });
+    assert.deepEqual(warehouseDatasetIdentity(`warehouse://${PROJECT}/${DATASET}`, 'revenue'), {
+      namespace: 'bigquery',
+      name: `${PROJECT}.${DATASET}.revenue`,
+    });
+    assert.deepEqual(warehouseDatasetIdentity(`warehouse://${PROJECT}`, `${PROJECT}.${DATASET}.revenue`), {
+      namespace: 'bigquery',
+      name: `${PROJECT}.${DATASET}.revenue`,
+    });
     assert.equal(warehouseDatasetIdentity(`warehouse://${PROJECT}`, 'loose'), null);
     assert.deepEqual(warehouseDatasetIdentity('bigquery', 'p.d.t'), { namespace: 'bigquery', name: 'p.d.t' });
-    assert.deepEqual(warehouseDatasetIdentity(`bigquery://${PROJECT}`, DATASET), { namespace: 'bigquery', name: `${PROJECT}.${DATASET}` });
-    assert.deepEqual(warehouseDatasetIdentity(`bigquery://${PROJECT}`, `${DATASET}/t`), { namespace: 'bigquery', name: `${PROJECT}.${DATASET}.t` });
-    for (const other of ['lakehouse://dbc-1.cloud.databricks.com', 'datalake://eu-west-1/db', 's3://bucket', 'postgres://db:5432']) assert.equal(warehouseDatasetIdentity(other, 'x'), null, other);
+    assert.deepEqual(warehouseDatasetIdentity(`bigquery://${PROJECT}`, DATASET), {
+      namespace: 'bigquery',
+      name: `${PROJECT}.${DATASET}`,
+    });
+    assert.deepEqual(warehouseDatasetIdentity(`bigquery://${PROJECT}`, `${DATASET}/t`), {
+      namespace: 'bigquery',
+      name: `${PROJECT}.${DATASET}.t`,
+    });
+    for (const other of [
+      'lakehouse://dbc-1.cloud.databricks.com',
+      'datalake://eu-west-1/db',
+      's3://bucket',
+      'postgres://db:5432',
+    ])
+      assert.equal(warehouseDatasetIdentity(other, 'x'), null, other);
   });
 
   it('rewrites events, drops foreign datasets and column lineage inputs, and skips events left empty', (t) => {
@@ -168,7 +287,12 @@ describe('warehouse provider: pure parts', () => {
               _producer: 'https://example.com',
               _schemaURL: 'https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json',
               fields: {
-                amount: { inputFields: [{ namespace: `stream://${PROD}/${DEDICATED}`, name: 'revenue', field: 'amount' }, { namespace: 's3://bucket', name: 'x', field: 'y' }] },
+                amount: {
+                  inputFields: [
+                    { namespace: `stream://${PROD}/${DEDICATED}`, name: 'revenue', field: 'amount' },
+                    { namespace: 's3://bucket', name: 'x', field: 'y' },
+                  ],
+                },
                 other: { inputFields: [{ namespace: 's3://bucket', name: 'x', field: 'z' }] },
               },
             },
@@ -192,15 +316,26 @@ describe('warehouse provider: pure parts', () => {
   it('plans one event per connector, stream job and SQL query; consumer groups and TRANSFORMS are left out', () => {
     const graph = smallGraph();
     assert.deepEqual(
-      pushableGraph(graph).nodes.map((n) => n.node_type).filter((t) => t === 'CONSUMER_GROUP'),
+      pushableGraph(graph)
+        .nodes.map((n) => n.node_type)
+        .filter((t) => t === 'CONSUMER_GROUP'),
       [],
     );
     const plan = warehouseEvents(graph, NOW);
-    assert.deepEqual(plan.events.map(processName).sort(), [`stream://${PROD}/${DEDICATED}:bq-sink`, `stream://${PROD}/${DEDICATED}:revenue-job`]);
+    assert.deepEqual(plan.events.map(processName).sort(), [
+      `stream://${PROD}/${DEDICATED}:bq-sink`,
+      `stream://${PROD}/${DEDICATED}:revenue-job`,
+    ]);
     assert.deepEqual(plan.skipped, [`stream://${PROD}:lake-only`]);
     const sink = plan.events.find((e) => e.job.name === 'bq-sink')!;
-    assert.deepEqual(sink.inputs.map((d) => [d.namespace, d.name]), [[`kafka://${DEDICATED}`, 'revenue']]);
-    assert.deepEqual(sink.outputs.map((d) => [d.namespace, d.name]), [['bigquery', `${PROJECT}.${DATASET}.revenue`]]);
+    assert.deepEqual(
+      sink.inputs.map((d) => [d.namespace, d.name]),
+      [[`kafka://${DEDICATED}`, 'revenue']],
+    );
+    assert.deepEqual(
+      sink.outputs.map((d) => [d.namespace, d.name]),
+      [['bigquery', `${PROJECT}.${DATASET}.revenue`]],
+    );
     assert.equal(sink.eventTime, NOW.toISOString());
     assert.match(requestIdOf(sink), /^[0-9a-f-]{36}$/);
     assert.equal(requestIdOf(sink), requestIdOf(structuredClone(sink)));
@@ -209,8 +344,16 @@ describe('warehouse provider: pure parts', () => {
 
   it('reports missing settings and runs over a fake port: credentials, failures, skipped tables', async () => {
     const config = loadConfig({});
-    assert.deepEqual(warehouseProvider.missingSettings(config), ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', 'LINEAGE_SVC_WAREHOUSE_LOCATION']);
-    assert.equal(warehouseProvider.isConfigured(loadConfig({ LINEAGE_SVC_WAREHOUSE_PROJECT_ID: 'p', LINEAGE_SVC_WAREHOUSE_LOCATION: 'us' })), true);
+    assert.deepEqual(warehouseProvider.missingSettings(config), [
+      'LINEAGE_SVC_WAREHOUSE_PROJECT_ID',
+      'LINEAGE_SVC_WAREHOUSE_LOCATION',
+    ]);
+    assert.equal(
+      warehouseProvider.isConfigured(
+        loadConfig({ LINEAGE_SVC_WAREHOUSE_PROJECT_ID: 'p', LINEAGE_SVC_WAREHOUSE_LOCATION: 'us' }),
+      ),
+      true,
+    );
     const sent: string[] = [];
     const registered: string[] = [];
     const port = (authenticated: boolean): WarehouseCatalogPort => ({
@@ -225,7 +368,13 @@ describe('warehouse provider: pure parts', () => {
       },
       async processOpenLineageRunEvent(event) {
         sent.push(event.job.name);
-        if (event.job.name === 'revenue-job') throw new CatalogApiError('warehouse.lineage.processOpenLineageRunEvent', 'status', 400, 'HTTP 400 INVALID_ARGUMENT');
+        if (event.job.name === 'revenue-job')
+          throw new CatalogApiError(
+            'warehouse.lineage.processOpenLineageRunEvent',
+            'status',
+            400,
+            'HTTP 400 INVALID_ARGUMENT',
+          );
         return {};
       },
       async ensureDataplexResource(collection, id) {
@@ -234,7 +383,8 @@ describe('warehouse provider: pure parts', () => {
       },
       async createDataplexEntry(_group, entryId) {
         registered.push(entryId);
-        if (entryId.endsWith('revenue')) throw new CatalogApiError('warehouse.dataplex.entries.create', 'status', 403, 'HTTP 403 PERMISSION_DENIED');
+        if (entryId.endsWith('revenue'))
+          throw new CatalogApiError('warehouse.dataplex.entries.create', 'status', 403, 'HTTP 403 PERMISSION_DENIED');
         return 'created';
       },
       async updateDataplexEntryAspects() {
@@ -248,14 +398,27 @@ describe('warehouse provider: pure parts', () => {
     assert.equal(noCredentials.warnings.length, 1);
     assert.match(noCredentials.warnings[0]!, /set LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN/);
     const enriched = await warehouseProvider.enrich(graph, { port: port(true) });
-    assert.deepEqual(enriched.enrichments.map((e) => [e.node_id, e.attributes.num_rows]), [[warehouseTableId(PROD, PROJECT, DATASET, 'revenue'), 7]]);
+    assert.deepEqual(
+      enriched.enrichments.map((e) => [e.node_id, e.attributes.num_rows]),
+      [[warehouseTableId(PROD, PROJECT, DATASET, 'revenue'), 7]],
+    );
     assert.deepEqual(enriched.warnings, [`warehouse: table ${PROJECT}.${DATASET}.ghost skipped: HTTP 404 notFound`]);
-    const pushed = await warehouseProvider.push(graph, { ...DEFAULT_PUSH_OPTIONS, create_bridge_table: true }, { port: port(true), now: NOW });
+    const pushed = await warehouseProvider.push(
+      graph,
+      { ...DEFAULT_PUSH_OPTIONS, create_bridge_table: true },
+      { port: port(true), now: NOW },
+    );
     assert.equal(pushed.tables_updated, 1);
     assert.equal(pushed.errors.length, 2);
     assert.equal(pushed.errors[0], `dataplex: entry ${DEDICATED}-revenue not registered: HTTP 403 PERMISSION_DENIED`);
     assert.match(pushed.errors[1]!, /revenue-job \(run [0-9a-f-]{36}\): not sent: HTTP 400/);
-    assert.deepEqual(registered, ['entryGroups/lineage-svc', 'aspectTypes/lineage-svc-schema', 'entryTypes/lineage-svc-topic', `${DEDICATED}-orders.v1`, `${DEDICATED}-revenue`]);
+    assert.deepEqual(registered, [
+      'entryGroups/lineage-svc',
+      'aspectTypes/lineage-svc-schema',
+      'entryTypes/lineage-svc-topic',
+      `${DEDICATED}-orders.v1`,
+      `${DEDICATED}-revenue`,
+    ]);
     assert.equal(pushed.skipped.length, 2);
     assert.deepEqual(sent.sort(), ['bq-sink', 'revenue-job']);
     const refused = await warehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port: port(false), now: NOW });
@@ -267,33 +430,84 @@ describe('warehouse provider: pure parts', () => {
     assert.equal(kafkaTopicFqn(DEDICATED, 'orders.v1'), `kafka:${DEDICATED}.\`orders.v1\``);
     assert.equal(kafkaTopicFqn(DEDICATED, 'odd`name'), `kafka:${DEDICATED}.\`odd\`\`name\``);
     assert.equal(kafkaTopicFqn(DEDICATED, 'orders_v1'), `kafka:${DEDICATED}.orders_v1`);
-    assert.equal(googleFqn(`kafka://${DEDICATED}`, 'orders.v1'), kafkaTopicFqn(DEDICATED, 'orders.v1'), 'what the simulator derives like Google');
+    assert.equal(
+      googleFqn(`kafka://${DEDICATED}`, 'orders.v1'),
+      kafkaTopicFqn(DEDICATED, 'orders.v1'),
+      'what the simulator derives like Google',
+    );
     assert.equal(topicEntryId(DEDICATED, 'orders.v1'), `${DEDICATED}-orders.v1`);
     assert.equal(topicEntryId(DEDICATED, 'a b'), `${DEDICATED}-a_b`);
-    assert.deepEqual(dataplexBootstrap('p', 'us').map((r) => `${r.collection}/${r.id}`), ['entryGroups/lineage-svc', 'aspectTypes/lineage-svc-schema', 'entryTypes/lineage-svc-topic']);
+    assert.deepEqual(
+      dataplexBootstrap('p', 'us').map((r) => `${r.collection}/${r.id}`),
+      ['entryGroups/lineage-svc', 'aspectTypes/lineage-svc-schema', 'entryTypes/lineage-svc-topic'],
+    );
     const graph = smallGraph();
-    const schema = node({ id: 'stream:schema:env:orders.v1-value', node_type: 'SCHEMA', system: 'STREAM', qualified_name: 'orders.v1-value', attributes: { fields: [{ name: 'id', type: 'long' }, { name: 'email', type: ['null', 'string'], doc: 'E-mail' }] } });
-    graph.nodes.push(schema, node({ id: 'stream:topic:env:placeholder', node_type: 'TOPIC', system: 'STREAM', qualified_name: 'placeholder' }));
-    graph.edges.push({ src_id: topicId(PROD, DEDICATED, 'orders.v1'), dst_id: schema.id, edge_type: 'HAS_SCHEMA', attributes: { role: 'value' } });
+    const schema = node({
+      id: 'stream:schema:env:orders.v1-value',
+      node_type: 'SCHEMA',
+      system: 'STREAM',
+      qualified_name: 'orders.v1-value',
+      attributes: {
+        fields: [
+          { name: 'id', type: 'long' },
+          { name: 'email', type: ['null', 'string'], doc: 'E-mail' },
+        ],
+      },
+    });
+    graph.nodes.push(
+      schema,
+      node({ id: 'stream:topic:env:placeholder', node_type: 'TOPIC', system: 'STREAM', qualified_name: 'placeholder' }),
+    );
+    graph.edges.push({
+      src_id: topicId(PROD, DEDICATED, 'orders.v1'),
+      dst_id: schema.id,
+      edge_type: 'HAS_SCHEMA',
+      attributes: { role: 'value' },
+    });
     const entries = topicEntries(graph, 'p', 'us');
-    assert.deepEqual(entries.map((e) => e.entryId), [`${DEDICATED}-orders.v1`, `${DEDICATED}-revenue`], 'topics without a cluster are left out');
+    assert.deepEqual(
+      entries.map((e) => e.entryId),
+      [`${DEDICATED}-orders.v1`, `${DEDICATED}-revenue`],
+      'topics without a cluster are left out',
+    );
     assert.deepEqual(entries[0]!.entry, {
       entryType: 'projects/p/locations/us/entryTypes/lineage-svc-topic',
       fullyQualifiedName: `kafka:${DEDICATED}.\`orders.v1\``,
       entrySource: { system: 'Confluent Cloud', platform: 'kafka', displayName: 'orders.v1' },
-      aspects: { [schemaAspectKey('p', 'us')]: { data: { fields: [{ name: 'id', type: 'long', description: '' }, { name: 'email', type: '["null","string"]', description: 'E-mail' }] } } },
+      aspects: {
+        [schemaAspectKey('p', 'us')]: {
+          data: {
+            fields: [
+              { name: 'id', type: 'long', description: '' },
+              { name: 'email', type: '["null","string"]', description: 'E-mail' },
+            ],
+          },
+        },
+      },
     });
     assert.deepEqual(entries[1]!.entry.aspects['p.us.lineage-svc-schema'], { data: { fields: [] } });
   });
 
   it('parses both Google error envelopes', () => {
-    assert.deepEqual(parseGoogleError('{"error":{"code":404,"message":"Not found: Table p:d.t","errors":[{"reason":"notFound"}],"status":"NOT_FOUND"}}'), {
-      errorCode: 'NOT_FOUND',
-      reason: 'notFound',
-      message: 'Not found: Table p:d.t',
+    assert.deepEqual(
+      parseGoogleError(
+        '{"error":{"code":404,"message":"Not found: Table p:d.t","errors":[{"reason":"notFound"}],"status":"NOT_FOUND"}}',
+      ),
+      {
+        errorCode: 'NOT_FOUND',
+        reason: 'notFound',
+        message: 'Not found: Table p:d.t',
+      },
+    );
+    assert.deepEqual(
+      parseGoogleError('{"error":{"code":403,"message":"denied","errors":[{"reason":"rateLimitExceeded"}]}}'),
+      { errorCode: 'rateLimitExceeded', reason: 'rateLimitExceeded', message: 'denied' },
+    );
+    assert.deepEqual(parseGoogleError('<html>Bad gateway</html>'), {
+      errorCode: undefined,
+      reason: undefined,
+      message: '<html>Bad gateway</html>',
     });
-    assert.deepEqual(parseGoogleError('{"error":{"code":403,"message":"denied","errors":[{"reason":"rateLimitExceeded"}]}}'), { errorCode: 'rateLimitExceeded', reason: 'rateLimitExceeded', message: 'denied' });
-    assert.deepEqual(parseGoogleError('<html>Bad gateway</html>'), { errorCode: undefined, reason: undefined, message: '<html>Bad gateway</html>' });
   });
 });
 
@@ -307,10 +521,14 @@ describe('warehouse provider against the Google simulator', () => {
   before(async () => {
     google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo') });
     platform = await startPlatformSimulator({ scenario: await loadScenario('demo') });
-    const extracted = (await extract({ platform: fastApi(platform), logger: silentLogger() }, { environmentIds: [PROD] })).graph;
+    const extracted = (
+      await extract({ platform: fastApi(platform), logger: silentLogger() }, { environmentIds: [PROD] })
+    ).graph;
     const sink = extracted.nodes.find((n) => n.node_type === 'CONNECTOR' && n.display_name === 'bq-revenue-sink');
     assert.ok(sink, 'the demo scenario has the BigQuery sink connector');
-    const tables = ['order_revenue_1m', 'customer_ltv', 'revenue_daily'].map((topic) => warehouseTable(PROJECT, DATASET, warehouseTableName(topic), sink.cluster_id));
+    const tables = ['order_revenue_1m', 'customer_ltv', 'revenue_daily'].map((topic) =>
+      warehouseTable(PROJECT, DATASET, warehouseTableName(topic), sink.cluster_id),
+    );
     const restricted = warehouseTable(PROJECT, 'finance_restricted', 'margins');
     const ghost = warehouseTable(PROJECT, DATASET, 'ghost_table');
     graph = {
@@ -340,7 +558,10 @@ describe('warehouse provider against the Google simulator', () => {
     google.injectFault({ api: 'warehouse.bigquery.tables.get', status: 503 });
     const table = await client.getTable({ project: PROJECT, dataset: DATASET, table: 'order_revenue_1m' });
     assert.equal(table.id, `${PROJECT}:${DATASET}.order_revenue_1m`);
-    assert.deepEqual(google.requestLog().map((entry) => entry.status), [429, 503, 200]);
+    assert.deepEqual(
+      google.requestLog().map((entry) => entry.status),
+      [429, 503, 200],
+    );
 
     google.injectFault({ api: 'warehouse.lineage.processOpenLineageRunEvent', status: 503, times: 4 });
     const plan = warehouseEvents(graph, NOW);
@@ -367,9 +588,16 @@ describe('warehouse provider against the Google simulator', () => {
     assert.equal(revenue.attributes!.num_bytes, 92160);
     assert.equal(revenue.attributes!.creation_time, 1725266400000);
     assert.equal(revenue.attributes!.last_modified_time, 1733043100000);
-    assert.equal(revenue.attributes!.description, 'Revenue per one-minute window, written by the BigQuery sink connector');
+    assert.equal(
+      revenue.attributes!.description,
+      'Revenue per one-minute window, written by the BigQuery sink connector',
+    );
     assert.deepEqual(revenue.attributes!.labels, { owner: 'analytics', source: 'confluent' });
-    assert.deepEqual((revenue.attributes!.columns as unknown[])[0], { name: 'window_start', type: 'TIMESTAMP', description: 'Start of the window' });
+    assert.deepEqual((revenue.attributes!.columns as unknown[])[0], {
+      name: 'window_start',
+      type: 'TIMESTAMP',
+      description: 'Start of the window',
+    });
     assert.equal(revenue.attributes!.url, warehouseDeepLink(PROJECT, DATASET, 'order_revenue_1m'));
     const ltv = enriched.nodes.find((n) => n.id === tableIds[1])!;
     assert.deepEqual((ltv.attributes!.columns as Array<{ fields?: unknown }>)[2]!.fields, [
@@ -392,13 +620,18 @@ describe('warehouse provider against the Google simulator', () => {
     assert.equal(result.skipped.length, plan.skipped.length);
     const received = google.lineageEvents().slice(before);
     assert.equal(received.length, plan.events.length);
-    assert.equal(new Set(received.map((r) => processName(r.event as unknown as RunEvent))).size, received.length, 'one event per job');
+    assert.equal(
+      new Set(received.map((r) => processName(r.event as unknown as RunEvent))).size,
+      received.length,
+      'one event per job',
+    );
     for (const entry of received) {
       assert.equal(entry.project, PROJECT);
       assert.equal(entry.location, 'us');
       const event = entry.event as unknown as RunEvent;
       assert.ok(event.inputs.length + event.outputs.length > 0);
-      for (const dataset of [...event.inputs, ...event.outputs]) assert.match(dataset.namespace, /^(bigquery|kafka:\/\/lkc-[a-z0-9]+)$/, dataset.namespace);
+      for (const dataset of [...event.inputs, ...event.outputs])
+        assert.match(dataset.namespace, /^(bigquery|kafka:\/\/lkc-[a-z0-9]+)$/, dataset.namespace);
       assert.ok([...entry.sources, ...entry.targets].every((fqn) => fqn !== null));
     }
     const sink = received.find((r) => (r.event as unknown as RunEvent).job.name === 'bq-revenue-sink')!;
@@ -416,7 +649,11 @@ describe('warehouse provider against the Google simulator', () => {
     assert.deepEqual([...sink.sources].sort(), [`kafka:${cluster}.customer_ltv`, `kafka:${cluster}.order_revenue_1m`]);
 
     const resources = google.dataplexResources();
-    assert.deepEqual(Object.keys(resources).sort(), ['aspectTypes/lineage-svc-schema', 'entryGroups/lineage-svc', 'entryTypes/lineage-svc-topic']);
+    assert.deepEqual(Object.keys(resources).sort(), [
+      'aspectTypes/lineage-svc-schema',
+      'entryGroups/lineage-svc',
+      'entryTypes/lineage-svc-topic',
+    ]);
     const entries = google.dataplexEntries();
     const topics = graph.nodes.filter((n) => n.node_type === 'TOPIC' && n.cluster_id);
     assert.equal(Object.keys(entries).length, topics.length, 'one entry per topic');
@@ -424,8 +661,13 @@ describe('warehouse provider against the Google simulator', () => {
     for (const fqn of sink.sources) assert.ok(fqns.has(fqn!), `an entry for ${fqn}`);
     const customers = entries[`lineage-svc/${cluster}-pg.retail.public.customers`]!;
     assert.equal(customers.fullyQualifiedName, `kafka:${cluster}.\`pg.retail.public.customers\``);
-    const fields = (customers.aspects as Record<string, { data: { fields: Array<{ name: string; description: string }> } }>)[`${PROJECT}.us.lineage-svc-schema`]!.data.fields;
-    assert.deepEqual(fields.find((f) => f.name === 'email'), { name: 'email', type: 'string', description: 'Customer e-mail address' });
+    const fields = (
+      customers.aspects as Record<string, { data: { fields: Array<{ name: string; description: string }> } }>
+    )[`${PROJECT}.us.lineage-svc-schema`]!.data.fields;
+    assert.deepEqual(
+      fields.find((f) => f.name === 'email'),
+      { name: 'email', type: 'string', description: 'Customer e-mail address' },
+    );
 
     google.resetRequestLog();
     const again = await warehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port: client, now: NOW });
@@ -434,7 +676,11 @@ describe('warehouse provider against the Google simulator', () => {
     assert.equal(google.lineageEvents().length - before, plan.events.length, 'same requestIds: nothing recorded twice');
     const counts = google.requestCounts();
     assert.equal(counts['warehouse.dataplex.entries.create'], topics.length);
-    assert.equal(counts['warehouse.dataplex.entries.patch'], topics.length, 'existing entries get their aspects by PATCH');
+    assert.equal(
+      counts['warehouse.dataplex.entries.patch'],
+      topics.length,
+      'existing entries get their aspects by PATCH',
+    );
     assert.equal(counts['warehouse.dataplex.entryGroups.create'], undefined, 'the bootstrap runs once');
   });
 
@@ -442,7 +688,13 @@ describe('warehouse provider against the Google simulator', () => {
     const saved = process.env.GOOGLE_APPLICATION_CREDENTIALS;
     process.env.GOOGLE_APPLICATION_CREDENTIALS = '/nonexistent/lineage-svc-test-credentials.json';
     try {
-      const adc = createGoogleClient({ projectId: PROJECT, location: 'us', bigQueryApiUrl: google.url, lineageApiUrl: google.url, tokenProvider: applicationDefaultTokenProvider() });
+      const adc = createGoogleClient({
+        projectId: PROJECT,
+        location: 'us',
+        bigQueryApiUrl: google.url,
+        lineageApiUrl: google.url,
+        tokenProvider: applicationDefaultTokenProvider(),
+      });
       await assert.rejects(adc.authenticate(), (error: unknown) => {
         assert.ok(error instanceof WarehouseCredentialsError);
         assert.ok(error.message.startsWith(NO_CREDENTIALS_MESSAGE));
@@ -451,7 +703,10 @@ describe('warehouse provider against the Google simulator', () => {
       });
       const result = await warehouseProvider.enrich(graph, { port: adc });
       assert.equal(result.warnings.length, 1);
-      assert.match(result.warnings[0]!, /^warehouse: no table enriched: no Google credentials: set LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN/);
+      assert.match(
+        result.warnings[0]!,
+        /^warehouse: no table enriched: no Google credentials: set LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN/,
+      );
     } finally {
       if (saved === undefined) delete process.env.GOOGLE_APPLICATION_CREDENTIALS;
       else process.env.GOOGLE_APPLICATION_CREDENTIALS = saved;
@@ -472,7 +727,11 @@ describe('warehouse provider against the Google simulator', () => {
       const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'warehouse' } });
       const graphId = created.body.graph_id as string;
       assert.equal((await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph })).status, 200);
-      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{ catalog_type: string; configured: boolean; capabilities: string[] }>;
+      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{
+        catalog_type: string;
+        configured: boolean;
+        capabilities: string[];
+      }>;
       const warehouse = catalogs.find((c) => c.catalog_type === 'WAREHOUSE_LINEAGE')!;
       assert.deepEqual([warehouse.configured, warehouse.capabilities], [true, ['enrich', 'push']]);
       const before = google.lineageEvents().filter((r) => r.location === 'eu').length;
@@ -487,7 +746,12 @@ describe('warehouse provider against the Google simulator', () => {
     } finally {
       await api.dispose();
     }
-    const direct = await pushToCatalog(graph, 'WAREHOUSE_LINEAGE', DEFAULT_PUSH_OPTIONS, loadConfig({ ...env, LINEAGE_SVC_WAREHOUSE_LOCATION: 'asia-east1' }));
+    const direct = await pushToCatalog(
+      graph,
+      'WAREHOUSE_LINEAGE',
+      DEFAULT_PUSH_OPTIONS,
+      loadConfig({ ...env, LINEAGE_SVC_WAREHOUSE_LOCATION: 'asia-east1' }),
+    );
     assert.equal(direct.tables_updated, 0);
     assert.match(direct.errors[0]!, /HTTP 400 INVALID_ARGUMENT .*Location asia-east1 is not supported/);
   });

@@ -22,7 +22,11 @@ import type { EventStore, RecordedEvent } from '../../src/eventStore.js';
 import { createEventStore } from '../../infra/eventStore/createEventStore.js';
 import { ANY, NO_STREAM, STREAM_EXISTS } from '@eventstore/db-client';
 import { createEventStoreDbEventStore, toEsdbExpectedRevision } from '../../infra/eventStore/eventStoreDbEventStore.js';
-import { FILE_EVENT_STORE_LOCK, FILE_EVENT_STORE_LOG, createFileEventStore } from '../../infra/eventStore/fileEventStore.js';
+import {
+  FILE_EVENT_STORE_LOCK,
+  FILE_EVENT_STORE_LOG,
+  createFileEventStore,
+} from '../../infra/eventStore/fileEventStore.js';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
 import { createPostgresEventStore } from '../../infra/eventStore/postgresEventStore.js';
 import { SQLITE_EVENT_STORE_FILE, createSqliteEventStore } from '../../infra/eventStore/sqliteEventStore.js';
@@ -166,7 +170,10 @@ describe('file event store', () => {
     const dir = tempDir('file-recovery');
     const store = createFileEventStore({ path: dir });
     for (let i = 0; i < count; i += 3) {
-      await store.append('graph-g1', Array.from({ length: Math.min(3, count - i) }, (_, j) => anEvent(`e${i + j}`)));
+      await store.append(
+        'graph-g1',
+        Array.from({ length: Math.min(3, count - i) }, (_, j) => anEvent(`e${i + j}`)),
+      );
     }
     const events = await store.readAll();
     await store.close();
@@ -174,7 +181,10 @@ describe('file event store', () => {
     return { dir, file, events, bytes: fs.statSync(file).size };
   }
 
-  function captureWarnings(): { logger: { warn(obj: object, msg: string): void }; warnings: Array<{ obj: object; msg: string }> } {
+  function captureWarnings(): {
+    logger: { warn(obj: object, msg: string): void };
+    warnings: Array<{ obj: object; msg: string }>;
+  } {
     const warnings: Array<{ obj: object; msg: string }> = [];
     return { warnings, logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } };
   }
@@ -200,7 +210,11 @@ describe('file event store', () => {
     const { logger, warnings } = captureWarnings();
     const store = createFileEventStore({ path: dir, logger });
     try {
-      assert.deepEqual(store.recovery, { truncated_bytes: Buffer.byteLength(torn), dropped_partial_line: true, dropped_events: 0 });
+      assert.deepEqual(store.recovery, {
+        truncated_bytes: Buffer.byteLength(torn),
+        dropped_partial_line: true,
+        dropped_events: 0,
+      });
       assert.equal(warnings.length, 1);
       assert.equal(warnings[0]!.msg, 'EventStore:Recovered');
       assert.deepEqual({ ...warnings[0]!.obj, reason: undefined }, { file, ...store.recovery, reason: undefined });
@@ -240,7 +254,11 @@ describe('file event store', () => {
     fs.appendFileSync(file, tail);
     const store = createFileEventStore({ path: dir });
     try {
-      assert.deepEqual(store.recovery, { truncated_bytes: Buffer.byteLength(tail), dropped_partial_line: true, dropped_events: 2 });
+      assert.deepEqual(store.recovery, {
+        truncated_bytes: Buffer.byteLength(tail),
+        dropped_partial_line: true,
+        dropped_events: 2,
+      });
       assert.equal(fs.statSync(file).size, bytes);
       assert.deepEqual(await store.readAll(), events);
       assert.equal(await store.streamRevision('graph-g1'), 2);
@@ -259,7 +277,8 @@ describe('file event store', () => {
     try {
       assert.throws(
         () => createFileEventStore({ path: dir }),
-        (error: unknown) => error instanceof StorageError && /line 2\b/.test(error.message) && error.message.includes(file),
+        (error: unknown) =>
+          error instanceof StorageError && /line 2\b/.test(error.message) && error.message.includes(file),
       );
       assert.deepEqual(fs.readFileSync(file), before);
       assert.equal(fs.existsSync(path.join(dir, FILE_EVENT_STORE_LOCK)), false, 'a failed open releases the lock');
@@ -286,7 +305,8 @@ describe('file event store', () => {
       const first = createFileEventStore({ path: dir });
       assert.throws(
         () => createFileEventStore({ path: dir }),
-        (error: unknown) => error instanceof StorageError && error.message.includes(`process ${process.pid} (this process)`),
+        (error: unknown) =>
+          error instanceof StorageError && error.message.includes(`process ${process.pid} (this process)`),
       );
       await first.close();
 
@@ -346,7 +366,11 @@ describe('file event store', () => {
  * What SQLite and PostgreSQL must do when two stores (standing for two processes) share a database:
  * a subscriber of one sees the appends of the other, and positions stay gap-free.
  */
-function describeSharedDatabase(name: string, openPair: () => Promise<{ a: EventStore; b: EventStore; cleanup(): Promise<void> }>, skip: string | false): void {
+function describeSharedDatabase(
+  name: string,
+  openPair: () => Promise<{ a: EventStore; b: EventStore; cleanup(): Promise<void> }>,
+  skip: string | false,
+): void {
   describe(`${name}: two stores on one database`, { skip }, () => {
     it("wakes one store's subscriber for the other's appends", { timeout: 30_000 }, async () => {
       const { a, b, cleanup } = await openPair();
@@ -384,7 +408,9 @@ function describeSharedDatabase(name: string, openPair: () => Promise<{ a: Event
         const loser = outcomes.find((o) => o.status === 'rejected');
         assert.ok(loser?.status === 'rejected' && loser.reason instanceof ExpectedRevisionConflictError);
         await Promise.all(
-          Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).append(`graph-many-${i}`, [anEvent(`m${i}a`), anEvent(`m${i}b`)])),
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 === 0 ? a : b).append(`graph-many-${i}`, [anEvent(`m${i}a`), anEvent(`m${i}b`)]),
+          ),
         );
         const all = await b.readAll();
         assert.deepEqual(
@@ -443,7 +469,10 @@ describe('sqlite event store', () => {
       const db = new Database(path.join(dir, SQLITE_EVENT_STORE_FILE));
       db.pragma('user_version = 99');
       db.close();
-      assert.throws(() => createSqliteEventStore({ path: dir }), (error: unknown) => error instanceof StorageError && /schema version 99/.test(error.message));
+      assert.throws(
+        () => createSqliteEventStore({ path: dir }),
+        (error: unknown) => error instanceof StorageError && /schema version 99/.test(error.message),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -452,8 +481,14 @@ describe('sqlite event store', () => {
   it('refuses a file that is not a SQLite database', () => {
     const dir = tempDir('sqlite-garbage');
     try {
-      fs.writeFileSync(path.join(dir, SQLITE_EVENT_STORE_FILE), 'this is not a database, just some text that is long enough'.repeat(20));
-      assert.throws(() => createSqliteEventStore({ path: dir }), (error: unknown) => error instanceof StorageError && error.message.includes(dir));
+      fs.writeFileSync(
+        path.join(dir, SQLITE_EVENT_STORE_FILE),
+        'this is not a database, just some text that is long enough'.repeat(20),
+      );
+      assert.throws(
+        () => createSqliteEventStore({ path: dir }),
+        (error: unknown) => error instanceof StorageError && error.message.includes(dir),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -463,14 +498,18 @@ describe('sqlite event store', () => {
 describe('postgres event store', { skip: postgresSkip }, () => {
   it('fails with a StorageError that does not leak the password when the server is unreachable', async () => {
     await assert.rejects(
-      createPostgresEventStore({ url: 'postgres://lineage:s3cret-pw@127.0.0.1:1/nowhere', connectionTimeoutMilliseconds: 2000 }),
-      (error: unknown) => error instanceof StorageError && error.message.includes('127.0.0.1:1') && !error.message.includes('s3cret-pw'),
+      createPostgresEventStore({
+        url: 'postgres://lineage:s3cret-pw@127.0.0.1:1/nowhere',
+        connectionTimeoutMilliseconds: 2000,
+      }),
+      (error: unknown) =>
+        error instanceof StorageError && error.message.includes('127.0.0.1:1') && !error.message.includes('s3cret-pw'),
     );
   });
 });
 
 describe('eventstoredb event store (no server needed)', () => {
-  it('maps every expected revision to the client\'s', () => {
+  it("maps every expected revision to the client's", () => {
     assert.equal(toEsdbExpectedRevision('any'), ANY);
     assert.equal(toEsdbExpectedRevision('no_stream'), NO_STREAM);
     assert.equal(toEsdbExpectedRevision('stream_exists'), STREAM_EXISTS);
@@ -506,7 +545,10 @@ describe('createEventStore', () => {
     const dir = tempDir('create');
     try {
       for (const backend of ['file', 'sqlite'] as const) {
-        const store = await createEventStore({ backend, path: path.join(dir, backend) }, { now: () => new Date('2030-01-02T03:04:05.678Z') });
+        const store = await createEventStore(
+          { backend, path: path.join(dir, backend) },
+          { now: () => new Date('2030-01-02T03:04:05.678Z') },
+        );
         assert.equal(store.backend, backend);
         await store.append('graph-g1', [anEvent('created')]);
         assert.equal((await store.readAll())[0]?.recorded_at, '2030-01-02T03:04:05.678Z', 'the clock is passed down');
@@ -529,9 +571,18 @@ describe('createEventStore', () => {
   });
 
   it('rejects a missing path or URL with a ConfigurationError naming the variable', async () => {
-    await assert.rejects(createEventStore({ backend: 'file', path: ' ' }), (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__PATH/.test(error.message));
-    await assert.rejects(createEventStore({ backend: 'postgres', path: '' }), (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__URL/.test(error.message));
-    await assert.rejects(createEventStore({ backend: 'eventstoredb', path: '' }), (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__URL/.test(error.message));
+    await assert.rejects(
+      createEventStore({ backend: 'file', path: ' ' }),
+      (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__PATH/.test(error.message),
+    );
+    await assert.rejects(
+      createEventStore({ backend: 'postgres', path: '' }),
+      (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__URL/.test(error.message),
+    );
+    await assert.rejects(
+      createEventStore({ backend: 'eventstoredb', path: '' }),
+      (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__URL/.test(error.message),
+    );
     await assert.rejects(
       createEventStore({ backend: 'eventstoredb', path: '', url: 'not a connection string' }),
       (error: unknown) => error instanceof ConfigurationError && /LINEAGE_SVC_STORAGE__URL/.test(error.message),
@@ -561,7 +612,8 @@ describe('createEventStore', () => {
     await assert.rejects(
       createEventStore({ backend: 'postgres', path: '', url: 'postgres://lineage:pw@127.0.0.1:1/nowhere' }),
       (error: unknown) =>
-        error instanceof StorageError && error.message.startsWith('LINEAGE_SVC_STORAGE__URL="postgres://lineage:***@127.0.0.1:1/nowhere"'),
+        error instanceof StorageError &&
+        error.message.startsWith('LINEAGE_SVC_STORAGE__URL="postgres://lineage:***@127.0.0.1:1/nowhere"'),
     );
   });
 });

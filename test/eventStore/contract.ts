@@ -41,7 +41,9 @@ export function anEvent(label: string, extra: Record<string, unknown> = {}): Eve
     version: 1,
     data: {
       graph_id: 'g-contract',
-      nodes: [{ id: `node-${label}`, node_type: 'TOPIC', qualified_name: `orders.${label}`, attributes: { partitions: 6 } }],
+      nodes: [
+        { id: `node-${label}`, node_type: 'TOPIC', qualified_name: `orders.${label}`, attributes: { partitions: 6 } },
+      ],
       ...extra,
     },
     metadata: { event_id: randomUUID(), correlation_id: `corr-${label}`, actor: 'test', cause: 'extraction' },
@@ -56,7 +58,8 @@ function aStream(prefix = 'graph'): string {
   return `${prefix}-${randomUUID()}`;
 }
 
-const ids = (events: ReadonlyArray<{ metadata: { event_id: string } }>): string[] => events.map((e) => e.metadata.event_id);
+const ids = (events: ReadonlyArray<{ metadata: { event_id: string } }>): string[] =>
+  events.map((e) => e.metadata.event_id);
 
 /** Reads `count` events from a subscription, then ends it. */
 async function take(subscription: Subscription, count: number): Promise<RecordedEvent[]> {
@@ -73,7 +76,8 @@ async function take(subscription: Subscription, count: number): Promise<Recorded
 }
 
 function assertIncreasing(positions: number[], gapFree: boolean, first?: number): void {
-  for (let i = 1; i < positions.length; i += 1) assert.ok(positions[i]! > positions[i - 1]!, `positions increase: ${positions.join(',')}`);
+  for (let i = 1; i < positions.length; i += 1)
+    assert.ok(positions[i]! > positions[i - 1]!, `positions increase: ${positions.join(',')}`);
   if (gapFree) {
     const start = first ?? positions[0] ?? 1;
     assert.deepEqual(
@@ -173,7 +177,11 @@ export function describeEventStoreContract(
           all.map((e) => `${e.stream}@${e.revision}`),
           [`${a}@0`, `${a}@1`, `${b}@0`, `${b}@1`, `${b}@2`, `${a}@2`, `${c}@0`, `${c}@1`],
         );
-        const byStream = [...(await store.readStream(a)), ...(await store.readStream(b)), ...(await store.readStream(c))];
+        const byStream = [
+          ...(await store.readStream(a)),
+          ...(await store.readStream(b)),
+          ...(await store.readStream(c)),
+        ];
         for (const event of byStream) {
           assert.equal(all.find((e) => e.metadata.event_id === event.metadata.event_id)?.position, event.position);
         }
@@ -203,16 +211,29 @@ export function describeEventStoreContract(
       it("'any' appends whether or not the stream exists", CASE, () =>
         withStore(async (store) => {
           const stream = aStream();
-          assert.equal((await store.append(stream, someEvents(1, 'a'), { expectedRevision: 'any' })).next_expected_revision, 0);
-          assert.equal((await store.append(stream, someEvents(2, 'b'), { expectedRevision: 'any' })).next_expected_revision, 2);
-          assert.equal((await store.append(stream, someEvents(1, 'c'))).next_expected_revision, 3, "'any' is the default");
+          assert.equal(
+            (await store.append(stream, someEvents(1, 'a'), { expectedRevision: 'any' })).next_expected_revision,
+            0,
+          );
+          assert.equal(
+            (await store.append(stream, someEvents(2, 'b'), { expectedRevision: 'any' })).next_expected_revision,
+            2,
+          );
+          assert.equal(
+            (await store.append(stream, someEvents(1, 'c'))).next_expected_revision,
+            3,
+            "'any' is the default",
+          );
         }),
       );
 
       it("'no_stream' succeeds on a new stream and conflicts on an existing one", CASE, () =>
         withStore(async (store) => {
           const stream = aStream();
-          assert.equal((await store.append(stream, someEvents(2, 'a'), { expectedRevision: 'no_stream' })).next_expected_revision, 1);
+          assert.equal(
+            (await store.append(stream, someEvents(2, 'a'), { expectedRevision: 'no_stream' })).next_expected_revision,
+            1,
+          );
           await assertConflict(store, stream, 'no_stream', 1);
         }),
       );
@@ -222,7 +243,11 @@ export function describeEventStoreContract(
           const stream = aStream();
           await assertConflict(store, stream, 'stream_exists', -1);
           await store.append(stream, someEvents(1, 'a'));
-          assert.equal((await store.append(stream, someEvents(1, 'b'), { expectedRevision: 'stream_exists' })).next_expected_revision, 1);
+          assert.equal(
+            (await store.append(stream, someEvents(1, 'b'), { expectedRevision: 'stream_exists' }))
+              .next_expected_revision,
+            1,
+          );
         }),
       );
 
@@ -230,11 +255,17 @@ export function describeEventStoreContract(
         withStore(async (store) => {
           const stream = aStream();
           await assertConflict(store, stream, 0, -1);
-          assert.equal((await store.append(stream, someEvents(2, 'a'), { expectedRevision: -1 })).next_expected_revision, 1);
+          assert.equal(
+            (await store.append(stream, someEvents(2, 'a'), { expectedRevision: -1 })).next_expected_revision,
+            1,
+          );
           await assertConflict(store, stream, -1, 1);
           await assertConflict(store, stream, 0, 1);
           await assertConflict(store, stream, 2, 1);
-          assert.equal((await store.append(stream, someEvents(1, 'b'), { expectedRevision: 1 })).next_expected_revision, 2);
+          assert.equal(
+            (await store.append(stream, someEvents(1, 'b'), { expectedRevision: 1 })).next_expected_revision,
+            2,
+          );
         }),
       );
 
@@ -243,11 +274,14 @@ export function describeEventStoreContract(
           const stream = aStream();
           await store.append(stream, someEvents(1, 'seed'));
           const batches = Array.from({ length: 6 }, (_, i) => someEvents(2, `racer-${i}`));
-          const outcomes = await Promise.allSettled(batches.map((batch) => store.append(stream, batch, { expectedRevision: 0 })));
+          const outcomes = await Promise.allSettled(
+            batches.map((batch) => store.append(stream, batch, { expectedRevision: 0 })),
+          );
           const winners = outcomes.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [i] : []));
           assert.equal(winners.length, 1, 'exactly one append wins');
           for (const outcome of outcomes) {
-            if (outcome.status === 'rejected') assert.ok(outcome.reason instanceof ExpectedRevisionConflictError, String(outcome.reason));
+            if (outcome.status === 'rejected')
+              assert.ok(outcome.reason instanceof ExpectedRevisionConflictError, String(outcome.reason));
           }
           const read = await store.readStream(stream);
           assert.equal(read.length, 3);
@@ -255,9 +289,15 @@ export function describeEventStoreContract(
 
           const fresh = aStream();
           const creators = await Promise.allSettled(
-            Array.from({ length: 4 }, (_, i) => store.append(fresh, someEvents(1, `creator-${i}`), { expectedRevision: 'no_stream' })),
+            Array.from({ length: 4 }, (_, i) =>
+              store.append(fresh, someEvents(1, `creator-${i}`), { expectedRevision: 'no_stream' }),
+            ),
           );
-          assert.equal(creators.filter((outcome) => outcome.status === 'fulfilled').length, 1, "exactly one 'no_stream' append wins");
+          assert.equal(
+            creators.filter((outcome) => outcome.status === 'fulfilled').length,
+            1,
+            "exactly one 'no_stream' append wins",
+          );
           assert.equal(await store.streamRevision(fresh), 0);
         }),
       );
@@ -324,7 +364,10 @@ export function describeEventStoreContract(
         );
         assert.deepEqual(pages.flat(), everything);
         assert.deepEqual(await store.readAll({ after: everything[24]!.position }), []);
-        assert.deepEqual(await store.readAll({ after: everything[9]!.position, maxCount: 3 }), everything.slice(10, 13));
+        assert.deepEqual(
+          await store.readAll({ after: everything[9]!.position, maxCount: 3 }),
+          everything.slice(10, 13),
+        );
       }),
     );
 
@@ -524,7 +567,10 @@ export function describeEventStoreContract(
         assert.equal(await reopened.streamRevision(a), 3);
         assert.equal(await reopened.streamRevision(b), 1);
         assert.equal(await reopened.headPosition(), before[before.length - 1]!.position);
-        await assert.rejects(reopened.append(a, someEvents(1, 'stale'), { expectedRevision: 2 }), ExpectedRevisionConflictError);
+        await assert.rejects(
+          reopened.append(a, someEvents(1, 'stale'), { expectedRevision: 2 }),
+          ExpectedRevisionConflictError,
+        );
         const next = await reopened.append(a, someEvents(1, 'a3'), { expectedRevision: 3 });
         assert.equal(next.next_expected_revision, 4);
         if (exact(reopened)) assert.equal(next.position, before.length + base + 1, 'positions continue without a gap');

@@ -41,7 +41,8 @@ function runAndKill(backend: 'file' | 'sqlite', folder: string): Promise<number[
       const lines = pending.split('\n');
       pending = lines.pop()!;
       for (const line of lines) acknowledged.push(Number(line));
-      if (acknowledged.length >= ACKNOWLEDGEMENTS_BEFORE_KILL && child.exitCode === null && !child.killed) child.kill('SIGKILL');
+      if (acknowledged.length >= ACKNOWLEDGEMENTS_BEFORE_KILL && child.exitCode === null && !child.killed)
+        child.kill('SIGKILL');
     });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
@@ -57,44 +58,56 @@ function open(backend: 'file' | 'sqlite', folder: string): EventStore {
 
 describe('crash during appends', () => {
   for (const backend of ['file', 'sqlite'] as const) {
-    it(`${backend}: every acknowledged batch survives SIGKILL and no batch is partial`, { timeout: 60_000 }, async () => {
-      const folder = fs.mkdtempSync(path.join(os.tmpdir(), `lineage-svc-crash-${backend}-`));
-      try {
-        let lastAcknowledged = -1;
-        for (let round = 1; round <= 2; round += 1) {
-          const acknowledged = await runAndKill(backend, folder);
-          assert.ok(acknowledged.length >= ACKNOWLEDGEMENTS_BEFORE_KILL);
-          // The writer starts from the stream's revision after recovery: whole batches, past what was acknowledged.
-          assert.equal((acknowledged[0]! + 1) % CRASH_BATCH, 0);
-          assert.ok(acknowledged[0]! > lastAcknowledged);
-          for (let i = 1; i < acknowledged.length; i += 1) assert.equal(acknowledged[i], acknowledged[i - 1]! + CRASH_BATCH);
-          lastAcknowledged = acknowledged[acknowledged.length - 1]!;
+    it(
+      `${backend}: every acknowledged batch survives SIGKILL and no batch is partial`,
+      { timeout: 60_000 },
+      async () => {
+        const folder = fs.mkdtempSync(path.join(os.tmpdir(), `lineage-svc-crash-${backend}-`));
+        try {
+          let lastAcknowledged = -1;
+          for (let round = 1; round <= 2; round += 1) {
+            const acknowledged = await runAndKill(backend, folder);
+            assert.ok(acknowledged.length >= ACKNOWLEDGEMENTS_BEFORE_KILL);
+            // The writer starts from the stream's revision after recovery: whole batches, past what was acknowledged.
+            assert.equal((acknowledged[0]! + 1) % CRASH_BATCH, 0);
+            assert.ok(acknowledged[0]! > lastAcknowledged);
+            for (let i = 1; i < acknowledged.length; i += 1)
+              assert.equal(acknowledged[i], acknowledged[i - 1]! + CRASH_BATCH);
+            lastAcknowledged = acknowledged[acknowledged.length - 1]!;
 
-          const store = open(backend, folder);
-          try {
-            const events = await store.readStream(CRASH_STREAM);
-            assert.ok(events.length - 1 >= lastAcknowledged, `round ${round}: revision ${lastAcknowledged} was acknowledged, the stream ends at ${events.length - 1}`);
-            assert.equal(events.length % CRASH_BATCH, 0, `round ${round}: ${events.length} events is not a whole number of batches`);
-            assert.deepEqual(
-              events.map((e) => e.revision),
-              events.map((_, i) => i),
-            );
-            for (const event of events) {
-              assert.deepEqual(event.data, crashEventData(event.revision));
-              assert.equal(event.metadata.event_id, `crash-${event.revision}`);
+            const store = open(backend, folder);
+            try {
+              const events = await store.readStream(CRASH_STREAM);
+              assert.ok(
+                events.length - 1 >= lastAcknowledged,
+                `round ${round}: revision ${lastAcknowledged} was acknowledged, the stream ends at ${events.length - 1}`,
+              );
+              assert.equal(
+                events.length % CRASH_BATCH,
+                0,
+                `round ${round}: ${events.length} events is not a whole number of batches`,
+              );
+              assert.deepEqual(
+                events.map((e) => e.revision),
+                events.map((_, i) => i),
+              );
+              for (const event of events) {
+                assert.deepEqual(event.data, crashEventData(event.revision));
+                assert.equal(event.metadata.event_id, `crash-${event.revision}`);
+              }
+              const all = await store.readAll({ maxCount: events.length + 1 });
+              assert.deepEqual(
+                all.map((e) => e.position),
+                events.map((_, i) => i + 1),
+              );
+            } finally {
+              await store.close();
             }
-            const all = await store.readAll({ maxCount: events.length + 1 });
-            assert.deepEqual(
-              all.map((e) => e.position),
-              events.map((_, i) => i + 1),
-            );
-          } finally {
-            await store.close();
           }
+        } finally {
+          fs.rmSync(folder, { recursive: true, force: true });
         }
-      } finally {
-        fs.rmSync(folder, { recursive: true, force: true });
-      }
-    });
+      },
+    );
   }
 });

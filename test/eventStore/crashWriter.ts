@@ -33,7 +33,8 @@ async function main(): Promise<void> {
     process.stderr.write('usage: crashWriter.ts <file|sqlite> <folder>\n');
     process.exit(2);
   }
-  const store: EventStore = backend === 'file' ? createFileEventStore({ path: folder }) : createSqliteEventStore({ path: folder });
+  const store: EventStore =
+    backend === 'file' ? createFileEventStore({ path: folder }) : createSqliteEventStore({ path: folder });
   let revision = await store.streamRevision(CRASH_STREAM);
   for (;;) {
     const batch: EventToAppend[] = Array.from({ length: CRASH_BATCH }, (_, i) => ({

@@ -8,7 +8,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { clusterLinkFragment, kafkaTopicUri, linkSourceClusterId, mirrorLag } from '../../src/extraction/clusterLinks.js';
+import {
+  clusterLinkFragment,
+  kafkaTopicUri,
+  linkSourceClusterId,
+  mirrorLag,
+} from '../../src/extraction/clusterLinks.js';
 import type { ClusterInfo } from '../../src/extraction/environments.js';
 import { GraphBuilder } from '../../src/extraction/graphBuilder.js';
 import { ClusterLinkBody, MirrorTopicBody } from '../../src/extraction/platformTypes.js';
@@ -62,7 +67,9 @@ const link = (fields: Partial<ClusterLinkBody> = {}): ClusterLinkBody => ({
 /** Runs the extractor and collects its warnings. */
 function run(mirrors: MirrorTopicBody[], links: ClusterLinkBody[], extracted: Record<string, string>) {
   const warnings: string[] = [];
-  const fragment = clusterLinkFragment(destination, { mirrors, links }, new Map(Object.entries(extracted)), (message) => warnings.push(message));
+  const fragment = clusterLinkFragment(destination, { mirrors, links }, new Map(Object.entries(extracted)), (message) =>
+    warnings.push(message),
+  );
   return { fragment, warnings };
 }
 
@@ -89,7 +96,10 @@ describe('cluster links: mirror topics to TRANSFORMS edges', () => {
     assert.equal(source?.environment_id, PROD);
     assert.equal(source?.cluster_id, SOURCE);
     assert.equal(source?.node_type, 'TOPIC');
-    assert.ok(fragment.nodes.every((node) => node.node_type === 'TOPIC'), 'no external dataset for an extracted source');
+    assert.ok(
+      fragment.nodes.every((node) => node.node_type === 'TOPIC'),
+      'no external dataset for an extracted source',
+    );
   });
 
   it('merges into the listed topics: placeholders only where the inventory has no topic', () => {
@@ -103,7 +113,10 @@ describe('cluster links: mirror topics to TRANSFORMS edges', () => {
     assert.equal(mirrorTopic?.attributes?.partitions, 3);
     assert.equal(mirrorTopic?.attributes?.placeholder, undefined, 'the listed mirror topic stays a real topic');
     // The source cluster's listing is not part of this build: its topic stays a flagged placeholder.
-    assert.equal(parsed.nodes.find((node) => node.id === topicId(PROD, SOURCE, 'orders'))?.attributes?.placeholder, true);
+    assert.equal(
+      parsed.nodes.find((node) => node.id === topicId(PROD, SOURCE, 'orders'))?.attributes?.placeholder,
+      true,
+    );
     assert.equal(parsed.edges.length, 1);
   });
 
@@ -124,7 +137,11 @@ describe('cluster links: mirror topics to TRANSFORMS edges', () => {
       attributes: { uri, scheme: 'kafka', source_cluster_id: SOURCE, source_topic_name: 'orders' },
     });
     assert.equal(fragment.edges[0]?.src_id, externalDatasetId(DR, uri));
-    assert.equal(fragment.edges[0]?.dst_id, topicId(DR, DESTINATION, 'us.orders'), 'a prefixed mirror keeps its own name');
+    assert.equal(
+      fragment.edges[0]?.dst_id,
+      topicId(DR, DESTINATION, 'us.orders'),
+      'a prefixed mirror keeps its own name',
+    );
     const builder = new GraphBuilder();
     builder.add(fragment);
     assert.doesNotThrow(() => parseLineageGraph(builder.build().graph));
@@ -140,7 +157,11 @@ describe('cluster links: mirror topics to TRANSFORMS edges', () => {
 
   it('skips with a warning a mirror whose link is not listed, and one whose link names no other cluster', () => {
     const { fragment, warnings } = run(
-      [mirror({ link_name: 'gone', mirror_topic_name: 'a' }), mirror({ link_name: 'source-side', mirror_topic_name: 'b' }), mirror({ mirror_topic_name: 'c', source_topic_name: 'c' })],
+      [
+        mirror({ link_name: 'gone', mirror_topic_name: 'a' }),
+        mirror({ link_name: 'source-side', mirror_topic_name: 'b' }),
+        mirror({ mirror_topic_name: 'c', source_topic_name: 'c' }),
+      ],
       [link(), link({ link_name: 'source-side', source_cluster_id: null, destination_cluster_id: 'lkc-other' })],
       { [DESTINATION]: DR },
     );
@@ -148,16 +169,37 @@ describe('cluster links: mirror topics to TRANSFORMS edges', () => {
       'ClusterLinking:lkc-destin: mirror topic a belongs to cluster link gone, which the cluster does not list; skipped',
       'ClusterLinking:lkc-destin: cluster link source-side names no source cluster (neither source_cluster_id nor remote_cluster_id); mirror topic b skipped',
     ]);
-    assert.deepEqual(fragment.edges.map((edge) => edge.dst_id), [topicId(DR, DESTINATION, 'c')], 'the other mirrors are kept');
+    assert.deepEqual(
+      fragment.edges.map((edge) => edge.dst_id),
+      [topicId(DR, DESTINATION, 'c')],
+      'the other mirrors are kept',
+    );
   });
 
   it('sums the partition lags; unknown lag is null and link_id is left out when not reported', () => {
     assert.equal(mirrorLag(mirror()), 42);
-    assert.equal(mirrorLag(mirror({ mirror_lags: [{ partition: 0, lag: null }, { partition: 1, lag: 5 }] })), 5);
+    assert.equal(
+      mirrorLag(
+        mirror({
+          mirror_lags: [
+            { partition: 0, lag: null },
+            { partition: 1, lag: 5 },
+          ],
+        }),
+      ),
+      5,
+    );
     assert.equal(mirrorLag(mirror({ mirror_lags: [] })), null);
     assert.equal(mirrorLag(mirror({ mirror_lags: undefined })), null);
-    const { fragment } = run([mirror({ mirror_lags: null, mirror_status: 'STOPPED' })], [link({ link_id: null })], { [DESTINATION]: DR });
-    assert.deepEqual(fragment.edges[0]?.attributes, { cluster_link: 'prod-to-dr', source_cluster_id: SOURCE, mirror_status: 'STOPPED', mirror_lag: null });
+    const { fragment } = run([mirror({ mirror_lags: null, mirror_status: 'STOPPED' })], [link({ link_id: null })], {
+      [DESTINATION]: DR,
+    });
+    assert.deepEqual(fragment.edges[0]?.attributes, {
+      cluster_link: 'prod-to-dr',
+      source_cluster_id: SOURCE,
+      mirror_status: 'STOPPED',
+      mirror_lag: null,
+    });
   });
 
   it('gives nothing for a cluster without mirrors', () => {
@@ -187,7 +229,12 @@ describe('cluster links: mirror topics to TRANSFORMS edges', () => {
     const { fragment, warnings } = run([recorded], links, { [DESTINATION]: DR });
     assert.deepEqual(warnings, []);
     assert.deepEqual(
-      fragment.edges.map((edge) => [edge.src_id, edge.dst_id, edge.attributes?.cluster_link, edge.attributes?.mirror_lag]),
+      fragment.edges.map((edge) => [
+        edge.src_id,
+        edge.dst_id,
+        edge.attributes?.cluster_link,
+        edge.attributes?.mirror_lag,
+      ]),
       [[externalDatasetId(DR, 'kafka://lkc-nv0zqv/orders'), topicId(DR, DESTINATION, 'us_orders'), 'ui-test', 0]],
     );
   });

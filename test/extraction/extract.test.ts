@@ -7,9 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { extract, type ExtractOptions } from '../../src/extraction/extract.js';
-import { connectorId, consumerGroupId, lakehouseTableId, materializedTableId, schemaId, sqlQueryId, streamJobId, topicId } from '../../src/graph/ids.js';
+import {
+  connectorId,
+  consumerGroupId,
+  lakehouseTableId,
+  materializedTableId,
+  schemaId,
+  sqlQueryId,
+  streamJobId,
+  topicId,
+} from '../../src/graph/ids.js';
 import { parseLineageGraph } from '../../src/graph/validation.js';
 import { silentLogger } from '../../src/logger.js';
 import { DEDICATED, DEV, PROD, STANDARD, fastApi } from './helpers.js';
@@ -29,8 +38,12 @@ beforeEach(() => {
 const run = (options: Partial<ExtractOptions> = {}, api = fastApi(sim)) =>
   extract({ platform: api, logger: silentLogger() }, { environmentIds: [PROD, DEV], ...options });
 
-const edge = (graph: { edges: { src_id: string; dst_id: string; edge_type: string }[] }, src: string, type: string, dst: string) =>
-  graph.edges.find((e) => e.src_id === src && e.edge_type === type && e.dst_id === dst);
+const edge = (
+  graph: { edges: { src_id: string; dst_id: string; edge_type: string }[] },
+  src: string,
+  type: string,
+  dst: string,
+) => graph.edges.find((e) => e.src_id === src && e.edge_type === type && e.dst_id === dst);
 
 describe('extract against the simulator', () => {
   it('builds the demo graph, valid, with every node type the platform reports', async () => {
@@ -38,7 +51,17 @@ describe('extract against the simulator', () => {
     const graph = parseLineageGraph(result.graph);
     assert.deepEqual(result.warnings, []);
     const types = new Set(graph.nodes.map((n) => n.node_type));
-    for (const type of ['TOPIC', 'CONSUMER_GROUP', 'CONNECTOR', 'SQL_QUERY', 'STREAM_JOB', 'SCHEMA', 'MATERIALIZED_TABLE', 'EXTERNAL_DATASET', 'CATALOG_TABLE']) {
+    for (const type of [
+      'TOPIC',
+      'CONSUMER_GROUP',
+      'CONNECTOR',
+      'SQL_QUERY',
+      'STREAM_JOB',
+      'SCHEMA',
+      'MATERIALIZED_TABLE',
+      'EXTERNAL_DATASET',
+      'CATALOG_TABLE',
+    ]) {
       assert.ok(types.has(type as never), `missing ${type}`);
     }
     const orders = graph.nodes.find((n) => n.id === topicId(PROD, DEDICATED, 'pg.retail.public.orders'));
@@ -48,18 +71,45 @@ describe('extract against the simulator', () => {
     // CDC source: postgres table -> connector -> topic
     const cdc = connectorId(PROD, DEDICATED, 'pg-retail-cdc');
     assert.ok(edge(graph, cdc, 'PRODUCES', topicId(PROD, DEDICATED, 'pg.retail.public.orders')));
-    assert.ok(edge(graph, 'external:external_dataset:env-q7m2k9:postgres://retail-db.c8x2k4.us-east-1.rds.amazonaws.com:5432/retail.public.orders', 'CONSUMES', cdc));
+    assert.ok(
+      edge(
+        graph,
+        'external:external_dataset:env-q7m2k9:postgres://retail-db.c8x2k4.us-east-1.rds.amazonaws.com:5432/retail.public.orders',
+        'CONSUMES',
+        cdc,
+      ),
+    );
     // topics.regex sink
     const os = connectorId(PROD, DEDICATED, 'opensearch-clicks');
-    for (const topic of ['clickstream', 'clickstream_bots', 'clickstream_sessions']) assert.ok(edge(graph, topicId(PROD, DEDICATED, topic), 'CONSUMES', os), topic);
+    for (const topic of ['clickstream', 'clickstream_bots', 'clickstream_sessions'])
+      assert.ok(edge(graph, topicId(PROD, DEDICATED, topic), 'CONSUMES', os), topic);
     // ksqlDB query with sources and sinks, and its consumer group
     const query = sqlQueryId(PROD, 'lksqlc-8p2v6d', 'CSAS_CHECKOUT_CLICKS_5');
     assert.ok(edge(graph, topicId(PROD, DEDICATED, 'pg.retail.public.customers'), 'CONSUMES', query));
     assert.ok(edge(graph, query, 'PRODUCES', topicId(PROD, DEDICATED, 'checkout_clicks')));
-    assert.ok(edge(graph, consumerGroupId(PROD, DEDICATED, '_confluent-ksql-pksqlc-9j4r2query_CSAS_CHECKOUT_CLICKS_5'), 'MEMBER_OF', query));
+    assert.ok(
+      edge(
+        graph,
+        consumerGroupId(PROD, DEDICATED, '_confluent-ksql-pksqlc-9j4r2query_CSAS_CHECKOUT_CLICKS_5'),
+        'MEMBER_OF',
+        query,
+      ),
+    );
     // connector consumer group
-    assert.ok(edge(graph, consumerGroupId(PROD, DEDICATED, 'connect-lcc-s3a7k2'), 'MEMBER_OF', connectorId(PROD, DEDICATED, 's3-orders-archive')));
-    const lagEdge = edge(graph, topicId(PROD, STANDARD, 'orders_for_bi'), 'CONSUMES', consumerGroupId(PROD, STANDARD, 'connect-lcc-sf5h1q'));
+    assert.ok(
+      edge(
+        graph,
+        consumerGroupId(PROD, DEDICATED, 'connect-lcc-s3a7k2'),
+        'MEMBER_OF',
+        connectorId(PROD, DEDICATED, 's3-orders-archive'),
+      ),
+    );
+    const lagEdge = edge(
+      graph,
+      topicId(PROD, STANDARD, 'orders_for_bi'),
+      'CONSUMES',
+      consumerGroupId(PROD, STANDARD, 'connect-lcc-sf5h1q'),
+    );
     assert.equal((lagEdge as { attributes?: { lag?: number } } | undefined)?.attributes?.lag, 57);
     // Flink statements: attributes and reported sources, cross-cluster source placed on its cluster
     const job = graph.nodes.find((n) => n.id === streamJobId(PROD, 'enrich-orders'));
@@ -68,7 +118,14 @@ describe('extract against the simulator', () => {
     assert.match(String(job?.attributes?.sql), /INSERT INTO `orders_enriched`/);
     assert.ok(edge(graph, topicId(PROD, DEDICATED, 'orders_enriched'), 'CONSUMES', streamJobId(PROD, 'orders-to-bi')));
     // schemas: key and value roles, and the Protobuf fields
-    assert.ok(edge(graph, topicId(PROD, DEDICATED, 'pg.retail.public.orders'), 'HAS_SCHEMA', schemaId(PROD, 'pg.retail.public.orders-key')));
+    assert.ok(
+      edge(
+        graph,
+        topicId(PROD, DEDICATED, 'pg.retail.public.orders'),
+        'HAS_SCHEMA',
+        schemaId(PROD, 'pg.retail.public.orders-key'),
+      ),
+    );
     const proto = graph.nodes.find((n) => n.id === schemaId(PROD, 'pg.retail.public.order_items-value'));
     assert.equal(proto?.attributes?.schema_type, 'PROTOBUF');
     assert.equal(proto?.attributes?.field_count, 6);
@@ -78,7 +135,9 @@ describe('extract against the simulator', () => {
     assert.ok(edge(graph, table, 'MATERIALIZES', lakehouseTableId(PROD, 'retail_prod', DEDICATED, 'orders_enriched')));
     // business metadata
     const enriched = graph.nodes.find((n) => n.id === topicId(PROD, DEDICATED, 'orders_enriched'));
-    assert.deepEqual(enriched?.attributes?.business_metadata, { DataProduct: { owner_team: 'orders-platform', domain: 'commerce', sla_minutes: '5' } });
+    assert.deepEqual(enriched?.attributes?.business_metadata, {
+      DataProduct: { owner_team: 'orders-platform', domain: 'commerce', sla_minutes: '5' },
+    });
     // the development environment without Schema Registry
     assert.ok(graph.nodes.some((n) => n.id === topicId(DEV, 'lkc-9d2f4g', 'test_orders')));
   });
@@ -117,23 +176,47 @@ describe('extract against the simulator', () => {
     assert.deepEqual(warnings, []);
     assert.equal(counts.edgesByType.TRANSFORMS, 2, 'one TRANSFORMS edge per mirror topic of the demo');
     // retail-prod -> retail-dev: the source resolves to the real topic of the other environment.
-    const across = edge(graph, topicId(PROD, DEDICATED, 'pg.retail.public.order_items'), 'TRANSFORMS', topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items'));
+    const across = edge(
+      graph,
+      topicId(PROD, DEDICATED, 'pg.retail.public.order_items'),
+      'TRANSFORMS',
+      topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items'),
+    );
     const attributes = (across as { attributes?: Record<string, unknown> } | undefined)?.attributes;
-    assert.match(String(attributes?.link_id), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the link UUID');
-    assert.deepEqual({ ...attributes, link_id: undefined }, {
-      cluster_link: 'retail-prod-to-dev',
-      link_id: undefined,
-      source_cluster_id: DEDICATED,
-      mirror_status: 'ACTIVE',
-      mirror_lag: 96,
-    });
+    assert.match(
+      String(attributes?.link_id),
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      'the link UUID',
+    );
+    assert.deepEqual(
+      { ...attributes, link_id: undefined },
+      {
+        cluster_link: 'retail-prod-to-dev',
+        link_id: undefined,
+        source_cluster_id: DEDICATED,
+        mirror_status: 'ACTIVE',
+        mirror_lag: 96,
+      },
+    );
     const source = graph.nodes.find((n) => n.id === topicId(PROD, DEDICATED, 'pg.retail.public.order_items'));
     assert.equal(source?.attributes?.partitions, 12, 'the listed source topic, not a placeholder');
     assert.equal(source?.attributes?.placeholder, undefined);
     // Within retail-prod: a prefixed mirror of orders_enriched on the Standard cluster.
-    const within = edge(graph, topicId(PROD, DEDICATED, 'orders_enriched'), 'TRANSFORMS', topicId(PROD, STANDARD, 'dedicated.orders_enriched'));
-    assert.equal((within as { attributes?: { cluster_link?: string } } | undefined)?.attributes?.cluster_link, 'orders-to-analytics');
-    assert.equal(graph.nodes.filter((n) => n.node_type === 'EXTERNAL_DATASET' && n.id.includes('kafka://')).length, 0, 'every source cluster is extracted');
+    const within = edge(
+      graph,
+      topicId(PROD, DEDICATED, 'orders_enriched'),
+      'TRANSFORMS',
+      topicId(PROD, STANDARD, 'dedicated.orders_enriched'),
+    );
+    assert.equal(
+      (within as { attributes?: { cluster_link?: string } } | undefined)?.attributes?.cluster_link,
+      'orders-to-analytics',
+    );
+    assert.equal(
+      graph.nodes.filter((n) => n.node_type === 'EXTERNAL_DATASET' && n.id.includes('kafka://')).length,
+      0,
+      'every source cluster is extracted',
+    );
   });
 
   it('makes the source an external kafka:// dataset when its environment is not extracted', async () => {
@@ -153,12 +236,17 @@ describe('extract against the simulator', () => {
     assert.deepEqual(quiet.warnings, []);
     assert.equal(quiet.counts.edgesByType.TRANSFORMS, undefined);
     assert.equal(sim.requestCounts()['kafka-rest.links'] ?? 0, 0, 'no link listing without mirrors');
-    assert.ok(quiet.graph.nodes.some((n) => n.id === topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items')), 'the mirror topic is still a topic');
+    assert.ok(
+      quiet.graph.nodes.some((n) => n.id === topicId(DEV, 'lkc-9d2f4g', 'pg.retail.public.order_items')),
+      'the mirror topic is still a topic',
+    );
     sim.clearFaults();
     sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403, path: 'lkc-9d2f4g' });
     const denied = await run();
-    assert.deepEqual(denied.warnings, ['ClusterLinking:lkc-9d2f4g: kafka-rest.mirrors answered 403: the API key is not authorised for this resource']);
-    assert.equal(denied.counts.edgesByType.TRANSFORMS, 1, 'the other cluster\'s mirror is still linked');
+    assert.deepEqual(denied.warnings, [
+      'ClusterLinking:lkc-9d2f4g: kafka-rest.mirrors answered 403: the API key is not authorised for this resource',
+    ]);
+    assert.equal(denied.counts.edgesByType.TRANSFORMS, 1, "the other cluster's mirror is still linked");
   });
 
   it('extracts only the requested environment and clusters', async () => {
@@ -205,7 +293,10 @@ describe('extract with platform faults', () => {
     assert.deepEqual(result.warnings, []);
     assert.equal(sim.requestCounts()['cmk.clusters'], 2);
     const log = sim.requestLog().filter((entry) => entry.api === 'cmk.clusters');
-    assert.deepEqual(log.map((entry) => entry.status), [429, 200]);
+    assert.deepEqual(
+      log.map((entry) => entry.status),
+      [429, 200],
+    );
   });
 
   it('retries 5xx and then succeeds', async () => {
@@ -221,7 +312,10 @@ describe('extract with platform faults', () => {
     sim.injectFault({ api: 'connect.connectors', kind: 'status', status: 500 });
     const result = await run({ environmentIds: [PROD] });
     parseLineageGraph(result.graph);
-    assert.ok(result.warnings.some((w) => /^Connect:lkc-.*gave up after 4 attempts \(HTTP 500\)/.test(w)), result.warnings.join('\n'));
+    assert.ok(
+      result.warnings.some((w) => /^Connect:lkc-.*gave up after 4 attempts \(HTTP 500\)/.test(w)),
+      result.warnings.join('\n'),
+    );
     assert.equal(sim.requestCounts()['connect.connectors'], 8, '4 attempts for each of the two clusters');
     assert.equal(result.graph.nodes.filter((n) => n.node_type === 'CONNECTOR').length, 0);
     assert.ok(result.graph.nodes.some((n) => n.node_type === 'TOPIC'));
@@ -230,7 +324,10 @@ describe('extract with platform faults', () => {
   it('warns on a client timeout and goes on', async () => {
     sim.injectFault({ api: 'ksqldb.ksql', kind: 'timeout' });
     const result = await run({ environmentIds: [PROD] }, fastApi(sim, { timeoutMs: 300 }));
-    assert.ok(result.warnings.some((w) => /ksqlDB:lksqlc-8p2v6d: ksqldb.ksql: no answer within 0.3 s/.test(w)), result.warnings.join('\n'));
+    assert.ok(
+      result.warnings.some((w) => /ksqlDB:lksqlc-8p2v6d: ksqldb.ksql: no answer within 0.3 s/.test(w)),
+      result.warnings.join('\n'),
+    );
     assert.equal(sim.requestCounts()['ksqldb.ksql'], 1, 'a timeout is not retried');
     assert.equal(result.graph.nodes.filter((n) => n.node_type === 'SQL_QUERY').length, 0);
     assert.ok(result.graph.nodes.some((n) => n.node_type === 'STREAM_JOB'));
@@ -239,17 +336,31 @@ describe('extract with platform faults', () => {
   it('says a cluster-scoped key is needed when topic listing answers 401 to the cloud key', async () => {
     const result = await run({ environmentIds: [DEV] }, fastApi(sim, {}, { cluster: undefined }));
     assert.ok(
-      result.warnings.some((w) => w.startsWith('KafkaAdmin:lkc-9d2f4g: kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key')),
+      result.warnings.some((w) =>
+        w.startsWith(
+          'KafkaAdmin:lkc-9d2f4g: kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key',
+        ),
+      ),
       result.warnings.join('\n'),
     );
     assert.equal(sim.requestCounts()['kafka-rest.topics'], 1, '401 is not retried');
-    assert.ok(!result.warnings.some((w) => w.startsWith('ClusterLinking:')), 'the same 401 on the mirror listing is not warned twice');
+    assert.ok(
+      !result.warnings.some((w) => w.startsWith('ClusterLinking:')),
+      'the same 401 on the mirror listing is not warned twice',
+    );
   });
 
   it('says Schema Registry may be disabled on a 404', async () => {
     sim.injectFault({ api: 'schema-registry.*', kind: 'not_found' });
     const result = await run({ environmentIds: [PROD] });
-    assert.ok(result.warnings.some((w) => /SchemaRegistry:env-q7m2k9: schema-registry.schemas answered 404: Schema Registry may be disabled in environment env-q7m2k9/.test(w)), result.warnings.join('\n'));
+    assert.ok(
+      result.warnings.some((w) =>
+        /SchemaRegistry:env-q7m2k9: schema-registry.schemas answered 404: Schema Registry may be disabled in environment env-q7m2k9/.test(
+          w,
+        ),
+      ),
+      result.warnings.join('\n'),
+    );
     assert.equal(result.graph.nodes.filter((n) => n.node_type === 'SCHEMA').length, 0);
     assert.ok(result.graph.nodes.some((n) => n.node_type === 'TOPIC'));
   });
@@ -257,18 +368,36 @@ describe('extract with platform faults', () => {
   it('says the key may lack access on a 400', async () => {
     sim.injectFault({ api: 'tableflow.topics', kind: 'status', status: 400 });
     const result = await run({ environmentIds: [PROD] });
-    assert.ok(result.warnings.some((w) => /Tableflow:lkc-.*answered 400: the API key may lack access or the parameters are invalid/.test(w)), result.warnings.join('\n'));
+    assert.ok(
+      result.warnings.some((w) =>
+        /Tableflow:lkc-.*answered 400: the API key may lack access or the parameters are invalid/.test(w),
+      ),
+      result.warnings.join('\n'),
+    );
   });
 
   it('falls back to Kafka REST lags on Dedicated clusters when the Metrics API fails', async () => {
     sim.injectFault({ api: 'metrics.query', kind: 'status', status: 403 });
     const result = await run({ environmentIds: [PROD] });
     assert.ok((sim.requestCounts()['kafka-rest.lags'] ?? 0) > 0);
-    assert.ok(edge(result.graph, topicId(PROD, DEDICATED, 'order_revenue_1m'), 'CONSUMES', consumerGroupId(PROD, DEDICATED, 'connect-lcc-bq42r7')));
-    assert.ok(result.warnings.some((w) => w.startsWith(`ConsumerGroups:${STANDARD}`) && /Dedicated clusters only/.test(w)), result.warnings.join('\n'));
+    assert.ok(
+      edge(
+        result.graph,
+        topicId(PROD, DEDICATED, 'order_revenue_1m'),
+        'CONSUMES',
+        consumerGroupId(PROD, DEDICATED, 'connect-lcc-bq42r7'),
+      ),
+    );
+    assert.ok(
+      result.warnings.some((w) => w.startsWith(`ConsumerGroups:${STANDARD}`) && /Dedicated clusters only/.test(w)),
+      result.warnings.join('\n'),
+    );
   });
 
   it('fails when no environment can be read', async () => {
-    await assert.rejects(run({ environmentIds: [PROD] }, fastApi(sim, {}, { cloud: { key: 'WRONG', secret: 'wrong' } })), /no environment could be read: Discovery:env-q7m2k9: cmk.clusters answered 401/);
+    await assert.rejects(
+      run({ environmentIds: [PROD] }, fastApi(sim, {}, { cloud: { key: 'WRONG', secret: 'wrong' } })),
+      /no environment could be read: Discovery:env-q7m2k9: cmk.clusters answered 401/,
+    );
   });
 });

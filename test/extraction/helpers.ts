@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
-import { simulatorClientEnvironment, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { simulatorClientEnvironment, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import type { Config } from '../../src/config.js';
 
 /** The demo scenario's environments. */
@@ -15,7 +15,10 @@ export const DEDICATED = 'lkc-7x9m2p';
 export const STANDARD = 'lkc-3k8w5n';
 
 /** `config.stream` for a simulator, with the scenario's keys; `overrides` replace credentials. */
-export function streamConfig(sim: PlatformSimulator, overrides: Partial<Config['stream']['credentials']> = {}): Config['stream'] {
+export function streamConfig(
+  sim: PlatformSimulator,
+  overrides: Partial<Config['stream']['credentials']> = {},
+): Config['stream'] {
   const c = sim.scenario.credentials;
   return {
     cloudApiUrl: sim.url,
@@ -35,7 +38,11 @@ export function streamConfig(sim: PlatformSimulator, overrides: Partial<Config['
 }
 
 /** An adapter with 1 ms retry delays and no rate limit (tests never wait seconds). */
-export function fastApi(sim: PlatformSimulator, options: HttpClientOptions = {}, overrides: Partial<Config['stream']['credentials']> = {}): ConfluentPlatformApi {
+export function fastApi(
+  sim: PlatformSimulator,
+  options: HttpClientOptions = {},
+  overrides: Partial<Config['stream']['credentials']> = {},
+): ConfluentPlatformApi {
   return createPlatformApi(streamConfig(sim, overrides), { retryBaseDelayMs: 1, rateLimit: false, ...options });
 }
 
@@ -45,9 +52,15 @@ export function cliEnv(sim: PlatformSimulator): Record<string, string> {
 }
 
 /** Runs `lineage-svc-extract` (its TypeScript source, through tsx) and collects its output and exit code. */
-export function runExtractCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runExtractCommand(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'commands/extract.ts', ...args], { env, cwd: process.cwd() });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'commands/extract.ts', ...args], {
+      env,
+      cwd: process.cwd(),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -6,10 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { extract } from '../../src/extraction/extract.js';
 import { makeEdge, makeNode } from '../../src/extraction/graphBuilder.js';
-import { expandStarColumns, hasStarColumns, isEdgeColumnLineage, valueSchemaFields, type FieldsOfDataset } from '../../src/extraction/starColumns.js';
+import {
+  expandStarColumns,
+  hasStarColumns,
+  isEdgeColumnLineage,
+  valueSchemaFields,
+  type FieldsOfDataset,
+} from '../../src/extraction/starColumns.js';
 import type { EdgeColumnLineage } from '../../src/extraction/streamProcessing.js';
 import { schemaId, streamJobId, topicId } from '../../src/graph/ids.js';
 import type { Node } from '../../src/graph/model.js';
@@ -29,18 +35,34 @@ const OTHER = topicId(ENV, CLUSTER, 'other_t');
 const A = topicId(ENV, CLUSTER, 'a');
 const B = topicId(ENV, CLUSTER, 'b');
 
-const fields: Record<string, string[]> = { [IN]: ['id', 'amount', 'currency'], [OTHER]: ['id', 'amount', 'currency'], [A]: ['id', 'name'], [B]: ['id', 'score'] };
+const fields: Record<string, string[]> = {
+  [IN]: ['id', 'amount', 'currency'],
+  [OTHER]: ['id', 'amount', 'currency'],
+  [A]: ['id', 'name'],
+  [B]: ['id', 'score'],
+};
 const fieldsOfDataset: FieldsOfDataset = (datasetId) => fields[datasetId];
 
-const entry = (output: string, kind: string, ...inputs: Array<[string, string]>): EdgeColumnLineage => ({ output, kind, inputs: inputs.map(([dataset, column]) => ({ dataset, column })) });
-const compact = (columns: readonly EdgeColumnLineage[]) => columns.map((c) => `${c.output} ${c.kind} ${c.inputs.map((i) => `${i.dataset.split('/').pop()}.${i.column}`).join(',')}`);
+const entry = (output: string, kind: string, ...inputs: Array<[string, string]>): EdgeColumnLineage => ({
+  output,
+  kind,
+  inputs: inputs.map(([dataset, column]) => ({ dataset, column })),
+});
+const compact = (columns: readonly EdgeColumnLineage[]) =>
+  columns.map(
+    (c) => `${c.output} ${c.kind} ${c.inputs.map((i) => `${i.dataset.split('/').pop()}.${i.column}`).join(',')}`,
+  );
 
 describe('expandStarColumns', () => {
   it('expands an identity star to one entry per value-schema field, in schema order', () => {
     // INSERT INTO out_t SELECT * FROM in_t
     const columns = [entry('*', 'identity', [IN, '*'])];
     const expanded = expandStarColumns(columns, fieldsOfDataset);
-    assert.deepEqual(expanded, [entry('id', 'identity', [IN, 'id']), entry('amount', 'identity', [IN, 'amount']), entry('currency', 'identity', [IN, 'currency'])]);
+    assert.deepEqual(expanded, [
+      entry('id', 'identity', [IN, 'id']),
+      entry('amount', 'identity', [IN, 'amount']),
+      entry('currency', 'identity', [IN, 'currency']),
+    ]);
     assert.deepEqual(columns, [entry('*', 'identity', [IN, '*'])], 'the input is not changed');
   });
 
@@ -103,13 +125,23 @@ describe('expandStarColumns', () => {
   });
 
   it('leaves a star over a topic with unknown fields as it is, returning the same array', () => {
-    const columns = [entry('*', 'identity', [topicId(ENV, CLUSTER, 'no_schema'), '*']), entry('*', 'filter', [IN, 'amount'])];
+    const columns = [
+      entry('*', 'identity', [topicId(ENV, CLUSTER, 'no_schema'), '*']),
+      entry('*', 'filter', [IN, 'amount']),
+    ];
     assert.equal(expandStarColumns(columns, fieldsOfDataset), columns);
-    assert.equal(expandStarColumns(columns, () => []), columns, 'an empty field list is unknown, not zero columns');
+    assert.equal(
+      expandStarColumns(columns, () => []),
+      columns,
+      'an empty field list is unknown, not zero columns',
+    );
   });
 
   it('leaves unresolved inputs as they are, even when their name has fields', () => {
-    const columns: EdgeColumnLineage[] = [{ output: '*', kind: 'identity', inputs: [{ dataset: IN, column: '*', resolved: false }] }, entry('*', 'filter', [IN, 'amount'])];
+    const columns: EdgeColumnLineage[] = [
+      { output: '*', kind: 'identity', inputs: [{ dataset: IN, column: '*', resolved: false }] },
+      entry('*', 'filter', [IN, 'amount']),
+    ];
     assert.equal(expandStarColumns(columns, fieldsOfDataset), columns);
   });
 
@@ -125,13 +157,24 @@ describe('expandStarColumns', () => {
   });
 
   it('does not apply an indirect star entry across an explicit output', () => {
-    const columns = [entry('*', 'identity', [IN, '*']), entry('x', 'transformation', [IN, 'amount']), entry('*', 'filter', [IN, 'amount'])];
-    assert.deepEqual(compact(expandStarColumns(columns, fieldsOfDataset)).slice(3), ['x transformation in_t.amount', '* filter in_t.amount']);
+    const columns = [
+      entry('*', 'identity', [IN, '*']),
+      entry('x', 'transformation', [IN, 'amount']),
+      entry('*', 'filter', [IN, 'amount']),
+    ];
+    assert.deepEqual(compact(expandStarColumns(columns, fieldsOfDataset)).slice(3), [
+      'x transformation in_t.amount',
+      '* filter in_t.amount',
+    ]);
   });
 
   it('expands a UNION of stars only when the inputs have the same fields', () => {
     const same = [entry('*', 'identity', [IN, '*'], [OTHER, '*'])];
-    assert.deepEqual(compact(expandStarColumns(same, fieldsOfDataset)), ['id identity in_t.id,other_t.id', 'amount identity in_t.amount,other_t.amount', 'currency identity in_t.currency,other_t.currency']);
+    assert.deepEqual(compact(expandStarColumns(same, fieldsOfDataset)), [
+      'id identity in_t.id,other_t.id',
+      'amount identity in_t.amount,other_t.amount',
+      'currency identity in_t.currency,other_t.currency',
+    ]);
     const different = [entry('*', 'identity', [IN, '*'], [A, '*'])];
     assert.equal(expandStarColumns(different, fieldsOfDataset), different);
   });
@@ -156,12 +199,21 @@ describe('expandStarColumns over the parser output', () => {
   const parsed = (sql: string): EdgeColumnLineage[] => {
     const result = statementLineage(sql, { dialect: 'flink' });
     if (isLineageError(result)) throw new Error(result.error);
-    return result.columnLineage[0]!.columns.map((c) => ({ output: c.output, kind: c.kind, inputs: c.inputs.map((i) => ({ dataset: datasets[i.table.parts.join('.')]!, column: i.column })) }));
+    return result.columnLineage[0]!.columns.map((c) => ({
+      output: c.output,
+      kind: c.kind,
+      inputs: c.inputs.map((i) => ({ dataset: datasets[i.table.parts.join('.')]!, column: i.column })),
+    }));
   };
 
   it('star plus an explicit column and a filter', () => {
     const columns = parsed('INSERT INTO out_t SELECT *, amount * 2 AS double_amount FROM in_t WHERE amount > 0');
-    assert.deepEqual(compact(columns), ['* identity in_t.*', '* filter in_t.amount', 'double_amount transformation in_t.amount', 'double_amount filter in_t.amount']);
+    assert.deepEqual(compact(columns), [
+      '* identity in_t.*',
+      '* filter in_t.amount',
+      'double_amount transformation in_t.amount',
+      'double_amount filter in_t.amount',
+    ]);
     assert.deepEqual(compact(expandStarColumns(columns, fieldsOfDataset)).slice(0, 6), [
       'id identity in_t.id',
       'amount identity in_t.amount',
@@ -174,21 +226,48 @@ describe('expandStarColumns over the parser output', () => {
 
   it('a join of two stars', () => {
     const columns = parsed('INSERT INTO out_t SELECT * FROM a JOIN b ON a.id = b.id');
-    assert.deepEqual(compact(columns), ['* identity a.*', '* join_key a.id,b.id', '* identity b.*', '* join_key a.id,b.id']);
+    assert.deepEqual(compact(columns), [
+      '* identity a.*',
+      '* join_key a.id,b.id',
+      '* identity b.*',
+      '* join_key a.id,b.id',
+    ]);
     assert.equal(expandStarColumns(columns, fieldsOfDataset).length, 8);
   });
 
   it('nested stars have the same form as one star', () => {
     const columns = parsed('CREATE TABLE c AS SELECT * FROM (SELECT * FROM in_t)');
     assert.deepEqual(compact(columns), ['* identity in_t.*']);
-    assert.deepEqual(compact(expandStarColumns(columns, fieldsOfDataset)), ['id identity in_t.id', 'amount identity in_t.amount', 'currency identity in_t.currency']);
+    assert.deepEqual(compact(expandStarColumns(columns, fieldsOfDataset)), [
+      'id identity in_t.id',
+      'amount identity in_t.amount',
+      'currency identity in_t.currency',
+    ]);
   });
 });
 
 describe('valueSchemaFields', () => {
-  const topic = (name: string): Node => makeNode({ id: topicId(ENV, CLUSTER, name), nodeType: 'TOPIC', system: 'STREAM', qualifiedName: `${CLUSTER}/${name}`, displayName: name, environmentId: ENV, clusterId: CLUSTER });
+  const topic = (name: string): Node =>
+    makeNode({
+      id: topicId(ENV, CLUSTER, name),
+      nodeType: 'TOPIC',
+      system: 'STREAM',
+      qualifiedName: `${CLUSTER}/${name}`,
+      displayName: name,
+      environmentId: ENV,
+      clusterId: CLUSTER,
+    });
   const schema = (subject: string, names: string[] | null): Node =>
-    makeNode({ id: schemaId(ENV, subject), nodeType: 'SCHEMA', system: 'STREAM', qualifiedName: subject, displayName: subject, environmentId: ENV, clusterId: null, attributes: { fields: names?.map((name) => ({ name, type: 'string' })) ?? null } });
+    makeNode({
+      id: schemaId(ENV, subject),
+      nodeType: 'SCHEMA',
+      system: 'STREAM',
+      qualifiedName: subject,
+      displayName: subject,
+      environmentId: ENV,
+      clusterId: null,
+      attributes: { fields: names?.map((name) => ({ name, type: 'string' })) ?? null },
+    });
   const nodes = [
     topic('orders'),
     topic('events'),
@@ -202,7 +281,8 @@ describe('valueSchemaFields', () => {
     schema('mixed-com.acme.Mixed', ['c']),
     schema('opaque-value', null),
   ];
-  const link = (name: string, subject: string, role: string) => makeEdge(topicId(ENV, CLUSTER, name), 'HAS_SCHEMA', schemaId(ENV, subject), { role });
+  const link = (name: string, subject: string, role: string) =>
+    makeEdge(topicId(ENV, CLUSTER, name), 'HAS_SCHEMA', schemaId(ENV, subject), { role });
   const edges = [
     link('orders', 'orders-key', 'key'),
     link('orders', 'orders-value', 'value'),
@@ -232,13 +312,20 @@ describe('valueSchemaFields', () => {
 
 describe('SELECT * through extraction', () => {
   const STATEMENT = 'customers-star-copy';
-  const SQL = "INSERT INTO `customers_copy` SELECT *, UPPER(`email`) AS `email_upper` FROM `pg.retail.public.customers` WHERE `op` <> 'd';";
+  const SQL =
+    "INSERT INTO `customers_copy` SELECT *, UPPER(`email`) AS `email_upper` FROM `pg.retail.public.customers` WHERE `op` <> 'd';";
   let sim: PlatformSimulator;
   before(async () => {
     sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
     const prod = sim.scenario.environments.find((environment) => environment.id === PROD)!;
     const template = prod.flink.statements.find((statement) => statement.name === 'enrich-orders')!;
-    sim.mutate([{ op: 'put_statement', environment_id: PROD, statement: { ...template, name: STATEMENT, source_topics: ['pg.retail.public.customers'], sql: SQL } }]);
+    sim.mutate([
+      {
+        op: 'put_statement',
+        environment_id: PROD,
+        statement: { ...template, name: STATEMENT, source_topics: ['pg.retail.public.customers'], sql: SQL },
+      },
+    ]);
   });
   after(async () => {
     await sim.close();
@@ -248,8 +335,20 @@ describe('SELECT * through extraction', () => {
     const result = await extract({ platform: fastApi(sim), logger: silentLogger() }, { environmentIds: [PROD, DEV] });
     const graph = parseLineageGraph(result.graph);
     const customers = topicId(PROD, DEDICATED, 'pg.retail.public.customers');
-    assert.ok(graph.edges.some((e) => e.src_id === customers && e.edge_type === 'HAS_SCHEMA' && e.dst_id === schemaId(PROD, 'pg.retail.public.customers-value')));
-    const produces = graph.edges.find((e) => e.src_id === streamJobId(PROD, STATEMENT) && e.edge_type === 'PRODUCES' && e.dst_id === topicId(PROD, DEDICATED, 'customers_copy'));
+    assert.ok(
+      graph.edges.some(
+        (e) =>
+          e.src_id === customers &&
+          e.edge_type === 'HAS_SCHEMA' &&
+          e.dst_id === schemaId(PROD, 'pg.retail.public.customers-value'),
+      ),
+    );
+    const produces = graph.edges.find(
+      (e) =>
+        e.src_id === streamJobId(PROD, STATEMENT) &&
+        e.edge_type === 'PRODUCES' &&
+        e.dst_id === topicId(PROD, DEDICATED, 'customers_copy'),
+    );
     assert.ok(produces, 'the statement produces customers_copy');
     const columns = produces.attributes?.column_lineage as EdgeColumnLineage[];
     const value = ['customer_id', 'email', 'full_name', 'loyalty_tier', 'address', 'op'];
@@ -265,11 +364,13 @@ describe('SELECT * through extraction', () => {
     const events = graphToRunEvents(graph, { eventTime: '2026-03-01T12:00:00Z' });
     const event = events.find((candidate) => candidate.job.name.endsWith(STATEMENT));
     assert.ok(event, 'the statement has a RunEvent');
-    const facet = event.outputs.find((dataset) => dataset.name.endsWith('customers_copy'))?.facets?.columnLineage as unknown as { fields: Record<string, unknown> } | undefined;
+    const facet = event.outputs.find((dataset) => dataset.name.endsWith('customers_copy'))?.facets
+      ?.columnLineage as unknown as { fields: Record<string, unknown> } | undefined;
     assert.deepEqual(Object.keys(facet?.fields ?? {}).sort(), [...value, 'email_upper'].sort());
     for (const candidate of events) RunEventSchema.parse(candidate);
     if (!fixturesPresent(t, 'spec')) return;
     const validator = loadValidator();
-    for (const candidate of events) assert.deepEqual(validator.errors(candidate), [], `${candidate.job.namespace} ${candidate.job.name}`);
+    for (const candidate of events)
+      assert.deepEqual(validator.errors(candidate), [], `${candidate.job.namespace} ${candidate.job.name}`);
   });
 });

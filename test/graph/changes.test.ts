@@ -7,7 +7,12 @@ import { ids, sampleGraph } from '../helpers/sampleGraph.js';
 function reader(graph: LineageGraph): GraphReader {
   const nodes = new Map(graph.nodes.map((node) => [node.id, node]));
   const edges = new Map(graph.edges.map((edge) => [edgeKey(edge), edge]));
-  return { getNode: (id) => nodes.get(id), getEdge: (key) => edges.get(key), nodes: () => nodes.values(), edges: () => edges.values() };
+  return {
+    getNode: (id) => nodes.get(id),
+    getEdge: (key) => edges.get(key),
+    nodes: () => nodes.values(),
+    edges: () => edges.values(),
+  };
 }
 
 const empty: LineageGraph = { nodes: [], edges: [] };
@@ -26,7 +31,14 @@ describe('graph changes', () => {
     next.edges = next.edges.filter((edge) => edge.dst_id !== ids.s3);
     next.edges[0] = { ...next.edges[0]!, attributes: { note: 'x' } };
     const changes = diffGraph(reader(sampleGraph()), next, { mode: 'replace' });
-    assert.deepEqual(countChanges(changes), { nodes_added: 0, nodes_changed: 1, nodes_removed: 1, edges_added: 0, edges_changed: 1, edges_removed: 1 });
+    assert.deepEqual(countChanges(changes), {
+      nodes_added: 0,
+      nodes_changed: 1,
+      nodes_removed: 1,
+      edges_added: 0,
+      edges_changed: 1,
+      edges_removed: 1,
+    });
     assert.equal(changes.nodesChanged[0]!.id, ids.orders);
     assert.deepEqual(changes.nodesRemoved, [ids.s3]);
     const merged = diffGraph(reader(sampleGraph()), next, { mode: 'merge' });
@@ -35,7 +47,10 @@ describe('graph changes', () => {
   });
 
   it('removes only within the scope in replace mode', () => {
-    const changes = diffGraph(reader(sampleGraph()), empty, { mode: 'replace', scope: (node) => node.system === 'EXTERNAL' });
+    const changes = diffGraph(reader(sampleGraph()), empty, {
+      mode: 'replace',
+      scope: (node) => node.system === 'EXTERNAL',
+    });
     assert.deepEqual(new Set(changes.nodesRemoved), new Set([ids.postgres, ids.s3]));
     assert.deepEqual(
       new Set(changes.edgesRemoved.map((edge) => edge.src_id + '>' + edge.dst_id)),

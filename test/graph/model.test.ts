@@ -20,7 +20,10 @@ describe('node ids', () => {
       scope: 'env-1',
       qualifiedName: 'postgres://db:5432/app.public.orders',
     });
-    assert.equal(nodeId('STREAM', 'SQL_QUERY', 'env-1', 'lksqlc-1/CSAS_X_1'), 'stream:sql_query:env-1:lksqlc-1/CSAS_X_1');
+    assert.equal(
+      nodeId('STREAM', 'SQL_QUERY', 'env-1', 'lksqlc-1/CSAS_X_1'),
+      'stream:sql_query:env-1:lksqlc-1/CSAS_X_1',
+    );
   });
 
   it('rejects ids that are not four parts or name unknown systems and types', () => {
@@ -44,7 +47,13 @@ describe('graph validation', () => {
   it('rejects a pre-0.5.0 graph, naming the first offending node and saying there is no migration', () => {
     const old = {
       nodes: [
-        { id: ids.orders, node_type: 'TOPIC', system: 'STREAM', qualified_name: `${CLUSTER}/shop.public.orders`, display_name: 'o' },
+        {
+          id: ids.orders,
+          node_type: 'TOPIC',
+          system: 'STREAM',
+          qualified_name: `${CLUSTER}/shop.public.orders`,
+          display_name: 'o',
+        },
         { node_id: 'databricks:uc_table:env:cat.lkc.orders', node_type: 'uc_table', system: 'databricks' },
         { node_id: 'aws:glue_table:env:glue://db/t', node_type: 'glue_table', system: 'aws' },
       ],
@@ -62,7 +71,12 @@ describe('graph validation', () => {
 
   it('lists dangling edges, wrong directions, id mismatches and duplicates with their paths', () => {
     const graph = sampleGraph();
-    graph.edges.push({ src_id: ids.orders, dst_id: 'stream:topic:env:nowhere', edge_type: 'PRODUCES', attributes: null });
+    graph.edges.push({
+      src_id: ids.orders,
+      dst_id: 'stream:topic:env:nowhere',
+      edge_type: 'PRODUCES',
+      attributes: null,
+    });
     graph.edges.push({ src_id: ids.orders, dst_id: ids.enriched, edge_type: 'PRODUCES', attributes: null });
     graph.nodes.push({ ...graph.nodes[2]!, qualified_name: 'other' });
     try {
@@ -71,10 +85,22 @@ describe('graph validation', () => {
     } catch (error) {
       assert.ok(error instanceof ValidationError);
       const messages = error.issues.map((issue) => `${issue.path}: ${issue.message}`);
-      assert.ok(messages.some((m) => m.startsWith('edges.11.dst_id: no node "stream:topic:env:nowhere"')), messages.join('\n'));
-      assert.ok(messages.some((m) => m.startsWith('edges.12.edge_type: PRODUCES cannot go from a TOPIC to a TOPIC')), messages.join('\n'));
-      assert.ok(messages.some((m) => m.startsWith('nodes.11.id: id ends in qualified name')), messages.join('\n'));
-      assert.ok(messages.some((m) => m.startsWith('nodes.11.id: duplicate node id')), messages.join('\n'));
+      assert.ok(
+        messages.some((m) => m.startsWith('edges.11.dst_id: no node "stream:topic:env:nowhere"')),
+        messages.join('\n'),
+      );
+      assert.ok(
+        messages.some((m) => m.startsWith('edges.12.edge_type: PRODUCES cannot go from a TOPIC to a TOPIC')),
+        messages.join('\n'),
+      );
+      assert.ok(
+        messages.some((m) => m.startsWith('nodes.11.id: id ends in qualified name')),
+        messages.join('\n'),
+      );
+      assert.ok(
+        messages.some((m) => m.startsWith('nodes.11.id: duplicate node id')),
+        messages.join('\n'),
+      );
     }
   });
 
@@ -90,8 +116,14 @@ describe('graph validation', () => {
     assert.equal(node.attributes, null);
     assert.throws(() => parseNode({ id: 'x' }), ValidationError);
     const lookup = (id: string) => graph.nodes.find((n) => n.id === id);
-    assert.equal(parseEdge({ src_id: ids.orders, dst_id: ids.enrich, edge_type: 'consumes' }, lookup).edge_type, 'CONSUMES');
-    assert.throws(() => parseEdge({ src_id: ids.enrich, dst_id: ids.orders, edge_type: 'CONSUMES' }, lookup), /CONSUMES cannot go from a STREAM_JOB/);
+    assert.equal(
+      parseEdge({ src_id: ids.orders, dst_id: ids.enrich, edge_type: 'consumes' }, lookup).edge_type,
+      'CONSUMES',
+    );
+    assert.throws(
+      () => parseEdge({ src_id: ids.enrich, dst_id: ids.orders, edge_type: 'CONSUMES' }, lookup),
+      /CONSUMES cannot go from a STREAM_JOB/,
+    );
   });
 });
 
@@ -107,20 +139,34 @@ describe('graph file', () => {
     assert.deepEqual(new Set(read.nodes.map((n) => n.id)), new Set(graph.nodes.map((n) => n.id)));
     assert.equal(read.edges.length, graph.edges.length);
     const reversed = { nodes: [...graph.nodes].reverse(), edges: [...graph.edges].reverse() };
-    assert.equal(serializeLineageGraph(reversed), readFileSync(path, 'utf8'), 'order of input does not change the file');
+    assert.equal(
+      serializeLineageGraph(reversed),
+      readFileSync(path, 'utf8'),
+      'order of input does not change the file',
+    );
     const text = readFileSync(path, 'utf8');
     assert.match(text, /"system": "STREAM"/);
     assert.match(text, /"node_type": "TOPIC"/);
   });
 
   it('names the file in errors for missing, non-JSON and invalid files', async () => {
-    await assert.rejects(readGraphFile(join(folder, 'absent.json')), (error: unknown) => error instanceof StorageError && /no such file/.test(error.message));
+    await assert.rejects(
+      readGraphFile(join(folder, 'absent.json')),
+      (error: unknown) => error instanceof StorageError && /no such file/.test(error.message),
+    );
     const broken = join(folder, 'broken.json');
     writeFileSync(broken, '{"nodes": [');
-    await assert.rejects(readGraphFile(broken), (error: unknown) => error instanceof ValidationError && error.message.includes('broken.json is not JSON'));
+    await assert.rejects(
+      readGraphFile(broken),
+      (error: unknown) => error instanceof ValidationError && error.message.includes('broken.json is not JSON'),
+    );
     const invalid = join(folder, 'invalid.json');
     writeFileSync(invalid, JSON.stringify({ nodes: [{ id: 'stream:topic:e:c/t' }] }));
-    await assert.rejects(readGraphFile(invalid), (error: unknown) => error instanceof ValidationError && error.message.includes('invalid.json: invalid lineage graph: nodes.0.'));
+    await assert.rejects(
+      readGraphFile(invalid),
+      (error: unknown) =>
+        error instanceof ValidationError && error.message.includes('invalid.json: invalid lineage graph: nodes.0.'),
+    );
   });
 
   it('fails clearly when the folder does not exist', async () => {

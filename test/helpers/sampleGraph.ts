@@ -59,13 +59,22 @@ export function sampleGraph(): LineageGraph {
     node(ids.ordersSchema, {
       node_type: 'SCHEMA',
       system: 'STREAM',
-      attributes: { schema_type: 'AVRO', version: 3, schema_id: 100042, fields: [{ name: 'order_id', type: 'string' }] },
+      attributes: {
+        schema_type: 'AVRO',
+        version: 3,
+        schema_id: 100042,
+        fields: [{ name: 'order_id', type: 'string' }],
+      },
     }),
     node(ids.enrich, {
       node_type: 'STREAM_JOB',
       system: 'STREAM',
       cluster_id: null,
-      attributes: { sql: 'INSERT INTO orders_enriched SELECT * FROM `shop.public.orders`', phase: 'RUNNING', compute_pool_id: 'lfcp-1' },
+      attributes: {
+        sql: 'INSERT INTO orders_enriched SELECT * FROM `shop.public.orders`',
+        phase: 'RUNNING',
+        compute_pool_id: 'lfcp-1',
+      },
     }),
     node(ids.enriched, { node_type: 'TOPIC', system: 'STREAM', attributes: { partitions: 6, replication_factor: 3 } }),
     node(ids.sink, {
@@ -75,10 +84,19 @@ export function sampleGraph(): LineageGraph {
     }),
     node(ids.sinkGroup, { node_type: 'CONSUMER_GROUP', system: 'STREAM', attributes: { metrics_total_lag: 12 } }),
     node(ids.s3, { node_type: 'EXTERNAL_DATASET', system: 'EXTERNAL', cluster_id: null }),
-    node(ids.materialized, { node_type: 'MATERIALIZED_TABLE', system: 'STREAM', attributes: { table_formats: ['ICEBERG'], storage_kind: 'MANAGED' } }),
+    node(ids.materialized, {
+      node_type: 'MATERIALIZED_TABLE',
+      system: 'STREAM',
+      attributes: { table_formats: ['ICEBERG'], storage_kind: 'MANAGED' },
+    }),
     node(ids.lakehouse, { node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', catalog_type: 'LAKEHOUSE_CATALOG' }),
   ];
-  const edge = (src_id: string, edge_type: Edge['edge_type'], dst_id: string, attributes: Edge['attributes'] = null): Edge => ({
+  const edge = (
+    src_id: string,
+    edge_type: Edge['edge_type'],
+    dst_id: string,
+    attributes: Edge['attributes'] = null,
+  ): Edge => ({
     src_id,
     dst_id,
     edge_type,

@@ -25,7 +25,11 @@ describe('lineage-svc-api command', () => {
   });
 
   it('exits 2 with one line on bad configuration or arguments', () => {
-    const bad = spawnSync(process.execPath, COMMAND, { cwd: root, env: { ...baseEnv, LINEAGE_SVC_API_PORT: 'http' }, encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, COMMAND, {
+      cwd: root,
+      env: { ...baseEnv, LINEAGE_SVC_API_PORT: 'http' },
+      encoding: 'utf8',
+    });
     assert.equal(bad.status, 2);
     assert.equal(bad.stderr.trim().split('\n').length, 1);
     assert.match(bad.stderr, /^lineage-svc-api: .*LINEAGE_SVC_API_PORT/);
@@ -68,7 +72,9 @@ describe('lineage-svc-api command', () => {
  * Starts `lineage-svc-api` on an ephemeral loopback port with `env` added, and waits until it
  * listens. Rejects, with its stderr, when it exits first.
  */
-async function startApiCommand(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+async function startApiCommand(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, COMMAND, {
     cwd: root,
     env: { ...baseEnv, LINEAGE_SVC_API_HOST: '127.0.0.1', LINEAGE_SVC_API_PORT: '0', ...env },

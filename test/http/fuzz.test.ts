@@ -59,7 +59,35 @@ const ENDPOINTS: Array<[string, string]> = [
   ['DELETE', '/api/v1/watchers/{t}'],
 ];
 
-const QUERY_NAMES = ['as_of', 'mode', 'hops', 'limit', 'offset', 'node_type', 'system', 'search', 'from', 'to', 'type', 'status', 'environment_ids', 'edge_type', 'node_id', 'cluster_id', 'namespace', 'name', 'job', 'run_id', 'event_type', 'since', 'until', 'direction', 'depth', 'systems', 'graph_id'];
+const QUERY_NAMES = [
+  'as_of',
+  'mode',
+  'hops',
+  'limit',
+  'offset',
+  'node_type',
+  'system',
+  'search',
+  'from',
+  'to',
+  'type',
+  'status',
+  'environment_ids',
+  'edge_type',
+  'node_id',
+  'cluster_id',
+  'namespace',
+  'name',
+  'job',
+  'run_id',
+  'event_type',
+  'since',
+  'until',
+  'direction',
+  'depth',
+  'systems',
+  'graph_id',
+];
 
 describe('fuzz: no input yields a 5xx', () => {
   let api: TestApi;
@@ -67,9 +95,17 @@ describe('fuzz: no input yields a 5xx', () => {
   before(async () => {
     // Traversal indexes on at once (quiet period 0), so that indexed answers are fuzzed too.
     api = await startApi({ runners: fastRunners(), traversalIndexQuietMilliseconds: 0 });
-    const created = await fetch(`${api.base}/api/v1/graphs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"fuzz"}' });
+    const created = await fetch(`${api.base}/api/v1/graphs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"fuzz"}',
+    });
     graphId = ((await created.json()) as { graph_id: string }).graph_id;
-    await fetch(`${api.base}/api/v1/graphs/${graphId}/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleGraph()) });
+    await fetch(`${api.base}/api/v1/graphs/${graphId}/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sampleGraph()),
+    });
   });
   after(async () => api.dispose());
 
@@ -80,15 +116,55 @@ describe('fuzz: no input yields a 5xx', () => {
       fc.string({ unit: 'binary', maxLength: 20 }),
     );
     const queryValue = fc.oneof(
-      fc.constantFrom('', '0', '-1', '1', '3', '999999999999999999999', 'NaN', '1e309', 'merge', 'replace', 'TOPIC', 'stream', 'pending', '2024-01-01T00:00:00Z', 'now', '[]', '{}', 'upstream', 'both', 'COMPLETE', 'stream,lakehouse', `stream://${ENV}/${CLUSTER}`, 'orders_enriched'),
+      fc.constantFrom(
+        '',
+        '0',
+        '-1',
+        '1',
+        '3',
+        '999999999999999999999',
+        'NaN',
+        '1e309',
+        'merge',
+        'replace',
+        'TOPIC',
+        'stream',
+        'pending',
+        '2024-01-01T00:00:00Z',
+        'now',
+        '[]',
+        '{}',
+        'upstream',
+        'both',
+        'COMPLETE',
+        'stream,lakehouse',
+        `stream://${ENV}/${CLUSTER}`,
+        'orders_enriched',
+      ),
       fc.string({ maxLength: 30 }),
     );
-    const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 10 })), queryValue), { maxLength: 5 });
+    const query = fc.array(
+      fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 10 })), queryValue),
+      { maxLength: 5 },
+    );
     const body = fc.oneof(
       fc.constant(undefined),
       fc.json({ maxDepth: 3 }),
       fc.string({ maxLength: 200 }),
-      fc.constantFrom('{', '[', 'null', '"x"', '{"nodes": 1}', '{"nodes":[{"id":null}]}', JSON.stringify(sampleGraph()), '{"environment_ids":[1]}', '{"src_id":"a","dst_id":"b","edge_type":"CONSUMES"}', '{"eventType":"START","eventTime":"2024-01-01T00:00:00","run":{"runId":"r1"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://b:9092","name":"t"}]}', '[{"job":{}},{"dataset":{"namespace":"n","name":"d"}}]', '{"run":{"runId":1},"job":{"namespace":"n","name":"j"},"inputs":"x"}'),
+      fc.constantFrom(
+        '{',
+        '[',
+        'null',
+        '"x"',
+        '{"nodes": 1}',
+        '{"nodes":[{"id":null}]}',
+        JSON.stringify(sampleGraph()),
+        '{"environment_ids":[1]}',
+        '{"src_id":"a","dst_id":"b","edge_type":"CONSUMES"}',
+        '{"eventType":"START","eventTime":"2024-01-01T00:00:00","run":{"runId":"r1"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://b:9092","name":"t"}]}',
+        '[{"job":{}},{"dataset":{"namespace":"n","name":"d"}}]',
+        '{"run":{"runId":1},"job":{"namespace":"n","name":"j"},"inputs":"x"}',
+      ),
       fc.anything({ maxDepth: 2 }).map((value) => {
         try {
           return JSON.stringify(value) ?? 'undefined';
@@ -97,7 +173,15 @@ describe('fuzz: no input yields a 5xx', () => {
         }
       }),
     );
-    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', '', 'application/problem+json');
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      '',
+      'application/problem+json',
+    );
     // Request bodies may claim a compression (the OpenLineage ingestion routes decompress gzip and deflate).
     const contentEncoding = fc.constantFrom('', '', '', 'gzip', 'deflate', 'br', 'identity');
     const request = fc.record({
@@ -120,15 +204,23 @@ describe('fuzz: no input yields a 5xx', () => {
           .replace('{g}', input.graph === '{graph}' ? graphId : encodeURIComponent(input.graph))
           .replace('{n}', encodeURIComponent(input.node))
           .replace('{t}', encodeURIComponent(input.task));
-        const search = input.query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+        const search = input.query
+          .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+          .join('&');
         const headers: Record<string, string> = {};
         if (input.contentType !== '' && input.body !== undefined) headers['content-type'] = input.contentType;
-        if (input.contentEncoding !== '' && input.body !== undefined) headers['content-encoding'] = input.contentEncoding;
+        if (input.contentEncoding !== '' && input.body !== undefined)
+          headers['content-encoding'] = input.contentEncoding;
         const sendsBody = input.body !== undefined && method !== 'GET';
-        const response = await fetch(`${api.base}${path}${search ? `?${search}` : ''}`, { method, headers, ...(sendsBody ? { body: input.body as string } : {}) });
+        const response = await fetch(`${api.base}${path}${search ? `?${search}` : ''}`, {
+          method,
+          headers,
+          ...(sendsBody ? { body: input.body as string } : {}),
+        });
         const text = await response.text();
         assert.ok(response.status < 500, `${method} ${path}?${search} -> ${response.status}: ${text.slice(0, 300)}`);
-        if (response.status >= 400) assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+        if (response.status >= 400)
+          assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
       }),
       { numRuns: 600, seed: 20250101 },
     );
@@ -139,7 +231,14 @@ describe('fuzz: no input yields a 5xx', () => {
 
   it('answers raw malformed request lines and percent-encodings below 500', async () => {
     const { request } = await import('node:http');
-    const paths = ['/api/v1/graphs/%', '/api/v1/graphs/%E0%A4%A/nodes', '/api/v1/graphs/x/nodes/%C0%AF', '/api/v1/%2e%2e/health', '/api/v1/graphs?limit=%', `/api/v1/graphs/x/nodes/${'a'.repeat(9000)}`];
+    const paths = [
+      '/api/v1/graphs/%',
+      '/api/v1/graphs/%E0%A4%A/nodes',
+      '/api/v1/graphs/x/nodes/%C0%AF',
+      '/api/v1/%2e%2e/health',
+      '/api/v1/graphs?limit=%',
+      `/api/v1/graphs/x/nodes/${'a'.repeat(9000)}`,
+    ];
     for (const path of paths) {
       const status = await new Promise<number>((resolve, reject) => {
         const req = request(`${api.base}${path}`, { method: 'GET' }, (res) => {

@@ -15,7 +15,8 @@ for (const backend of BACKENDS) {
     let api: TestApi;
     let graphId: string;
     const get = (path: string) => call(api.base, 'GET', `/api/v1${path}`);
-    const post = (path: string, json?: unknown) => call(api.base, 'POST', `/api/v1${path}`, json === undefined ? {} : { json });
+    const post = (path: string, json?: unknown) =>
+      call(api.base, 'POST', `/api/v1${path}`, json === undefined ? {} : { json });
 
     before(async () => {
       api = await startApi({ backend });
@@ -34,7 +35,10 @@ for (const backend of BACKENDS) {
       assert.equal(empty.body.name, null);
       const list = await get('/graphs');
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.graphs.map((graph: { graph_id: string }) => graph.graph_id).slice(0, 2), [empty.body.graph_id, graphId]);
+      assert.deepEqual(list.body.graphs.map((graph: { graph_id: string }) => graph.graph_id).slice(0, 2), [
+        empty.body.graph_id,
+        graphId,
+      ]);
       const shop = list.body.graphs.find((graph: { graph_id: string }) => graph.graph_id === graphId);
       assert.equal(shop.name, 'shop');
       assert.equal(shop.node_count, 11);
@@ -57,7 +61,10 @@ for (const backend of BACKENDS) {
       const exported = await get(`/graphs/${graphId}/export`);
       assert.equal(exported.status, 200);
       assert.deepEqual(Object.keys(exported.body).sort(), ['edges', 'nodes']);
-      assert.deepEqual(new Set(exported.body.nodes.map((node: { id: string }) => node.id)), new Set(sampleGraph().nodes.map((node) => node.id)));
+      assert.deepEqual(
+        new Set(exported.body.nodes.map((node: { id: string }) => node.id)),
+        new Set(sampleGraph().nodes.map((node) => node.id)),
+      );
       assertProblem(await get('/graphs/no-such-graph'), 404, 'graph "no-such-graph" not found');
       assertProblem(await get('/graphs/no-such-graph/export'), 404);
     });
@@ -65,7 +72,10 @@ for (const backend of BACKENDS) {
     it('filters nodes by type, system, environment, cluster and search, with paging', async () => {
       const topics = await get(`/graphs/${graphId}/nodes?node_type=topic`);
       assert.equal(topics.status, 200);
-      assert.deepEqual(topics.body.nodes.map((node: { id: string }) => node.id).sort(), [ids.enriched, ids.orders].sort());
+      assert.deepEqual(
+        topics.body.nodes.map((node: { id: string }) => node.id).sort(),
+        [ids.enriched, ids.orders].sort(),
+      );
       assert.equal(topics.body.total, 2);
       const external = await get(`/graphs/${graphId}/nodes?system=external`);
       assert.equal(external.body.total, 2);
@@ -73,7 +83,11 @@ for (const backend of BACKENDS) {
       assert.ok(inCluster.body.nodes.every((node: { cluster_id: string }) => node.cluster_id === CLUSTER));
       const search = await get(`/graphs/${graphId}/nodes?search=ENRICHED`);
       assert.ok(search.body.total >= 2);
-      assert.ok(search.body.nodes.every((node: { display_name: string; qualified_name: string }) => `${node.display_name} ${node.qualified_name}`.toLowerCase().includes('enriched')));
+      assert.ok(
+        search.body.nodes.every((node: { display_name: string; qualified_name: string }) =>
+          `${node.display_name} ${node.qualified_name}`.toLowerCase().includes('enriched'),
+        ),
+      );
       const page = await get(`/graphs/${graphId}/nodes?limit=3&offset=9`);
       assert.deepEqual([page.body.nodes.length, page.body.total, page.body.limit, page.body.offset], [2, 11, 3, 9]);
       assertProblem(await get(`/graphs/${graphId}/nodes?node_type=TABLE`), 400);
@@ -88,7 +102,11 @@ for (const backend of BACKENDS) {
       assert.equal(answer.body.qualified_name, `${CLUSTER}/shop.public.orders`);
       const postgres = await get(`/graphs/${graphId}/nodes/${enc(ids.postgres)}`);
       assert.equal(postgres.body.id, ids.postgres);
-      assertProblem(await get(`/graphs/${graphId}/nodes/${enc('stream:topic:env-abc123:lkc-xyz789/missing')}`), 404, /not found/);
+      assertProblem(
+        await get(`/graphs/${graphId}/nodes/${enc('stream:topic:env-abc123:lkc-xyz789/missing')}`),
+        404,
+        /not found/,
+      );
     });
 
     it('adds a node (201), replaces it (200), and rejects an invalid one (400) or an unknown graph (404)', async () => {
@@ -123,8 +141,15 @@ for (const backend of BACKENDS) {
       assert.equal(created.body.edge_type, 'CONSUMES');
       const again = await post(`/graphs/${graphId}/edges`, edge);
       assert.equal(again.status, 200);
-      assertProblem(await post(`/graphs/${graphId}/edges`, { ...edge, dst_id: 'stream:connector:env-abc123:lkc-xyz789/nope' }), 404, /not found/);
-      const wrong = assertProblem(await post(`/graphs/${graphId}/edges`, { src_id: ids.sink, dst_id: ids.orders, edge_type: 'CONSUMES' }), 400);
+      assertProblem(
+        await post(`/graphs/${graphId}/edges`, { ...edge, dst_id: 'stream:connector:env-abc123:lkc-xyz789/nope' }),
+        404,
+        /not found/,
+      );
+      const wrong = assertProblem(
+        await post(`/graphs/${graphId}/edges`, { src_id: ids.sink, dst_id: ids.orders, edge_type: 'CONSUMES' }),
+        400,
+      );
       assert.ok(Array.isArray(wrong.errors));
       assertProblem(await post(`/graphs/${graphId}/edges`, { src_id: ids.sink }), 400);
       const listed = await get(`/graphs/${graphId}/edges?edge_type=CONSUMES&node_id=${enc(ids.sink)}`);
@@ -142,11 +167,17 @@ for (const backend of BACKENDS) {
       assert.deepEqual(hops, { [ids.enrich]: 1, [ids.orders]: 2 });
       assert.equal(up.body.node_count, up.body.nodes.length);
       assert.equal(up.body.edge_count, up.body.edges.length);
-      assert.ok(up.body.edges.some((edge: { src_id: string; dst_id: string }) => edge.src_id === ids.orders && edge.dst_id === ids.enrich));
+      assert.ok(
+        up.body.edges.some(
+          (edge: { src_id: string; dst_id: string }) => edge.src_id === ids.orders && edge.dst_id === ids.enrich,
+        ),
+      );
       const down = await get(`/graphs/${graphId}/query/downstream/${enc(ids.orders)}`);
       assert.equal(down.status, 200);
       assert.equal(down.body.hops, 3);
-      assert.ok(down.body.nodes.some((node: { id: string; hop: number }) => node.id === ids.enriched && node.hop === 2));
+      assert.ok(
+        down.body.nodes.some((node: { id: string; hop: number }) => node.id === ids.enriched && node.hop === 2),
+      );
       assertProblem(await get(`/graphs/${graphId}/query/upstream/${enc(ids.orders)}?hops=0`), 400);
       assertProblem(await get(`/graphs/${graphId}/query/upstream/${enc(ids.orders)}?hops=1000`), 400);
       assertProblem(await get(`/graphs/${graphId}/query/upstream/${enc(ids.orders)}?hops=two`), 400);
@@ -164,7 +195,10 @@ for (const backend of BACKENDS) {
       assert.equal(same.body.revision, first.body.revision);
       // merge: an edge may point at a node already in the graph; nothing is removed
       const partial: LineageGraph = { nodes: full.nodes.slice(0, 3), edges: [full.edges[0]!] };
-      const merged = await post(`/graphs/${target}/import?mode=merge`, { nodes: [], edges: [{ src_id: ids.orders, dst_id: ids.sink, edge_type: 'CONSUMES' }] });
+      const merged = await post(`/graphs/${target}/import?mode=merge`, {
+        nodes: [],
+        edges: [{ src_id: ids.orders, dst_id: ids.sink, edge_type: 'CONSUMES' }],
+      });
       assert.equal(merged.body.changes.edges_added, 1);
       assert.equal(merged.body.node_count, 11);
       const replaced = await post(`/graphs/${target}/import?mode=replace`, partial);
@@ -172,7 +206,10 @@ for (const backend of BACKENDS) {
       assert.equal(replaced.body.node_count, 3);
       assert.equal(replaced.body.edge_count, 1);
       assert.equal(replaced.body.changes.nodes_removed, 8);
-      const dangling = assertProblem(await post(`/graphs/${target}/import?mode=replace`, { nodes: [], edges: [full.edges[0]] }), 400);
+      const dangling = assertProblem(
+        await post(`/graphs/${target}/import?mode=replace`, { nodes: [], edges: [full.edges[0]] }),
+        400,
+      );
       assert.ok(Array.isArray(dangling.errors));
       assertProblem(await post(`/graphs/${target}/import?mode=upsert`, full), 400);
       assertProblem(await post(`/graphs/${target}/import`, { nodes: [{ id: 'x', node_type: 'UC_TABLE' }] }), 400);
@@ -186,26 +223,57 @@ for (const backend of BACKENDS) {
       v2.nodes = v2.nodes.filter((node) => node.id !== ids.s3);
       v2.edges = v2.edges.filter((edge) => edge.dst_id !== ids.s3);
       v2.nodes.find((node) => node.id === ids.orders)!.attributes = { partitions: 12, replication_factor: 3 };
-      v2.nodes.push({ ...v2.nodes.find((node) => node.id === ids.orders)!, id: `stream:topic:${ENV}:${CLUSTER}/refunds`, qualified_name: `${CLUSTER}/refunds`, display_name: 'refunds' });
+      v2.nodes.push({
+        ...v2.nodes.find((node) => node.id === ids.orders)!,
+        id: `stream:topic:${ENV}:${CLUSTER}/refunds`,
+        qualified_name: `${CLUSTER}/refunds`,
+        display_name: 'refunds',
+      });
       const context = { cause: 'extraction', actor: 'test' };
-      const first = await recordGraph(api.runtime.commands, target, v1, { mode: 'replace' }, { ...context, correlation_id: 'x1' });
+      const first = await recordGraph(
+        api.runtime.commands,
+        target,
+        v1,
+        { mode: 'replace' },
+        { ...context, correlation_id: 'x1' },
+      );
       const firstTime = new Date().toISOString();
       await new Promise((resolve) => setTimeout(resolve, 5));
       await recordGraph(api.runtime.commands, target, v2, { mode: 'replace' }, { ...context, correlation_id: 'x2' });
 
       const history = await get(`/graphs/${target}/history`);
       assert.equal(history.status, 200);
-      const changes = history.body.changes as Array<{ revision: number; cause: string; kind: string; counts: Record<string, number> }>;
-      assert.deepEqual(changes.map((change) => change.kind), ['created', 'changed', 'changed']);
-      assert.deepEqual(changes.slice(1).map((change) => change.cause), ['extraction', 'extraction']);
+      const changes = history.body.changes as Array<{
+        revision: number;
+        cause: string;
+        kind: string;
+        counts: Record<string, number>;
+      }>;
+      assert.deepEqual(
+        changes.map((change) => change.kind),
+        ['created', 'changed', 'changed'],
+      );
+      assert.deepEqual(
+        changes.slice(1).map((change) => change.cause),
+        ['extraction', 'extraction'],
+      );
       assert.equal(changes[1]!.counts.nodes_added, 11);
-      assert.deepEqual([changes[2]!.counts.nodes_added, changes[2]!.counts.nodes_changed, changes[2]!.counts.nodes_removed], [1, 1, 1]);
+      assert.deepEqual(
+        [changes[2]!.counts.nodes_added, changes[2]!.counts.nodes_changed, changes[2]!.counts.nodes_removed],
+        [1, 1, 1],
+      );
       assert.equal(typeof changes[2]!.revision, 'number');
 
       const byRevision = await get(`/graphs/${target}/diff?from=${first.revision}&to=${changes[2]!.revision}`);
       assert.equal(byRevision.status, 200);
-      assert.deepEqual(byRevision.body.nodes.added.map((node: { display_name: string }) => node.display_name), ['refunds']);
-      assert.deepEqual(byRevision.body.nodes.removed.map((node: { id: string }) => node.id), [ids.s3]);
+      assert.deepEqual(
+        byRevision.body.nodes.added.map((node: { display_name: string }) => node.display_name),
+        ['refunds'],
+      );
+      assert.deepEqual(
+        byRevision.body.nodes.removed.map((node: { id: string }) => node.id),
+        [ids.s3],
+      );
       assert.equal(byRevision.body.nodes.changed.length, 1);
       assert.equal(byRevision.body.nodes.changed[0].id, ids.orders);
       assert.equal(byRevision.body.nodes.changed[0].before.attributes.partitions, 6);
@@ -213,7 +281,10 @@ for (const backend of BACKENDS) {
       assert.equal(byRevision.body.edges.removed.length, 1);
       assert.equal(byRevision.body.from.revision, first.revision);
       const byTime = await get(`/graphs/${target}/diff?from=${encodeURIComponent(firstTime)}`);
-      assert.deepEqual(byTime.body.nodes.removed.map((node: { id: string }) => node.id), [ids.s3]);
+      assert.deepEqual(
+        byTime.body.nodes.removed.map((node: { id: string }) => node.id),
+        [ids.s3],
+      );
       assert.equal(byTime.body.to.as_of, null);
 
       const old = await get(`/graphs/${target}/nodes/${enc(ids.s3)}?as_of=${first.revision}`);
@@ -224,7 +295,10 @@ for (const backend of BACKENDS) {
       const oldExport = await get(`/graphs/${target}/export?as_of=${first.revision}`);
       assert.equal(oldExport.body.nodes.length, 11);
       const oldUp = await get(`/graphs/${target}/query/upstream/${enc(ids.s3)}?hops=1&as_of=${first.revision}`);
-      assert.deepEqual(oldUp.body.nodes.map((node: { id: string }) => node.id), [ids.sink]);
+      assert.deepEqual(
+        oldUp.body.nodes.map((node: { id: string }) => node.id),
+        [ids.sink],
+      );
       const oldNodes = await get(`/graphs/${target}/nodes?as_of=${first.revision}&node_type=TOPIC`);
       assert.equal(oldNodes.body.total, 2);
       const oldEdges = await get(`/graphs/${target}/edges?as_of=${first.revision}`);
@@ -245,7 +319,10 @@ for (const backend of BACKENDS) {
       assert.equal(deleted.body.status, 'deleted');
       assertProblem(await get(`/graphs/${target}`), 404);
       const history = await get(`/graphs/${target}/history`);
-      assert.deepEqual(history.body.changes.map((change: { kind: string }) => change.kind), ['created', 'deleted']);
+      assert.deepEqual(
+        history.body.changes.map((change: { kind: string }) => change.kind),
+        ['created', 'deleted'],
+      );
       assertProblem(await call(api.base, 'DELETE', `/api/v1/graphs/${target}`), 404);
       assert.ok(!(await get('/graphs')).body.graphs.some((graph: { graph_id: string }) => graph.graph_id === target));
     });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { buildApp, type LineageApp } from '../../infra/http/app.js';
-import type { TaskRunners } from '../../infra/http/taskService.js';
+import type { TaskRunners } from '../../services/tasks.js';
 import { openRuntime, type LineageRuntime } from '../../infra/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -47,7 +47,12 @@ export interface StartOptions {
 export function capturingLogger(lines: string[]): Logger {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      lines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       done();
     },
   });
@@ -67,7 +72,9 @@ export async function startApi(options: StartOptions = {}): Promise<TestApi> {
   const runtime = await openRuntime(
     config,
     logger,
-    options.traversalIndexQuietMilliseconds === undefined ? {} : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
+    options.traversalIndexQuietMilliseconds === undefined
+      ? {}
+      : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
   );
   const runners = typeof options.runners === 'function' ? options.runners({ config, runtime }) : options.runners;
   const app = await buildApp({ config, logger, runtime, ...(runners ? { runners } : {}) });
@@ -107,7 +114,12 @@ export interface Answer {
 }
 
 /** Fetches `path` from the API; `json` becomes a JSON body. */
-export async function call(base: string, method: string, path: string, init: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  init: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | undefined = init.body;
   if (init.json !== undefined) {
@@ -140,7 +152,12 @@ export function assertProblem(answer: Answer, status: number, detail?: string | 
 export const enc = encodeURIComponent;
 
 /** Polls a task until it is no longer pending (at most `timeoutMs`). */
-export async function waitForTask(base: string, taskId: string, headers: Record<string, string> = {}, timeoutMs = 20_000): Promise<Answer> {
+export async function waitForTask(
+  base: string,
+  taskId: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<Answer> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await call(base, 'GET', `/api/v1/tasks/${taskId}`, { headers });

@@ -13,26 +13,62 @@ for (const backend of BACKENDS) {
   describe(`meta, errors and docs (${backend} store, authentication off)`, () => {
     let api: TestApi;
     before(async () => {
-      api = await startApi({ backend, env: { LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: 'https://lakehouse.example', LINEAGE_SVC_LAKEHOUSE_TOKEN: 'tok-secret' } });
+      api = await startApi({
+        backend,
+        env: {
+          LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: 'https://lakehouse.example',
+          LINEAGE_SVC_LAKEHOUSE_TOKEN: 'tok-secret',
+        },
+      });
     });
     after(async () => api.dispose());
 
     it('answers health, version and catalogs', async () => {
       assert.deepEqual((await call(api.base, 'GET', '/api/v1/health')).body, { status: 'ok' });
-      assert.deepEqual((await call(api.base, 'GET', '/api/v1/version')).body, { name: 'lineage-svc', version: '0.1.0' });
-      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{ catalog_type: string; configured: boolean }>;
-      assert.deepEqual(catalogs.map((catalog) => catalog.catalog_type), ['LAKEHOUSE_CATALOG', 'DATALAKE_CATALOG', 'WAREHOUSE_LINEAGE', 'DATA_GOVERNANCE']);
-      assert.deepEqual(catalogs.map((catalog) => catalog.configured), [true, false, false, false]);
+      assert.deepEqual((await call(api.base, 'GET', '/api/v1/version')).body, {
+        name: 'lineage-svc',
+        version: '0.1.0',
+      });
+      const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{
+        catalog_type: string;
+        configured: boolean;
+      }>;
+      assert.deepEqual(
+        catalogs.map((catalog) => catalog.catalog_type),
+        ['LAKEHOUSE_CATALOG', 'DATALAKE_CATALOG', 'WAREHOUSE_LINEAGE', 'DATA_GOVERNANCE'],
+      );
+      assert.deepEqual(
+        catalogs.map((catalog) => catalog.configured),
+        [true, false, false, false],
+      );
       assert.ok(!JSON.stringify(catalogs).includes('tok-secret'));
     });
 
     it('answers fastify errors as problem+json: unknown route 404, bad JSON 400, media type 415, empty JSON body 400, body too large 413', async () => {
       assertProblem(await call(api.base, 'GET', '/api/v1/nothing-here'), 404, 'no route GET /api/v1/nothing-here');
-      assertProblem(await call(api.base, 'POST', '/api/v1/graphs', { body: '{"name":', headers: { 'content-type': 'application/json' } }), 400);
-      assertProblem(await call(api.base, 'POST', '/api/v1/graphs', { body: '<graph/>', headers: { 'content-type': 'application/xml' } }), 415);
-      assertProblem(await call(api.base, 'POST', '/api/v1/graphs', { body: '', headers: { 'content-type': 'application/json' } }), 400);
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/graphs', {
+          body: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+      );
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/graphs', {
+          body: '<graph/>',
+          headers: { 'content-type': 'application/xml' },
+        }),
+        415,
+      );
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/graphs', { body: '', headers: { 'content-type': 'application/json' } }),
+        400,
+      );
       const big = JSON.stringify({ name: 'x'.repeat(11 * 1024 * 1024) });
-      assertProblem(await call(api.base, 'POST', '/api/v1/graphs', { body: big, headers: { 'content-type': 'application/json' } }), 413);
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/graphs', { body: big, headers: { 'content-type': 'application/json' } }),
+        413,
+      );
       assertProblem(await call(api.base, 'PATCH', '/api/v1/graphs'), 404);
     });
 
@@ -90,7 +126,8 @@ describe('authentication on (LINEAGE_SVC_API_KEY set)', () => {
 
   it('keeps GET /api/v1/health and the doc pages open', async () => {
     assert.equal((await call(api.base, 'GET', '/api/v1/health')).status, 200);
-    for (const path of ['/openapi.json', '/docs', '/redoc']) assert.equal((await call(api.base, 'GET', path)).status, 200, path);
+    for (const path of ['/openapi.json', '/docs', '/redoc'])
+      assert.equal((await call(api.base, 'GET', path)).status, 200, path);
   });
 
   it('answers 403 "API key is missing" without the header, on known and unknown routes', async () => {
@@ -108,7 +145,11 @@ describe('authentication on (LINEAGE_SVC_API_KEY set)', () => {
 
   it('answers 403 "API key is invalid" with a wrong key (shorter, longer, same length)', async () => {
     for (const wrong of ['x', `${KEY}x`, KEY.replace(/.$/, 'Z')]) {
-      assertProblem(await call(api.base, 'GET', '/api/v1/graphs', { headers: { 'x-api-key': wrong } }), 403, 'API key is invalid');
+      assertProblem(
+        await call(api.base, 'GET', '/api/v1/graphs', { headers: { 'x-api-key': wrong } }),
+        403,
+        'API key is invalid',
+      );
     }
   });
 

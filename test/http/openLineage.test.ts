@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { extract } from '../../src/extraction/extract.js';
 import { silentLogger } from '../../src/logger.js';
 import { CLUSTER, ENV, sampleGraph } from '../helpers/sampleGraph.js';
@@ -47,10 +47,20 @@ const runIdOf = (n: number) => `01940000-0000-7000-8000-${String(n).padStart(12,
 
 /** Posts raw bytes (compressed bodies). */
 async function postBytes(base: string, path: string, bytes: Buffer, headers: Record<string, string>): Promise<Answer> {
-  const response = await fetch(`${base}/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH, ...headers }, body: bytes });
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...AUTH, ...headers },
+    body: bytes,
+  });
   const text = await response.text();
   const type = response.headers.get('content-type') ?? '';
-  return { status: response.status, type, body: type.includes('json') && text !== '' ? JSON.parse(text) : text, text, headers: response.headers };
+  return {
+    status: response.status,
+    type,
+    body: type.includes('json') && text !== '' ? JSON.parse(text) : text,
+    text,
+    headers: response.headers,
+  };
 }
 
 for (const backend of BACKENDS) {
@@ -66,9 +76,17 @@ for (const backend of BACKENDS) {
     after(async () => api.dispose());
 
     it('asks for the API key on every lineage route and view', async () => {
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage', { json: runEvent({ job: 'x' }) }), 403, 'API key is missing');
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage', { json: runEvent({ job: 'x' }) }),
+        403,
+        'API key is missing',
+      );
       assertProblem(await call(api.base, 'GET', '/api/v1/lineage/events'), 403, 'API key is missing');
-      assertProblem(await call(api.base, 'GET', '/api/v1/graphs/confluent/view', { headers: { 'x-api-key': 'wrong' } }), 403, 'API key is invalid');
+      assertProblem(
+        await call(api.base, 'GET', '/api/v1/graphs/confluent/view', { headers: { 'x-api-key': 'wrong' } }),
+        403,
+        'API key is invalid',
+      );
       assertProblem(await get('/graphs/confluent/view'), 404, /no graph yet/);
     });
 
@@ -80,9 +98,15 @@ for (const backend of BACKENDS) {
       assert.equal(single.body.results[0].run_id, runIdOf(1));
       assert.match(single.body.results[0].dedupe_key, /^[0-9a-f]{64}$/);
 
-      const array = await post('/lineage', [runEvent({ job: 'array-a', runId: runIdOf(2) }), runEvent({ job: 'array-b', runId: runIdOf(3) })]);
+      const array = await post('/lineage', [
+        runEvent({ job: 'array-a', runId: runIdOf(2) }),
+        runEvent({ job: 'array-b', runId: runIdOf(3) }),
+      ]);
       assert.equal(array.status, 200);
-      assert.deepEqual(array.body.results.map((result: { index: number; status: string }) => `${result.index}:${result.status}`), ['0:accepted', '1:accepted']);
+      assert.deepEqual(
+        array.body.results.map((result: { index: number; status: string }) => `${result.index}:${result.status}`),
+        ['0:accepted', '1:accepted'],
+      );
 
       const events = await post('/lineage/events', [runEvent({ job: 'batch', runId: runIdOf(4) })]);
       assert.equal(events.body.accepted, 1);
@@ -98,18 +122,34 @@ for (const backend of BACKENDS) {
     });
 
     it('accepts gzip and deflate bodies; a corrupt one is a 400, another encoding a 415, a zip bomb a 413', async () => {
-      const gz = await postBytes(api.base, '/lineage', gzipSync(JSON.stringify([runEvent({ job: 'gzipped', runId: runIdOf(10) })])), { 'content-encoding': 'gzip' });
+      const gz = await postBytes(
+        api.base,
+        '/lineage',
+        gzipSync(JSON.stringify([runEvent({ job: 'gzipped', runId: runIdOf(10) })])),
+        { 'content-encoding': 'gzip' },
+      );
       assert.equal(gz.status, 200, gz.text);
       assert.equal(gz.body.accepted, 1);
-      const deflated = await postBytes(api.base, '/lineage/events', deflateSync(JSON.stringify(runEvent({ job: 'deflated', runId: runIdOf(11) }))), { 'content-encoding': 'deflate' });
+      const deflated = await postBytes(
+        api.base,
+        '/lineage/events',
+        deflateSync(JSON.stringify(runEvent({ job: 'deflated', runId: runIdOf(11) }))),
+        { 'content-encoding': 'deflate' },
+      );
       assert.equal(deflated.body.accepted, 1);
       assert.equal((await get(`/lineage/events?job=gzipped`)).body.total, 1);
 
-      const corrupt = await postBytes(api.base, '/lineage', Buffer.from('this is not gzip at all'), { 'content-encoding': 'gzip' });
+      const corrupt = await postBytes(api.base, '/lineage', Buffer.from('this is not gzip at all'), {
+        'content-encoding': 'gzip',
+      });
       assertProblem(corrupt, 400, /could not be decompressed/);
       const truncated = gzipSync(JSON.stringify(runEvent({ job: 'cut' }))).subarray(0, 20);
       assertProblem(await postBytes(api.base, '/lineage', truncated, { 'content-encoding': 'gzip' }), 400);
-      assertProblem(await postBytes(api.base, '/lineage', Buffer.from('{}'), { 'content-encoding': 'br' }), 415, /not supported/);
+      assertProblem(
+        await postBytes(api.base, '/lineage', Buffer.from('{}'), { 'content-encoding': 'br' }),
+        415,
+        /not supported/,
+      );
 
       const bomb = gzipSync(Buffer.concat([Buffer.from('['), Buffer.alloc(11 * 1024 * 1024, 0x20), Buffer.from(']')]));
       assert.ok(bomb.length < 100_000, 'the compressed body is small');
@@ -125,18 +165,30 @@ for (const backend of BACKENDS) {
       assert.equal(again.status, 200);
       assert.deepEqual([again.body.accepted, again.body.duplicates], [0, 1]);
       assert.equal(again.body.results[0].status, 'duplicate');
-      const batch = await post('/lineage/events', [event, runEvent({ job: 'redelivered', runId: runIdOf(20), eventType: 'START' })]);
-      assert.deepEqual(batch.body.results.map((result: { status: string }) => result.status), ['duplicate', 'accepted']);
+      const batch = await post('/lineage/events', [
+        event,
+        runEvent({ job: 'redelivered', runId: runIdOf(20), eventType: 'START' }),
+      ]);
+      assert.deepEqual(
+        batch.body.results.map((result: { status: string }) => result.status),
+        ['duplicate', 'accepted'],
+      );
       assert.equal((await get(`/lineage/events?run_id=${runIdOf(20)}`)).body.total, 2);
     });
 
     it('returns the warnings of lenient ingestion, keeps a non-UUID runId findable, and answers strict rejections as problem+json', async () => {
-      const lenient = { ...runEvent({ job: 'dbt-model', namespace: 'dbt', runId: 'dbt-run-42' }), eventTime: '2026-02-02T08:00:00' } as Record<string, unknown>;
+      const lenient = {
+        ...runEvent({ job: 'dbt-model', namespace: 'dbt', runId: 'dbt-run-42' }),
+        eventTime: '2026-02-02T08:00:00',
+      } as Record<string, unknown>;
       delete lenient.schemaURL;
       const answer = await post('/lineage', lenient);
       assert.equal(answer.status, 200);
       const warnings: string[] = answer.body.results[0].warnings;
-      assert.ok(warnings.some((warning) => /no timezone; UTC assumed/.test(warning)), warnings.join('|'));
+      assert.ok(
+        warnings.some((warning) => /no timezone; UTC assumed/.test(warning)),
+        warnings.join('|'),
+      );
       assert.ok(warnings.some((warning) => /schemaURL is missing/.test(warning)));
       assert.ok(warnings.some((warning) => /is not a UUID/.test(warning)));
       const runUuid: string = answer.body.results[0].run_uuid;
@@ -151,7 +203,11 @@ for (const backend of BACKENDS) {
       const noName = runEvent({ job: '' });
       const rejected = assertProblem(await post('/lineage', noName), 400, /rejected/);
       assert.ok((rejected.errors as Array<{ path: string }>).some((issue) => issue.path.startsWith('[0]')));
-      const allBad = assertProblem(await post('/lineage/events', [noName, { ...runEvent({ job: 'x' }), eventType: 'EXPLODED' }]), 400, /all 2 events were rejected/);
+      const allBad = assertProblem(
+        await post('/lineage/events', [noName, { ...runEvent({ job: 'x' }), eventType: 'EXPLODED' }]),
+        400,
+        /all 2 events were rejected/,
+      );
       assert.ok((allBad.errors as Array<{ path: string }>).some((issue) => issue.path.startsWith('[1]')));
       const mixed = await post('/lineage/events', [noName, runEvent({ job: 'mixed-good', runId: runIdOf(30) })]);
       assert.equal(mixed.status, 200);
@@ -159,33 +215,82 @@ for (const backend of BACKENDS) {
       assert.ok(mixed.body.results[0].errors.length > 0);
       assertProblem(await post('/lineage/events', []), 400, /no event/);
       assertProblem(await post('/lineage', 'a string'), 400);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage', { body: '{"broken', headers: { ...AUTH, 'content-type': 'application/json' } }), 400);
-      assertProblem(await call(api.base, 'POST', '/api/v1/lineage', { body: '<xml/>', headers: { ...AUTH, 'content-type': 'application/xml' } }), 415);
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage', {
+          body: '{"broken',
+          headers: { ...AUTH, 'content-type': 'application/json' },
+        }),
+        400,
+      );
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/lineage', {
+          body: '<xml/>',
+          headers: { ...AUTH, 'content-type': 'application/xml' },
+        }),
+        415,
+      );
     });
 
     it('GET /lineage/events filters by namespace, job, run_id, event_type, since and until, ordered by eventTime, with limit, offset and total', async () => {
       const events = [
-        runEvent({ namespace: 'q-ns', job: 'q-a', runId: runIdOf(101), eventType: 'START', eventTime: '2026-03-01T00:00:03Z' }),
-        runEvent({ namespace: 'q-ns', job: 'q-a', runId: runIdOf(101), eventType: 'COMPLETE', eventTime: '2026-03-01T00:00:04Z' }),
-        runEvent({ namespace: 'q-ns', job: 'q-b', runId: runIdOf(102), eventType: 'FAIL', eventTime: '2026-03-01T00:00:01Z' }),
-        runEvent({ namespace: 'q-other', job: 'q-a', runId: runIdOf(103), eventType: 'COMPLETE', eventTime: '2026-03-01T00:00:02Z' }),
+        runEvent({
+          namespace: 'q-ns',
+          job: 'q-a',
+          runId: runIdOf(101),
+          eventType: 'START',
+          eventTime: '2026-03-01T00:00:03Z',
+        }),
+        runEvent({
+          namespace: 'q-ns',
+          job: 'q-a',
+          runId: runIdOf(101),
+          eventType: 'COMPLETE',
+          eventTime: '2026-03-01T00:00:04Z',
+        }),
+        runEvent({
+          namespace: 'q-ns',
+          job: 'q-b',
+          runId: runIdOf(102),
+          eventType: 'FAIL',
+          eventTime: '2026-03-01T00:00:01Z',
+        }),
+        runEvent({
+          namespace: 'q-other',
+          job: 'q-a',
+          runId: runIdOf(103),
+          eventType: 'COMPLETE',
+          eventTime: '2026-03-01T00:00:02Z',
+        }),
       ];
       assert.equal((await post('/lineage/events', events)).body.accepted, 4);
-      const times = (answer: Answer) => answer.body.events.map((event: { eventTime: string }) => event.eventTime.slice(17, 19));
+      const times = (answer: Answer) =>
+        answer.body.events.map((event: { eventTime: string }) => event.eventTime.slice(17, 19));
       const ns = await get('/lineage/events?namespace=q-ns');
       assert.deepEqual([ns.body.total, ...times(ns)], [3, '01', '03', '04'], 'ordered by eventTime');
       assert.deepEqual(times(await get('/lineage/events?job=q-a')), ['02', '03', '04']);
       assert.deepEqual(times(await get('/lineage/events?namespace=q-ns&job=q-a')), ['03', '04']);
       assert.deepEqual(times(await get(`/lineage/events?run_id=${runIdOf(101)}`)), ['03', '04']);
       assert.deepEqual(times(await get('/lineage/events?job=q-a&event_type=complete')), ['02', '04']);
-      assert.deepEqual(times(await get('/lineage/events?since=2026-03-01T00:00:02Z&until=2026-03-01T00:00:03Z')), ['02', '03'], 'bounds are inclusive');
+      assert.deepEqual(
+        times(await get('/lineage/events?since=2026-03-01T00:00:02Z&until=2026-03-01T00:00:03Z')),
+        ['02', '03'],
+        'bounds are inclusive',
+      );
       const page = await get('/lineage/events?namespace=q-ns&limit=2&offset=1');
       assert.deepEqual([page.body.total, page.body.limit, page.body.offset, ...times(page)], [3, 2, 1, '03', '04']);
       assert.deepEqual((await get('/lineage/events?namespace=q-ns&offset=10')).body.events, []);
-      assert.deepEqual((await get('/lineage/events?namespace=nobody')).body, { events: [], total: 0, limit: 100, offset: 0 });
+      assert.deepEqual((await get('/lineage/events?namespace=nobody')).body, {
+        events: [],
+        total: 0,
+        limit: 100,
+        offset: 0,
+      });
 
       const run = await get(`/lineage/events/${runIdOf(101)}`);
-      assert.deepEqual(run.body.events.map((event: { eventType: string }) => event.eventType), ['START', 'COMPLETE']);
+      assert.deepEqual(
+        run.body.events.map((event: { eventType: string }) => event.eventType),
+        ['START', 'COMPLETE'],
+      );
 
       assertProblem(await get('/lineage/events?event_type=EXPLODED'), 400);
       assertProblem(await get('/lineage/events?since=yesterday'), 400, /since/);
@@ -199,36 +304,75 @@ for (const backend of BACKENDS) {
     it('lists datasets and jobs, gives their details, and walks dataset lineage by dataset hops', async () => {
       // raw -> j1 -> mid -> j2 -> out -> j3 -> final
       const chain = [
-        runEvent({ namespace: 'chain', job: 'j1', runId: runIdOf(201), inputs: [{ namespace: 'pg://db', name: 'raw' }], outputs: [{ namespace: 's3://lake', name: 'mid' }] }),
-        runEvent({ namespace: 'chain', job: 'j2', runId: runIdOf(202), inputs: [{ namespace: 's3://lake', name: 'mid' }], outputs: [{ namespace: 's3://lake', name: 'out' }] }),
-        runEvent({ namespace: 'chain', job: 'j3', runId: runIdOf(203), inputs: [{ namespace: 's3://lake', name: 'out' }], outputs: [{ namespace: 's3://lake', name: 'final' }] }),
+        runEvent({
+          namespace: 'chain',
+          job: 'j1',
+          runId: runIdOf(201),
+          inputs: [{ namespace: 'pg://db', name: 'raw' }],
+          outputs: [{ namespace: 's3://lake', name: 'mid' }],
+        }),
+        runEvent({
+          namespace: 'chain',
+          job: 'j2',
+          runId: runIdOf(202),
+          inputs: [{ namespace: 's3://lake', name: 'mid' }],
+          outputs: [{ namespace: 's3://lake', name: 'out' }],
+        }),
+        runEvent({
+          namespace: 'chain',
+          job: 'j3',
+          runId: runIdOf(203),
+          inputs: [{ namespace: 's3://lake', name: 'out' }],
+          outputs: [{ namespace: 's3://lake', name: 'final' }],
+        }),
       ];
       assert.equal((await post('/lineage/events', chain)).body.accepted, 3);
 
       const lake = await get(`/lineage/datasets?namespace=${encodeURIComponent('s3://lake')}`);
-      assert.deepEqual(lake.body.datasets.map((dataset: { name: string }) => dataset.name), ['final', 'mid', 'out']);
+      assert.deepEqual(
+        lake.body.datasets.map((dataset: { name: string }) => dataset.name),
+        ['final', 'mid', 'out'],
+      );
       assert.equal(lake.body.total, 3);
       assert.ok((await get('/lineage/datasets')).body.total >= 4);
       const mid = await get(`/lineage/datasets/detail?namespace=${encodeURIComponent('s3://lake')}&name=mid`);
       assert.deepEqual(mid.body.produced_by, [{ namespace: 'chain', name: 'j1' }]);
       assert.deepEqual(mid.body.consumed_by, [{ namespace: 'chain', name: 'j2' }]);
-      assertProblem(await get(`/lineage/datasets/detail?namespace=${encodeURIComponent('s3://lake')}&name=nothing`), 404, /not known/);
+      assertProblem(
+        await get(`/lineage/datasets/detail?namespace=${encodeURIComponent('s3://lake')}&name=nothing`),
+        404,
+        /not known/,
+      );
       assertProblem(await get('/lineage/datasets/detail?namespace=x'), 400);
 
       const jobs = await get('/lineage/jobs?namespace=chain');
-      assert.deepEqual(jobs.body.jobs.map((job: { name: string }) => job.name), ['j1', 'j2', 'j3']);
+      assert.deepEqual(
+        jobs.body.jobs.map((job: { name: string }) => job.name),
+        ['j1', 'j2', 'j3'],
+      );
       assert.equal(jobs.body.jobs[0].latest_run_id, runIdOf(201));
       const j2 = await get('/lineage/jobs/detail?namespace=chain&name=j2');
-      assert.deepEqual(j2.body.latest_inputs.map((dataset: { name: string }) => dataset.name), ['mid']);
-      assert.deepEqual(j2.body.latest_outputs.map((dataset: { name: string }) => dataset.name), ['out']);
+      assert.deepEqual(
+        j2.body.latest_inputs.map((dataset: { name: string }) => dataset.name),
+        ['mid'],
+      );
+      assert.deepEqual(
+        j2.body.latest_outputs.map((dataset: { name: string }) => dataset.name),
+        ['out'],
+      );
       assert.equal(j2.body.latest_run.run_id, runIdOf(202));
       assertProblem(await get('/lineage/jobs/detail?namespace=chain&name=j9'), 404, /not known/);
 
-      const lineage = (query: string) => get(`/lineage/datasets/lineage?namespace=${encodeURIComponent('s3://lake')}&${query}`);
-      const jobNames = (answer: Answer) => answer.body.events.map((event: { job: { name: string } }) => event.job.name).sort();
+      const lineage = (query: string) =>
+        get(`/lineage/datasets/lineage?namespace=${encodeURIComponent('s3://lake')}&${query}`);
+      const jobNames = (answer: Answer) =>
+        answer.body.events.map((event: { job: { name: string } }) => event.job.name).sort();
       const one = await lineage('name=final&depth=1');
       assert.equal(one.status, 200);
-      assert.deepEqual([jobNames(one), one.body.datasets_visited, one.body.jobs_visited, one.body.direction], [['j3'], 2, 1, 'upstream']);
+      assert.deepEqual(
+        [jobNames(one), one.body.datasets_visited, one.body.jobs_visited, one.body.direction],
+        [['j3'], 2, 1, 'upstream'],
+      );
       assert.equal(one.body.events[0].run.runId, runIdOf(203), 'whole events');
       assert.deepEqual(jobNames(await lineage('name=final')), ['j1', 'j2', 'j3'], 'default upstream, depth 5');
       assert.deepEqual(jobNames(await lineage('name=mid&direction=downstream&depth=2')), ['j2', 'j3']);
@@ -254,13 +398,32 @@ for (const backend of BACKENDS) {
       assert.ok(confluent.body.count > 0);
       assert.equal(confluent.body.stored, confluent.body.count);
       const namespaces = (answer: Answer) =>
-        new Set<string>(answer.body.events.flatMap((event: { job: { namespace: string }; inputs: Array<{ namespace: string }>; outputs: Array<{ namespace: string }> }) => [event.job.namespace, ...event.inputs.map((d) => d.namespace), ...event.outputs.map((d) => d.namespace)]));
-      assert.ok([...namespaces(confluent)].every((namespace) => namespace.startsWith('stream://')), [...namespaces(confluent)].join(', '));
+        new Set<string>(
+          answer.body.events.flatMap(
+            (event: {
+              job: { namespace: string };
+              inputs: Array<{ namespace: string }>;
+              outputs: Array<{ namespace: string }>;
+            }) => [
+              event.job.namespace,
+              ...event.inputs.map((d) => d.namespace),
+              ...event.outputs.map((d) => d.namespace),
+            ],
+          ),
+        );
+      assert.ok(
+        [...namespaces(confluent)].every((namespace) => namespace.startsWith('stream://')),
+        [...namespaces(confluent)].join(', '),
+      );
 
       const enriched = await get(`/graphs/enriched/view?graph_id=${graphId}`);
       assert.equal(enriched.body.systems, null);
       const all = [...namespaces(enriched)];
-      assert.ok(all.some((namespace) => namespace.startsWith('lakehouse://')) && all.some((namespace) => namespace.startsWith('s3://')), all.join(', '));
+      assert.ok(
+        all.some((namespace) => namespace.startsWith('lakehouse://')) &&
+          all.some((namespace) => namespace.startsWith('s3://')),
+        all.join(', '),
+      );
       const filtered = await get(`/graphs/enriched/view?graph_id=${graphId}&systems=Stream,%20external`);
       assert.deepEqual(filtered.body.systems, ['STREAM', 'EXTERNAL']);
       const kept = [...namespaces(filtered)];
@@ -274,7 +437,9 @@ for (const backend of BACKENDS) {
         confluent.body.events.map((event: { run: { runId: string } }) => event.run.runId),
       );
 
-      const lineage = await get(`/lineage/datasets/lineage?namespace=${encodeURIComponent(NS)}&name=orders_enriched&direction=upstream&depth=2`);
+      const lineage = await get(
+        `/lineage/datasets/lineage?namespace=${encodeURIComponent(NS)}&name=orders_enriched&direction=upstream&depth=2`,
+      );
       assert.equal(lineage.status, 200, lineage.text);
       const jobs = new Set(lineage.body.events.map((event: { job: { name: string } }) => event.job.name));
       assert.ok(jobs.has('enrich-orders') && jobs.has('pg-orders-cdc'), [...jobs].join(', '));
@@ -299,15 +464,29 @@ describe('a Spark-like kafka:// event joins the topics of an extraction (sqlite 
   });
 
   it('resolves kafka://{bootstrap} to the extracted topic: lineage runs from the Spark output through the topic into our jobs', async () => {
-    const { graph } = await extract({ platform: fastApi(sim), logger: silentLogger() }, { environmentIds: [PROD, DEV] });
-    assert.ok(graph.nodes.some((node) => node.node_type === 'TOPIC' && typeof node.attributes?.bootstrap_endpoint === 'string'), 'topics carry bootstrap_endpoint');
+    const { graph } = await extract(
+      { platform: fastApi(sim), logger: silentLogger() },
+      { environmentIds: [PROD, DEV] },
+    );
+    assert.ok(
+      graph.nodes.some((node) => node.node_type === 'TOPIC' && typeof node.attributes?.bootstrap_endpoint === 'string'),
+      'topics carry bootstrap_endpoint',
+    );
     const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'demo' }, headers: AUTH });
-    assert.equal((await call(api.base, 'POST', `/api/v1/graphs/${created.body.graph_id}/import`, { json: graph, headers: AUTH })).status, 200);
+    assert.equal(
+      (await call(api.base, 'POST', `/api/v1/graphs/${created.body.graph_id}/import`, { json: graph, headers: AUTH }))
+        .status,
+      200,
+    );
     const view = await call(api.base, 'GET', '/api/v1/graphs/confluent/view', { headers: AUTH });
     assert.equal(view.status, 200);
 
     // A topic some job of ours writes, and its kafka:// identity.
-    type ViewDataset = { namespace: string; name: string; facets?: { symlinks?: { identifiers: Array<{ namespace: string; name: string }> } } };
+    type ViewDataset = {
+      namespace: string;
+      name: string;
+      facets?: { symlinks?: { identifiers: Array<{ namespace: string; name: string }> } };
+    };
     const written = (view.body.events as Array<{ job: { name: string }; outputs: ViewDataset[] }>).flatMap((event) =>
       event.outputs.filter((dataset) => dataset.facets?.symlinks).map((dataset) => ({ job: event.job.name, dataset })),
     );
@@ -316,16 +495,35 @@ describe('a Spark-like kafka:// event joins the topics of an extraction (sqlite 
     const kafka = target.dataset.facets!.symlinks!.identifiers[0]!;
     assert.match(kafka.namespace, /^kafka:\/\/[^/]+:\d+$/);
 
-    const spark = runEvent({ namespace: 'spark-cluster', job: 'daily_rollup', runId: runIdOf(500), inputs: [{ namespace: kafka.namespace, name: kafka.name }], outputs: [{ namespace: 's3://warehouse', name: 'rollup' }] });
+    const spark = runEvent({
+      namespace: 'spark-cluster',
+      job: 'daily_rollup',
+      runId: runIdOf(500),
+      inputs: [{ namespace: kafka.namespace, name: kafka.name }],
+      outputs: [{ namespace: 's3://warehouse', name: 'rollup' }],
+    });
     assert.equal((await call(api.base, 'POST', '/api/v1/lineage', { json: spark, headers: AUTH })).body.accepted, 1);
 
-    const upstream = await call(api.base, 'GET', `/api/v1/lineage/datasets/lineage?namespace=${encodeURIComponent('s3://warehouse')}&name=rollup&depth=2`, { headers: AUTH });
+    const upstream = await call(
+      api.base,
+      'GET',
+      `/api/v1/lineage/datasets/lineage?namespace=${encodeURIComponent('s3://warehouse')}&name=rollup&depth=2`,
+      { headers: AUTH },
+    );
     assert.equal(upstream.status, 200, upstream.text);
     const jobs = upstream.body.events.map((event: { job: { name: string } }) => event.job.name);
     assert.ok(jobs.includes('daily_rollup') && jobs.includes(target.job), `${jobs.join(', ')} includes ${target.job}`);
 
-    const detail = await call(api.base, 'GET', `/api/v1/lineage/datasets/detail?namespace=${encodeURIComponent(target.dataset.namespace)}&name=${encodeURIComponent(target.dataset.name)}`, { headers: AUTH });
+    const detail = await call(
+      api.base,
+      'GET',
+      `/api/v1/lineage/datasets/detail?namespace=${encodeURIComponent(target.dataset.namespace)}&name=${encodeURIComponent(target.dataset.name)}`,
+      { headers: AUTH },
+    );
     assert.ok(detail.body.identities.some((identity: { namespace: string }) => identity.namespace === kafka.namespace));
-    assert.ok(detail.body.consumed_by.some((job: { name: string }) => job.name === 'daily_rollup'), 'the Spark job reads our topic');
+    assert.ok(
+      detail.body.consumed_by.some((job: { name: string }) => job.name === 'daily_rollup'),
+      'the Spark job reads our topic',
+    );
   });
 });

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTaskRunners } from '../../infra/http/taskRunners.js';
-import type { TaskRunners } from '../../infra/http/taskService.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { createTaskRunners } from '../../services/taskRunners.js';
+import type { TaskRunners } from '../../services/tasks.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { cliEnv, PROD } from '../extraction/helpers.js';
 import { BACKENDS, assertProblem, call, fastRunners, startApi, waitForTask, type TestApi } from './helpers.js';
@@ -46,18 +46,30 @@ for (const backend of BACKENDS) {
         assert.equal(accepted.status, 202);
         const done = await waitForTask(api.base, accepted.body.task_id);
         assert.equal(done.body.task_type, 'extract');
-        assert.deepEqual(done.body.parameters, { environment_ids: ['env-c'], cluster_ids: ['lkc-1'], enable_metrics: true, metrics_lookback_hours: 1 });
+        assert.deepEqual(done.body.parameters, {
+          environment_ids: ['env-c'],
+          cluster_ids: ['lkc-1'],
+          enable_metrics: true,
+          metrics_lookback_hours: 1,
+        });
       }
     });
 
     it('rejects an extraction without environments, with unknown fields (credentials) or bad types (400)', async () => {
       assertProblem(await call(api.base, 'POST', '/api/v1/tasks/extract'), 400, /environment_ids is required/);
-      assertProblem(await call(api.base, 'POST', '/api/v1/tasks/extract', { json: { environment_ids: ['e'], sr_credentials: { key: 'k', secret: 's' } } }), 400);
+      assertProblem(
+        await call(api.base, 'POST', '/api/v1/tasks/extract', {
+          json: { environment_ids: ['e'], sr_credentials: { key: 'k', secret: 's' } },
+        }),
+        400,
+      );
       assertProblem(await call(api.base, 'POST', '/api/v1/tasks/extract', { json: { environment_ids: 'env-1' } }), 400);
     });
 
     it('accepts an enrichment, lists tasks newest first with type and status filters, and 404s an unknown task', async () => {
-      const accepted = await call(api.base, 'POST', '/api/v1/tasks/enrich', { json: { graph_id: 'g-1', enable_metrics: false } });
+      const accepted = await call(api.base, 'POST', '/api/v1/tasks/enrich', {
+        json: { graph_id: 'g-1', enable_metrics: false },
+      });
       assert.equal(accepted.status, 202);
       await waitForTask(api.base, accepted.body.task_id);
       const all = await call(api.base, 'GET', '/api/v1/tasks');
@@ -65,7 +77,10 @@ for (const backend of BACKENDS) {
       const times = all.body.tasks.map((task: { created_at: string }) => task.created_at);
       assert.deepEqual(times, [...times].sort().reverse());
       const enrich = await call(api.base, 'GET', '/api/v1/tasks?type=enrich&status=completed');
-      assert.deepEqual(enrich.body.tasks.map((task: { task_id: string }) => task.task_id), [accepted.body.task_id]);
+      assert.deepEqual(
+        enrich.body.tasks.map((task: { task_id: string }) => task.task_id),
+        [accepted.body.task_id],
+      );
       const failed = await call(api.base, 'GET', '/api/v1/tasks?status=failed');
       assert.equal(failed.body.total, 0);
       assertProblem(await call(api.base, 'GET', '/api/v1/tasks/no-such-task'), 404, /not found/);
@@ -84,7 +99,10 @@ describe('tasks that fail', () => {
       },
       enrich: async () => ({}),
     };
-    const api = await startApi({ runners, env: { LINEAGE_SVC_STREAM_CLOUD_API_KEY: 'CLOUDKEY', LINEAGE_SVC_STREAM_CLOUD_API_SECRET: secret } });
+    const api = await startApi({
+      runners,
+      env: { LINEAGE_SVC_STREAM_CLOUD_API_KEY: 'CLOUDKEY', LINEAGE_SVC_STREAM_CLOUD_API_SECRET: secret },
+    });
     try {
       const accepted = await call(api.base, 'POST', '/api/v1/tasks/extract?environment_ids=env-1');
       const done = await waitForTask(api.base, accepted.body.task_id);
@@ -123,7 +141,12 @@ describe('tasks with the real runners against the platform simulator', () => {
     api = await startApi({
       env,
       runners: ({ config, runtime }) =>
-        createTaskRunners({ config, runtime, logger: silentLogger(), httpOptions: { retryBaseDelayMs: 1, rateLimit: false } }),
+        createTaskRunners({
+          config,
+          runtime,
+          logger: silentLogger(),
+          httpOptions: { retryBaseDelayMs: 1, rateLimit: false },
+        }),
     });
   });
   after(async () => {

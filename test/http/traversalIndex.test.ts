@@ -59,7 +59,11 @@ for (const backend of BACKENDS) {
             assert.equal(indexed.status, 200);
             assert.equal(indexed.type, 'application/json; charset=utf-8');
             assert.equal(Number(indexed.headers.get('content-length')), Buffer.byteLength(indexed.text));
-            assert.deepEqual(normalised(indexed.body), normalised(walked.body), `${direction} ${hops} hops from ${origin}`);
+            assert.deepEqual(
+              normalised(indexed.body),
+              normalised(walked.body),
+              `${direction} ${hops} hops from ${origin}`,
+            );
           }
         }
       }
@@ -68,9 +72,14 @@ for (const backend of BACKENDS) {
     it('never lets two answers in flight share a pooled buffer, and gives the buffers back', async () => {
       // Large answers (pooled: 64 KiB and more) requested all at once, each checked against its walk.
       const origins = graph.nodes.filter((_, index) => index % 97 === 0).map((node) => node.id);
-      const expected = await Promise.all(origins.map(async (origin) => normalised((await traversal(origin, 'downstream', 10, revision)).body)));
+      const expected = await Promise.all(
+        origins.map(async (origin) => normalised((await traversal(origin, 'downstream', 10, revision)).body)),
+      );
       const answers = await Promise.all(origins.map((origin) => traversal(origin, 'downstream', 10)));
-      assert.ok(answers.some((answer) => answer.text.length >= 64 * 1024), 'some answers are large enough to be pooled');
+      assert.ok(
+        answers.some((answer) => answer.text.length >= 64 * 1024),
+        'some answers are large enough to be pooled',
+      );
       answers.forEach((answer, index) => assert.deepEqual(normalised(answer.body), expected[index]));
       assert.ok(answerBuffers.freeCount > 0, 'buffers are back in the pool once their answers are sent');
     });
@@ -109,7 +118,8 @@ describe('traversal indexes prepared by the running API', () => {
   it('indexes a graph in the background after its first traversal, and answers from the index the same way', async () => {
     api = await startApi({ traversalIndexQuietMilliseconds: 0 });
     const graph = syntheticGraph({ nodes: 2_000, edges: 6_000, seed: 5 });
-    const graphId = (await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'background' } })).body.graph_id as string;
+    const graphId = (await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'background' } })).body
+      .graph_id as string;
     assert.equal((await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph })).status, 200);
     const origin = graph.nodes[10]!.id;
     const path = `/api/v1/graphs/${graphId}/query/downstream/${enc(origin)}?hops=10`;

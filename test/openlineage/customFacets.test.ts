@@ -20,7 +20,11 @@ describe('custom facet schemas', () => {
     const documents = customFacetSchemaDocuments();
     assert.deepEqual(readdirSync(FACET_SCHEMA_FOLDER).sort(), Object.keys(documents).sort());
     for (const [file, document] of Object.entries(documents)) {
-      assert.equal(readFileSync(path.join(FACET_SCHEMA_FOLDER, file), 'utf8'), facetSchemaText(document), `docs/facets/${file} is stale`);
+      assert.equal(
+        readFileSync(path.join(FACET_SCHEMA_FOLDER, file), 'utf8'),
+        facetSchemaText(document),
+        `docs/facets/${file} is stale`,
+      );
     }
   });
 
@@ -28,7 +32,8 @@ describe('custom facet schemas', () => {
     const documents = customFacetSchemaDocuments();
     for (const key of ['stream_topic', 'stream_connector'] as const) {
       const [documentUrl, pointer] = FACET_SCHEMA_URLS[key].split('#');
-      const document = Object.values(documents).find((candidate) => candidate.$id === documentUrl) as { $defs: Record<string, unknown>; properties: Record<string, { $ref: string }> } | undefined;
+      const document = Object.values(documents).find((candidate) => candidate.$id === documentUrl) as
+        { $defs: Record<string, unknown>; properties: Record<string, { $ref: string }> } | undefined;
       assert.ok(document, `a document with $id ${documentUrl}`);
       const definition = pointer!.replace('/$defs/', '');
       assert.ok(document.$defs[definition], `${definition} is defined`);
@@ -44,11 +49,16 @@ describe('custom facet schemas', () => {
     const withConnector = events.find((event) => event.job.facets?.stream_connector);
     assert.ok(withTopic && withConnector, 'the sample graph has both custom facets');
     for (const event of events) assert.deepEqual(validator.errors(event), [], event.job.name);
-    const broken = structuredClone(withTopic) as unknown as { outputs: Array<{ facets?: Record<string, Record<string, unknown>> }> };
+    const broken = structuredClone(withTopic) as unknown as {
+      outputs: Array<{ facets?: Record<string, Record<string, unknown>> }>;
+    };
     const facet = broken.outputs.find((output) => output.facets?.stream_topic)!.facets!.stream_topic!;
     facet.partitions = 'six';
     delete facet.tags;
     const errors = validator.errors(broken);
-    assert.ok(errors.some((error) => error.includes('stream_topic')), errors.join('; '));
+    assert.ok(
+      errors.some((error) => error.includes('stream_topic')),
+      errors.join('; '),
+    );
   });
 });

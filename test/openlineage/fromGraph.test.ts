@@ -15,7 +15,12 @@ function withBootstrap(graph: LineageGraph): LineageGraph {
   return {
     ...graph,
     nodes: graph.nodes.map((node) =>
-      node.node_type === 'TOPIC' ? { ...node, attributes: { ...node.attributes, bootstrap_endpoint: 'pkc-abc.eu-west-1.aws.confluent.cloud:9092' } } : node,
+      node.node_type === 'TOPIC'
+        ? {
+            ...node,
+            attributes: { ...node.attributes, bootstrap_endpoint: 'pkc-abc.eu-west-1.aws.confluent.cloud:9092' },
+          }
+        : node,
     ),
   };
 }
@@ -26,8 +31,28 @@ function enrichedGraph(): LineageGraph {
   const glue = datalakeTableId('eu-west-1', CLUSTER, 'orders_enriched');
   const bq = warehouseTableId(ENV, 'proj', 'ds', 'orders_daily');
   graph.nodes.push(
-    { id: glue, node_type: 'CATALOG_TABLE', system: 'DATALAKE', qualified_name: `${CLUSTER}/orders_enriched`, display_name: 'orders_enriched', environment_id: ENV, cluster_id: CLUSTER, attributes: { region: 'eu-west-1' }, catalog_type: 'DATALAKE_CATALOG' },
-    { id: bq, node_type: 'CATALOG_TABLE', system: 'WAREHOUSE', qualified_name: 'proj.ds.orders_daily', display_name: 'orders_daily', environment_id: ENV, cluster_id: null, attributes: null, catalog_type: 'WAREHOUSE_LINEAGE' },
+    {
+      id: glue,
+      node_type: 'CATALOG_TABLE',
+      system: 'DATALAKE',
+      qualified_name: `${CLUSTER}/orders_enriched`,
+      display_name: 'orders_enriched',
+      environment_id: ENV,
+      cluster_id: CLUSTER,
+      attributes: { region: 'eu-west-1' },
+      catalog_type: 'DATALAKE_CATALOG',
+    },
+    {
+      id: bq,
+      node_type: 'CATALOG_TABLE',
+      system: 'WAREHOUSE',
+      qualified_name: 'proj.ds.orders_daily',
+      display_name: 'orders_daily',
+      environment_id: ENV,
+      cluster_id: null,
+      attributes: null,
+      catalog_type: 'WAREHOUSE_LINEAGE',
+    },
   );
   graph.edges.push(
     { src_id: ids.materialized, dst_id: glue, edge_type: 'MATERIALIZES', attributes: null },
@@ -41,12 +66,18 @@ const byJob = (events: RunEvent[], name: string) => {
   assert.ok(event, `an event for job ${name}`);
   return event;
 };
-const names = (datasets: RunEvent['inputs']) => datasets.map((dataset) => `${dataset.namespace}|${dataset.name}`).sort();
+const names = (datasets: RunEvent['inputs']) =>
+  datasets.map((dataset) => `${dataset.namespace}|${dataset.name}`).sort();
 
 describe('graph to OpenLineage RunEvents', () => {
   it('emits one COMPLETE RunEvent per job with the contract edge directions', () => {
     const events = graphToRunEvents(withBootstrap(sampleGraph()), { eventTime: TIME });
-    assert.deepEqual(events.map((event) => event.job.name).sort(), ['connect-lcc-s3sink', 'enrich-orders', 'pg-orders-cdc', 's3-orders-sink']);
+    assert.deepEqual(events.map((event) => event.job.name).sort(), [
+      'connect-lcc-s3sink',
+      'enrich-orders',
+      'pg-orders-cdc',
+      's3-orders-sink',
+    ]);
     for (const event of events) {
       assert.equal(event.eventType, 'COMPLETE');
       assert.equal(event.eventTime, TIME);
@@ -55,25 +86,47 @@ describe('graph to OpenLineage RunEvents', () => {
     }
     const source = byJob(events, 'pg-orders-cdc');
     assert.equal(source.job.namespace, NS);
-    assert.deepEqual(names(source.inputs), ['postgres://orders-db:5432|shop.public.orders'], 'source connector reads its external dataset');
+    assert.deepEqual(
+      names(source.inputs),
+      ['postgres://orders-db:5432|shop.public.orders'],
+      'source connector reads its external dataset',
+    );
     assert.deepEqual(names(source.outputs), [`${NS}|shop.public.orders`]);
-    assert.equal((source.job.facets?.stream_connector as unknown as { connector_class: string }).connector_class, 'PostgresCdcSourceV2');
+    assert.equal(
+      (source.job.facets?.stream_connector as unknown as { connector_class: string }).connector_class,
+      'PostgresCdcSourceV2',
+    );
 
     const flink = byJob(events, 'enrich-orders');
     assert.equal(flink.job.namespace, NS, 'a stream job takes the cluster of its topics');
-    assert.equal((flink.job.facets?.sql as unknown as { query: string }).query, 'INSERT INTO orders_enriched SELECT * FROM `shop.public.orders`');
+    assert.equal(
+      (flink.job.facets?.sql as unknown as { query: string }).query,
+      'INSERT INTO orders_enriched SELECT * FROM `shop.public.orders`',
+    );
     assert.deepEqual(names(flink.inputs), [`${NS}|shop.public.orders`]);
-    assert.deepEqual(names(flink.outputs), [`${NS}|orders_enriched`, `lakehouse://${ENV}|confluent_tableflow.${CLUSTER}.orders_enriched`].sort(), 'Tableflow outputs via MATERIALIZES');
+    assert.deepEqual(
+      names(flink.outputs),
+      [`${NS}|orders_enriched`, `lakehouse://${ENV}|confluent_tableflow.${CLUSTER}.orders_enriched`].sort(),
+      'Tableflow outputs via MATERIALIZES',
+    );
 
     const sink = byJob(events, 's3-orders-sink');
     assert.deepEqual(names(sink.inputs), [`${NS}|orders_enriched`]);
-    assert.deepEqual(names(sink.outputs), ['s3://analytics-bucket|orders'], 'sink connector writes its external dataset');
+    assert.deepEqual(
+      names(sink.outputs),
+      ['s3://analytics-bucket|orders'],
+      'sink connector writes its external dataset',
+    );
     const group = byJob(events, 'connect-lcc-s3sink');
     assert.deepEqual(names(group.inputs), [`${NS}|orders_enriched`], 'a consumer group reads its topics');
 
     const orders = source.outputs[0]!;
-    assert.deepEqual((orders.facets?.schema as unknown as { fields: unknown[] }).fields, [{ name: 'order_id', type: 'string' }]);
-    assert.deepEqual(orders.facets?.symlinks?.identifiers, [{ namespace: 'kafka://pkc-abc.eu-west-1.aws.confluent.cloud:9092', name: 'shop.public.orders', type: 'TOPIC' }]);
+    assert.deepEqual((orders.facets?.schema as unknown as { fields: unknown[] }).fields, [
+      { name: 'order_id', type: 'string' },
+    ]);
+    assert.deepEqual(orders.facets?.symlinks?.identifiers, [
+      { namespace: 'kafka://pkc-abc.eu-west-1.aws.confluent.cloud:9092', name: 'shop.public.orders', type: 'TOPIC' },
+    ]);
     const topicFacet = orders.facets?.stream_topic as Record<string, unknown>;
     assert.deepEqual([topicFacet.partitions, topicFacet.replication_factor, topicFacet.cluster_id], [6, 3, CLUSTER]);
   });
@@ -81,9 +134,14 @@ describe('graph to OpenLineage RunEvents', () => {
   it('keeps runIds stable while a job is unchanged and changes them when it changes', () => {
     const first = graphToRunEvents(sampleGraph(), { eventTime: TIME });
     const again = graphToRunEvents(sampleGraph(), { eventTime: '2027-01-01T00:00:00.000Z' });
-    assert.deepEqual(first.map((event) => event.run.runId), again.map((event) => event.run.runId));
+    assert.deepEqual(
+      first.map((event) => event.run.runId),
+      again.map((event) => event.run.runId),
+    );
     const changed = sampleGraph();
-    changed.nodes = changed.nodes.map((node) => (node.id === ids.enrich ? { ...node, attributes: { ...node.attributes, sql: 'SELECT 1' } } : node));
+    changed.nodes = changed.nodes.map((node) =>
+      node.id === ids.enrich ? { ...node, attributes: { ...node.attributes, sql: 'SELECT 1' } } : node,
+    );
     const after = graphToRunEvents(changed, { eventTime: TIME });
     assert.notEqual(byJob(after, 'enrich-orders').run.runId, byJob(first, 'enrich-orders').run.runId);
     assert.equal(byJob(after, 'pg-orders-cdc').run.runId, byJob(first, 'pg-orders-cdc').run.runId);
@@ -92,26 +150,46 @@ describe('graph to OpenLineage RunEvents', () => {
   it('the confluent view keeps stream nodes only; the enriched view filters by systems', () => {
     const confluent = graphToRunEvents(enrichedGraph(), { streamOnly: true, eventTime: TIME });
     for (const event of confluent) {
-      for (const dataset of [...event.inputs, ...event.outputs]) assert.ok(dataset.namespace.startsWith('stream://'), dataset.namespace);
+      for (const dataset of [...event.inputs, ...event.outputs])
+        assert.ok(dataset.namespace.startsWith('stream://'), dataset.namespace);
     }
     assert.deepEqual(byJob(confluent, 'pg-orders-cdc').inputs, []);
     const enriched = graphToRunEvents(enrichedGraph(), { eventTime: TIME });
     const transform = byJob(enriched, 'transforms:orders_daily');
     assert.deepEqual(names(transform.inputs), [`datalake://eu-west-1/${CLUSTER}|orders_enriched`]);
     assert.deepEqual(names(transform.outputs), ['warehouse://proj/ds|orders_daily']);
-    assert.ok(names(byJob(enriched, 'enrich-orders').outputs).includes(`datalake://eu-west-1/${CLUSTER}|orders_enriched`));
-    const onlyStreamAndExternal = graphToRunEvents(enrichedGraph(), { systems: new Set(['STREAM', 'EXTERNAL'] as const), eventTime: TIME });
-    assert.equal(onlyStreamAndExternal.some((event) => event.job.name.startsWith('transforms:')), false);
-    assert.deepEqual(names(byJob(onlyStreamAndExternal, 'pg-orders-cdc').inputs), ['postgres://orders-db:5432|shop.public.orders']);
+    assert.ok(
+      names(byJob(enriched, 'enrich-orders').outputs).includes(`datalake://eu-west-1/${CLUSTER}|orders_enriched`),
+    );
+    const onlyStreamAndExternal = graphToRunEvents(enrichedGraph(), {
+      systems: new Set(['STREAM', 'EXTERNAL'] as const),
+      eventTime: TIME,
+    });
+    assert.equal(
+      onlyStreamAndExternal.some((event) => event.job.name.startsWith('transforms:')),
+      false,
+    );
+    assert.deepEqual(names(byJob(onlyStreamAndExternal, 'pg-orders-cdc').inputs), [
+      'postgres://orders-db:5432|shop.public.orders',
+    ]);
   });
 
   it('maps namespaces per the specification and OpenLineage naming', () => {
     assert.deepEqual(splitUri('s3://bucket/a/b.parquet'), { namespace: 's3://bucket', name: 'a/b.parquet' });
-    assert.deepEqual(splitUri('postgres://db:5432/app.public.t'), { namespace: 'postgres://db:5432', name: 'app.public.t' });
+    assert.deepEqual(splitUri('postgres://db:5432/app.public.t'), {
+      namespace: 'postgres://db:5432',
+      name: 'app.public.t',
+    });
     assert.equal(splitUri('not a uri'), null);
     const lakehouse = openLineageIdentity({
-      id: 'lakehouse:catalog_table:e:c.s.t', node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', qualified_name: 'c.s.t', display_name: 't',
-      environment_id: 'e', cluster_id: null, attributes: { workspace_url: 'https://dbc-1.cloud.databricks.com/' },
+      id: 'lakehouse:catalog_table:e:c.s.t',
+      node_type: 'CATALOG_TABLE',
+      system: 'LAKEHOUSE',
+      qualified_name: 'c.s.t',
+      display_name: 't',
+      environment_id: 'e',
+      cluster_id: null,
+      attributes: { workspace_url: 'https://dbc-1.cloud.databricks.com/' },
     });
     assert.deepEqual(lakehouse, { namespace: 'lakehouse://dbc-1.cloud.databricks.com', name: 'c.s.t' });
   });

@@ -25,8 +25,24 @@ describe('normalizeOpenLineage: lenient where producers need it', () => {
     const result = warningsOf(runEvent({ job: 'a' }));
     assert.deepEqual(result.warnings, []);
     assert.equal(result.kind, 'RunEvent');
-    assert.equal(warningsOf({ eventTime: '2026-01-01T00:00:00Z', producer: 'p:x', schemaURL: 's:x', job: { namespace: 'n', name: 'j' } }).kind, 'JobEvent');
-    assert.equal(warningsOf({ eventTime: '2026-01-01T00:00:00Z', producer: 'p:x', schemaURL: 's:x', dataset: { namespace: 'n', name: 'd' } }).kind, 'DatasetEvent');
+    assert.equal(
+      warningsOf({
+        eventTime: '2026-01-01T00:00:00Z',
+        producer: 'p:x',
+        schemaURL: 's:x',
+        job: { namespace: 'n', name: 'j' },
+      }).kind,
+      'JobEvent',
+    );
+    assert.equal(
+      warningsOf({
+        eventTime: '2026-01-01T00:00:00Z',
+        producer: 'p:x',
+        schemaURL: 's:x',
+        dataset: { namespace: 'n', name: 'd' },
+      }).kind,
+      'DatasetEvent',
+    );
   });
   it('no timezone: assumes UTC and warns', () => {
     const result = warningsOf({ ...runEvent({ job: 'a' }), eventTime: '2020-12-28T19:51:01.641499' });
@@ -57,7 +73,10 @@ describe('normalizeOpenLineage: lenient where producers need it', () => {
   });
   it('legacy parentRun facet is read as parent; facets without _producer/_schemaURL warn', () => {
     const raw = runEvent({ job: 'a' });
-    raw.run = { runId: '0190a1b2-0000-7000-8000-000000000009', facets: { parentRun: { run: { runId: 'x' }, job: { namespace: 'n', name: 'dag' } } } };
+    raw.run = {
+      runId: '0190a1b2-0000-7000-8000-000000000009',
+      facets: { parentRun: { run: { runId: 'x' }, job: { namespace: 'n', name: 'dag' } } },
+    };
     const result = warningsOf(raw);
     assert.match(result.warnings.join('|'), /parentRun/);
     assert.match(result.warnings.join('|'), /facets without _producer\/_schemaURL: run.facets.parentRun/);
@@ -65,7 +84,10 @@ describe('normalizeOpenLineage: lenient where producers need it', () => {
   });
   it('a parent facet without a run id is accepted with a warning (proxy-fluentd/event_invalid_run_facet)', (t) => {
     if (!fixturesPresent(t, 'events/proxy-fluentd/event_invalid_run_facet.json')) return;
-    assert.match(warningsOf(readFixture('events/proxy-fluentd/event_invalid_run_facet.json')).warnings.join(), /parent" has no run.runId/);
+    assert.match(
+      warningsOf(readFixture('events/proxy-fluentd/event_invalid_run_facet.json')).warnings.join(),
+      /parent" has no run.runId/,
+    );
   });
   it('the same event twice (keys in another order) gets the same dedupe key', () => {
     const a = runEvent({ job: 'a' });
@@ -87,8 +109,19 @@ describe('normalizeOpenLineage: strict where a payload would corrupt the store',
     ['unknown eventType', { ...runEvent({ job: 'a' }), eventType: 'DONE' }, /eventType/],
     ['no runId', { ...runEvent({ job: 'a' }), run: {} }, /run\.runId/],
     ['eventTime not a date', { ...runEvent({ job: 'a' }), eventTime: 'yesterday' }, /eventTime/],
-    ['facets not an object', { ...runEvent({ job: 'a' }), job: { namespace: 'n', name: 'j', facets: [] } }, /job\.facets/],
-    ['over 1 MB', { ...runEvent({ job: 'a' }), job: { namespace: 'n', name: 'j', facets: { big: { blob: 'x'.repeat(1_100_000) } } } }, /byte limit/],
+    [
+      'facets not an object',
+      { ...runEvent({ job: 'a' }), job: { namespace: 'n', name: 'j', facets: [] } },
+      /job\.facets/,
+    ],
+    [
+      'over 1 MB',
+      {
+        ...runEvent({ job: 'a' }),
+        job: { namespace: 'n', name: 'j', facets: { big: { blob: 'x'.repeat(1_100_000) } } },
+      },
+      /byte limit/,
+    ],
   ];
   for (const [title, raw, pattern] of cases) {
     it(`rejects: ${title}`, () => {
@@ -110,7 +143,8 @@ describe('OpenLineage ingestion and the projection', () => {
       const bodies = Array.isArray(raw) ? raw : [raw];
       events += bodies.length;
       const results = await ingest(bodies);
-      for (const result of results) assert.notEqual(result.status, 'rejected', `${file}: ${JSON.stringify(result.errors)}`);
+      for (const result of results)
+        assert.notEqual(result.status, 'rejected', `${file}: ${JSON.stringify(result.errors)}`);
     }
     assert.ok(projection.eventCount > 0 && projection.eventCount <= events);
   });
@@ -123,28 +157,60 @@ describe('OpenLineage ingestion and the projection', () => {
       await ingest(Array.isArray(raw) ? raw : [raw]);
     }
     const datasetsOf = (result: ReturnType<typeof projection.datasetLineage>) =>
-      new Set(result.events.flatMap((event: any) => [...(event.inputs ?? []), ...(event.outputs ?? [])].map((d: any) => `${d.namespace}|${d.name}`)));
+      new Set(
+        result.events.flatMap((event: any) =>
+          [...(event.inputs ?? []), ...(event.outputs ?? [])].map((d: any) => `${d.namespace}|${d.name}`),
+        ),
+      );
 
     // Spark CLL: file:/tmp/cll_test/cll_source1 and cll_source2 -> tbl1, joined with the default.tbl1 TABLE symlink.
-    const cll = projection.datasetLineage({ namespace: 'file:/tmp/cll_test', name: 'default.tbl1', direction: 'upstream', depth: 2 });
+    const cll = projection.datasetLineage({
+      namespace: 'file:/tmp/cll_test',
+      name: 'default.tbl1',
+      direction: 'upstream',
+      depth: 2,
+    });
     const cllDatasets = datasetsOf(cll);
-    assert.ok(cllDatasets.has('file|/tmp/cll_test/cll_source1') && cllDatasets.has('file|/tmp/cll_test/cll_source2'), [...cllDatasets].join());
+    assert.ok(
+      cllDatasets.has('file|/tmp/cll_test/cll_source1') && cllDatasets.has('file|/tmp/cll_test/cll_source2'),
+      [...cllDatasets].join(),
+    );
     assert.ok(cll.jobs_visited >= 1);
 
     // Airflow: gs://mock-bucket -> bigquery mock-project.test.upload -> upload_cp -> gs result.
-    const airflow = projection.datasetLineage({ namespace: 'gs://mock-bucket', name: 'result.csv', direction: 'upstream', depth: 5 });
+    const airflow = projection.datasetLineage({
+      namespace: 'gs://mock-bucket',
+      name: 'result.csv',
+      direction: 'upstream',
+      depth: 5,
+    });
     const jobs = new Set(airflow.events.map((event: any) => event.job.name));
     assert.deepEqual([...jobs].sort(), ['BQ.copy', 'BQ.download', 'BQ.upload']);
     assert.ok(datasetsOf(airflow).has('gs://mock-bucket|test.csv'));
     assert.equal(airflow.jobs_visited, 3);
     assert.equal(airflow.datasets_visited, 5, 'result.csv, upload_cp, upload, copied.csv, test.csv');
-    const oneHop = projection.datasetLineage({ namespace: 'gs://mock-bucket', name: 'result.csv', direction: 'upstream', depth: 1 });
+    const oneHop = projection.datasetLineage({
+      namespace: 'gs://mock-bucket',
+      name: 'result.csv',
+      direction: 'upstream',
+      depth: 1,
+    });
     assert.equal(oneHop.jobs_visited, 1, 'depth counts dataset hops');
-    const downstream = projection.datasetLineage({ namespace: 'gs://mock-bucket', name: 'test.csv', direction: 'downstream', depth: 3 });
+    const downstream = projection.datasetLineage({
+      namespace: 'gs://mock-bucket',
+      name: 'test.csv',
+      direction: 'downstream',
+      depth: 3,
+    });
     assert.ok(datasetsOf(downstream).has('gs://mock-bucket|result.csv'));
 
     // Marquez apples: a multi-hop chain.
-    const apples = projection.datasetLineage({ namespace: 'grandmas.kitchen', name: 'apple.filling', direction: 'both', depth: 5 });
+    const apples = projection.datasetLineage({
+      namespace: 'grandmas.kitchen',
+      name: 'apple.filling',
+      direction: 'both',
+      depth: 5,
+    });
     assert.ok(apples.jobs_visited >= 2);
     assert.ok(apples.events.every((event: any) => typeof event.job.name === 'string'));
   });
@@ -157,8 +223,13 @@ describe('OpenLineage ingestion and the projection', () => {
     const [again] = await ingest([structuredClone(event)]);
     assert.equal(again!.status, 'duplicate');
     const batch = await ingest([event, runEvent({ job: 'other' }), runEvent({ job: 'other' })]);
-    assert.deepEqual(batch.map((result) => result.status), ['duplicate', 'accepted', 'duplicate']);
-    const concurrent = await Promise.all([1, 2, 3].map(() => ingestOpenLineageEvents({ store }, [runEvent({ job: 'race' })])));
+    assert.deepEqual(
+      batch.map((result) => result.status),
+      ['duplicate', 'accepted', 'duplicate'],
+    );
+    const concurrent = await Promise.all(
+      [1, 2, 3].map(() => ingestOpenLineageEvents({ store }, [runEvent({ job: 'race' })])),
+    );
     await sync();
     assert.deepEqual(concurrent.map((results) => results[0]!.status).sort(), ['accepted', 'duplicate', 'duplicate']);
     const head = await store.headPosition();
@@ -170,20 +241,54 @@ describe('OpenLineage ingestion and the projection', () => {
   it('answers event queries with filters, ordering by eventTime and paging', async (t) => {
     const { ingest, projection } = await setup(t);
     await ingest([
-      runEvent({ job: 'j1', namespace: 'ns1', runId: '0190a1b2-0000-7000-8000-00000000000a', eventType: 'START', eventTime: '2026-01-01T00:00:03Z' }),
-      runEvent({ job: 'j1', namespace: 'ns1', runId: '0190a1b2-0000-7000-8000-00000000000a', eventType: 'COMPLETE', eventTime: '2026-01-01T00:00:05Z' }),
-      runEvent({ job: 'j2', namespace: 'ns1', runId: 'airflow-task-try-1', eventType: 'START', eventTime: '2026-01-01T00:00:01Z' }),
-      runEvent({ job: 'j3', namespace: 'ns2', runId: '0190a1b2-0000-7000-8000-00000000000c', eventType: 'FAIL', eventTime: '2026-01-01T00:00:02+01:00' }),
+      runEvent({
+        job: 'j1',
+        namespace: 'ns1',
+        runId: '0190a1b2-0000-7000-8000-00000000000a',
+        eventType: 'START',
+        eventTime: '2026-01-01T00:00:03Z',
+      }),
+      runEvent({
+        job: 'j1',
+        namespace: 'ns1',
+        runId: '0190a1b2-0000-7000-8000-00000000000a',
+        eventType: 'COMPLETE',
+        eventTime: '2026-01-01T00:00:05Z',
+      }),
+      runEvent({
+        job: 'j2',
+        namespace: 'ns1',
+        runId: 'airflow-task-try-1',
+        eventType: 'START',
+        eventTime: '2026-01-01T00:00:01Z',
+      }),
+      runEvent({
+        job: 'j3',
+        namespace: 'ns2',
+        runId: '0190a1b2-0000-7000-8000-00000000000c',
+        eventType: 'FAIL',
+        eventTime: '2026-01-01T00:00:02+01:00',
+      }),
     ]);
     const times = (result: { events: any[] }) => result.events.map((event) => event.job.name);
-    assert.deepEqual(times(projection.queryEvents()), ['j3', 'j2', 'j1', 'j1'], 'ordered by eventTime (j3 is at 23:00:02Z the day before)');
+    assert.deepEqual(
+      times(projection.queryEvents()),
+      ['j3', 'j2', 'j1', 'j1'],
+      'ordered by eventTime (j3 is at 23:00:02Z the day before)',
+    );
     assert.equal(projection.queryEvents({ namespace: 'ns1' }).total, 3);
     assert.deepEqual(times(projection.queryEvents({ namespace: 'ns1', job: 'j1' })), ['j1', 'j1']);
     assert.equal(projection.queryEvents({ event_type: 'START' }).total, 2);
-    assert.deepEqual(times(projection.queryEvents({ since: '2026-01-01T00:00:02Z', until: '2026-01-01T00:00:04Z' })), ['j1']);
+    assert.deepEqual(times(projection.queryEvents({ since: '2026-01-01T00:00:02Z', until: '2026-01-01T00:00:04Z' })), [
+      'j1',
+    ]);
     const page = projection.queryEvents({ limit: 2, offset: 1 });
     assert.deepEqual([times(page), page.total], [['j2', 'j1'], 4]);
-    assert.equal(projection.queryEvents({ run_id: 'airflow-task-try-1' }).total, 1, 'non-UUID runId findable as received');
+    assert.equal(
+      projection.queryEvents({ run_id: 'airflow-task-try-1' }).total,
+      1,
+      'non-UUID runId findable as received',
+    );
     assert.equal(projection.eventsOfRun('airflow-task-try-1').length, 1);
     const [, , third] = projection.queryEvents({ namespace: 'ns1' }).events;
     assert.equal((third as any).eventType, 'COMPLETE');
@@ -196,16 +301,42 @@ describe('OpenLineage ingestion and the projection', () => {
   it('lists datasets and jobs, details with the latest run, and 404/400 errors', async (t) => {
     const { ingest, projection } = await setup(t);
     await ingest([
-      runEvent({ job: 'copy', runId: '0190a1b2-0000-7000-8000-000000000101', eventTime: '2026-01-01T00:00:00Z', inputs: [{ namespace: 's3://b', name: 'old' }], outputs: [{ namespace: 'db', name: 't' }] }),
-      runEvent({ job: 'copy', runId: '0190a1b2-0000-7000-8000-000000000102', eventTime: '2026-01-02T00:00:00Z', inputs: [{ namespace: 's3://b', name: 'new' }], outputs: [{ namespace: 'db', name: 't' }] }),
+      runEvent({
+        job: 'copy',
+        runId: '0190a1b2-0000-7000-8000-000000000101',
+        eventTime: '2026-01-01T00:00:00Z',
+        inputs: [{ namespace: 's3://b', name: 'old' }],
+        outputs: [{ namespace: 'db', name: 't' }],
+      }),
+      runEvent({
+        job: 'copy',
+        runId: '0190a1b2-0000-7000-8000-000000000102',
+        eventTime: '2026-01-02T00:00:00Z',
+        inputs: [{ namespace: 's3://b', name: 'new' }],
+        outputs: [{ namespace: 'db', name: 't' }],
+      }),
     ]);
-    assert.deepEqual(projection.listDatasets({ namespace: 's3://b' }).map((dataset) => dataset.name), ['new', 'old']);
+    assert.deepEqual(
+      projection.listDatasets({ namespace: 's3://b' }).map((dataset) => dataset.name),
+      ['new', 'old'],
+    );
     assert.equal(projection.listDatasets().length, 3);
-    assert.deepEqual(projection.listJobs().map((job) => [job.name, job.latest_run_id]), [['copy', '0190a1b2-0000-7000-8000-000000000102']]);
+    assert.deepEqual(
+      projection.listJobs().map((job) => [job.name, job.latest_run_id]),
+      [['copy', '0190a1b2-0000-7000-8000-000000000102']],
+    );
     const detail = projection.jobDetail({ namespace: 'jobs', name: 'copy' });
-    assert.deepEqual(detail.latest_inputs.map((dataset) => dataset.name), ['new']);
-    assert.deepEqual(detail.latest_outputs.map((dataset) => dataset.name), ['t']);
-    assert.deepEqual(projection.datasetDetail({ namespace: 'db', name: 't' }).produced_by, [{ namespace: 'jobs', name: 'copy' }]);
+    assert.deepEqual(
+      detail.latest_inputs.map((dataset) => dataset.name),
+      ['new'],
+    );
+    assert.deepEqual(
+      detail.latest_outputs.map((dataset) => dataset.name),
+      ['t'],
+    );
+    assert.deepEqual(projection.datasetDetail({ namespace: 'db', name: 't' }).produced_by, [
+      { namespace: 'jobs', name: 'copy' },
+    ]);
     assert.throws(() => projection.datasetDetail({ namespace: 'db', name: 'nope' }), NotFoundError);
     assert.throws(() => projection.jobDetail({ namespace: 'jobs', name: 'nope' }), NotFoundError);
     assert.throws(() => projection.eventsOfRun('nope'), NotFoundError);
@@ -213,33 +344,69 @@ describe('OpenLineage ingestion and the projection', () => {
     assert.throws(() => projection.datasetLineage({ namespace: 'db', name: 't', depth: 0 }), ValidationError);
     assert.throws(() => projection.datasetLineage({ namespace: 'db', name: 't', depth: 51 }), ValidationError);
     assert.throws(() => projection.datasetLineage({ namespace: 'db', name: 't', depth: 'x' }), ValidationError);
-    assert.throws(() => projection.datasetLineage({ namespace: 'db', name: 't', direction: 'sideways' }), ValidationError);
+    assert.throws(
+      () => projection.datasetLineage({ namespace: 'db', name: 't', direction: 'sideways' }),
+      ValidationError,
+    );
     const lineage = projection.datasetLineage({ namespace: 'db', name: 't' });
-    assert.deepEqual([lineage.direction, lineage.depth, lineage.jobs_visited, lineage.datasets_visited], ['upstream', 5, 1, 3]);
+    assert.deepEqual(
+      [lineage.direction, lineage.depth, lineage.jobs_visited, lineage.datasets_visited],
+      ['upstream', 5, 1, 3],
+    );
     assert.equal(lineage.events.length, 1, 'the events of the latest run only');
   });
 
   it('joins kafka:// with stream:// through the view, and Spark symlinks', async (t) => {
     const { ingest, projection, deps } = await setup(t);
     const graph = sampleGraph();
-    graph.nodes = graph.nodes.map((node) => (node.node_type === 'TOPIC' ? { ...node, attributes: { ...node.attributes, bootstrap_endpoint: 'pkc-1.aws.confluent.cloud:9092' } } : node));
+    graph.nodes = graph.nodes.map((node) =>
+      node.node_type === 'TOPIC'
+        ? { ...node, attributes: { ...node.attributes, bootstrap_endpoint: 'pkc-1.aws.confluent.cloud:9092' } }
+        : node,
+    );
     const view = graphToRunEvents(graph, { streamOnly: true, eventTime: '2026-02-01T00:00:00Z' });
     const recorded = await recordViewEvents(deps, view, { actor: 'test' });
     assert.ok(recorded.every((result) => result.status === 'accepted'));
-    const again = await recordViewEvents(deps, graphToRunEvents(graph, { streamOnly: true, eventTime: '2026-02-02T00:00:00Z' }));
-    assert.ok(again.every((result) => result.status === 'duplicate'), 'repeated view calls are idempotent');
+    const again = await recordViewEvents(
+      deps,
+      graphToRunEvents(graph, { streamOnly: true, eventTime: '2026-02-02T00:00:00Z' }),
+    );
+    assert.ok(
+      again.every((result) => result.status === 'duplicate'),
+      'repeated view calls are idempotent',
+    );
     // A Spark job reads our topic under its kafka:// name and writes a table known by a symlink.
     await ingest([
       runEvent({
         job: 'spark_app.read_orders',
         namespace: 'spark',
         inputs: [{ namespace: 'kafka://pkc-1.aws.confluent.cloud:9092', name: 'orders_enriched' }],
-        outputs: [{ namespace: 's3://lake', name: 'warehouse/orders', facets: { symlinks: { _producer: 'p:x', _schemaURL: 's:x', identifiers: [{ namespace: 'hive://metastore:9083', name: 'db.orders', type: 'TABLE' }] } } }],
+        outputs: [
+          {
+            namespace: 's3://lake',
+            name: 'warehouse/orders',
+            facets: {
+              symlinks: {
+                _producer: 'p:x',
+                _schemaURL: 's:x',
+                identifiers: [{ namespace: 'hive://metastore:9083', name: 'db.orders', type: 'TABLE' }],
+              },
+            },
+          },
+        ],
       }),
     ]);
-    const upstream = projection.datasetLineage({ namespace: 'hive://metastore:9083', name: 'db.orders', direction: 'upstream', depth: 10 });
+    const upstream = projection.datasetLineage({
+      namespace: 'hive://metastore:9083',
+      name: 'db.orders',
+      direction: 'upstream',
+      depth: 10,
+    });
     const jobs = upstream.events.map((event: any) => event.job.name);
-    assert.ok(jobs.includes('spark_app.read_orders') && jobs.includes('enrich-orders') && jobs.includes('pg-orders-cdc'), jobs.join());
+    assert.ok(
+      jobs.includes('spark_app.read_orders') && jobs.includes('enrich-orders') && jobs.includes('pg-orders-cdc'),
+      jobs.join(),
+    );
     const detail = projection.datasetDetail({ namespace: `stream://${ENV}/${CLUSTER}`, name: 'orders_enriched' });
     assert.ok(detail.identities.some((identity) => identity.namespace === 'kafka://pkc-1.aws.confluent.cloud:9092'));
     assert.ok(detail.consumed_by.some((job) => job.name === 'spark_app.read_orders'));
@@ -247,12 +414,43 @@ describe('OpenLineage ingestion and the projection', () => {
 
   it('joins kafka:// with stream:// from graph nodes carrying a bootstrap endpoint', async (t) => {
     const { ingest, projection } = await setup(t);
-    await ingest([runEvent({ job: 'flink', inputs: [{ namespace: 'kafka://b1:9092', name: 'topic-a' }], outputs: [{ namespace: 'kafka://b1:9092', name: 'topic-b' }] })]);
-    await ingest([runEvent({ job: 'consumer', inputs: [{ namespace: 'stream://env-1/lkc-1', name: 'topic-b' }], outputs: [{ namespace: 'x', name: 'y' }] })]);
+    await ingest([
+      runEvent({
+        job: 'flink',
+        inputs: [{ namespace: 'kafka://b1:9092', name: 'topic-a' }],
+        outputs: [{ namespace: 'kafka://b1:9092', name: 'topic-b' }],
+      }),
+    ]);
+    await ingest([
+      runEvent({
+        job: 'consumer',
+        inputs: [{ namespace: 'stream://env-1/lkc-1', name: 'topic-b' }],
+        outputs: [{ namespace: 'x', name: 'y' }],
+      }),
+    ]);
     assert.equal(projection.datasetLineage({ namespace: 'x', name: 'y', depth: 5 }).jobs_visited, 1, 'not joined yet');
     projection.apply({
-      type: 'NodesAdded', stream: 'graph-g', revision: 0, position: projection.position + 1, recorded_at: '2026-01-01T00:00:00.000Z', metadata: { event_id: 'e' },
-      data: { graph_id: 'g', nodes: [{ id: 'stream:topic:env-1:lkc-1/topic-b', node_type: 'TOPIC', system: 'STREAM', qualified_name: 'lkc-1/topic-b', display_name: 'topic-b', environment_id: 'env-1', cluster_id: 'lkc-1', attributes: { bootstrap_endpoint: 'SASL_SSL://B1:9092' } }] },
+      type: 'NodesAdded',
+      stream: 'graph-g',
+      revision: 0,
+      position: projection.position + 1,
+      recorded_at: '2026-01-01T00:00:00.000Z',
+      metadata: { event_id: 'e' },
+      data: {
+        graph_id: 'g',
+        nodes: [
+          {
+            id: 'stream:topic:env-1:lkc-1/topic-b',
+            node_type: 'TOPIC',
+            system: 'STREAM',
+            qualified_name: 'lkc-1/topic-b',
+            display_name: 'topic-b',
+            environment_id: 'env-1',
+            cluster_id: 'lkc-1',
+            attributes: { bootstrap_endpoint: 'SASL_SSL://B1:9092' },
+          },
+        ],
+      },
     });
     const joined = projection.datasetLineage({ namespace: 'x', name: 'y', depth: 5 });
     assert.equal(joined.jobs_visited, 2);
@@ -262,9 +460,28 @@ describe('OpenLineage ingestion and the projection', () => {
   it('a rebuilt projection equals the live one', async (t) => {
     const { ingest, projection, store } = await setup(t);
     await ingest([
-      runEvent({ job: 'a', runId: 'r-1', inputs: [{ namespace: 'n', name: 'x' }], outputs: [{ namespace: 'n', name: 'y' }] }),
-      runEvent({ job: 'b', eventTime: '2026-01-03T00:00:00Z', inputs: [{ namespace: 'n', name: 'y' }], outputs: [{ namespace: 'n', name: 'z' }] }),
-      { eventTime: '2026-01-02T00:00:00Z', producer: 'p:x', schemaURL: 's:x', dataset: { namespace: 'n', name: 'z', facets: { symlinks: { identifiers: [{ namespace: 'm', name: 'zz', type: 'TABLE' }] } } } },
+      runEvent({
+        job: 'a',
+        runId: 'r-1',
+        inputs: [{ namespace: 'n', name: 'x' }],
+        outputs: [{ namespace: 'n', name: 'y' }],
+      }),
+      runEvent({
+        job: 'b',
+        eventTime: '2026-01-03T00:00:00Z',
+        inputs: [{ namespace: 'n', name: 'y' }],
+        outputs: [{ namespace: 'n', name: 'z' }],
+      }),
+      {
+        eventTime: '2026-01-02T00:00:00Z',
+        producer: 'p:x',
+        schemaURL: 's:x',
+        dataset: {
+          namespace: 'n',
+          name: 'z',
+          facets: { symlinks: { identifiers: [{ namespace: 'm', name: 'zz', type: 'TABLE' }] } },
+        },
+      },
     ]);
     const rebuilt = createOpenLineageProjection();
     const replay = createProjector({ store, projections: [rebuilt] });

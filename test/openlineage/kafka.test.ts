@@ -15,7 +15,11 @@ import { ConfigurationError, StorageError } from '../../src/errors.js';
 import type { EventStore } from '../../src/eventStore.js';
 import { runEvent } from './helpers.js';
 
-const message = (offset: number, value: string | Buffer | null) => ({ offset: String(offset), key: Buffer.from('run:ns/job'), value: typeof value === 'string' ? Buffer.from(value) : value });
+const message = (offset: number, value: string | Buffer | null) => ({
+  offset: String(offset),
+  key: Buffer.from('run:ns/job'),
+  value: typeof value === 'string' ? Buffer.from(value) : value,
+});
 
 describe('Kafka transport decisions (no broker)', () => {
   it('ingests JSON objects and dead-letters everything unparseable', () => {
@@ -35,8 +39,22 @@ describe('Kafka transport decisions (no broker)', () => {
 
   it('commits only the finished prefix of a batch', () => {
     assert.equal(nextCommitOffset([]), null);
-    assert.equal(nextCommitOffset([{ offset: '10', outcome: 'stored' }, { offset: '11', outcome: 'dead-lettered' }, { offset: '12', outcome: 'duplicate' }]), '13');
-    assert.equal(nextCommitOffset([{ offset: '10', outcome: 'stored' }, { offset: '11', outcome: 'pending' }, { offset: '12', outcome: 'stored' }]), '11');
+    assert.equal(
+      nextCommitOffset([
+        { offset: '10', outcome: 'stored' },
+        { offset: '11', outcome: 'dead-lettered' },
+        { offset: '12', outcome: 'duplicate' },
+      ]),
+      '13',
+    );
+    assert.equal(
+      nextCommitOffset([
+        { offset: '10', outcome: 'stored' },
+        { offset: '11', outcome: 'pending' },
+        { offset: '12', outcome: 'stored' },
+      ]),
+      '11',
+    );
     assert.equal(nextCommitOffset([{ offset: '7', outcome: 'pending' }]), null);
   });
 
@@ -56,25 +74,41 @@ describe('Kafka transport decisions (no broker)', () => {
     const { outcomes, commit } = await processBatch({ store }, batch, async (records) => {
       sent.push(...records);
     });
-    assert.deepEqual(outcomes.map((entry) => entry.outcome), ['stored', 'dead-lettered', 'dead-lettered', 'duplicate']);
+    assert.deepEqual(
+      outcomes.map((entry) => entry.outcome),
+      ['stored', 'dead-lettered', 'dead-lettered', 'duplicate'],
+    );
     assert.equal(commit, '9');
     assert.equal(await store.headPosition(), 1);
     assert.equal(sent.length, 2);
-    assert.match(sent.map((record) => record.headers['lineage-svc.error']).join('|'), /not JSON.*\|rejected: job\.name/);
+    assert.match(
+      sent.map((record) => record.headers['lineage-svc.error']).join('|'),
+      /not JSON.*\|rejected: job\.name/,
+    );
     assert.equal(sent[0]!.headers['lineage-svc.source'], 'openlineage.events/0@6');
     // Redelivery of the same batch stores nothing new.
     const redelivered = await processBatch({ store }, batch, async () => undefined);
-    assert.deepEqual(redelivered.outcomes.map((entry) => entry.outcome), ['duplicate', 'dead-lettered', 'dead-lettered', 'duplicate']);
+    assert.deepEqual(
+      redelivered.outcomes.map((entry) => entry.outcome),
+      ['duplicate', 'dead-lettered', 'dead-lettered', 'duplicate'],
+    );
     assert.equal(await store.headPosition(), 1);
   });
 
   it('commits nothing when the append fails', async () => {
-    const failing = { ...createMemoryEventStore(), append: async () => Promise.reject(new StorageError('disk full')) } as unknown as EventStore;
+    const failing = {
+      ...createMemoryEventStore(),
+      append: async () => Promise.reject(new StorageError('disk full')),
+    } as unknown as EventStore;
     let sent = 0;
     await assert.rejects(
-      processBatch({ store: failing }, { topic: 't', partition: 0, messages: [message(1, JSON.stringify(runEvent({ job: 'a' })))] }, async () => {
-        sent += 1;
-      }),
+      processBatch(
+        { store: failing },
+        { topic: 't', partition: 0, messages: [message(1, JSON.stringify(runEvent({ job: 'a' })))] },
+        async () => {
+          sent += 1;
+        },
+      ),
       StorageError,
     );
     assert.equal(sent, 0);
@@ -82,14 +116,17 @@ describe('Kafka transport decisions (no broker)', () => {
 
   it('takes its settings from the parsed configuration, off without brokers', () => {
     assert.equal(kafkaTransportConfig(loadConfig({}).openLineageKafka), null);
-    assert.deepEqual(kafkaTransportConfig(loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: 'b1:9092, b2:9092' }).openLineageKafka), {
-      brokers: ['b1:9092', 'b2:9092'],
-      topic: 'openlineage.events',
-      groupId: 'lineage-svc-openlineage',
-      sasl: null,
-      ssl: false,
-      deadLetterTopic: 'openlineage.events.dlq',
-    });
+    assert.deepEqual(
+      kafkaTransportConfig(loadConfig({ LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: 'b1:9092, b2:9092' }).openLineageKafka),
+      {
+        brokers: ['b1:9092', 'b2:9092'],
+        topic: 'openlineage.events',
+        groupId: 'lineage-svc-openlineage',
+        sasl: null,
+        ssl: false,
+        deadLetterTopic: 'openlineage.events.dlq',
+      },
+    );
     const sasl = kafkaTransportConfig(
       loadConfig({
         LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: 'b:9092',
@@ -111,18 +148,35 @@ describe('Kafka transport against a broker', () => {
       return;
     }
     const suffix = randomUUID().slice(0, 8);
-    const config = { brokers: brokers.split(','), topic: `ol-test-${suffix}`, groupId: `ol-test-${suffix}`, sasl: null, ssl: false, deadLetterTopic: `ol-test-${suffix}.dlq` };
+    const config = {
+      brokers: brokers.split(','),
+      topic: `ol-test-${suffix}`,
+      groupId: `ol-test-${suffix}`,
+      sasl: null,
+      ssl: false,
+      deadLetterTopic: `ol-test-${suffix}.dlq`,
+    };
     const kafka = new Kafka({ clientId: 'lineage-svc-test', brokers: config.brokers });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: config.topic }, { topic: config.deadLetterTopic }], waitForLeaders: true });
+    await admin.createTopics({
+      topics: [{ topic: config.topic }, { topic: config.deadLetterTopic }],
+      waitForLeaders: true,
+    });
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: config.topic, messages: [{ key: 'run:n/a', value: JSON.stringify(runEvent({ job: 'a' })) }, { key: 'x', value: 'not json' }] });
+    await producer.send({
+      topic: config.topic,
+      messages: [
+        { key: 'run:n/a', value: JSON.stringify(runEvent({ job: 'a' })) },
+        { key: 'x', value: 'not json' },
+      ],
+    });
     const store = createMemoryEventStore();
     const consumer = await startOpenLineageConsumer(config, { store });
     const deadline = Date.now() + 30_000;
-    while ((await store.headPosition()) < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await store.headPosition()) < 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     await consumer.stop();
     assert.equal(await store.headPosition(), 1);
     const offsets = await admin.fetchTopicOffsets(config.deadLetterTopic);

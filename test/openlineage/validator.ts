@@ -15,7 +15,8 @@ import { FIXTURES } from './helpers.js';
 const CUSTOM_FACET_FOLDER = path.join(import.meta.dirname, '..', '..', 'docs', 'facets');
 
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as unknown as FormatsPlugin;
 
 export interface OpenLineageValidator {
   /** Every error found in one event: core schema errors and facet schema errors, as `where: message`. */
@@ -50,7 +51,8 @@ export function loadValidator(): OpenLineageValidator {
     const wanted = candidates.find((name) => name.toLowerCase().includes(`${entity}facet`)) ?? candidates[0];
     return wanted ?? null;
   };
-  const format = (validate: ValidateFunction) => (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`);
+  const format = (validate: ValidateFunction) =>
+    (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`);
 
   return {
     errors(event) {
@@ -69,7 +71,9 @@ export function loadValidator(): OpenLineageValidator {
       check('run', 'run.facets', record.run?.facets);
       check('job', 'job.facets', record.job?.facets);
       for (const side of ['inputs', 'outputs'] as const) {
-        (record[side] ?? []).forEach((dataset: any, at: number) => check('dataset', `${side}.${at}.facets`, dataset?.facets));
+        (record[side] ?? []).forEach((dataset: any, at: number) =>
+          check('dataset', `${side}.${at}.facets`, dataset?.facets),
+        );
       }
       return found;
     },

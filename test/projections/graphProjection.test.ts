@@ -3,7 +3,13 @@ import { describe, it, type TestContext } from 'node:test';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
 import type { EventStore } from '../../src/eventStore.js';
-import { createGraph, deleteGraph, graphIdForName, recordGraph, type GraphCommandDeps } from '../../src/graphCommands.js';
+import {
+  createGraph,
+  deleteGraph,
+  graphIdForName,
+  recordGraph,
+  type GraphCommandDeps,
+} from '../../src/graphCommands.js';
 import { edgeKey, type LineageGraph } from '../../src/graph/model.js';
 import {
   createGraphProjection,
@@ -20,14 +26,28 @@ import { ids, sampleGraph } from '../helpers/sampleGraph.js';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 
 /** A memory store with a clock the test moves, a live projection and the command dependencies. */
-async function setup(t: TestContext): Promise<{ store: EventStore; projection: GraphProjection; projector: Projector; deps: GraphCommandDeps; clock: { now: Date } }> {
+async function setup(
+  t: TestContext,
+): Promise<{
+  store: EventStore;
+  projection: GraphProjection;
+  projector: Projector;
+  deps: GraphCommandDeps;
+  clock: { now: Date };
+}> {
   const clock = { now: new Date('2026-11-01T00:00:00.000Z') };
   const store = createMemoryEventStore({ now: () => clock.now });
   const projection = createGraphProjection();
   const projector = createProjector({ store, projections: [projection] });
   await projector.start();
   t.after(() => projector.stop());
-  return { store, projection, projector, deps: { store, state: graphStateSource(projection, projector, store) }, clock };
+  return {
+    store,
+    projection,
+    projector,
+    deps: { store, state: graphStateSource(projection, projector, store) },
+    clock,
+  };
 }
 
 /** Comparable form of a graph state: sorted nodes and edges. */
@@ -55,7 +75,13 @@ describe('graph projection', () => {
   it('folds recorded graphs, and a rebuilt projection equals the live one', async (t) => {
     const { store, projection, projector, deps, clock } = await setup(t);
     const graphId = graphIdForName('default');
-    const first = await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true, name: 'default' }, context('x1'));
+    const first = await recordGraph(
+      deps,
+      graphId,
+      sampleGraph(),
+      { mode: 'replace', createIfMissing: true, name: 'default' },
+      context('x1'),
+    );
     assert.equal(first.created, true);
     clock.now = new Date('2026-11-02T00:00:00.000Z');
     const second = await recordGraph(deps, graphId, withoutSink(sampleGraph()), { mode: 'replace' }, context('x2'));
@@ -66,11 +92,18 @@ describe('graph projection', () => {
     assert.equal(live.graph.order, 10);
     assert.equal(live.graph.size, 10);
     assert.equal(live.name, 'default');
-    assert.deepEqual(live.history.map((entry) => [entry.kind, entry.cause, entry.counts.nodes_added, entry.counts.nodes_removed]), [
-      ['created', 'extraction', 11, 0],
-      ['changed', 'extraction', 0, 1],
-    ]);
-    assert.deepEqual(projection.list().map((state) => state.name), ['scratch', 'default'], 'most recently changed first');
+    assert.deepEqual(
+      live.history.map((entry) => [entry.kind, entry.cause, entry.counts.nodes_added, entry.counts.nodes_removed]),
+      [
+        ['created', 'extraction', 11, 0],
+        ['changed', 'extraction', 0, 1],
+      ],
+    );
+    assert.deepEqual(
+      projection.list().map((state) => state.name),
+      ['scratch', 'default'],
+      'most recently changed first',
+    );
 
     const rebuilt = createGraphProjection();
     const replay = createProjector({ store, projections: [rebuilt] });
@@ -86,7 +119,13 @@ describe('graph projection', () => {
     const graphId = graphIdForName('default');
     await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
     const head = await store.headPosition();
-    const again = await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x2'));
+    const again = await recordGraph(
+      deps,
+      graphId,
+      sampleGraph(),
+      { mode: 'replace', createIfMissing: true },
+      context('x2'),
+    );
     assert.equal(again.appended, 0);
     assert.equal(await store.headPosition(), head);
   });
@@ -94,7 +133,13 @@ describe('graph projection', () => {
   it('answers as of a revision and as of a time', async (t) => {
     const { store, deps, projector, clock } = await setup(t);
     const graphId = graphIdForName('default');
-    const first = await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context('x1'));
+    const first = await recordGraph(
+      deps,
+      graphId,
+      sampleGraph(),
+      { mode: 'replace', createIfMissing: true },
+      context('x1'),
+    );
     clock.now = new Date('2026-11-05T00:00:00.000Z');
     await recordGraph(deps, graphId, withoutSink(sampleGraph()), { mode: 'replace' }, context('x2'));
 
@@ -115,9 +160,15 @@ describe('graph projection', () => {
     await recordGraph(deps, created.graphId, sampleGraph(), { mode: 'merge' }, context('b', 'import'));
     await deleteGraph(deps, created.graphId, context('c', 'api'));
     assert.equal(projection.get(created.graphId), undefined);
-    assert.deepEqual(projection.getIncludingDeleted(created.graphId)!.history.map((entry) => entry.kind), ['created', 'changed', 'deleted']);
+    assert.deepEqual(
+      projection.getIncludingDeleted(created.graphId)!.history.map((entry) => entry.kind),
+      ['created', 'changed', 'deleted'],
+    );
     await assert.rejects(deleteGraph(deps, created.graphId, context('d', 'api')), NotFoundError);
-    await assert.rejects(recordGraph(deps, created.graphId, sampleGraph(), { mode: 'merge' }, context('e')), NotFoundError);
+    await assert.rejects(
+      recordGraph(deps, created.graphId, sampleGraph(), { mode: 'merge' }, context('e')),
+      NotFoundError,
+    );
     const beforeDelete = await foldGraphAsOf(store, created.graphId, { revision: 1 });
     assert.equal(beforeDelete.graph.order, 11);
   });
@@ -125,7 +176,13 @@ describe('graph projection', () => {
   it('decides again when another writer appended first', async (t) => {
     const { deps, projection, projector } = await setup(t);
     const graphId = graphIdForName('contended');
-    await recordGraph(deps, graphId, { nodes: [], edges: [] }, { mode: 'merge', createIfMissing: true }, context('seed'));
+    await recordGraph(
+      deps,
+      graphId,
+      { nodes: [], edges: [] },
+      { mode: 'merge', createIfMissing: true },
+      context('seed'),
+    );
     // Two writers decide against the same revision; the store lets one through, the other retries.
     const results = await Promise.all([
       recordGraph(deps, graphId, sampleGraph(), { mode: 'merge' }, context('w1')),
@@ -207,7 +264,9 @@ describe('traversal indexes', () => {
     assert.equal(prepareAll(projection), 0, 'nothing left to build');
     const { graph } = projection.get(graphId)!;
     const walked = traverse(graph, ids.postgres, 'downstream', 10);
-    const indexed = JSON.parse(index.traverseJson(ids.postgres, 'downstream', 10).bytes.toString('utf8')) as typeof walked;
+    const indexed = JSON.parse(
+      index.traverseJson(ids.postgres, 'downstream', 10).bytes.toString('utf8'),
+    ) as typeof walked;
     const byHopThenId = (nodes: typeof walked.nodes) => nodes.map((node) => `${node.hop} ${node.id}`).sort();
     assert.deepEqual(byHopThenId(indexed.nodes), byHopThenId(walked.nodes));
     assert.deepEqual(indexed.edges.map(edgeKey).sort(), walked.edges.map(edgeKey).sort());
@@ -215,7 +274,13 @@ describe('traversal indexes', () => {
 
     // A change makes the index stale at once; a new one comes after the next quiet period.
     clock.now = 5_000;
-    await recordGraph(deps, graphId, { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'renamed' }], edges: [] }, { mode: 'merge' }, context('x2'));
+    await recordGraph(
+      deps,
+      graphId,
+      { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'renamed' }], edges: [] },
+      { mode: 'merge' },
+      context('x2'),
+    );
     clock.now = 5_500;
     assert.equal(projection.traversalIndex(graphId), undefined);
     assert.equal(prepareAll(projection), 0, 'the background build waits for quiet too');
@@ -231,13 +296,18 @@ describe('traversal indexes', () => {
     const clock = { now: 0 };
     const store = createMemoryEventStore();
     const budgetBytes = 16 * 2 ** 20;
-    const projection = createGraphProjection({ traversalIndexQuietMilliseconds: 1_000, traversalFragmentBytes: budgetBytes, now: () => clock.now });
+    const projection = createGraphProjection({
+      traversalIndexQuietMilliseconds: 1_000,
+      traversalFragmentBytes: budgetBytes,
+      now: () => clock.now,
+    });
     const projector = createProjector({ store, projections: [projection] });
     await projector.start();
     t.after(() => projector.stop());
     const deps = { store, state: graphStateSource(projection, projector, store) };
     const [asked, ignored] = [graphIdForName('asked'), graphIdForName('ignored')];
-    for (const graphId of [asked, ignored]) await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context(graphId));
+    for (const graphId of [asked, ignored])
+      await recordGraph(deps, graphId, sampleGraph(), { mode: 'replace', createIfMissing: true }, context(graphId));
     assert.equal(projection.traversalIndex(asked, { build: false }), undefined, 'a request never builds');
     clock.now = 2_000;
     assert.equal(prepareAll(projection), 1, 'only the graph that was asked for');
@@ -253,10 +323,20 @@ describe('traversal indexes', () => {
     while (!starved.warm(1_000));
     const walked = traverse(projection.get(third)!.graph, ids.postgres, 'downstream', 10);
     const answer = starved.traverseJson(ids.postgres, 'downstream', 10);
-    assert.equal(JSON.parse(answer.bytes.toString('utf8')).node_count, walked.node_count, 'no budget left: still answers');
+    assert.equal(
+      JSON.parse(answer.bytes.toString('utf8')).node_count,
+      walked.node_count,
+      'no budget left: still answers',
+    );
     answer.release();
     // A change makes the asked-for graph's index stale (its bytes go back to the budget); the sweep rebuilds it.
-    await recordGraph(deps, asked, { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'changed' }], edges: [] }, { mode: 'merge' }, context('x3'));
+    await recordGraph(
+      deps,
+      asked,
+      { nodes: [{ ...sampleGraph().nodes[0]!, display_name: 'changed' }], edges: [] },
+      { mode: 'merge' },
+      context('x3'),
+    );
     clock.now = 6_000;
     assert.equal(prepareAll(projection), 1, 'the asked-for graph is rebuilt after its change');
   });
@@ -271,7 +351,13 @@ describe('traversal indexes', () => {
     const first = projection.prepareTraversalIndexes(0);
     assert.deepEqual(first, { built: 0, done: false }, 'one step of 16,384 items: the build has begun, not ended');
     // The graph changes mid-build: the build in progress is dropped, and the next ones index the new revision.
-    await recordGraph(deps, graphId, { nodes: [{ ...large.nodes[0]!, display_name: 'mid-build' }], edges: [] }, { mode: 'merge' }, context('l2'));
+    await recordGraph(
+      deps,
+      graphId,
+      { nodes: [{ ...large.nodes[0]!, display_name: 'mid-build' }], edges: [] },
+      { mode: 'merge' },
+      context('l2'),
+    );
     clock.now = 20_000;
     let slices = 0;
     let built = 0;

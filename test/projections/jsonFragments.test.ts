@@ -6,7 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AnswerBufferPool, FragmentArena, FragmentBudget, FragmentCache, JsonAnswer, answerBuffers } from '../../projections/jsonFragments.js';
+import {
+  AnswerBufferPool,
+  FragmentArena,
+  FragmentBudget,
+  FragmentCache,
+  JsonAnswer,
+  answerBuffers,
+} from '../../projections/jsonFragments.js';
 
 const KiB = 2 ** 10;
 const MiB = 2 ** 20;
@@ -30,7 +37,14 @@ describe('AnswerBufferPool', () => {
 
   it('rounds sizes up to a power of two', () => {
     const pool = new AnswerBufferPool({ minimumBytes: 1, maximumBytes: 32 * MiB });
-    for (const [asked, size] of [[1, 1], [3, 4], [64 * KiB, 64 * KiB], [100_000, 131_072], [5 * MiB + 1, 8 * MiB], [32 * MiB, 32 * MiB]]) {
+    for (const [asked, size] of [
+      [1, 1],
+      [3, 4],
+      [64 * KiB, 64 * KiB],
+      [100_000, 131_072],
+      [5 * MiB + 1, 8 * MiB],
+      [32 * MiB, 32 * MiB],
+    ]) {
       assert.equal(pool.take(asked!).buffer.length, size, `take(${asked})`);
     }
   });
@@ -139,7 +153,14 @@ describe('JsonAnswer, FragmentCache and FragmentArena', () => {
     assert.equal(budget.remaining, CHUNK);
     assert.equal(first.store('{"a":3}'), undefined, 'a disposed arena stores nothing');
     assert.ok(first.spent);
-    assert.equal(first.chunk(kept[0]).subarray(kept[1], kept[1] + kept[2]).toString('utf8'), '{"a":2}', 'what it stored stays readable');
+    assert.equal(
+      first
+        .chunk(kept[0])
+        .subarray(kept[1], kept[1] + kept[2])
+        .toString('utf8'),
+      '{"a":2}',
+      'what it stored stays readable',
+    );
     assert.ok(third.store('{"c":3}'), 'the bytes given back serve another arena');
     first.dispose();
     assert.equal(budget.remaining, 0, 'dispose is idempotent');
@@ -210,7 +231,19 @@ describe('JsonAnswer, FragmentCache and FragmentArena', () => {
       assert.ok(location, `store ${i}`);
       stored.push(location);
     }
-    assert.deepEqual(stored.map(([chunk, start]) => [chunk, start]), [[0, 0], [0, quarter], [0, 2 * quarter], [0, 3 * quarter], [1, 0], [1, quarter], [1, 2 * quarter], [1, 3 * quarter]]);
+    assert.deepEqual(
+      stored.map(([chunk, start]) => [chunk, start]),
+      [
+        [0, 0],
+        [0, quarter],
+        [0, 2 * quarter],
+        [0, 3 * quarter],
+        [1, 0],
+        [1, quarter],
+        [1, 2 * quarter],
+        [1, 3 * quarter],
+      ],
+    );
     assert.equal(arena.allocatedBytes, 2 * CHUNK);
     assert.equal(arena.store('z'), undefined, 'both chunks are full and the budget is spent');
     for (const [i, [chunk, start, length]] of stored.entries()) {

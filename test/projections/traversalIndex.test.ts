@@ -24,7 +24,17 @@ const DIRECTIONS: TraversalDirection[] = ['upstream', 'downstream'];
 /** A node with its keys in the order `reached` writes them (so JSON of both is byte-comparable). */
 function makeNode(name: string, fields: Partial<Node> = {}): Node {
   const id = topicId(ENV, CLUSTER, name);
-  return { id, node_type: 'TOPIC', system: 'STREAM', qualified_name: `${CLUSTER}/${name}`, display_name: name, environment_id: ENV, cluster_id: CLUSTER, attributes: null, ...fields };
+  return {
+    id,
+    node_type: 'TOPIC',
+    system: 'STREAM',
+    qualified_name: `${CLUSTER}/${name}`,
+    display_name: name,
+    environment_id: ENV,
+    cluster_id: CLUSTER,
+    attributes: null,
+    ...fields,
+  };
 }
 
 function toGraphology(graph: LineageGraph): LineageGraphology {
@@ -45,7 +55,12 @@ function normalise(result: TraversalResult): TraversalResult {
 }
 
 /** The parsed traverseJson answer; the pooled bytes are released. Also returns the raw text. */
-function jsonAnswer(index: TraversalIndex, origin: string, direction: TraversalDirection, hops: number): { parsed: TraversalResult; text: string } {
+function jsonAnswer(
+  index: TraversalIndex,
+  origin: string,
+  direction: TraversalDirection,
+  hops: number,
+): { parsed: TraversalResult; text: string } {
   const answer = index.traverseJson(origin, direction, hops);
   try {
     const text = answer.bytes.toString('utf8');
@@ -56,7 +71,13 @@ function jsonAnswer(index: TraversalIndex, origin: string, direction: TraversalD
 }
 
 /** Asserts that the index (objects and JSON) answers what the graphology walk answers. */
-function assertAgrees(graph: LineageGraphology, index: TraversalIndex, origin: string, direction: TraversalDirection, hops: number): TraversalResult {
+function assertAgrees(
+  graph: LineageGraphology,
+  index: TraversalIndex,
+  origin: string,
+  direction: TraversalDirection,
+  hops: number,
+): TraversalResult {
   const expected = normalise(traverse(graph, origin, direction, hops));
   assert.equal(expected.node_count, expected.nodes.length);
   assert.equal(expected.edge_count, expected.edges.length);
@@ -74,7 +95,14 @@ const randomGraph = fc.integer({ min: 1, max: 40 }).chain((n) =>
         dst: fc.nat(n - 1),
         selfLoop: fc.integer({ min: 0, max: 7 }).map((value) => value === 0),
         types: fc.subarray([...EDGE_TYPES], { minLength: 1, maxLength: 3 }),
-        attributes: fc.option(fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.integer(), fc.string({ maxLength: 6 })), { maxKeys: 2 }).map((value) => ({ ...value })), { nil: null }),
+        attributes: fc.option(
+          fc
+            .dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.integer(), fc.string({ maxLength: 6 })), {
+              maxKeys: 2,
+            })
+            .map((value) => ({ ...value })),
+          { nil: null },
+        ),
       }),
       { maxLength: 100 },
     ),
@@ -93,7 +121,12 @@ describe('TraversalIndex', () => {
       fc.property(randomGraph, ({ n, edges, catalog, origin, direction, hops }) => {
         const nodes = Array.from({ length: n }, (_, i) =>
           catalog[i]
-            ? makeNode(`n${i}`, { node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', catalog_type: 'LAKEHOUSE_CATALOG', attributes: { i } })
+            ? makeNode(`n${i}`, {
+                node_type: 'CATALOG_TABLE',
+                system: 'LAKEHOUSE',
+                catalog_type: 'LAKEHOUSE_CATALOG',
+                attributes: { i },
+              })
             : makeNode(`n${i}`, { node_type: NODE_TYPES[i % NODE_TYPES.length]! }),
         );
         const graph: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
@@ -138,7 +171,11 @@ describe('TraversalIndex', () => {
 
   describe('traverseJson with non-ASCII text', () => {
     const text = 'Käse → 東京 😀';
-    const nodes = [makeNode('a', { display_name: text, attributes: { note: text } }), makeNode('b', { display_name: `${text}b` }), makeNode('c', { attributes: { [text]: [text] } })];
+    const nodes = [
+      makeNode('a', { display_name: text, attributes: { note: text } }),
+      makeNode('b', { display_name: `${text}b` }),
+      makeNode('c', { attributes: { [text]: [text] } }),
+    ];
     const edges: Edge[] = [
       { src_id: nodes[0]!.id, dst_id: nodes[1]!.id, edge_type: 'TRANSFORMS', attributes: { note: text } },
       { src_id: nodes[1]!.id, dst_id: nodes[2]!.id, edge_type: 'TRANSFORMS', attributes: { note: `${text}😀` } },
@@ -149,10 +186,16 @@ describe('TraversalIndex', () => {
       it(`round-trips UTF-8 byte-exactly with fragment budget ${budget ?? 'default'}`, () => {
         const index = TraversalIndex.build(graph, 1, budget);
         for (let round = 0; round < 2; round += 1) {
-          for (const [origin, direction] of [[nodes[0]!.id, 'downstream'], [nodes[2]!.id, 'upstream']] as const) {
+          for (const [origin, direction] of [
+            [nodes[0]!.id, 'downstream'],
+            [nodes[2]!.id, 'upstream'],
+          ] as const) {
             const answer = index.traverseJson(origin, direction, 3);
             const expected = Buffer.from(JSON.stringify(index.traverse(origin, direction, 3)), 'utf8');
-            assert.ok(answer.bytes.equals(expected), `${answer.bytes.toString('utf8')}\n!==\n${expected.toString('utf8')}`);
+            assert.ok(
+              answer.bytes.equals(expected),
+              `${answer.bytes.toString('utf8')}\n!==\n${expected.toString('utf8')}`,
+            );
             answer.release();
             const { parsed } = jsonAnswer(index, origin, direction, 3);
             assert.deepEqual([parsed.node_count, parsed.edge_count], [2, 2]);
@@ -186,7 +229,9 @@ describe('TraversalIndex', () => {
     const nodes = [makeNode('huge', { attributes: { blob: big(3 * 2 ** 20) } })];
     for (let i = 0; i < 8; i += 1) nodes.push(makeNode(`n${i}`, { attributes: { blob: big(1.5 * 2 ** 20), i } }));
     for (let i = 0; i < 20; i += 1) nodes.push(makeNode(`s${i}`, { display_name: `東京${i}` }));
-    const edges: Edge[] = nodes.slice(1).map((node, i) => ({ src_id: nodes[i]!.id, dst_id: node.id, edge_type: 'TRANSFORMS', attributes: { i } }));
+    const edges: Edge[] = nodes
+      .slice(1)
+      .map((node, i) => ({ src_id: nodes[i]!.id, dst_id: node.id, edge_type: 'TRANSFORMS', attributes: { i } }));
     const graph = toGraphology({ nodes, edges });
     const index = TraversalIndex.build(graph, 1, 8 * 2 ** 20);
     const all = () => jsonAnswer(index, nodes[0]!.id, 'downstream', 100);
@@ -221,7 +266,13 @@ describe('TraversalIndex', () => {
     const index = TraversalIndex.build(graph, 1);
     const origin = graph.nodes()[0]!;
     const missing = 'stream:topic:env:nope';
-    const cases = [[missing, 3, NotFoundError], [origin, 0, ValidationError], [origin, 101, ValidationError], [origin, 1.5, ValidationError], [missing, 0, ValidationError]] as const;
+    const cases = [
+      [missing, 3, NotFoundError],
+      [origin, 0, ValidationError],
+      [origin, 101, ValidationError],
+      [origin, 1.5, ValidationError],
+      [missing, 0, ValidationError],
+    ] as const;
     for (const [id, hops, type] of cases) {
       for (const direction of DIRECTIONS) {
         assert.throws(() => traverse(graph, id, direction, hops), type);
@@ -247,7 +298,10 @@ describe('TraversalIndex', () => {
     assert.ok(calls < 100);
     assert.equal(index.warmed, true);
     assert.equal(index.warm(1000), true);
-    assert.deepEqual(origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text), before);
+    assert.deepEqual(
+      origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text),
+      before,
+    );
     for (const origin of origins) assertAgrees(graph, index, origin, 'upstream', 5);
 
     const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0);
@@ -271,7 +325,10 @@ describe('TraversalIndex', () => {
   it('answers no nodes and no edges for an origin without edges', () => {
     const lonely = makeNode('lonely', { display_name: 'Käse' });
     const other = makeNode('other');
-    const graph = toGraphology({ nodes: [lonely, other], edges: [{ src_id: other.id, dst_id: other.id, edge_type: 'TRANSFORMS', attributes: null }] });
+    const graph = toGraphology({
+      nodes: [lonely, other],
+      edges: [{ src_id: other.id, dst_id: other.id, edge_type: 'TRANSFORMS', attributes: null }],
+    });
     const index = TraversalIndex.build(graph, 1);
     for (const direction of DIRECTIONS) {
       const expected = { origin: lonely, direction, hops: 4, nodes: [], edges: [], node_count: 0, edge_count: 0 };
@@ -305,7 +362,9 @@ describe('TraversalIndex.graphJson', () => {
         bare.release();
       }
     }
-    const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0).graphJson(fields);
+    const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0).graphJson(
+      fields,
+    );
     assert.deepEqual(JSON.parse(empty.bytes.toString('utf8')), { ...fields, nodes: [], edges: [] });
   });
 });

@@ -17,7 +17,7 @@ import {
   type PlatformSimulator,
   type Scenario,
   type ScenarioInput,
-} from '../../infra/simulators/confluent/index.js';
+} from '../../simulators/confluent/index.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -37,7 +37,11 @@ interface Answer {
   body: Json;
 }
 
-async function call(url: string, key: Key | undefined, init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function call(
+  url: string,
+  key: Key | undefined,
+  init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...(key !== undefined ? basic(key) : {}), ...(init.headers ?? {}) };
   if (init.body !== undefined) headers['content-type'] ??= 'application/json';
   const res = await fetch(url, {
@@ -89,8 +93,14 @@ describe('platform simulator (demo scenario)', () => {
       assert.equal(list.status, 200);
       assert.equal(list.body.kind, 'EnvironmentList');
       assert.equal(list.body.api_version, 'org/v2');
-      assert.deepEqual(list.body.data.map((e: Json) => e.id), [PROD, DEV]);
-      assert.match(list.body.data[0].metadata.resource_name, /^crn:\/\/confluent\.cloud\/organization=.+\/environment=env-q7m2k9$/);
+      assert.deepEqual(
+        list.body.data.map((e: Json) => e.id),
+        [PROD, DEV],
+      );
+      assert.match(
+        list.body.data[0].metadata.resource_name,
+        /^crn:\/\/confluent\.cloud\/organization=.+\/environment=env-q7m2k9$/,
+      );
       assert.equal(list.body.data[0].stream_governance_config.package, 'ADVANCED');
       const one = await call(u(`/org/v2/environments/${PROD}`), cloud);
       assert.equal(one.body.display_name, 'retail-prod');
@@ -160,12 +170,18 @@ describe('platform simulator (demo scenario)', () => {
       assert.equal(regions.body.data[0].http_endpoint, `${sim.url}/flink/aws-us-east-1`);
       const sas = await call(u('/iam/v2/service-accounts'), cloud);
       assert.ok(sas.body.data.some((s: Json) => s.id === 'sa-p7f2q8'));
-      const tf = await call(u(`/tableflow/v1/tableflow-topics?environment=${PROD}&spec.kafka_cluster=${ORDERS}`), cloud);
+      const tf = await call(
+        u(`/tableflow/v1/tableflow-topics?environment=${PROD}&spec.kafka_cluster=${ORDERS}`),
+        cloud,
+      );
       assert.equal(tf.body.kind, 'TableflowTopicList');
       assert.equal(tf.body.data[0].spec.display_name, 'orders_enriched');
       assert.deepEqual(tf.body.data[0].spec.table_formats, ['DELTA', 'ICEBERG']);
       assert.equal(tf.body.data[0].spec.storage.kind, 'Managed');
-      const ci = await call(u(`/tableflow/v1/catalog-integrations?environment=${PROD}&spec.kafka_cluster=${ORDERS}`), cloud);
+      const ci = await call(
+        u(`/tableflow/v1/catalog-integrations?environment=${PROD}&spec.kafka_cluster=${ORDERS}`),
+        cloud,
+      );
       assert.equal(ci.body.data[0].spec.config.kind, 'Unity');
       const tfMissing = await call(u(`/tableflow/v1/tableflow-topics?environment=${PROD}`), cloud);
       assert.equal(tfMissing.status, 400);
@@ -239,7 +255,10 @@ describe('platform simulator (demo scenario)', () => {
       assert.equal(consumers.body.data.length, 3);
       assert.equal(consumers.body.data[0].client_id, 'fraud-scorer');
       const lags = await call(krest(ORDERS, '/consumer-groups/connect-lcc-bq42r7/lags'), kafka);
-      assert.deepEqual([...new Set(lags.body.data.map((l: Json) => l.topic_name))].sort(), ['customer_ltv', 'order_revenue_1m']);
+      assert.deepEqual([...new Set(lags.body.data.map((l: Json) => l.topic_name))].sort(), [
+        'customer_ltv',
+        'order_revenue_1m',
+      ]);
       const total = lags.body.data.reduce((a: number, l: Json) => a + l.lag, 0);
       assert.equal(total, 15);
       const summary = await call(krest(ORDERS, '/consumer-groups/connect-lcc-bq42r7/lag-summary'), kafka);
@@ -249,7 +268,13 @@ describe('platform simulator (demo scenario)', () => {
       assert.equal(empty.body.state, 'EMPTY');
       const standard = await call(krest(ANALYTICS, '/consumer-groups/bi-dashboard-refresher/lags'), kafka);
       assert.equal(standard.status, 404);
-      const assignments = await call(krest(ORDERS, `/consumer-groups/fraud-scoring-service/consumers/${encodeURIComponent(consumers.body.data[0].consumer_id)}/assignments`), kafka);
+      const assignments = await call(
+        krest(
+          ORDERS,
+          `/consumer-groups/fraud-scoring-service/consumers/${encodeURIComponent(consumers.body.data[0].consumer_id)}/assignments`,
+        ),
+        kafka,
+      );
       assert.equal(assignments.status, 404);
     });
 
@@ -265,9 +290,15 @@ describe('platform simulator (demo scenario)', () => {
       assert.equal(dev.body.kind, 'KafkaMirrorDataList');
       assert.equal(dev.body.metadata.next, null);
       const orderItems = dev.body.data[0] as Json;
-      assert.deepEqual([orderItems.link_name, orderItems.source_topic_name, orderItems.mirror_topic_name], ['retail-prod-to-dev', 'pg.retail.public.order_items', 'pg.retail.public.order_items']);
+      assert.deepEqual(
+        [orderItems.link_name, orderItems.source_topic_name, orderItems.mirror_topic_name],
+        ['retail-prod-to-dev', 'pg.retail.public.order_items', 'pg.retail.public.order_items'],
+      );
       assert.equal(orderItems.mirror_lags.length, 12);
-      assert.equal(orderItems.mirror_lags.reduce((sum: number, row: Json) => sum + row.lag, 0), 96);
+      assert.equal(
+        orderItems.mirror_lags.reduce((sum: number, row: Json) => sum + row.lag, 0),
+        96,
+      );
       const devLinks = await call(krest('lkc-9d2f4g', '/links'), kafka);
       assert.equal(devLinks.body.data[0].source_cluster_id, ORDERS, 'the source cluster is in another environment');
       // A cluster that is no link's destination answers empty lists.
@@ -287,7 +318,9 @@ describe('platform simulator (demo scenario)', () => {
       const latest = await call(s('/subjects/pg.retail.public.customers-value/versions/latest'), sr);
       assert.equal(latest.headers.get('content-type')?.startsWith('application/vnd.schemaregistry.v1+json'), true);
       assert.equal(latest.body.schemaType, undefined);
-      assert.deepEqual(latest.body.references, [{ name: 'com.acme.retail.Address', subject: 'com.acme.retail.Address', version: 1 }]);
+      assert.deepEqual(latest.body.references, [
+        { name: 'com.acme.retail.Address', subject: 'com.acme.retail.Address', version: 1 },
+      ]);
       const proto = await call(s('/subjects/pg.retail.public.order_items-value/versions/1'), sr);
       assert.equal(proto.body.schemaType, 'PROTOBUF');
       const all = await call(s('/schemas'), sr);
@@ -325,7 +358,10 @@ describe('platform simulator (demo scenario)', () => {
 
   describe('ksqlDB', () => {
     const ksql = (statement: string): Promise<Answer> =>
-      call(u(`/ksqldb/${KSQL}/ksql`), ksqldb, { body: { ksql: statement, streamsProperties: {} }, headers: { accept: 'application/vnd.ksql.v1+json' } });
+      call(u(`/ksqldb/${KSQL}/ksql`), ksqldb, {
+        body: { ksql: statement, streamsProperties: {} },
+        headers: { accept: 'application/vnd.ksql.v1+json' },
+      });
     it('answers SHOW QUERIES [EXTENDED], LIST STREAMS/TABLES [EXTENDED], DESCRIBE and EXPLAIN', async () => {
       const queries = await ksql('SHOW QUERIES;');
       assert.equal(queries.status, 200);
@@ -338,8 +374,13 @@ describe('platform simulator (demo scenario)', () => {
       assert.deepEqual(d.sources, ['CLICKSTREAM', 'CUSTOMERS_TBL']);
       assert.equal(d.consumerGroupId, '_confluent-ksql-pksqlc-9j4r2query_CSAS_CHECKOUT_CLICKS_5');
       const many = await ksql('LIST STREAMS; LIST TABLES; LIST STREAMS EXTENDED; LIST TABLES EXTENDED;');
-      assert.deepEqual(many.body.map((e: Json) => e['@type']), ['streams', 'tables', 'source_descriptions', 'source_descriptions']);
-      assert.ok(many.body[1].tables.some((t: Json) => t.name === 'CUSTOMERS_TBL' && t.topic === 'pg.retail.public.customers'));
+      assert.deepEqual(
+        many.body.map((e: Json) => e['@type']),
+        ['streams', 'tables', 'source_descriptions', 'source_descriptions'],
+      );
+      assert.ok(
+        many.body[1].tables.some((t: Json) => t.name === 'CUSTOMERS_TBL' && t.topic === 'pg.retail.public.customers'),
+      );
       const describe = await ksql('DESCRIBE clickstream_bots EXTENDED;');
       assert.equal(describe.body[0]['@type'], 'sourceDescription');
       assert.equal(describe.body[0].sourceDescription.topic, 'clickstream_bots');
@@ -376,7 +417,10 @@ describe('platform simulator (demo scenario)', () => {
       assert.match(one.body.status.latest_offsets.orders_enriched, /^partition:0,offset:\d+;/);
       const ctas = await call(u(`${base}/customer-ltv`), flink);
       assert.equal(ctas.body.status.traits.sql_kind, 'CREATE_TABLE_AS');
-      const other = await call(u(`/flink/aws-us-east-1/sql/v1/organizations/${scenario.organization.id}/environments/${DEV}/statements`), flink);
+      const other = await call(
+        u(`/flink/aws-us-east-1/sql/v1/organizations/${scenario.organization.id}/environments/${DEV}/statements`),
+        flink,
+      );
       assert.deepEqual(other.body.data, []);
       const missing = await call(u(`${base}/nope`), flink);
       assert.equal(missing.status, 404);
@@ -440,14 +484,26 @@ describe('platform simulator (demo scenario)', () => {
         group_by: ['resource.flink_statement.name'],
       });
       assert.ok(flinkMetrics.body.data.some((r: Json) => r['resource.flink_statement.name'] === 'enrich-orders'));
-      const noFilter = await query({ aggregations: [{ metric: 'io.confluent.kafka.server/sent_bytes' }], granularity: 'ALL', intervals: ['now-1h/now'] });
+      const noFilter = await query({
+        aggregations: [{ metric: 'io.confluent.kafka.server/sent_bytes' }],
+        granularity: 'ALL',
+        intervals: ['now-1h/now'],
+      });
       assert.equal(noFilter.status, 400);
       assert.equal(typeof noFilter.body.errors[0].detail, 'string');
       const attributes = await call(u('/v2/metrics/cloud/attributes'), cloud, {
-        body: { metric: 'io.confluent.kafka.server/sent_bytes', group_by: ['metric.topic'], filter: { field: 'resource.kafka.id', op: 'EQ', value: 'lkc-9d2f4g' }, intervals: ['now-1h/now'] },
+        body: {
+          metric: 'io.confluent.kafka.server/sent_bytes',
+          group_by: ['metric.topic'],
+          filter: { field: 'resource.kafka.id', op: 'EQ', value: 'lkc-9d2f4g' },
+          intervals: ['now-1h/now'],
+        },
       });
       // `scratch` declares no metrics; the mirror topic receives the replicated records.
-      assert.deepEqual(attributes.body.data, [{ 'metric.topic': 'pg.retail.public.order_items' }, { 'metric.topic': 'test_orders' }]);
+      assert.deepEqual(attributes.body.data, [
+        { 'metric.topic': 'pg.retail.public.order_items' },
+        { 'metric.topic': 'test_orders' },
+      ]);
     });
   });
 
@@ -458,7 +514,7 @@ describe('platform simulator (demo scenario)', () => {
       assert.deepEqual(res.body, { error_code: 40101, message: 'Authentication failed' });
       assert.match(res.headers.get('www-authenticate') ?? '', /^Basic /);
     });
-    it('rejects wrong or missing keys with each family\'s body', async () => {
+    it("rejects wrong or missing keys with each family's body", async () => {
       const v2 = await call(u('/org/v2/environments'), kafka);
       assert.equal(v2.status, 401);
       assert.equal(v2.body.errors[0].code, 'user_unauthenticated');
@@ -468,14 +524,20 @@ describe('platform simulator (demo scenario)', () => {
       assert.deepEqual(srWithCloud.body, { error_code: 401, message: 'Unauthorized' });
       const connect = await call(u(`/connect/v1/environments/${PROD}/clusters/${ORDERS}/connectors`), kafka);
       assert.deepEqual(connect.body, { error: { code: 401, message: 'Unauthorized' } });
-      const flinkWithCloud = await call(u(`/flink/aws-us-east-1/sql/v1/organizations/${scenario.organization.id}/environments/${PROD}/statements`), cloud);
+      const flinkWithCloud = await call(
+        u(`/flink/aws-us-east-1/sql/v1/organizations/${scenario.organization.id}/environments/${PROD}/statements`),
+        cloud,
+      );
       assert.equal(flinkWithCloud.status, 401);
       const ksqlWithCloud = await call(u(`/ksqldb/${KSQL}/ksql`), cloud, { body: { ksql: 'SHOW QUERIES;' } });
       assert.equal(ksqlWithCloud.status, 401);
       assert.equal(ksqlWithCloud.body['@type'], 'generic_error');
       const metricsWithKafka = await call(u('/v2/metrics/cloud/descriptors/metrics'), kafka);
       assert.equal(metricsWithKafka.status, 401);
-      const tableflowWithCloud = await call(u(`/tableflow/v1/tableflow-topics?environment=${PROD}&spec.kafka_cluster=${ORDERS}`), cloud);
+      const tableflowWithCloud = await call(
+        u(`/tableflow/v1/tableflow-topics?environment=${PROD}&spec.kafka_cluster=${ORDERS}`),
+        cloud,
+      );
       assert.equal(tableflowWithCloud.status, 200);
     });
   });
@@ -547,7 +609,9 @@ describe('platform simulator (demo scenario)', () => {
       sim.clearFaults();
     });
     it('admin endpoint installs, lists and clears faults; bad faults are rejected', async () => {
-      const added = await call(u('/_simulator/faults'), undefined, { body: [{ api: 'ksqldb.ksql', kind: 'status', status: 500, times: 1 }] });
+      const added = await call(u('/_simulator/faults'), undefined, {
+        body: [{ api: 'ksqldb.ksql', kind: 'status', status: 500, times: 1 }],
+      });
       assert.equal(added.status, 201);
       assert.equal(added.body.faults.length, 1);
       const ksqlAnswer = await call(u(`/ksqldb/${KSQL}/ksql`), ksqldb, { body: { ksql: 'SHOW QUERIES;' } });
@@ -638,25 +702,48 @@ describe('platform simulator options and scenarios', () => {
 
   it('gives a clear one-line error naming the bad field', async () => {
     const bad = path.join(dir, 'bad.yaml');
-    await writeFile(bad, 'environments:\n  - id: env-b\n    display_name: b\n    kafka_clusters:\n      - id: lkc-b\n        display_name: b\n        topics:\n          - name: t\n            partitions: six\n');
+    await writeFile(
+      bad,
+      'environments:\n  - id: env-b\n    display_name: b\n    kafka_clusters:\n      - id: lkc-b\n        display_name: b\n        topics:\n          - name: t\n            partitions: six\n',
+    );
     await assert.rejects(loadScenario(bad), (error: Error) => {
       assert.ok(error instanceof ValidationError);
-      assert.equal(error.message, 'invalid scenario (bad.yaml): environments[0].kafka_clusters[0].topics[0].partitions: Invalid input: expected number, received string');
+      assert.equal(
+        error.message,
+        'invalid scenario (bad.yaml): environments[0].kafka_clusters[0].topics[0].partitions: Invalid input: expected number, received string',
+      );
       assert.ok(!error.message.includes('\n'));
       return true;
     });
     assert.throws(
-      () => parseScenario({ environments: [{ id: 'e', display_name: 'e', kafka_clusters: [{ id: 'k', display_name: 'k', topcs: [] }] }] }),
+      () =>
+        parseScenario({
+          environments: [{ id: 'e', display_name: 'e', kafka_clusters: [{ id: 'k', display_name: 'k', topcs: [] }] }],
+        }),
       /environments\[0\]\.kafka_clusters\[0\]: Unrecognized key: "topcs"/,
     );
     assert.throws(
-      () => parseScenario({ environments: [{ id: 'e', display_name: 'e', kafka_clusters: [{ id: 'k', display_name: 'k', consumer_groups: [{ group_id: 'g', topics: [{ topic: 'missing' }] }] }] }] }),
+      () =>
+        parseScenario({
+          environments: [
+            {
+              id: 'e',
+              display_name: 'e',
+              kafka_clusters: [
+                { id: 'k', display_name: 'k', consumer_groups: [{ group_id: 'g', topics: [{ topic: 'missing' }] }] },
+              ],
+            },
+          ],
+        }),
       /consumer_groups\[0\]\.topics\[0\]\.topic: topic "missing" is not a topic of cluster k/,
     );
     await assert.rejects(loadScenario(path.join(dir, 'absent.yaml')), /file not found/);
     const notYaml = path.join(dir, 'broken.json');
     await writeFile(notYaml, '{"environments": [');
-    await assert.rejects(loadScenario(notYaml), /^ValidationError: invalid scenario \(broken\.json\): not valid YAML\/JSON/);
+    await assert.rejects(
+      loadScenario(notYaml),
+      /^ValidationError: invalid scenario \(broken\.json\): not valid YAML\/JSON/,
+    );
   });
 
   it('serves a scenario object: own cluster keys, declared faults, global latency', async () => {
@@ -667,9 +754,16 @@ describe('platform simulator options and scenarios', () => {
       assert.equal(declared.status, 502, 'fault declared in the scenario');
       assert.equal((await call(`${sim.url}/org/v2/environments`, cloud)).status, 200);
       const own = `${sim.url}/kafka-rest/lkc-a1/kafka/v3/clusters/lkc-a1/topics`;
-      assert.equal((await call(own, { key: 'K', secret: 'k' })).status, 401, 'the shared key does not open a cluster with its own key');
+      assert.equal(
+        (await call(own, { key: 'K', secret: 'k' })).status,
+        401,
+        'the shared key does not open a cluster with its own key',
+      );
       assert.equal((await call(own, { key: 'OWN', secret: 'own' })).status, 200);
-      assert.equal((await call(`${sim.url}/kafka-rest/lkc-a2/kafka/v3/clusters/lkc-a2/topics`, { key: 'K', secret: 'k' })).status, 200);
+      assert.equal(
+        (await call(`${sim.url}/kafka-rest/lkc-a2/kafka/v3/clusters/lkc-a2/topics`, { key: 'K', secret: 'k' })).status,
+        200,
+      );
       const noSr = await call(`${sim.url}/srcm/v3/clusters?environment=env-a1`, cloud);
       assert.equal(noSr.body.data, null);
       sim.setLatency(0);
@@ -692,10 +786,31 @@ describe('platform simulator options and scenarios', () => {
 
 describe('large estate', () => {
   it('is deterministic and has the requested sizes', () => {
-    const a = largeEstateScenario({ environments: 2, clustersPerEnvironment: 2, topicsPerCluster: 30, connectorsPerCluster: 6, consumerGroupsPerCluster: 20, seed: 3 });
-    const b = largeEstateScenario({ environments: 2, clustersPerEnvironment: 2, topicsPerCluster: 30, connectorsPerCluster: 6, consumerGroupsPerCluster: 20, seed: 3 });
+    const a = largeEstateScenario({
+      environments: 2,
+      clustersPerEnvironment: 2,
+      topicsPerCluster: 30,
+      connectorsPerCluster: 6,
+      consumerGroupsPerCluster: 20,
+      seed: 3,
+    });
+    const b = largeEstateScenario({
+      environments: 2,
+      clustersPerEnvironment: 2,
+      topicsPerCluster: 30,
+      connectorsPerCluster: 6,
+      consumerGroupsPerCluster: 20,
+      seed: 3,
+    });
     assert.deepEqual(a, b);
-    const c = largeEstateScenario({ environments: 2, clustersPerEnvironment: 2, topicsPerCluster: 30, connectorsPerCluster: 6, consumerGroupsPerCluster: 20, seed: 4 });
+    const c = largeEstateScenario({
+      environments: 2,
+      clustersPerEnvironment: 2,
+      topicsPerCluster: 30,
+      connectorsPerCluster: 6,
+      consumerGroupsPerCluster: 20,
+      seed: 4,
+    });
     assert.notDeepEqual(a, c);
     const s = parseScenario(a, 'large');
     for (const env of s.environments) {
@@ -739,7 +854,10 @@ describe('large estate', () => {
       assert.deepEqual([mirrors.status, mirrors.body.data], [200, []]);
       const links = await call(`${endpoint}/kafka/v3/clusters/${cluster.id}/links`, kafka);
       assert.deepEqual([links.status, links.body.data], [200, []]);
-      const connectors = await call(`${sim.url}/connect/v1/environments/${env.id}/clusters/${cluster.id}/connectors?expand=info,status,id`, cloud);
+      const connectors = await call(
+        `${sim.url}/connect/v1/environments/${env.id}/clusters/${cluster.id}/connectors?expand=info,status,id`,
+        cloud,
+      );
       assert.equal(Object.keys(connectors.body).length, 20);
       const metrics = await call(`${sim.url}/v2/metrics/cloud/query`, cloud, {
         body: {

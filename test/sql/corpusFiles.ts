@@ -11,10 +11,12 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 export const corpus = path.resolve(repoRoot, '../shared/fixtures/sql');
 
 export function sqlFiles(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? sqlFiles(full) : name.endsWith('.sql') ? [full] : [];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = path.join(dir, name);
+      return statSync(full).isDirectory() ? sqlFiles(full) : name.endsWith('.sql') ? [full] : [];
+    });
 }
 
 export const dialectOf = (relative: string) => (relative.startsWith('ksqldb') ? 'ksql' : 'flink') as 'ksql' | 'flink';

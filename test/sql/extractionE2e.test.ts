@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { extract } from '../../src/extraction/extract.js';
 import { silentLogger } from '../../src/logger.js';
 import { DEV, PROD, fastApi } from '../extraction/helpers.js';
@@ -33,10 +33,26 @@ describe('stream-processing lineage in the demo graph', () => {
     for (const edge of [...jobProduces, ...queryProduces]) assert.match(edge.dst_id, /:topic:/);
     const withColumns = jobProduces.filter((e) => Array.isArray(e.attributes?.column_lineage));
     assert.ok(withColumns.length > 0, 'Flink PRODUCES edges carry column lineage');
-    const entries = withColumns.flatMap((e) => e.attributes!.column_lineage as Array<{ output: string; kind: string; inputs: Array<{ dataset: string; column: string }> }>);
+    const entries = withColumns.flatMap(
+      (e) =>
+        e.attributes!.column_lineage as Array<{
+          output: string;
+          kind: string;
+          inputs: Array<{ dataset: string; column: string }>;
+        }>,
+    );
     assert.ok(entries.some((c) => c.kind === 'identity'));
-    assert.ok(entries.every((c) => c.inputs.every((input) => typeof input.dataset === 'string' && typeof input.column === 'string')));
-    assert.ok(entries.some((c) => c.inputs.some((input) => graph.nodes.some((n) => n.id === input.dataset && n.node_type === 'TOPIC'))), 'inputs name topic nodes');
+    assert.ok(
+      entries.every((c) =>
+        c.inputs.every((input) => typeof input.dataset === 'string' && typeof input.column === 'string'),
+      ),
+    );
+    assert.ok(
+      entries.some((c) =>
+        c.inputs.some((input) => graph.nodes.some((n) => n.id === input.dataset && n.node_type === 'TOPIC')),
+      ),
+      'inputs name topic nodes',
+    );
     const consumes = graph.edges.filter((e) => e.edge_type === 'CONSUMES' && jobs.some((j) => j.id === e.dst_id));
     assert.ok(consumes.length > 0);
     for (const job of jobs) assert.equal(job.attributes?.parse_error, undefined, `${job.id} parsed`);
@@ -50,18 +66,50 @@ describe('flinkFragment with parsedStatementLineage', () => {
   it('keeps an unparsable statement as a STREAM_JOB with parse_error and a warning, and leaves unknown clusters unresolved', async () => {
     const { flinkFragment, parsedStatementLineage } = await import('../../src/extraction/streamProcessing.js');
     const warnings: string[] = [];
-    const directory = { byName: new Map([['orders', 'lkc-1']]), ids: new Set(['lkc-1']), environmentId: 'env-1', environmentName: 'prod' };
-    const fragment = flinkFragment('env-1', [
-      { name: 'broken', spec: { statement: 'INSERT INTO', properties: { 'sql.current-catalog': 'prod', 'sql.current-database': 'orders' } } },
-      { name: 'ok', spec: { statement: 'INSERT INTO `out` SELECT i.a FROM `in` AS i JOIN `prod`.`elsewhere`.`x` ON true', properties: { 'sql.current-catalog': 'prod', 'sql.current-database': 'orders' } } },
-    ], directory, parsedStatementLineage, (w) => warnings.push(w));
+    const directory = {
+      byName: new Map([['orders', 'lkc-1']]),
+      ids: new Set(['lkc-1']),
+      environmentId: 'env-1',
+      environmentName: 'prod',
+    };
+    const fragment = flinkFragment(
+      'env-1',
+      [
+        {
+          name: 'broken',
+          spec: {
+            statement: 'INSERT INTO',
+            properties: { 'sql.current-catalog': 'prod', 'sql.current-database': 'orders' },
+          },
+        },
+        {
+          name: 'ok',
+          spec: {
+            statement: 'INSERT INTO `out` SELECT i.a FROM `in` AS i JOIN `prod`.`elsewhere`.`x` ON true',
+            properties: { 'sql.current-catalog': 'prod', 'sql.current-database': 'orders' },
+          },
+        },
+      ],
+      directory,
+      parsedStatementLineage,
+      (w) => warnings.push(w),
+    );
     const broken = fragment.nodes.find((n) => n.id.endsWith(':broken'));
     assert.equal(typeof broken?.attributes?.parse_error, 'string');
     assert.ok(warnings.some((w) => w.includes('broken')));
     assert.ok(warnings.some((w) => w.includes('elsewhere')));
     const produces = fragment.edges.filter((e) => e.edge_type === 'PRODUCES');
-    assert.deepEqual(produces.map((e) => e.dst_id), ['stream:topic:env-1:lkc-1/out']);
-    assert.deepEqual(fragment.edges.filter((e) => e.edge_type === 'CONSUMES').map((e) => e.src_id), ['stream:topic:env-1:lkc-1/in']);
-    assert.deepEqual((produces[0]!.attributes!.column_lineage as Array<{ output: string }>).map((c) => c.output), ['a']);
+    assert.deepEqual(
+      produces.map((e) => e.dst_id),
+      ['stream:topic:env-1:lkc-1/out'],
+    );
+    assert.deepEqual(
+      fragment.edges.filter((e) => e.edge_type === 'CONSUMES').map((e) => e.src_id),
+      ['stream:topic:env-1:lkc-1/in'],
+    );
+    assert.deepEqual(
+      (produces[0]!.attributes!.column_lineage as Array<{ output: string }>).map((c) => c.output),
+      ['a'],
+    );
   });
 });

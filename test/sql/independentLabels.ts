@@ -236,7 +236,14 @@ export const INDEPENDENT_LABELS: IndependentLabel[] = [
   {
     file: 'ksqldb/confluent-demo-scene/ksql-atm-fraud-detection__backslash-continuations-self-join.sql',
     dialect: 'ksql',
-    sources: ['ATM_TXNS_GESS', 'ATM_TXNS_GESS_02', 'ACCOUNTS_STREAM', 'ACCOUNTS_REKEYED', 'ATM_POSSIBLE_FRAUD', 'ACCOUNTS'],
+    sources: [
+      'ATM_TXNS_GESS',
+      'ATM_TXNS_GESS_02',
+      'ACCOUNTS_STREAM',
+      'ACCOUNTS_REKEYED',
+      'ATM_POSSIBLE_FRAUD',
+      'ACCOUNTS',
+    ],
     sinks: ['ATM_TXNS_GESS_02', 'ATM_POSSIBLE_FRAUD', 'ACCOUNTS_REKEYED', 'ATM_POSSIBLE_FRAUD_ENRICHED'],
     note: 'includes the `SELECT * FROM ACCOUNTS_REKEYED LIMIT 1` query; the commented-out SELECT is ignored',
   },
@@ -279,7 +286,15 @@ export const INDEPENDENT_LABELS: IndependentLabel[] = [
   {
     file: 'ksqldb/confluent-ksqldb-recipes/aviation__process.sql',
     dialect: 'ksql',
-    sources: ['BOOKINGS', 'CUSTOMERS', 'CUSTOMER_BOOKINGS', 'FLIGHTS', 'CF_STREAM', 'FLIGHT_UPDATES', 'CUSTOMER_FLIGHTS_REKEYED'],
+    sources: [
+      'BOOKINGS',
+      'CUSTOMERS',
+      'CUSTOMER_BOOKINGS',
+      'FLIGHTS',
+      'CF_STREAM',
+      'FLIGHT_UPDATES',
+      'CUSTOMER_FLIGHTS_REKEYED',
+    ],
     sinks: ['CUSTOMER_BOOKINGS', 'CUSTOMER_FLIGHTS', 'CF_REKEY', 'CUSTOMER_FLIGHT_UPDATES'],
   },
   {
@@ -291,7 +306,15 @@ export const INDEPENDENT_LABELS: IndependentLabel[] = [
   {
     file: 'ksqldb/confluent-ksqldb-recipes/payment-status-check__process.sql',
     dialect: 'ksql',
-    sources: ['PAYMENTS', 'CUSTOMERS', 'AML_STATUS', 'FUNDS_STATUS', 'ENRICHED_PAYMENTS', 'PAYMENT_STATUSES', 'PAYMENTS_WITH_STATUS'],
+    sources: [
+      'PAYMENTS',
+      'CUSTOMERS',
+      'AML_STATUS',
+      'FUNDS_STATUS',
+      'ENRICHED_PAYMENTS',
+      'PAYMENT_STATUSES',
+      'PAYMENTS_WITH_STATUS',
+    ],
     sinks: ['ENRICHED_PAYMENTS', 'PAYMENT_STATUSES', 'PAYMENTS_WITH_STATUS', 'PAYMENTS_FINAL'],
   },
   {

@@ -10,7 +10,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadScenario, simulatorClientEnvironment, startPlatformSimulator, type PlatformSimulator } from '../../infra/simulators/confluent/index.js';
+import {
+  loadScenario,
+  simulatorClientEnvironment,
+  startPlatformSimulator,
+  type PlatformSimulator,
+} from '../../simulators/confluent/index.js';
 
 const root = join(import.meta.dirname, '..', '..');
 // tsx resolved from here, so that the command also runs from a working directory outside the checkout.
@@ -29,7 +34,15 @@ describe('lineage-svc-watch command', () => {
   it('prints its flags with --help and exits 0', () => {
     const result = spawnSync(process.execPath, [...COMMAND, '--help'], { cwd: root, env: baseEnv, encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
-    for (const flagName of ['--env', '--cluster', '--cooldown', '--poll-interval', '--push-lakehouse', '--push-datalake']) assert.ok(result.stdout.includes(flagName), flagName);
+    for (const flagName of [
+      '--env',
+      '--cluster',
+      '--cooldown',
+      '--poll-interval',
+      '--push-lakehouse',
+      '--push-datalake',
+    ])
+      assert.ok(result.stdout.includes(flagName), flagName);
   });
 
   it('exits 2 with one line on bad flags, a missing credential or an unavailable push', () => {
@@ -38,11 +51,23 @@ describe('lineage-svc-watch command', () => {
       [['--env', ENV, '--cooldown', 'soon'], {}, /--cooldown must be a number of seconds/],
       [['--env', ENV, '--poll-interval', '0'], {}, /--poll-interval/],
       [['--env', ENV], {}, /LINEAGE_SVC_STREAM_CLOUD_API_KEY/],
-      [['--env', ENV, '--push-lakehouse'], simulatorClientEnvironment(sim.url, sim.scenario), /--push-lakehouse needs LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL/],
-      [['--env', ENV, '--push-datalake'], simulatorClientEnvironment(sim.url, sim.scenario), /--push-datalake needs LINEAGE_SVC_DATALAKE_REGION/],
+      [
+        ['--env', ENV, '--push-lakehouse'],
+        simulatorClientEnvironment(sim.url, sim.scenario),
+        /--push-lakehouse needs LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL/,
+      ],
+      [
+        ['--env', ENV, '--push-datalake'],
+        simulatorClientEnvironment(sim.url, sim.scenario),
+        /--push-datalake needs LINEAGE_SVC_DATALAKE_REGION/,
+      ],
     ];
     for (const [args, env, message] of cases) {
-      const result = spawnSync(process.execPath, [...COMMAND, ...args], { cwd: root, env: { ...baseEnv, ...env }, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [...COMMAND, ...args], {
+        cwd: root,
+        env: { ...baseEnv, ...env },
+        encoding: 'utf8',
+      });
       assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
       assert.match(result.stderr, /^lineage-svc-watch: /);
@@ -65,7 +90,8 @@ describe('lineage-svc-watch command', () => {
     const waitFor = async (what: string, check: () => boolean, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!check()) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`timed out waiting for ${what}; stdout: ${stdout}; stderr: ${stderr}`);
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`timed out waiting for ${what}; stdout: ${stdout}; stderr: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
@@ -74,8 +100,17 @@ describe('lineage-svc-watch command', () => {
       await waitFor('the initial extraction', () => /EXTRACTING -> WATCHING/.test(stdout));
       assert.ok(existsSync(graphFile));
       assert.ok(!readFileSync(graphFile, 'utf8').includes('watcher.cmd_topic'));
-      sim.mutate([{ op: 'add_topic', environment_id: ENV, cluster_id: CLUSTER, topic: { name: 'watcher.cmd_topic', partitions: 1 } }]);
-      await waitFor('the change', () => /change\(s\) detected: created topic lkc-7x9m2p\/watcher\.cmd_topic/.test(stdout));
+      sim.mutate([
+        {
+          op: 'add_topic',
+          environment_id: ENV,
+          cluster_id: CLUSTER,
+          topic: { name: 'watcher.cmd_topic', partitions: 1 },
+        },
+      ]);
+      await waitFor('the change', () =>
+        /change\(s\) detected: created topic lkc-7x9m2p\/watcher\.cmd_topic/.test(stdout),
+      );
       await waitFor('the new graph file', () => readFileSync(graphFile, 'utf8').includes('watcher.cmd_topic'));
       assert.match(stdout, /WATCHING -> COOLDOWN/);
       assert.match(stdout, /COOLDOWN -> EXTRACTING/);
@@ -85,8 +120,12 @@ describe('lineage-svc-watch command', () => {
       assert.match(stdout, /Stopped\n$/);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
-      const added = sim.scenario.environments.find((env) => env.id === ENV)?.kafka_clusters.find((c) => c.id === CLUSTER)?.topics.some((t) => t.name === 'watcher.cmd_topic');
-      if (added) sim.mutate([{ op: 'remove_topic', environment_id: ENV, cluster_id: CLUSTER, name: 'watcher.cmd_topic' }]);
+      const added = sim.scenario.environments
+        .find((env) => env.id === ENV)
+        ?.kafka_clusters.find((c) => c.id === CLUSTER)
+        ?.topics.some((t) => t.name === 'watcher.cmd_topic');
+      if (added)
+        sim.mutate([{ op: 'remove_topic', environment_id: ENV, cluster_id: CLUSTER, name: 'watcher.cmd_topic' }]);
       rmSync(folder, { recursive: true, force: true });
     }
   });

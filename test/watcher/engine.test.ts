@@ -28,7 +28,9 @@ class FakeTimers implements WatcherTimers {
     const end = this.time + ms;
     for (;;) {
       await settle();
-      const due = [...this.timers.entries()].filter(([, timer]) => timer.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+      const due = [...this.timers.entries()]
+        .filter(([, timer]) => timer.at <= end)
+        .sort((a, b) => a[1].at - b[1].at)[0];
       if (!due) break;
       this.timers.delete(due[0]);
       this.time = due[1].at;
@@ -54,7 +56,14 @@ function inventory(topics: string[], connectorTopic = 'orders'): EstateInventory
   };
 }
 
-function harness(options: { cooldownSeconds?: number; pollIntervalSeconds?: number; push?: string[]; extractGate?: () => Promise<void> } = {}) {
+function harness(
+  options: {
+    cooldownSeconds?: number;
+    pollIntervalSeconds?: number;
+    push?: string[];
+    extractGate?: () => Promise<void>;
+  } = {},
+) {
   const timers = new FakeTimers();
   let estate = inventory(['orders']);
   const events: LineageEvent[] = [];
@@ -63,7 +72,13 @@ function harness(options: { cooldownSeconds?: number; pollIntervalSeconds?: numb
   let extractions = 0;
   const engine = createWatcher({
     watcherId: 'w-1',
-    settings: { environmentIds: [ENV], clusterIds: [], cooldownSeconds: options.cooldownSeconds ?? 30, pollIntervalSeconds: options.pollIntervalSeconds ?? 10, push: options.push ?? [] },
+    settings: {
+      environmentIds: [ENV],
+      clusterIds: [],
+      cooldownSeconds: options.cooldownSeconds ?? 30,
+      pollIntervalSeconds: options.pollIntervalSeconds ?? 10,
+      push: options.push ?? [],
+    },
     poll: async () => structuredClone(estate),
     extract: async (): Promise<ExtractionSummary> => {
       extractions += 1;
@@ -92,7 +107,8 @@ function harness(options: { cooldownSeconds?: number; pollIntervalSeconds?: numb
     setEstate(next: EstateInventory) {
       estate = next;
     },
-    transitions: () => events.flatMap((event) => (event.type === 'WatcherStateChanged' ? [`${event.data.from}->${event.data.to}`] : [])),
+    transitions: () =>
+      events.flatMap((event) => (event.type === 'WatcherStateChanged' ? [`${event.data.from}->${event.data.to}`] : [])),
   };
 }
 
@@ -125,10 +141,23 @@ describe('watcher engine', () => {
     await h.timers.advance(1_000); // 60 s: cooldown elapsed
     assert.equal(h.extractions, 2);
     assert.equal(h.engine.state, 'WATCHING');
-    assert.deepEqual(h.transitions(), ['WATCHING->EXTRACTING', 'EXTRACTING->WATCHING', 'WATCHING->COOLDOWN', 'COOLDOWN->EXTRACTING', 'EXTRACTING->WATCHING']);
-    const detected = h.events.flatMap((event) => (event.type === 'WatcherChangesDetected' ? event.data.changes.map((c) => `${c.kind} ${c.resource_type} ${c.resource_id}`) : []));
+    assert.deepEqual(h.transitions(), [
+      'WATCHING->EXTRACTING',
+      'EXTRACTING->WATCHING',
+      'WATCHING->COOLDOWN',
+      'COOLDOWN->EXTRACTING',
+      'EXTRACTING->WATCHING',
+    ]);
+    const detected = h.events.flatMap((event) =>
+      event.type === 'WatcherChangesDetected'
+        ? event.data.changes.map((c) => `${c.kind} ${c.resource_type} ${c.resource_id}`)
+        : [],
+    );
     assert.deepEqual(detected, ['created topic lkc-1/payments', 'updated connector lkc-1/sink']);
-    assert.ok(h.logs.some((line) => /COOLDOWN -> EXTRACTING: cooldown of 30 s elapsed; 2 change\(s\) batched/.test(line)), h.logs.join('\n'));
+    assert.ok(
+      h.logs.some((line) => /COOLDOWN -> EXTRACTING: cooldown of 30 s elapsed; 2 change\(s\) batched/.test(line)),
+      h.logs.join('\n'),
+    );
   });
 
   it('goes to COOLDOWN after an extraction during which changes arrived', async () => {
@@ -178,7 +207,10 @@ describe('watcher engine', () => {
     await h.timers.advance(10_000);
     assert.equal(h.extractions, 1);
     const last = h.events.at(-1);
-    assert.deepEqual(last, { type: 'WatcherStateChanged', data: { watcher_id: 'w-1', from: 'COOLDOWN', to: 'STOPPED', reason: 'interrupted' } });
+    assert.deepEqual(last, {
+      type: 'WatcherStateChanged',
+      data: { watcher_id: 'w-1', from: 'COOLDOWN', to: 'STOPPED', reason: 'interrupted' },
+    });
     await h.engine.stop('again');
     assert.equal(h.events.at(-1), last, 'stopping twice records nothing more');
   });

@@ -21,7 +21,10 @@ const ok = { ok: true as const, extractionId: 'x-1' };
 
 describe('watcher state machine', () => {
   it('extracts once at start (WATCHING -> EXTRACTING), then goes back to WATCHING', () => {
-    const { machine, steps } = run([{ type: 'start', at: 0 }, { type: 'extraction-ended', at: 5, outcome: ok }]);
+    const { machine, steps } = run([
+      { type: 'start', at: 0 },
+      { type: 'extraction-ended', at: 5, outcome: ok },
+    ]);
     assert.deepEqual(steps[0]!.transition, { from: 'WATCHING', to: 'EXTRACTING', reason: 'initial extraction' });
     assert.deepEqual(steps[0]!.effects, [{ type: 'start-extraction', changes: 0 }]);
     assert.deepEqual(steps[1]!.transition, { from: 'EXTRACTING', to: 'WATCHING', reason: 'extraction x-1 completed' });
@@ -33,7 +36,9 @@ describe('watcher state machine', () => {
     const { machine, steps } = run([{ type: 'changes', at: 1_000, count: 2 }]);
     assert.equal(machine.state, 'COOLDOWN');
     assert.equal(steps[0]!.transition?.to, 'COOLDOWN');
-    assert.deepEqual(steps[0]!.effects, [{ type: 'start-cooldown-timer', generation: machine.timerGeneration, delayMs: COOLDOWN_MS }]);
+    assert.deepEqual(steps[0]!.effects, [
+      { type: 'start-cooldown-timer', generation: machine.timerGeneration, delayMs: COOLDOWN_MS },
+    ]);
     assert.equal(machine.cooldownDeadline, 31_000);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Graph endpoints under `/api/v1/graphs` (specification "Endpoints / Graphs"; contract section 4
- * "Graphs" and "History"). Each route is a schema plus one call into `../graphService.ts`.
+ * "Graphs" and "History"). Each route is a schema plus one call into `services/graphs.ts`.
  *
  * Writes (create, import, add node, add edge, delete) append events; reads come from the projection,
  * or with `as_of` from the graph's stream folded up to that point.
@@ -25,8 +25,8 @@ import {
   removeGraph,
   traverseGraph,
   type GraphRuntime,
-} from '../graphService.js';
-import { lineageView, type OpenLineageRuntime } from '../openLineageService.js';
+} from '../../../services/graphs.js';
+import { lineageView, type OpenLineageRuntime } from '../../../services/openLineage.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
 import {
   AsOf,
@@ -82,13 +82,19 @@ const TraversalSchema = z.object({
   origin: NodeResource,
   direction: z.enum(['upstream', 'downstream']),
   hops: z.number().int(),
-  nodes: z.array(NodeResource.and(z.object({ hop: z.number().int().describe('Distance from the origin, 1 for a neighbour') }))),
+  nodes: z.array(
+    NodeResource.and(z.object({ hop: z.number().int().describe('Distance from the origin, 1 for a neighbour') })),
+  ),
   edges: z.array(EdgeResource),
   node_count: z.number().int(),
   edge_count: z.number().int(),
 });
 
-const DiffPointSchema = z.object({ as_of: z.string().nullable(), revision: z.number().int(), time: z.string().nullable() });
+const DiffPointSchema = z.object({
+  as_of: z.string().nullable(),
+  revision: z.number().int(),
+  time: z.string().nullable(),
+});
 const changed = <T extends z.ZodType>(item: T) => z.array(z.object({ id: z.string(), before: item, after: item }));
 
 const tags = ['graphs'];
@@ -99,7 +105,11 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
   app.get(
     '/graphs',
     {
-      schema: { tags, summary: 'List graphs, most recently changed first', response: withProblems({ 200: z.object({ graphs: z.array(GraphSummarySchema) }) }) },
+      schema: {
+        tags,
+        summary: 'List graphs, most recently changed first',
+        response: withProblems({ 200: z.object({ graphs: z.array(GraphSummarySchema) }) }),
+      },
     },
     async () => ({ graphs: listGraphs(runtime) }),
   );
@@ -110,7 +120,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       schema: {
         tags,
         summary: 'Create an empty graph',
-        body: z.object({ name: z.string().max(200).nullish(), description: z.string().max(2000).nullish() }).strict().nullish(),
+        body: z
+          .object({ name: z.string().max(200).nullish(), description: z.string().max(2000).nullish() })
+          .strict()
+          .nullish(),
         response: withProblems({ 201: GraphSummarySchema }),
       },
     },
@@ -125,9 +138,17 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
     systems: z.array(z.string()).nullable().describe('Systems kept, upper-case; null for all'),
     events: z.array(z.record(z.string(), z.unknown())).describe('OpenLineage 2-0-2 COMPLETE RunEvents, one per job'),
     count: z.number().int().describe('Length of events'),
-    stored: z.number().int().describe('Events stored by this call (0 when every job was unchanged since the last call)'),
+    stored: z
+      .number()
+      .int()
+      .describe('Events stored by this call (0 when every job was unchanged since the last call)'),
   });
-  const ViewGraphQuery = z.string().min(1).max(256).optional().describe('Graph id; default the most recently changed graph');
+  const ViewGraphQuery = z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('Graph id; default the most recently changed graph');
 
   app.get(
     '/graphs/confluent/view',
@@ -155,7 +176,9 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
             .string()
             .max(256)
             .optional()
-            .describe('Comma-separated systems to keep: stream, lakehouse, datalake, warehouse, external (case-insensitive); all when absent'),
+            .describe(
+              'Comma-separated systems to keep: stream, lakehouse, datalake, warehouse, external (case-insensitive); all when absent',
+            ),
         }),
         response: withProblems({ 200: ViewAnswerSchema }),
       },
@@ -167,10 +190,17 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
   app.get(
     '/graphs/:graph_id',
     {
-      schema: { tags, summary: 'A graph with all its nodes and edges', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: GraphSchema }) },
+      schema: {
+        tags,
+        summary: 'A graph with all its nodes and edges',
+        params: GraphIdParams,
+        querystring: z.object({ as_of: AsOf }),
+        response: withProblems({ 200: GraphSchema }),
+      },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request, reply) => answerOrSend(reply, await graphWithContent(runtime, request.params.graph_id, request.query.as_of)),
+    async (request, reply) =>
+      answerOrSend(reply, await graphWithContent(runtime, request.params.graph_id, request.query.as_of)),
   );
 
   app.delete(
@@ -180,7 +210,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
         tags,
         summary: 'Delete a graph (its history stays readable)',
         params: GraphIdParams,
-        response: withProblems({ 200: z.object({ graph_id: z.string(), status: z.literal('deleted'), revision: z.number().int() }), 409: ProblemSchema }),
+        response: withProblems({
+          200: z.object({ graph_id: z.string(), status: z.literal('deleted'), revision: z.number().int() }),
+          409: ProblemSchema,
+        }),
       },
     },
     async (request) => removeGraph(runtime, request.params.graph_id),
@@ -215,10 +248,17 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
   app.get(
     '/graphs/:graph_id/export',
     {
-      schema: { tags, summary: 'The graph as LineageGraph JSON', params: GraphIdParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: LineageGraphResource }) },
+      schema: {
+        tags,
+        summary: 'The graph as LineageGraph JSON',
+        params: GraphIdParams,
+        querystring: z.object({ as_of: AsOf }),
+        response: withProblems({ 200: LineageGraphResource }),
+      },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request, reply) => answerOrSend(reply, await exportGraph(runtime, request.params.graph_id, request.query.as_of)),
+    async (request, reply) =>
+      answerOrSend(reply, await exportGraph(runtime, request.params.graph_id, request.query.as_of)),
   );
 
   app.get(
@@ -233,11 +273,22 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
           system: SystemQuery.optional(),
           environment_id: z.string().max(256).optional(),
           cluster_id: z.string().max(256).optional(),
-          search: z.string().max(256).optional().describe('Case-insensitive substring of display_name or qualified_name'),
+          search: z
+            .string()
+            .max(256)
+            .optional()
+            .describe('Case-insensitive substring of display_name or qualified_name'),
           ...paging(1000, 10_000),
           as_of: AsOf,
         }),
-        response: withProblems({ 200: z.object({ nodes: z.array(NodeResource), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }),
+        response: withProblems({
+          200: z.object({
+            nodes: z.array(NodeResource),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
+        }),
       },
       serializerCompiler: rawJsonSerializer,
     },
@@ -247,7 +298,13 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
   app.get(
     '/graphs/:graph_id/nodes/:node_id',
     {
-      schema: { tags, summary: 'One node', params: NodeParams, querystring: z.object({ as_of: AsOf }), response: withProblems({ 200: NodeResource }) },
+      schema: {
+        tags,
+        summary: 'One node',
+        params: NodeParams,
+        querystring: z.object({ as_of: AsOf }),
+        response: withProblems({ 200: NodeResource }),
+      },
     },
     async (request) => getNode(runtime, request.params.graph_id, request.params.node_id, request.query.as_of),
   );
@@ -282,7 +339,14 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
           ...paging(1000, 10_000),
           as_of: AsOf,
         }),
-        response: withProblems({ 200: z.object({ edges: z.array(EdgeResource), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }),
+        response: withProblems({
+          200: z.object({
+            edges: z.array(EdgeResource),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
+        }),
       },
       serializerCompiler: rawJsonSerializer,
     },
@@ -315,7 +379,13 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
           summary: `Nodes and edges ${direction} of a node, within hops`,
           params: NodeParams,
           querystring: z.object({
-            hops: z.coerce.number().int().min(1).max(MAX_HOPS).default(DEFAULT_HOPS).describe(`1 to ${MAX_HOPS} (default ${DEFAULT_HOPS})`),
+            hops: z.coerce
+              .number()
+              .int()
+              .min(1)
+              .max(MAX_HOPS)
+              .default(DEFAULT_HOPS)
+              .describe(`1 to ${MAX_HOPS} (default ${DEFAULT_HOPS})`),
             as_of: AsOf,
           }),
           response: withProblems({ 200: TraversalSchema }),
@@ -323,7 +393,17 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
         serializerCompiler: rawJsonSerializer,
       },
       async (request, reply) =>
-        answerOrSend(reply, await traverseGraph(runtime, request.params.graph_id, request.params.node_id, direction, request.query.hops, request.query.as_of)),
+        answerOrSend(
+          reply,
+          await traverseGraph(
+            runtime,
+            request.params.graph_id,
+            request.params.node_id,
+            direction,
+            request.query.hops,
+            request.query.as_of,
+          ),
+        ),
     );
   }
 
@@ -371,8 +451,16 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
             graph_id: z.string(),
             from: DiffPointSchema,
             to: DiffPointSchema,
-            nodes: z.object({ added: z.array(NodeResource), removed: z.array(NodeResource), changed: changed(NodeResource) }),
-            edges: z.object({ added: z.array(EdgeResource), removed: z.array(EdgeResource), changed: changed(EdgeResource) }),
+            nodes: z.object({
+              added: z.array(NodeResource),
+              removed: z.array(NodeResource),
+              changed: changed(NodeResource),
+            }),
+            edges: z.object({
+              added: z.array(EdgeResource),
+              removed: z.array(EdgeResource),
+              changed: changed(EdgeResource),
+            }),
           }),
         }),
       },

@@ -26,7 +26,8 @@ export function packageInfo(from: string = import.meta.dirname): PackageInfo {
   for (let folder = from; ; folder = dirname(folder)) {
     try {
       const json = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Partial<PackageInfo>;
-      if (typeof json.name === 'string' && typeof json.version === 'string') return { name: json.name, version: json.version };
+      if (typeof json.name === 'string' && typeof json.version === 'string')
+        return { name: json.name, version: json.version };
     } catch {
       // no package.json here: keep walking up
     }
@@ -76,13 +77,26 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
 
   app.get(
     '/health',
-    { schema: { tags, summary: 'Liveness; never needs a key', security: [], response: { 200: z.object({ status: z.literal('ok') }) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Liveness; never needs a key',
+        security: [],
+        response: { 200: z.object({ status: z.literal('ok') }) },
+      },
+    },
     async () => ({ status: 'ok' as const }),
   );
 
   app.get(
     '/version',
-    { schema: { tags, summary: 'Service name and version', response: { 200: z.object({ name: z.string(), version: z.string() }), 403: problemResponses[403] } } },
+    {
+      schema: {
+        tags,
+        summary: 'Service name and version',
+        response: { 200: z.object({ name: z.string(), version: z.string() }), 403: problemResponses[403] },
+      },
+    },
     async () => info,
   );
 

@@ -1,7 +1,7 @@
 /**
  * OpenLineage endpoints under `/api/v1/lineage` (issue 6 items 2-3; contract section 4; specification
  * "Endpoints / Lineage events, datasets, jobs"). Each route is a schema plus one call into
- * `../openLineageService.ts`.
+ * `services/openLineage.ts`.
  *
  * Ingestion (`POST /lineage`, the OpenLineage HTTP transport's default path, and `POST /lineage/events`)
  * accepts one event or an array of events, plain or compressed (`Content-Encoding: gzip`, `x-gzip` or
@@ -30,7 +30,7 @@ import {
   lineageRunEvents,
   queryLineageEvents,
   type OpenLineageRuntime,
-} from '../openLineageService.js';
+} from '../../../services/openLineage.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
 import { paging, rawJsonSerializer } from './schemas.js';
 
@@ -51,12 +51,20 @@ type CountingUnzip = Unzip & { receivedEncodedLength: number };
  * decompressed bytes as they are read, so a zip bomb is cut off at the limit with 413. A corrupt
  * body is a 400; another encoding is a 415. `identity` (or no header) passes the body through.
  */
-export async function decompressRequestBody(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream): Promise<NodeJS.ReadableStream> {
+export async function decompressRequestBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: NodeJS.ReadableStream,
+): Promise<NodeJS.ReadableStream> {
   const header = request.headers['content-encoding'];
   const encoding = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
   if (encoding === '' || encoding === 'identity') return payload;
   if (!(REQUEST_ENCODINGS as readonly string[]).includes(encoding)) {
-    throw new LineageError(`Content-Encoding "${encoding.slice(0, 40)}" is not supported; send gzip, deflate or an uncompressed body`, 'UNSUPPORTED_CONTENT_ENCODING', 415);
+    throw new LineageError(
+      `Content-Encoding "${encoding.slice(0, 40)}" is not supported; send gzip, deflate or an uncompressed body`,
+      'UNSUPPORTED_CONTENT_ENCODING',
+      415,
+    );
   }
   const unzip = createUnzip() as CountingUnzip;
   unzip.receivedEncodedLength = 0;
@@ -77,10 +85,18 @@ export async function decompressRequestBody(request: FastifyRequest, reply: Fast
 }
 
 const Name = z.string().min(1).max(4096);
-const EventSchema = z.record(z.string(), z.unknown()).describe('An OpenLineage event as stored (lenient fixes applied)');
+const EventSchema = z
+  .record(z.string(), z.unknown())
+  .describe('An OpenLineage event as stored (lenient fixes applied)');
 const DatasetRefSchema = z.object({ namespace: z.string(), name: z.string() });
 const DatasetSummarySchema = z
-  .object({ namespace: z.string(), name: z.string(), facets: z.record(z.string(), z.unknown()), first_seen: z.string(), last_seen: z.string() })
+  .object({
+    namespace: z.string(),
+    name: z.string(),
+    facets: z.record(z.string(), z.unknown()),
+    first_seen: z.string(),
+    last_seen: z.string(),
+  })
   .meta({ id: 'OpenLineageDataset' });
 const JobSummarySchema = z
   .object({
@@ -94,7 +110,9 @@ const JobSummarySchema = z
   .meta({ id: 'OpenLineageJob' });
 const IngestionResultSchema = z.object({
   index: z.number().int().describe('Position of the item in the request'),
-  status: z.enum(['accepted', 'duplicate', 'rejected']).describe('accepted: stored now; duplicate: stored before; rejected: not stored'),
+  status: z
+    .enum(['accepted', 'duplicate', 'rejected'])
+    .describe('accepted: stored now; duplicate: stored before; rejected: not stored'),
   run_id: z.string().optional().describe('runId as received (RunEvents)'),
   run_uuid: z.string().optional().describe('UUID the run is also findable under (differs for a non-UUID runId)'),
   dedupe_key: z.string().optional(),
@@ -102,7 +120,12 @@ const IngestionResultSchema = z.object({
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
 const IngestionAnswerSchema = z
-  .object({ results: z.array(IngestionResultSchema), accepted: z.number().int(), duplicates: z.number().int(), rejected: z.number().int() })
+  .object({
+    results: z.array(IngestionResultSchema),
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    rejected: z.number().int(),
+  })
   .meta({ id: 'OpenLineageIngestion' });
 const IngestionBody = z
   .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
@@ -120,7 +143,11 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
     schema: {
       tags,
       body: IngestionBody,
-      response: withProblems({ 200: IngestionAnswerSchema, 413: ProblemSchema.describe('Body over 10 MiB, compressed or not'), 415: ProblemSchema }),
+      response: withProblems({
+        200: IngestionAnswerSchema,
+        413: ProblemSchema.describe('Body over 10 MiB, compressed or not'),
+        415: ProblemSchema,
+      }),
     },
   };
   const ingestionDescription =
@@ -128,13 +155,27 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
 
   app.post(
     '/lineage',
-    { ...ingestion, schema: { ...ingestion.schema, summary: 'Ingest OpenLineage events (the OpenLineage HTTP transport path)', description: ingestionDescription } },
+    {
+      ...ingestion,
+      schema: {
+        ...ingestion.schema,
+        summary: 'Ingest OpenLineage events (the OpenLineage HTTP transport path)',
+        description: ingestionDescription,
+      },
+    },
     async (request) => ingestLineage(runtime, request.body),
   );
 
   app.post(
     '/lineage/events',
-    { ...ingestion, schema: { ...ingestion.schema, summary: 'Ingest an array of OpenLineage events (or one event)', description: ingestionDescription } },
+    {
+      ...ingestion,
+      schema: {
+        ...ingestion.schema,
+        summary: 'Ingest an array of OpenLineage events (or one event)',
+        description: ingestionDescription,
+      },
+    },
     async (request) => ingestLineage(runtime, request.body),
   );
 
@@ -153,7 +194,14 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
           until: z.string().min(1).max(64).optional().describe('Inclusive upper bound of eventTime (ISO 8601)'),
           ...paging(100, 1000),
         }),
-        response: withProblems({ 200: z.object({ events: z.array(EventSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }),
+        response: withProblems({
+          200: z.object({
+            events: z.array(EventSchema),
+            total: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+          }),
+        }),
       },
       serializerCompiler: rawJsonSerializer,
     },
@@ -196,7 +244,11 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
         summary: 'One dataset, with its identities and the jobs that write and read it',
         querystring: NameQuery,
         response: withProblems({
-          200: DatasetSummarySchema.extend({ identities: z.array(DatasetRefSchema), produced_by: z.array(DatasetRefSchema), consumed_by: z.array(DatasetRefSchema) }),
+          200: DatasetSummarySchema.extend({
+            identities: z.array(DatasetRefSchema),
+            produced_by: z.array(DatasetRefSchema),
+            consumed_by: z.array(DatasetRefSchema),
+          }),
         }),
       },
       serializerCompiler: rawJsonSerializer,
@@ -210,7 +262,8 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
       schema: {
         tags,
         summary: 'Dataset lineage: the whole events of the jobs within depth dataset hops',
-        description: 'depth counts dataset hops: one upstream hop goes from a dataset through every job that wrote it to that job\u2019s inputs; downstream is the mirror; both is the union.',
+        description:
+          'depth counts dataset hops: one upstream hop goes from a dataset through every job that wrote it to that job\u2019s inputs; downstream is the mirror; both is the union.',
         querystring: NameQuery.extend({
           direction: z.enum(LINEAGE_DIRECTIONS).default('upstream'),
           depth: z.coerce.number().int().min(1).max(50).default(5).describe('Dataset hops, 1 to 50 (default 5)'),
@@ -255,7 +308,9 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
         response: withProblems({
           200: z.object({
             job: z.object({ namespace: z.string(), name: z.string(), facets: z.record(z.string(), z.unknown()) }),
-            latest_run: z.object({ run_id: z.string(), event_type: z.string().nullable(), event_time: z.string() }).nullable(),
+            latest_run: z
+              .object({ run_id: z.string(), event_type: z.string().nullable(), event_time: z.string() })
+              .nullable(),
             latest_inputs: z.array(EventSchema),
             latest_outputs: z.array(EventSchema),
           }),

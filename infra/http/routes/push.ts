@@ -23,8 +23,8 @@ import { NotFoundError } from '../../../src/errors.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
 import type { CatalogClientOptions } from '../../catalogs/catalogService.js';
 import { problemResponses } from '../problem.js';
-import { pushGraph } from '../pushService.js';
-import type { GraphRuntime } from '../graphService.js';
+import { pushGraph } from '../../../services/push.js';
+import type { GraphRuntime } from '../../../services/graphs.js';
 
 /** Options of the push routes. */
 export interface PushRoutesOptions {
@@ -37,7 +37,10 @@ export interface PushRoutesOptions {
 const switches = {
   set_properties: z.boolean().default(true).describe('Write the lineage_svc.* table properties (lakehouse)'),
   set_comments: z.boolean().default(true).describe('Write the table comment tree (lakehouse)'),
-  create_bridge_table: z.boolean().default(false).describe('Create {catalog}.default.stream_lineage and write one row per upstream node (lakehouse)'),
+  create_bridge_table: z
+    .boolean()
+    .default(false)
+    .describe('Create {catalog}.default.stream_lineage and write one row per upstream node (lakehouse)'),
   graph_id: z.string().min(1).max(256).nullish().describe('Graph to push; default the most recently changed graph'),
 };
 
@@ -88,7 +91,12 @@ export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, 
       schema: {
         tags,
         summary: 'Push lineage metadata of a graph into one catalog provider (synchronous)',
-        params: z.object({ provider: z.string().max(64).describe(`One of ${PROVIDER_NAMES.join(', ')}`) }),
+        params: z.object({
+          provider: z
+            .string()
+            .max(64)
+            .describe(`One of ${PROVIDER_NAMES.join(', ')}`),
+        }),
         querystring: z.object({ graph_id: z.string().min(1).max(256).optional() }),
         body: ProviderPushRequestSchema.nullish(),
         response: { 200: PushResultSchema, ...problemResponses },
@@ -96,7 +104,10 @@ export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, 
     },
     async (request) => {
       const entry = findCatalogEntry(request.params.provider);
-      if (!entry) throw new NotFoundError(`no catalog provider "${request.params.provider}"; known: ${PROVIDER_NAMES.join(', ')}`);
+      if (!entry)
+        throw new NotFoundError(
+          `no catalog provider "${request.params.provider}"; known: ${PROVIDER_NAMES.join(', ')}`,
+        );
       const { graph_id, ...options } = ProviderPushRequestSchema.parse(request.body ?? {});
       return pushGraph(deps, { catalogType: entry.catalogType, graphId: graph_id ?? request.query.graph_id, options });
     },

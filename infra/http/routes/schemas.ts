@@ -5,7 +5,16 @@
  */
 import type { FastifyReply, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
-import { AttributesSchema, CATALOG_TYPES, EDGE_TYPES, EdgeSchema, LineageGraphSchema, NODE_TYPES, NodeSchema, SYSTEMS } from '../../../src/graph/model.js';
+import {
+  AttributesSchema,
+  CATALOG_TYPES,
+  EDGE_TYPES,
+  EdgeSchema,
+  LineageGraphSchema,
+  NODE_TYPES,
+  NodeSchema,
+  SYSTEMS,
+} from '../../../src/graph/model.js';
 
 /** A node in a request body: the model's schema (accepts lower-case enums, fills defaults). */
 export const NodeInput = NodeSchema;
@@ -38,7 +47,11 @@ export const EdgeResource = z
   .meta({ id: 'Edge' });
 /** A whole graph as answered (OpenAPI component `LineageGraph`). */
 export const LineageGraphResource = z
-  .object({ nodes: z.array(NodeResource), edges: z.array(EdgeResource), metadata: z.record(z.string(), z.unknown()).optional() })
+  .object({
+    nodes: z.array(NodeResource),
+    edges: z.array(EdgeResource),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
   .meta({ id: 'LineageGraph' });
 
 /** Upper-cases query values so that `topic` and `TOPIC` are accepted alike. */
@@ -53,21 +66,39 @@ export const AsOf = z
   .min(1)
   .max(64)
   .optional()
-  .describe('Read the graph as it was at this point: an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) or a stream revision (an integer)');
+  .describe(
+    'Read the graph as it was at this point: an ISO 8601 time (e.g. 2025-01-31T12:00:00Z) or a stream revision (an integer)',
+  );
 
 /** Path parameter `graph_id`. */
 export const GraphIdParams = z.object({ graph_id: z.string().min(1).max(256).describe('Graph id (a UUID)') });
 
 /** Path parameters of one node: `node_id` percent-encoded (it holds colons and slashes). */
 export const NodeParams = GraphIdParams.extend({
-  node_id: z.string().min(1).max(4096).describe('Node id, percent-encoded (e.g. stream%3Atopic%3Aenv-1%3Alkc-1%2Forders)'),
+  node_id: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe('Node id, percent-encoded (e.g. stream%3Atopic%3Aenv-1%3Alkc-1%2Forders)'),
 });
 
 /** `limit` / `offset` paging, with the largest page allowed. */
 export function paging(defaultLimit: number, maxLimit: number) {
   return {
-    limit: z.coerce.number().int().min(1).max(maxLimit).default(defaultLimit).describe(`Page size, 1 to ${maxLimit} (default ${defaultLimit})`),
-    offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe('Items to skip (default 0)'),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(maxLimit)
+      .default(defaultLimit)
+      .describe(`Page size, 1 to ${maxLimit} (default ${defaultLimit})`),
+    offset: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(0)
+      .describe('Items to skip (default 0)'),
   };
 }
 

@@ -2,7 +2,7 @@
  * Task endpoints under `/api/v1` (specification "Endpoints / Tasks and push", "Async task status";
  * contract section 4 "Tasks"): `POST /tasks/extract` (and the short `POST /extract`),
  * `POST /tasks/enrich`, `GET /tasks`, `GET /tasks/{task_id}`. Starting a task answers 202
- * `{task_id, status}` at once; the work runs in-process (`../taskService.ts`).
+ * `{task_id, status}` at once; the work runs in-process (`services/tasks.ts`).
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { TASK_TYPES } from '../../../src/events.js';
 import { TASK_STATUSES, type TaskProjection, type TaskState } from '../../../projections/taskProjection.js';
 import { problemResponses } from '../problem.js';
-import type { ExtractTaskParams, TaskService } from '../taskService.js';
+import type { ExtractTaskParams, TaskService } from '../../../services/tasks.js';
 
 /** Options of the task routes. */
 export interface TaskRoutesOptions {
@@ -21,7 +21,10 @@ export interface TaskRoutesOptions {
 }
 
 const idList = z.array(z.string().min(1).max(256)).max(1000);
-const lookbackHours = z.number().positive().max(24 * 30);
+const lookbackHours = z
+  .number()
+  .positive()
+  .max(24 * 30);
 
 /** Body of `POST /tasks/extract`; unknown fields (credentials in particular) are rejected. */
 export const ExtractRequestSchema = z
@@ -52,7 +55,10 @@ export const TaskSchema = z
     phase: z.string().describe('queued, a runner phase such as "Phase 2/4", done, or the phase reached when it failed'),
     message: z.string().nullable(),
     parameters: z.record(z.string(), z.unknown()),
-    result: z.record(z.string(), z.unknown()).nullable().describe('When completed: graph_id, node_count, edge_count, ...'),
+    result: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('When completed: graph_id, node_count, edge_count, ...'),
     error: z.string().nullable().describe('When failed: the cause (never a secret)'),
     created_at: z.string(),
     updated_at: z.string(),
@@ -73,13 +79,21 @@ export function taskView(task: TaskState): z.infer<typeof TaskSchema> {
  * lists win when both are given.
  * @throws ValidationError when no environment is named.
  */
-export function extractParams(query: string | undefined, body: z.infer<typeof ExtractRequestSchema> | undefined, config: Config): ExtractTaskParams {
-  const fromQuery = (query ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+export function extractParams(
+  query: string | undefined,
+  body: z.infer<typeof ExtractRequestSchema> | undefined,
+  config: Config,
+): ExtractTaskParams {
+  const fromQuery = (query ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   const environmentIds = body?.environment_ids ?? fromQuery;
   if (environmentIds.length === 0) {
-    throw new ValidationError('environment_ids is required: give it as a query parameter (comma-separated) or in the JSON body', [
-      { path: 'body.environment_ids', message: 'at least one environment id is required' },
-    ]);
+    throw new ValidationError(
+      'environment_ids is required: give it as a query parameter (comma-separated) or in the JSON body',
+      [{ path: 'body.environment_ids', message: 'at least one environment id is required' }],
+    );
   }
   return {
     environment_ids: [...new Set(environmentIds)],
@@ -96,13 +110,18 @@ export const taskRoutes: FastifyPluginAsyncZod<TaskRoutesOptions> = async (app, 
   const extractSchema = {
     tags,
     summary: 'Start an extraction; poll GET /tasks/{task_id}',
-    querystring: z.object({ environment_ids: z.string().max(10_000).optional().describe('Comma-separated environment ids') }),
+    querystring: z.object({
+      environment_ids: z.string().max(10_000).optional().describe('Comma-separated environment ids'),
+    }),
     body: ExtractRequestSchema.nullish(),
     response: { 202: AcceptedSchema, ...problemResponses },
   };
   for (const path of ['/tasks/extract', '/extract']) {
     app.post(path, { schema: extractSchema }, async (request, reply) => {
-      const task = await service.start('extract', extractParams(request.query.environment_ids, request.body ?? undefined, config));
+      const task = await service.start(
+        'extract',
+        extractParams(request.query.environment_ids, request.body ?? undefined, config),
+      );
       return reply.code(202).send({ task_id: task.task_id, status: task.status });
     });
   }
@@ -110,7 +129,12 @@ export const taskRoutes: FastifyPluginAsyncZod<TaskRoutesOptions> = async (app, 
   app.post(
     '/tasks/enrich',
     {
-      schema: { tags, summary: 'Start an enrichment; poll GET /tasks/{task_id}', body: EnrichRequestSchema.nullish(), response: { 202: AcceptedSchema, ...problemResponses } },
+      schema: {
+        tags,
+        summary: 'Start an enrichment; poll GET /tasks/{task_id}',
+        body: EnrichRequestSchema.nullish(),
+        response: { 202: AcceptedSchema, ...problemResponses },
+      },
     },
     async (request, reply) => {
       const body = EnrichRequestSchema.parse(request.body ?? {});
@@ -141,7 +165,14 @@ export const taskRoutes: FastifyPluginAsyncZod<TaskRoutesOptions> = async (app, 
 
   app.get(
     '/tasks/:task_id',
-    { schema: { tags, summary: 'One task', params: z.object({ task_id: z.string().min(1).max(256) }), response: { 200: TaskSchema, ...problemResponses } } },
+    {
+      schema: {
+        tags,
+        summary: 'One task',
+        params: z.object({ task_id: z.string().min(1).max(256) }),
+        response: { 200: TaskSchema, ...problemResponses },
+      },
+    },
     async (request) => {
       const task = tasks.get(request.params.task_id);
       if (!task) throw new NotFoundError(`task "${request.params.task_id}" not found`);

@@ -23,7 +23,7 @@ import { WATCHER_STATES } from '../../../src/events.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
 import type { WatcherProjection, WatcherState } from '../../../projections/watcherProjection.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
-import type { WatcherService } from '../watcherService.js';
+import type { WatcherService } from '../../../services/watchers.js';
 
 /** Options of the watcher routes. */
 export interface WatcherRoutesOptions {
@@ -39,8 +39,18 @@ export const StartWatcherSchema = z
   .object({
     environment_ids: idList.min(1).describe('Environments to watch (env-...); at least one'),
     cluster_ids: idList.default([]).describe('Cluster filter (lkc-...); default every cluster'),
-    cooldown_seconds: z.number().min(0).max(86_400).default(30).describe('Quiet time after the last change before extracting, in seconds; default 30.0'),
-    poll_interval_seconds: z.number().min(0.1).max(86_400).default(10).describe('Time between two polls, in seconds; default 10.0'),
+    cooldown_seconds: z
+      .number()
+      .min(0)
+      .max(86_400)
+      .default(30)
+      .describe('Quiet time after the last change before extracting, in seconds; default 30.0'),
+    poll_interval_seconds: z
+      .number()
+      .min(0.1)
+      .max(86_400)
+      .default(10)
+      .describe('Time between two polls, in seconds; default 10.0'),
     push: z
       .array(z.preprocess(upperCase, z.enum(CATALOG_TYPES)))
       .max(CATALOG_TYPES.length)
@@ -100,7 +110,8 @@ const ExtractionSchema = z
   .meta({ id: 'WatcherExtraction' });
 
 const params = z.object({ watcher_id: z.string().min(1).max(256) });
-const limitQuery = (max: number, fallback: number) => z.object({ limit: z.coerce.number().int().min(1).max(max).default(fallback) });
+const limitQuery = (max: number, fallback: number) =>
+  z.object({ limit: z.coerce.number().int().min(1).max(max).default(fallback) });
 const responses = { ...problemResponses, 409: ProblemSchema.describe('Too many running watchers') };
 const tags = ['watchers'];
 
@@ -159,7 +170,10 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
       schema: {
         tags,
         summary: 'Watchers, newest first (deregistered ones are not listed)',
-        querystring: z.object({ state: WATCHER_STATE.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+        querystring: z.object({
+          state: WATCHER_STATE.optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+        }),
         response: { 200: z.object({ watchers: z.array(WatcherSchema), total: z.number().int() }), ...problemResponses },
       },
     },
@@ -171,13 +185,22 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
 
   app.get(
     '/watchers/:watcher_id',
-    { schema: { tags, summary: 'Status of one watcher', params, response: { 200: WatcherSchema, ...problemResponses } } },
+    {
+      schema: { tags, summary: 'Status of one watcher', params, response: { 200: WatcherSchema, ...problemResponses } },
+    },
     async (request) => view(find(request.params.watcher_id)),
   );
 
   app.post(
     '/watchers/:watcher_id/stop',
-    { schema: { tags, summary: 'Stop a watcher (idempotent)', params, response: { 200: WatcherSchema, ...problemResponses } } },
+    {
+      schema: {
+        tags,
+        summary: 'Stop a watcher (idempotent)',
+        params,
+        response: { 200: WatcherSchema, ...problemResponses },
+      },
+    },
     async (request) => view(await service.stop(request.params.watcher_id)),
   );
 
@@ -189,7 +212,10 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
         summary: 'Changes the watcher detected, newest first',
         params,
         querystring: limitQuery(1000, 100),
-        response: { 200: z.object({ events: z.array(ChangeSchema), total: z.number().int().describe('Changes detected in all') }), ...problemResponses },
+        response: {
+          200: z.object({ events: z.array(ChangeSchema), total: z.number().int().describe('Changes detected in all') }),
+          ...problemResponses,
+        },
       },
     },
     async (request) => {
@@ -210,7 +236,13 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
         summary: 'Extractions the watcher ran, newest first',
         params,
         querystring: limitQuery(500, 50),
-        response: { 200: z.object({ extractions: z.array(ExtractionSchema), total: z.number().int().describe('Extractions started in all') }), ...problemResponses },
+        response: {
+          200: z.object({
+            extractions: z.array(ExtractionSchema),
+            total: z.number().int().describe('Extractions started in all'),
+          }),
+          ...problemResponses,
+        },
       },
     },
     async (request) => {
@@ -225,7 +257,14 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
 
   app.delete(
     '/watchers/:watcher_id',
-    { schema: { tags, summary: 'Deregister a watcher: stop it if running and forget it', params, response: { 204: z.null().describe('Deregistered'), ...problemResponses } } },
+    {
+      schema: {
+        tags,
+        summary: 'Deregister a watcher: stop it if running and forget it',
+        params,
+        response: { 204: z.null().describe('Deregistered'), ...problemResponses },
+      },
+    },
     async (request, reply) => {
       await service.deregister(request.params.watcher_id);
       return reply.code(204).send(null);

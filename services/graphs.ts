@@ -1,0 +1,437 @@
+/**
+ * What the graph routes call: one function per endpoint, each a thin composition of the graph
+ * commands (`src/graphCommands.ts`), the validation (`src/graph/validation.ts`), the projection
+ * (`projections/graphProjection.ts`) and the traversal (`projections/traversal.ts`). Reads come from
+ * the projection, or, with `as_of`, from the graph's stream folded up to that point. Every function
+ * throws our errors (`NotFoundError` 404, `ValidationError` 400, `ExpectedRevisionConflictError` 409)
+ * and nothing else on bad input. Contract section 4 ("Graphs", "History").
+ */
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '../src/errors.js';
+import type { EventContext } from '../src/events.js';
+import { countChanges, diffGraph } from '../src/graph/changes.js';
+import {
+  edgeKey,
+  type Edge,
+  type EdgeType,
+  type LineageGraph,
+  type Node,
+  type NodeType,
+  type System,
+} from '../src/graph/model.js';
+import { parseEdge, parseLineageGraph, parseNode } from '../src/graph/validation.js';
+import { createGraph, deleteGraph, recordGraph } from '../src/graphCommands.js';
+import {
+  foldGraphAsOf,
+  graphReader,
+  initialGraphState,
+  parseAsOf,
+  toLineageGraph,
+  type GraphHistoryEntry,
+  type GraphState,
+} from '../projections/graphProjection.js';
+import { traverse, type TraversalDirection, type TraversalResult } from '../projections/traversal.js';
+import type { LineageRuntime } from '../infra/runtime.js';
+import { SerializedJson } from '../infra/http/routes/schemas.js';
+
+/** The part of the runtime the graph endpoints use. */
+export type GraphRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>;
+
+/** A graph in the list (`GET /graphs`). Times are ISO 8601. */
+export interface GraphSummary {
+  graph_id: string;
+  name: string | null;
+  description: string | null;
+  node_count: number;
+  edge_count: number;
+  /** Revision of the graph stream (the number of its events minus one). */
+  revision: number;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/** Metadata of events appended for an API request: one correlation id per request. */
+export function apiContext(cause: 'api' | 'import', correlationId: string = randomUUID()): EventContext {
+  return { correlation_id: correlationId, cause, actor: 'api' };
+}
+
+/** A graph's summary. */
+export function summarize(state: GraphState): GraphSummary {
+  return {
+    graph_id: state.graphId,
+    name: state.name,
+    description: state.description,
+    node_count: state.graph.order,
+    edge_count: state.graph.size,
+    revision: state.revision,
+    created_at: state.createdAt,
+    updated_at: state.updatedAt,
+  };
+}
+
+/** Every live graph, most recently changed first. */
+export function listGraphs(runtime: GraphRuntime): GraphSummary[] {
+  return runtime.graphs.list().map(summarize);
+}
+
+/**
+ * The graph views, pushes and enrichment use when none is named: the most recently changed live graph.
+ * @throws NotFoundError when there is no graph at all.
+ */
+export function defaultGraph(runtime: GraphRuntime): GraphState {
+  const state = runtime.graphs.list()[0];
+  if (!state) throw new NotFoundError('there is no graph yet: create one, import one, or run an extraction');
+  return state;
+}
+
+/**
+ * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision).
+ * @throws NotFoundError for an unknown or deleted graph (or one deleted or not yet created as of that point);
+ *   ValidationError for a malformed `asOf`.
+ */
+export async function readGraph(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<GraphState> {
+  if (asOf === undefined) {
+    const state = runtime.graphs.get(graphId);
+    if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
+    return state;
+  }
+  const point = parseAsOf(asOf);
+  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
+  const state = await foldGraphAsOf(runtime.store, graphId, point);
+  if (state.deleted) throw new NotFoundError(`graph "${graphId}" was deleted as of ${asOf}`);
+  return state;
+}
+
+/** Creates an empty graph; answers its summary. */
+export async function createEmptyGraph(
+  runtime: GraphRuntime,
+  input: { name?: string | null | undefined; description?: string | null | undefined },
+): Promise<GraphSummary> {
+  const result = await createGraph(
+    runtime.commands,
+    { name: input.name ?? null, description: input.description ?? null },
+    apiContext('api'),
+  );
+  return summarize(await readGraph(runtime, result.graphId));
+}
+
+/** Deletes a graph (its history stays readable). @throws NotFoundError for an unknown graph. */
+export async function removeGraph(
+  runtime: GraphRuntime,
+  graphId: string,
+): Promise<{ graph_id: string; status: 'deleted'; revision: number }> {
+  const result = await deleteGraph(runtime.commands, graphId, apiContext('api'));
+  return { graph_id: graphId, status: 'deleted', revision: result.revision };
+}
+
+/** What an import recorded. */
+export interface ImportResult {
+  graph_id: string;
+  mode: 'merge' | 'replace';
+  /** Revision of the graph stream afterwards. */
+  revision: number;
+  /** What changed (0 everywhere when the payload matched the graph already). */
+  changes: ReturnType<typeof countChanges>;
+  node_count: number;
+  edge_count: number;
+}
+
+/**
+ * Imports a LineageGraph body into an existing graph. `merge` upserts the payload's nodes and edges
+ * (edges may point at nodes already in the graph); `replace` makes the graph equal to the payload.
+ * Only the difference is recorded.
+ * @throws NotFoundError for an unknown graph; ValidationError listing every problem of the payload.
+ */
+export async function importGraph(
+  runtime: GraphRuntime,
+  graphId: string,
+  body: unknown,
+  mode: 'merge' | 'replace',
+): Promise<ImportResult> {
+  const current = await readGraph(runtime, graphId);
+  const existing = mode === 'merge' ? graphReader(current).getNode : undefined;
+  const graph = parseLineageGraph(body, existing);
+  const result = await recordGraph(runtime.commands, graphId, graph, { mode }, apiContext('import'));
+  const after = await readGraph(runtime, graphId);
+  return {
+    graph_id: graphId,
+    mode,
+    revision: result.revision,
+    changes: countChanges(result.changes),
+    node_count: after.graph.order,
+    edge_count: after.graph.size,
+  };
+}
+
+/** The graph as LineageGraph JSON (`GET /graphs/{id}/export`). */
+export async function exportGraph(
+  runtime: GraphRuntime,
+  graphId: string,
+  asOf?: string,
+): Promise<LineageGraph | SerializedJson> {
+  const indexed = asOf === undefined ? wholeGraphFromIndex(runtime, graphId) : undefined;
+  if (indexed) return indexed;
+  return toLineageGraph(await readGraph(runtime, graphId, asOf));
+}
+
+/** The whole graph with its summary (`GET /graphs/{id}`). */
+export async function graphWithContent(
+  runtime: GraphRuntime,
+  graphId: string,
+  asOf?: string,
+): Promise<(GraphSummary & LineageGraph) | SerializedJson> {
+  const indexed = asOf === undefined ? wholeGraphFromIndex(runtime, graphId, true) : undefined;
+  if (indexed) return indexed;
+  const state = await readGraph(runtime, graphId, asOf);
+  return { ...summarize(state), ...toLineageGraph(state) };
+}
+
+/**
+ * The whole current graph from its traversal index's cached fragments (the same bytes as
+ * serialising the graph), with its summary first when `withSummary`; undefined when the graph has no
+ * current index (then serialise it from the projection).
+ */
+function wholeGraphFromIndex(runtime: GraphRuntime, graphId: string, withSummary = false): SerializedJson | undefined {
+  const index = runtime.graphs.traversalIndex(graphId, { build: false });
+  const state = runtime.graphs.get(graphId);
+  if (!index || !state) return undefined;
+  const answer = index.graphJson(withSummary ? { ...summarize(state) } : undefined);
+  return new SerializedJson(answer.bytes, answer.release);
+}
+
+/** Filters of `GET /graphs/{id}/nodes` (contract section 4). `search` is a case-insensitive substring. */
+export interface NodeFilter {
+  node_type?: NodeType | undefined;
+  system?: System | undefined;
+  environment_id?: string | undefined;
+  cluster_id?: string | undefined;
+  search?: string | undefined;
+  limit: number;
+  offset: number;
+  as_of?: string | undefined;
+}
+
+/** Nodes matching the filter, in insertion order, one page of them. */
+export async function listNodes(
+  runtime: GraphRuntime,
+  graphId: string,
+  filter: NodeFilter,
+): Promise<{ nodes: Node[]; total: number; limit: number; offset: number }> {
+  const state = await readGraph(runtime, graphId, filter.as_of);
+  const needle = filter.search?.toLowerCase();
+  const matches: Node[] = [];
+  state.graph.forEachNode((_, node) => {
+    if (filter.node_type !== undefined && node.node_type !== filter.node_type) return;
+    if (filter.system !== undefined && node.system !== filter.system) return;
+    if (filter.environment_id !== undefined && node.environment_id !== filter.environment_id) return;
+    if (filter.cluster_id !== undefined && node.cluster_id !== filter.cluster_id) return;
+    if (
+      needle !== undefined &&
+      !node.display_name.toLowerCase().includes(needle) &&
+      !node.qualified_name.toLowerCase().includes(needle)
+    )
+      return;
+    matches.push(node);
+  });
+  return {
+    nodes: matches.slice(filter.offset, filter.offset + filter.limit),
+    total: matches.length,
+    limit: filter.limit,
+    offset: filter.offset,
+  };
+}
+
+/** One node. @throws NotFoundError for an unknown graph or node. */
+export async function getNode(runtime: GraphRuntime, graphId: string, nodeId: string, asOf?: string): Promise<Node> {
+  const state = await readGraph(runtime, graphId, asOf);
+  if (!state.graph.hasNode(nodeId)) throw new NotFoundError(`node "${nodeId}" not found in graph "${graphId}"`);
+  return state.graph.getNodeAttributes(nodeId);
+}
+
+/**
+ * Adds a node, or replaces the node with the same id (an upsert). Answers whether it was created.
+ * @throws NotFoundError for an unknown graph; ValidationError for an invalid node.
+ */
+export async function putNode(
+  runtime: GraphRuntime,
+  graphId: string,
+  body: unknown,
+): Promise<{ created: boolean; node: Node; revision: number }> {
+  const node = parseNode(body);
+  const result = await recordGraph(
+    runtime.commands,
+    graphId,
+    { nodes: [node], edges: [] },
+    { mode: 'merge' },
+    apiContext('api'),
+  );
+  return { created: result.changes.nodesAdded.length > 0, node, revision: result.revision };
+}
+
+/**
+ * Adds an edge, or replaces the attributes of the same edge (same endpoints and type).
+ * @throws NotFoundError for an unknown graph or endpoint; ValidationError for a malformed edge or one
+ *   against its type's direction (contract section 2).
+ */
+export async function putEdge(
+  runtime: GraphRuntime,
+  graphId: string,
+  body: Edge,
+): Promise<{ created: boolean; edge: Edge; revision: number }> {
+  const state = await readGraph(runtime, graphId);
+  for (const id of [body.src_id, body.dst_id]) {
+    if (!state.graph.hasNode(id)) throw new NotFoundError(`node "${id}" not found in graph "${graphId}"`);
+  }
+  const reader = graphReader(state);
+  const edge = parseEdge(body, reader.getNode);
+  const result = await recordGraph(
+    runtime.commands,
+    graphId,
+    { nodes: [], edges: [edge] },
+    { mode: 'merge' },
+    apiContext('api'),
+  );
+  return { created: result.changes.edgesAdded.length > 0, edge, revision: result.revision };
+}
+
+/** Filters of `GET /graphs/{id}/edges`. */
+export interface EdgeFilter {
+  edge_type?: EdgeType | undefined;
+  /** Edges touching this node (either end). */
+  node_id?: string | undefined;
+  limit: number;
+  offset: number;
+  as_of?: string | undefined;
+}
+
+/** Edges matching the filter, in insertion order, one page of them. */
+export async function listEdges(
+  runtime: GraphRuntime,
+  graphId: string,
+  filter: EdgeFilter,
+): Promise<{ edges: Edge[]; total: number; limit: number; offset: number }> {
+  const state = await readGraph(runtime, graphId, filter.as_of);
+  const matches: Edge[] = [];
+  state.graph.forEachEdge((_, edge) => {
+    if (filter.edge_type !== undefined && edge.edge_type !== filter.edge_type) return;
+    if (filter.node_id !== undefined && edge.src_id !== filter.node_id && edge.dst_id !== filter.node_id) return;
+    matches.push(edge);
+  });
+  return {
+    edges: matches.slice(filter.offset, filter.offset + filter.limit),
+    total: matches.length,
+    limit: filter.limit,
+    offset: filter.offset,
+  };
+}
+
+/**
+ * Upstream or downstream traversal from a node. The current revision of a graph that has been quiet
+ * for a while is answered from its traversal index, as serialised JSON; anything else (a graph "as of" a
+ * past point, or one that just changed) is walked on the graphology graph. Both give the same answer.
+ * @throws NotFoundError for an unknown graph or node; ValidationError for hops outside 1..100.
+ */
+export async function traverseGraph(
+  runtime: GraphRuntime,
+  graphId: string,
+  nodeId: string,
+  direction: TraversalDirection,
+  hops: number,
+  asOf?: string,
+): Promise<TraversalResult | SerializedJson> {
+  if (asOf === undefined) {
+    const index = runtime.graphs.traversalIndex(graphId, { build: false });
+    if (index) {
+      const answer = index.traverseJson(nodeId, direction, hops);
+      return new SerializedJson(answer.bytes, answer.release);
+    }
+  }
+  const state = await readGraph(runtime, graphId, asOf);
+  return traverse(state.graph, nodeId, direction, hops);
+}
+
+/** The changes of a graph, oldest first (deleted graphs keep their history). @throws NotFoundError. */
+export function graphHistory(
+  runtime: GraphRuntime,
+  graphId: string,
+): { graph_id: string; changes: Array<Omit<GraphHistoryEntry, 'correlation_id'> & { correlation_id: string | null }> } {
+  const state = runtime.graphs.getIncludingDeleted(graphId);
+  if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
+  return { graph_id: graphId, changes: state.history.map((entry) => ({ ...entry, counts: { ...entry.counts } })) };
+}
+
+/** One end of a diff: what was asked and the state it resolved to. */
+export interface DiffPoint {
+  /** The `from` or `to` value as given (`null` for "now"). */
+  as_of: string | null;
+  /** Revision of the graph stream at that point (-1 before the graph existed). */
+  revision: number;
+  /** Time of the last event at that point (null before the graph existed). */
+  time: string | null;
+}
+
+/** The difference between two points of a graph's history (contract section 4, "History"). */
+export interface GraphDiff {
+  graph_id: string;
+  from: DiffPoint;
+  to: DiffPoint;
+  nodes: { added: Node[]; removed: Node[]; changed: Array<{ id: string; before: Node; after: Node }> };
+  edges: { added: Edge[]; removed: Edge[]; changed: Array<{ id: string; before: Edge; after: Edge }> };
+}
+
+/** The id of an edge in a diff: `{src_id} -[{edge_type}]-> {dst_id}`. */
+export function edgeLabel(edge: Pick<Edge, 'src_id' | 'dst_id' | 'edge_type'>): string {
+  return `${edge.src_id} -[${edge.edge_type}]-> ${edge.dst_id}`;
+}
+
+/**
+ * What changed in a graph between `from` and `to` (each an ISO 8601 time or a stream revision; `to`
+ * defaults to now). A point before the graph was created counts as the empty graph.
+ * @throws NotFoundError for an unknown graph; ValidationError for a malformed point.
+ */
+export async function diffGraphHistory(
+  runtime: GraphRuntime,
+  graphId: string,
+  from: string,
+  to?: string,
+): Promise<GraphDiff> {
+  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
+  const fold = async (value: string | undefined): Promise<GraphState> => {
+    const point = value === undefined ? { revision: Number.MAX_SAFE_INTEGER } : parseAsOf(value);
+    try {
+      return await foldGraphAsOf(runtime.store, graphId, point);
+    } catch (error) {
+      if (error instanceof NotFoundError) return initialGraphState(graphId);
+      throw error;
+    }
+  };
+  const [before, after] = [await fold(from), await fold(to)];
+  const beforeReader = graphReader(before);
+  const changes = diffGraph(beforeReader, toLineageGraph(after), { mode: 'replace' });
+  const point = (value: string | undefined, state: GraphState): DiffPoint => ({
+    as_of: value ?? null,
+    revision: state.revision,
+    time: state.updatedAt,
+  });
+  return {
+    graph_id: graphId,
+    from: point(from, before),
+    to: point(to, after),
+    nodes: {
+      added: changes.nodesAdded,
+      removed: changes.nodesRemoved.flatMap((id) => beforeReader.getNode(id) ?? []),
+      changed: changes.nodesChanged.flatMap((node) => {
+        const old = beforeReader.getNode(node.id);
+        return old ? [{ id: node.id, before: old, after: node }] : [];
+      }),
+    },
+    edges: {
+      added: changes.edgesAdded,
+      removed: changes.edgesRemoved.flatMap((key) => beforeReader.getEdge(edgeKey(key)) ?? []),
+      changed: changes.edgesChanged.flatMap((edge) => {
+        const old = beforeReader.getEdge(edgeKey(edge));
+        return old ? [{ id: edgeLabel(edge), before: old, after: edge }] : [];
+      }),
+    },
+  };
+}
