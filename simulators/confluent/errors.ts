@@ -61,11 +61,17 @@ const v2Titles: Record<number, [string, string]> = {
   504: ['gateway_timeout', 'Gateway Timeout'],
 };
 
-let errorSeq = 0;
-/** A 32-hex-digit error id, like the platform's (deterministic: a counter). */
-function errorId(): string {
-  errorSeq = (errorSeq + 1) % 0xffffffff;
-  return `5eed${errorSeq.toString(16).padStart(28, '0')}`;
+/**
+ * A new sequence of error ids: each call of the returned function answers the next 32-hex-digit id,
+ * like the platform's (`5eed` then a counter: deterministic). Each simulator keeps its own sequence,
+ * so that two simulators in one process answer the same ids for the same requests.
+ */
+export function errorIdSequence(): () => string {
+  let seq = 0;
+  return () => {
+    seq = (seq + 1) % 0xffffffff;
+    return `5eed${seq.toString(16).padStart(28, '0')}`;
+  };
 }
 
 /** Default `error_code` of the kafka-rest family for an HTTP status. */
@@ -92,8 +98,9 @@ export interface RenderedError {
 /**
  * Renders an error in its family's envelope.
  * @param uri the request path (only used by the Kafka REST 429 HTML page)
+ * @param errorId the id of a `v2` error body (the server's own `errorIdSequence`)
  */
-export function renderError(error: HttpError, uri: string): RenderedError {
+export function renderError(error: HttpError, uri: string, errorId: () => string): RenderedError {
   const { status, family, details } = error;
   const headers: Record<string, string> = { ...(details.headers ?? {}) };
   const json = (body: unknown): RenderedError => ({

@@ -12,8 +12,8 @@
  * await sim.close();
  * ```
  */
-export { startPlatformSimulator } from './server.js';
-export type { PlatformSimulator, PlatformSimulatorOptions, RequestLogEntry } from './server.js';
+export { startPlatformSimulator, systemClock } from './server.js';
+export type { PlatformSimulator, PlatformSimulatorOptions, RequestLogEntry, SimulatorClock } from './server.js';
 export { loadScenario, parseScenario, parseScenarioText, builtInScenarioDir, scenarioSchema } from './scenario.js';
 export type { Scenario, ScenarioInput, FaultSpec } from './scenario.js';
 export type { Fault, ActiveFault } from './faults.js';

@@ -21,7 +21,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { HttpError, renderError, standardMessage, type Family } from './errors.js';
+import { HttpError, errorIdSequence, renderError, standardMessage, type Family } from './errors.js';
 import { FaultStore, type ActiveFault, type Fault } from './faults.js';
 import { buildWorld, type World } from './model.js';
 import { parseScenario, type Credential, type Scenario, type ScenarioInput } from './scenario.js';
@@ -49,11 +49,31 @@ export interface RouteMeta {
 /** Route handler: returns the JSON body (or sends through `reply` itself). */
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
 
+/**
+ * A clock and one-shot timers: `now()` answers milliseconds since the epoch, `setTimeout` delays are
+ * in milliseconds. Tests hand the simulator a controlled one so that held requests end when the test
+ * moves time on, not after a real wait.
+ */
+export interface SimulatorClock {
+  now(): number;
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The system's clock and timers (`Date.now`, `setTimeout`, `clearTimeout`). */
+export const systemClock: SimulatorClock = {
+  now: () => Date.now(),
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 /** What route modules use to declare routes. */
 export interface Registrar {
   world: World;
   /** The simulator's base URL (`http://127.0.0.1:PORT`), known once listening. */
   base(): string;
+  /** The simulator's clock: milliseconds since the epoch (relative Metrics intervals end now). */
+  now(): number;
   get(url: string, meta: RouteMeta, handler: Handler): void;
   post(url: string, meta: RouteMeta, handler: Handler): void;
 }
@@ -91,6 +111,8 @@ export interface PlatformSimulatorOptions {
   logger?: FastifyBaseLogger | boolean;
   /** base URL written into answers (default `http://<host>:<port>`, `127.0.0.1` for wildcard hosts) */
   advertisedUrl?: string;
+  /** clock and timers of latency and timeout faults and of the Metrics API (default `systemClock`) */
+  clock?: SimulatorClock;
 }
 
 /** A running platform simulator. */
@@ -187,6 +209,7 @@ export async function startPlatformSimulator(options: PlatformSimulatorOptions):
   const world = buildWorld(scenario);
   const host = options.host ?? '127.0.0.1';
   let latencyMs = options.latencyMs ?? scenario.latency_ms;
+  const clock = options.clock ?? systemClock;
   let baseUrl = '';
   const faults = new FaultStore();
   for (const f of scenario.faults) faults.add(f);
@@ -194,6 +217,8 @@ export async function startPlatformSimulator(options: PlatformSimulatorOptions):
   const log: RequestLogEntry[] = [];
   let counts = new Map<string, number>();
   let seq = 0;
+  /** ids of this simulator's `v2` error bodies (its own sequence, not shared with other simulators) */
+  const nextErrorId = errorIdSequence();
   const entries = new WeakMap<FastifyRequest, RequestLogEntry>();
   const metaByRoute = new Map<string, RouteMeta>();
   /** wake-up functions of requests held by latency or timeout faults */
@@ -233,14 +258,14 @@ export async function startPlatformSimulator(options: PlatformSimulatorOptions):
   /** Sleeps `ms`, waking early when the client goes away or the simulator closes. */
   function hold(reply: FastifyReply, ms: number | undefined): Promise<void> {
     return new Promise<void>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: unknown;
       const wake = (): void => {
-        if (timer !== undefined) clearTimeout(timer);
+        if (timer !== undefined) clock.clearTimeout(timer);
         reply.raw.off('close', wake);
         waiting.delete(wake);
         resolve();
       };
-      if (ms !== undefined) timer = setTimeout(wake, ms);
+      if (ms !== undefined) timer = clock.setTimeout(wake, ms);
       reply.raw.once('close', wake);
       waiting.add(wake);
     });
@@ -341,20 +366,21 @@ export async function startPlatformSimulator(options: PlatformSimulatorOptions):
       if (status === 500) request.log.error({ err: error }, 'platform simulator handler failed');
       httpError = new HttpError(status, family, message);
     }
-    const rendered = renderError(httpError, pathOnly);
+    const rendered = renderError(httpError, pathOnly, nextErrorId);
     void reply.code(rendered.status).headers(rendered.headers).type(rendered.contentType).send(rendered.body);
   });
 
   app.setNotFoundHandler((request, reply) => {
     const pathOnly = request.url.split('?')[0] ?? request.url;
     const family = familyOfPath(pathOnly);
-    const rendered = renderError(new HttpError(404, family, standardMessage(family, 404)), pathOnly);
+    const rendered = renderError(new HttpError(404, family, standardMessage(family, 404)), pathOnly, nextErrorId);
     void reply.code(404).headers(rendered.headers).type(rendered.contentType).send(rendered.body);
   });
 
   const registrar: Registrar = {
     world,
     base: () => baseUrl,
+    now: () => clock.now(),
     get(url, meta, handler) {
       metaByRoute.set(`GET ${url}`, meta);
       metaByRoute.set(`HEAD ${url}`, meta);

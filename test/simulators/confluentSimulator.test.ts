@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
+import { ManualClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/wait.js';
 import {
   largeEstateScenario,
   loadScenario,
@@ -543,15 +545,35 @@ describe('platform simulator (demo scenario)', () => {
   });
 
   describe('faults', () => {
-    it('latency: the request still succeeds and the fault is counted', async () => {
-      sim.clearFaults();
-      const fault = sim.injectFault({ id: 'slow-topics', api: 'kafka-rest.topics', kind: 'latency', ms: 30, times: 2 });
-      assert.equal(fault.remaining, 2);
-      for (let i = 0; i < 3; i++) assert.equal((await call(krest(ORDERS, '/topics'), kafka)).status, 200);
-      const [f] = sim.faults();
-      assert.equal(f?.hits, 2);
-      assert.equal(f?.remaining, 0);
-      sim.clearFaults();
+    it('latency: holds the request for its milliseconds, then answers normally; the fault is counted', async () => {
+      const clock = new ManualClock();
+      const held = await startPlatformSimulator({ scenario, clock });
+      try {
+        held.clearFaults();
+        const fault = held.injectFault({
+          id: 'slow-topics',
+          api: 'kafka-rest.topics',
+          kind: 'latency',
+          ms: 30_000,
+          times: 2,
+        });
+        assert.equal(fault.remaining, 2);
+        const topics = `${held.url}/kafka-rest/${ORDERS}/kafka/v3/clusters/${ORDERS}/topics`;
+        for (let i = 0; i < 2; i++) {
+          const pending = call(topics, kafka);
+          await eventually('the request to be held', () => (clock.pendingTimers === 1 ? true : undefined));
+          await clock.advance(29_999);
+          assert.equal(held.requestLog()[i]?.status, null, 'still held 1 ms before the latency is over');
+          await clock.advance(1);
+          assert.equal((await pending).status, 200);
+        }
+        assert.equal((await call(topics, kafka)).status, 200, 'the third request is not held');
+        const [f] = held.faults();
+        assert.equal(f?.hits, 2);
+        assert.equal(f?.remaining, 0);
+      } finally {
+        await held.close();
+      }
     });
     it('status: 503 once, then success; 429 carries Retry-After; Kafka REST 429 is HTML', async () => {
       sim.injectFault({ api: 'cmk.clusters', kind: 'status', status: 503, times: 1 });
@@ -575,24 +597,37 @@ describe('platform simulator (demo scenario)', () => {
       }
       sim.clearFaults();
     });
-    it('timeout: holds the request until the client gives up', async () => {
-      sim.resetRequestLog();
-      sim.injectFault({ api: 'schema-registry.subjects', kind: 'timeout', times: 1 });
-      const controller = new AbortController();
-      const pending = call(u(`/schema-registry/${LSRC}/subjects`), sr, { signal: controller.signal });
-      setTimeout(() => controller.abort(), 100);
-      await assert.rejects(pending, (error: Error) => error.name === 'AbortError');
-      let entry = sim.requestLog().find((e) => e.api === 'schema-registry.subjects');
-      for (let i = 0; i < 50 && entry?.aborted !== true; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        entry = sim.requestLog().find((e) => e.api === 'schema-registry.subjects');
+    it('timeout: holds the request until the client gives up, or for its milliseconds', async () => {
+      const clock = new ManualClock();
+      const held = await startPlatformSimulator({ scenario, clock });
+      try {
+        held.clearFaults();
+        const subjects = `${held.url}/schema-registry/${LSRC}/subjects`;
+        const subjectsEntry = () => held.requestLog().find((e) => e.api === 'schema-registry.subjects');
+        held.injectFault({ api: 'schema-registry.subjects', kind: 'timeout', times: 1 });
+        const controller = new AbortController();
+        const pending = call(subjects, sr, { signal: controller.signal });
+        await eventually('the request to arrive', subjectsEntry);
+        await clock.advance(3_600_000);
+        assert.equal(subjectsEntry()?.status, null, 'an hour later it is still held');
+        controller.abort();
+        await assert.rejects(pending, (error: Error) => error.name === 'AbortError');
+        const entry = await eventually('the simulator to see the client give up', () =>
+          subjectsEntry()?.aborted ? subjectsEntry() : undefined,
+        );
+        assert.equal(entry.status, null);
+        assert.equal((await call(subjects, sr)).status, 200);
+
+        held.injectFault({ api: 'org.environments', kind: 'timeout', ms: 20_000, times: 1 });
+        const slow = call(`${held.url}/org/v2/environments`, cloud);
+        await eventually('the request to be held', () => (clock.pendingTimers === 1 ? true : undefined));
+        await clock.advance(19_999);
+        assert.equal(held.requestLog().find((e) => e.api === 'org.environments')?.status, null);
+        await clock.advance(1);
+        assert.equal((await slow).status, 200, 'answered normally once its 20 s are over');
+      } finally {
+        await held.close();
       }
-      assert.equal(entry?.status, null);
-      assert.equal(entry?.aborted, true);
-      assert.equal((await call(u(`/schema-registry/${LSRC}/subjects`), sr)).status, 200);
-      sim.injectFault({ api: 'org.environments', kind: 'timeout', ms: 20, times: 1 });
-      assert.equal((await call(u('/org/v2/environments'), cloud)).status, 200);
-      sim.clearFaults();
     });
     it('unauthorized and not_found, matched by path regex and after', async () => {
       sim.injectFault({ api: 'flink.*', kind: 'unauthorized', times: 1 });
@@ -773,12 +808,37 @@ describe('platform simulator options and scenarios', () => {
     }
   });
 
+  it('keeps its counters to itself: two simulators in one process number errors, requests and faults apart', async () => {
+    const first = await startPlatformSimulator({ scenario: small });
+    const second = await startPlatformSimulator({ scenario: small });
+    try {
+      const cloud = { key: 'C', secret: 'c' };
+      const errorIdOf = async (sim: PlatformSimulator): Promise<string> => {
+        const answer = await call(`${sim.url}/org/v2/no-such-resource`, cloud);
+        assert.equal(answer.status, 404);
+        return answer.body.errors[0].id as string;
+      };
+      const firstIds = [await errorIdOf(first), await errorIdOf(first)];
+      const secondIds = [await errorIdOf(second), await errorIdOf(second)];
+      assert.match(firstIds[0]!, /^[0-9a-f]{32}$/);
+      assert.notEqual(firstIds[0], firstIds[1], 'one simulator never repeats an error id');
+      assert.deepEqual(secondIds, firstIds, 'the second simulator starts its own sequence');
+      assert.deepEqual(
+        second.requestLog().map((entry) => entry.seq),
+        [1, 2],
+      );
+      assert.equal(first.injectFault({ kind: 'not_found' }).id, second.injectFault({ kind: 'not_found' }).id);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
   it('closes while a request is held by a timeout fault', async () => {
     const sim = await startPlatformSimulator({ scenario: small });
     sim.clearFaults();
     sim.injectFault({ kind: 'timeout' });
     const pending = call(`${sim.url}/org/v2/environments`, { key: 'C', secret: 'c' }).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('the request to be held', () => sim.requestLog()[0]);
     await sim.close();
     assert.ok((await pending) instanceof Error);
   });

@@ -7,42 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LineageEvent } from '../../src/events.js';
 import type { EstateInventory } from '../../src/watcher/changes.js';
-import { createWatcher, type ExtractionSummary, type WatcherTimers } from '../../src/watcher/watcher.js';
-
-/** A manual clock: timers fire only when `advance` passes their time. */
-class FakeTimers implements WatcherTimers {
-  private time = 1_700_000_000_000;
-  private timers = new Map<number, { at: number; callback: () => void }>();
-  private nextId = 1;
-  now = () => this.time;
-  setTimeout = (callback: () => void, delayMs: number) => {
-    const id = this.nextId++;
-    this.timers.set(id, { at: this.time + delayMs, callback });
-    return id;
-  };
-  clearTimeout = (handle: unknown) => {
-    this.timers.delete(handle as number);
-  };
-  /** Moves time forward by `ms`, firing due timers in order and letting promises settle after each. */
-  async advance(ms: number): Promise<void> {
-    const end = this.time + ms;
-    for (;;) {
-      await settle();
-      const due = [...this.timers.entries()]
-        .filter(([, timer]) => timer.at <= end)
-        .sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.time = due[1].at;
-      due[1].callback();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-async function settle(): Promise<void> {
-  for (let i = 0; i < 20; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
-}
+import { createWatcher, type ExtractionSummary } from '../../src/watcher/watcher.js';
+import { ManualClock } from '../helpers/clock.js';
 
 const ENV = 'env-1';
 function inventory(topics: string[], connectorTopic = 'orders'): EstateInventory {
@@ -64,7 +30,7 @@ function harness(
     extractGate?: () => Promise<void>;
   } = {},
 ) {
-  const timers = new FakeTimers();
+  const timers = new ManualClock();
   let estate = inventory(['orders']);
   const events: LineageEvent[] = [];
   const logs: string[] = [];
@@ -216,7 +182,7 @@ describe('watcher engine', () => {
   });
 
   it('keeps watching when a poll or the extraction fails', async () => {
-    const timers = new FakeTimers();
+    const timers = new ManualClock();
     const events: LineageEvent[] = [];
     let polls = 0;
     const engine = createWatcher({

@@ -494,7 +494,7 @@ export function registerMetrics(r: Registrar): void {
     if (granularity !== 'ALL' && GRANULARITY_MS[granularity] === undefined)
       throw bad(`granularity must be one of ${[...Object.keys(GRANULARITY_MS), 'ALL'].join(', ')}`);
     if (!Array.isArray(b.intervals) || b.intervals.length === 0) throw bad('intervals must be a non-empty array');
-    const now = Date.now();
+    const now = r.now();
     const intervals = b.intervals.map((i) => parseInterval(i, now));
     const maxLength = MAX_INTERVAL_MS[granularity];
     if (maxLength !== undefined && intervals.some(([s, e]) => e - s > maxLength))
