@@ -1,0 +1,54 @@
+/**
+ * How extraction words and classifies platform failures: the warning of a failed extractor
+ * (`docs/extraction.md`, "Phases": a failed or timed-out extractor adds a warning and contributes
+ * nothing), and the two tests the phases use to keep warnings quiet or single.
+ */
+import { PlatformApiError } from './port.js';
+
+/**
+ * The warning for a failed extractor, e.g. `Connect:lkc-1: connect.connectors answered 403: the API key
+ * is not authorised for this resource`. A 400 says the key may lack access or the parameters are
+ * invalid; a 401 on `kafka-rest.topics` says a cluster-scoped key is needed; a 404 from Schema Registry,
+ * Stream Catalog or `srcm.clusters` says Schema Registry may be disabled in `environmentId`. Errors
+ * that are not `PlatformApiError`s (`src/extraction/port.ts`) read `{label}: failed: {message}`.
+ * @param label the extractor, e.g. `KafkaAdmin:lkc-1`, `StreamCatalog:env-1`.
+ * @param environmentId the environment named by the Schema Registry warning; `(unknown)` when absent.
+ */
+export function failureWarning(label: string, error: unknown, environmentId?: string): string {
+  if (error instanceof PlatformApiError) {
+    const { api, status } = error;
+    if (error.failure === 'status') {
+      if (status === 400)
+        return `${label}: ${api} answered 400: the API key may lack access or the parameters are invalid`;
+      if (status === 401 && api === 'kafka-rest.topics') {
+        return `${label}: ${api} answered 401: listing topics needs a cluster-scoped API key (set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET)`;
+      }
+      if (
+        status === 404 &&
+        (api.startsWith('schema-registry.') || api.startsWith('catalog.') || api === 'srcm.clusters')
+      ) {
+        return `${label}: ${api} answered 404: Schema Registry may be disabled in environment ${environmentId ?? '(unknown)'}`;
+      }
+      if (status === 401 || status === 403)
+        return `${label}: ${api} answered ${status}: the API key is not authorised for this resource`;
+      return `${label}: ${api} answered ${status ?? 'an error'}`;
+    }
+    return `${label}: ${error.message}`;
+  }
+  return `${label}: failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** True when `error` is a 404 answered by the API `api` (e.g. `kafka-rest.mirrors` on a cluster without Cluster Linking). */
+export function isNotFound(error: unknown, api: string): boolean {
+  return error instanceof PlatformApiError && error.api === api && error.failure === 'status' && error.status === 404;
+}
+
+/** True when two failures are the same authentication problem (401 or 403 both times): one warning is enough. */
+export function sameAuthFailure(first: unknown, second: unknown): boolean {
+  return (
+    first instanceof PlatformApiError &&
+    second instanceof PlatformApiError &&
+    first.status === second.status &&
+    (first.status === 401 || first.status === 403)
+  );
+}
