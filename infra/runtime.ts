@@ -1,12 +1,15 @@
 /**
  * The composition root shared by the commands and the API: opens the configured event store,
- * builds the graph projection, catches it up, and wires the graph commands to it.
+ * builds the graph projection, catches it up, and wires the graph commands to it. When traversal
+ * indexes are enabled, it also runs their background work (`startTraversalIndexing` in
+ * `projections/traversal/scheduler.ts`) until it is closed.
  */
 import type { Config } from '../src/config.js';
 import type { EventStore } from '../src/eventStore.js';
 import type { GraphCommandDeps } from '../src/graphCommands.js';
 import type { Logger } from '../src/logger.js';
 import { createGraphProjection, graphStateSource, type GraphProjection } from '../projections/graphProjection.js';
+import { startTraversalIndexing } from '../projections/traversal/index.js';
 import { createProjector, type Projector } from '../projections/projector.js';
 import { createTaskProjection, type TaskProjection } from '../projections/taskProjection.js';
 import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineageProjection.js';
@@ -26,7 +29,7 @@ export interface LineageRuntime {
   projector: Projector;
   /** Dependencies of `src/graphCommands.ts`. */
   commands: GraphCommandDeps;
-  /** Stops the projector and closes the store. */
+  /** Stops the traversal indexes' background work and the projector, and closes the store. */
   close(): Promise<void>;
 }
 
@@ -40,7 +43,8 @@ export const TRAVERSAL_INDEX_QUIET_MILLISECONDS = 2_000;
 /** What a process needs beyond the store. */
 export interface RuntimeOptions {
   /**
-   * Enables traversal indexes with this quiet period (see `GraphProjectionOptions`); the API sets
+   * Enables traversal indexes with this quiet period (see `GraphProjectionOptions`), built and warmed
+   * in the background, in slices between requests, from `openRuntime` until `close`; the API sets
    * `TRAVERSAL_INDEX_QUIET_MILLISECONDS`. Unset: graphs are walked directly (commands that never traverse).
    */
   traversalIndexQuietMilliseconds?: number;
@@ -71,6 +75,13 @@ export async function openRuntime(
     await store.close();
     throw error;
   }
+  const stopIndexing =
+    options.traversalIndexQuietMilliseconds === undefined
+      ? () => {}
+      : startTraversalIndexing({
+          prepare: (milliseconds) => graphs.prepareTraversalIndexes(milliseconds),
+          onBuilt: (built) => logger.debug({ graphs: built }, 'TraversalIndex:Built'),
+        });
   return {
     store,
     graphs,
@@ -80,6 +91,7 @@ export async function openRuntime(
     projector,
     commands: { store, state: graphStateSource(graphs, projector, store) },
     async close() {
+      stopIndexing();
       await projector.stop();
       await store.close();
     },

@@ -14,8 +14,7 @@ import { NotFoundError, ValidationError } from '../src/errors.js';
 import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
-import type { TraversalIndex } from './traversalIndex.js';
-import { createTraversalIndexes } from './traversalIndexes.js';
+import { createTraversalIndexes, type TraversalIndex } from './traversal/index.js';
 
 /** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
 export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
@@ -245,8 +244,8 @@ export interface GraphProjection {
    * and have been quiet long enough: advances their builds (in steps; a build whose graph changed
    * meanwhile is dropped), then serialises the fragments of built ones (`TraversalIndex.warm`).
    * Graphs nobody traverses are never indexed. Answers how many builds it completed, and whether
-   * nothing is left to do for now. The API calls it in slices between requests, so that no request
-   * waits for an index (its requests ask with `build: false`).
+   * nothing is left to do for now. The runtime calls it in slices between requests
+   * (`startTraversalIndexing`), so that no request waits for an index (requests ask with `build: false`).
    */
   prepareTraversalIndexes(milliseconds: number): { built: number; done: boolean };
 }
@@ -254,7 +253,7 @@ export interface GraphProjection {
 /** How a graph projection serves traversals. */
 export interface GraphProjectionOptions {
   /**
-   * Enables traversal indexes (`projections/traversalIndex.ts`): a graph gets one once it has not
+   * Enables traversal indexes (`projections/traversal/`): a graph gets one once it has not
    * changed for this many milliseconds, and loses it at its next change. Unset: no indexes (the
    * commands that never traverse).
    */

@@ -1,24 +1,17 @@
 /**
  * What the graph routes call: one function per endpoint, each a thin composition of the graph
  * commands (`src/graphCommands.ts`), the validation (`src/graph/validation.ts`), the projection
- * (`projections/graphProjection.ts`) and the traversal (`projections/traversal.ts`). Reads come from
- * the projection, or, with `as_of`, from the graph's stream folded up to that point. Every function
- * throws our errors (`NotFoundError` 404, `ValidationError` 400, `ExpectedRevisionConflictError` 409)
- * and nothing else on bad input. Contract section 4 ("Graphs", "History").
+ * (`projections/graphProjection.ts`) and the traversals (`projections/traversal/`). Reads come from
+ * the projection, or, with `as_of`, from the graph's stream folded up to that point. Whole graphs and
+ * traversals are answered as values (`WholeGraph`, `Traversal`) that the route serialises. Every
+ * function throws our errors (`NotFoundError` 404, `ValidationError` 400, `ExpectedRevisionConflictError`
+ * 409) and nothing else on bad input. Contract section 4 ("Graphs", "History").
  */
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../src/errors.js';
 import type { EventContext } from '../src/events.js';
 import { countChanges, diffGraph } from '../src/graph/changes.js';
-import {
-  edgeKey,
-  type Edge,
-  type EdgeType,
-  type LineageGraph,
-  type Node,
-  type NodeType,
-  type System,
-} from '../src/graph/model.js';
+import { edgeKey, type Edge, type EdgeType, type Node, type NodeType, type System } from '../src/graph/model.js';
 import { parseEdge, parseLineageGraph, parseNode } from '../src/graph/validation.js';
 import { createGraph, deleteGraph, recordGraph } from '../src/graphCommands.js';
 import {
@@ -30,9 +23,15 @@ import {
   type GraphHistoryEntry,
   type GraphState,
 } from '../projections/graphProjection.js';
-import { traverse, type TraversalDirection, type TraversalResult } from '../projections/traversal.js';
+import {
+  plainWholeGraph,
+  traverse,
+  walkedTraversal,
+  type Traversal,
+  type TraversalDirection,
+  type WholeGraph,
+} from '../projections/traversal/index.js';
 import type { LineageRuntime } from '../infra/runtime.js';
-import { SerializedJson } from '../infra/http/routes/schemas.js';
 
 /** The part of the runtime the graph endpoints use. */
 export type GraphRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>;
@@ -163,40 +162,38 @@ export async function importGraph(
   };
 }
 
-/** The graph as LineageGraph JSON (`GET /graphs/{id}/export`). */
-export async function exportGraph(
-  runtime: GraphRuntime,
-  graphId: string,
-  asOf?: string,
-): Promise<LineageGraph | SerializedJson> {
-  const indexed = asOf === undefined ? wholeGraphFromIndex(runtime, graphId) : undefined;
-  if (indexed) return indexed;
-  return toLineageGraph(await readGraph(runtime, graphId, asOf));
-}
-
-/** The whole graph with its summary (`GET /graphs/{id}`). */
-export async function graphWithContent(
-  runtime: GraphRuntime,
-  graphId: string,
-  asOf?: string,
-): Promise<(GraphSummary & LineageGraph) | SerializedJson> {
-  const indexed = asOf === undefined ? wholeGraphFromIndex(runtime, graphId, true) : undefined;
-  if (indexed) return indexed;
-  const state = await readGraph(runtime, graphId, asOf);
-  return { ...summarize(state), ...toLineageGraph(state) };
+/**
+ * The graph as a LineageGraph (`GET /graphs/{id}/export`): a `WholeGraph` without fields.
+ * @throws NotFoundError for an unknown or deleted graph; ValidationError for a malformed `asOf`.
+ */
+export async function exportGraph(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<WholeGraph> {
+  return wholeGraph(runtime, graphId, asOf, false);
 }
 
 /**
- * The whole current graph from its traversal index's cached fragments (the same bytes as
- * serialising the graph), with its summary first when `withSummary`; undefined when the graph has no
- * current index (then serialise it from the projection).
+ * The whole graph with its summary (`GET /graphs/{id}`): a `WholeGraph` whose fields are the
+ * `GraphSummary`, then its nodes and edges.
+ * @throws NotFoundError for an unknown or deleted graph; ValidationError for a malformed `asOf`.
  */
-function wholeGraphFromIndex(runtime: GraphRuntime, graphId: string, withSummary = false): SerializedJson | undefined {
-  const index = runtime.graphs.traversalIndex(graphId, { build: false });
-  const state = runtime.graphs.get(graphId);
-  if (!index || !state) return undefined;
-  const answer = index.graphJson(withSummary ? { ...summarize(state) } : undefined);
-  return new SerializedJson(answer.bytes, answer.release);
+export async function graphWithContent(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<WholeGraph> {
+  return wholeGraph(runtime, graphId, asOf, true);
+}
+
+/**
+ * The whole graph, with its summary first when `withSummary`: from the current revision's traversal
+ * index when it has one (its cached fragments make the same bytes), else from the graph itself.
+ */
+async function wholeGraph(
+  runtime: GraphRuntime,
+  graphId: string,
+  asOf: string | undefined,
+  withSummary: boolean,
+): Promise<WholeGraph> {
+  const index = asOf === undefined ? runtime.graphs.traversalIndex(graphId, { build: false }) : undefined;
+  const state = index ? runtime.graphs.get(graphId) : await readGraph(runtime, graphId, asOf);
+  if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
+  const fields: Record<string, unknown> = withSummary ? { ...summarize(state) } : {};
+  return index ? index.wholeGraph(fields) : plainWholeGraph(toLineageGraph(state), fields);
 }
 
 /** Filters of `GET /graphs/{id}/nodes` (contract section 4). `search` is a case-insensitive substring. */
@@ -326,10 +323,11 @@ export async function listEdges(
 }
 
 /**
- * Upstream or downstream traversal from a node. The current revision of a graph that has been quiet
- * for a while is answered from its traversal index, as serialised JSON; anything else (a graph "as of" a
- * past point, or one that just changed) is walked on the graphology graph. Both give the same answer.
- * @throws NotFoundError for an unknown graph or node; ValidationError for hops outside 1..100.
+ * Upstream or downstream traversal from a node, walked now, as a value. The current revision of a
+ * graph that has been quiet for a while is walked on its traversal index; anything else (a graph "as
+ * of" a past point, or one that just changed) on the graphology graph. Both give the same answer.
+ * @throws NotFoundError for an unknown graph or node; ValidationError for hops outside 1..100 or a
+ *   malformed `asOf`.
  */
 export async function traverseGraph(
   runtime: GraphRuntime,
@@ -338,16 +336,11 @@ export async function traverseGraph(
   direction: TraversalDirection,
   hops: number,
   asOf?: string,
-): Promise<TraversalResult | SerializedJson> {
-  if (asOf === undefined) {
-    const index = runtime.graphs.traversalIndex(graphId, { build: false });
-    if (index) {
-      const answer = index.traverseJson(nodeId, direction, hops);
-      return new SerializedJson(answer.bytes, answer.release);
-    }
-  }
+): Promise<Traversal> {
+  const index = asOf === undefined ? runtime.graphs.traversalIndex(graphId, { build: false }) : undefined;
+  if (index) return index.traversal(nodeId, direction, hops);
   const state = await readGraph(runtime, graphId, asOf);
-  return traverse(state.graph, nodeId, direction, hops);
+  return walkedTraversal(traverse(state.graph, nodeId, direction, hops));
 }
 
 /** The changes of a graph, oldest first (deleted graphs keep their history). @throws NotFoundError. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { edgeKey, type Edge } from '../../src/graph/model.js';
-import { answerBuffers } from '../../projections/jsonFragments.js';
+import { answerBuffers } from '../../projections/traversal/index.js';
 import { BACKENDS, call, enc, startApi, type TestApi } from './helpers.js';
 
 interface Traversal {

@@ -21,7 +21,7 @@ import {
   type GraphState,
 } from '../../projections/graphProjection.js';
 import { createProjector, type Projector } from '../../projections/projector.js';
-import { traverse } from '../../projections/traversal.js';
+import { traverse } from '../../projections/traversal/index.js';
 import { ids, sampleGraph } from '../helpers/sampleGraph.js';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 

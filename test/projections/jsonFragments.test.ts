@@ -13,7 +13,7 @@ import {
   FragmentCache,
   JsonAnswer,
   answerBuffers,
-} from '../../projections/jsonFragments.js';
+} from '../../projections/traversal/index.js';
 
 const KiB = 2 ** 10;
 const MiB = 2 ** 20;

@@ -14,8 +14,12 @@ import { NotFoundError, ValidationError } from '../../src/errors.js';
 import { topicId } from '../../src/graph/ids.js';
 import { EDGE_TYPES, NODE_TYPES, edgeKey, type Edge, type LineageGraph, type Node } from '../../src/graph/model.js';
 import type { LineageGraphology } from '../../projections/graphProjection.js';
-import { traverse, type TraversalDirection, type TraversalResult } from '../../projections/traversal.js';
-import { TraversalIndex } from '../../projections/traversalIndex.js';
+import {
+  traverse,
+  TraversalIndex,
+  type TraversalDirection,
+  type TraversalResult,
+} from '../../projections/traversal/index.js';
 
 const ENV = 'env-test';
 const CLUSTER = 'lkc-test';

@@ -3,11 +3,12 @@
  * "Graphs" and "History"). Each route is a schema plus one call into `services/graphs.ts`.
  *
  * Writes (create, import, add node, add edge, delete) append events; reads come from the projection,
- * or with `as_of` from the graph's stream folded up to that point.
+ * or with `as_of` from the graph's stream folded up to that point. Whole graphs and traversals come
+ * back from the service as values; the route asks them for their JSON (`serialise`) and sends it.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal.js';
+import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal/index.js';
 import { ChangeCountsSchema } from '../../../src/events.js';
 import {
   createEmptyGraph,
@@ -43,7 +44,7 @@ import {
   SystemQuery,
   paging,
   rawJsonSerializer,
-  answerOrSend,
+  sendSerialisedJson,
 } from './schemas.js';
 
 /** Options of the graph routes. */
@@ -199,8 +200,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request, reply) =>
-      answerOrSend(reply, await graphWithContent(runtime, request.params.graph_id, request.query.as_of)),
+    async (request, reply) => {
+      const graph = await graphWithContent(runtime, request.params.graph_id, request.query.as_of);
+      return sendSerialisedJson(reply, graph.serialise());
+    },
   );
 
   app.delete(
@@ -257,8 +260,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       },
       serializerCompiler: rawJsonSerializer,
     },
-    async (request, reply) =>
-      answerOrSend(reply, await exportGraph(runtime, request.params.graph_id, request.query.as_of)),
+    async (request, reply) => {
+      const graph = await exportGraph(runtime, request.params.graph_id, request.query.as_of);
+      return sendSerialisedJson(reply, graph.serialise());
+    },
   );
 
   app.get(
@@ -392,18 +397,18 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
         },
         serializerCompiler: rawJsonSerializer,
       },
-      async (request, reply) =>
-        answerOrSend(
-          reply,
-          await traverseGraph(
-            runtime,
-            request.params.graph_id,
-            request.params.node_id,
-            direction,
-            request.query.hops,
-            request.query.as_of,
-          ),
-        ),
+      async (request, reply) => {
+        const { graph_id: graphId, node_id: nodeId } = request.params;
+        const traversal = await traverseGraph(
+          runtime,
+          graphId,
+          nodeId,
+          direction,
+          request.query.hops,
+          request.query.as_of,
+        );
+        return sendSerialisedJson(reply, traversal.serialise());
+      },
     );
   }
 

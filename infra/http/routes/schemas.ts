@@ -1,7 +1,7 @@
 /**
  * zod schemas shared by the route plugins: graph shapes reused from the model (`src/graph/model.ts`)
- * with OpenAPI component names, and the raw serializer used by routes whose answers can hold a
- * whole graph.
+ * with OpenAPI component names, the raw serializer used by routes whose answers can hold a whole
+ * graph, and the sending of JSON serialised already.
  */
 import type { FastifyReply, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
@@ -15,6 +15,7 @@ import {
   NodeSchema,
   SYSTEMS,
 } from '../../../src/graph/model.js';
+import type { PooledBytes } from '../../../projections/traversal/index.js';
 
 /** A node in a request body: the model's schema (accepts lower-case enums, fills defaults). */
 export const NodeInput = NodeSchema;
@@ -103,30 +104,14 @@ export function paging(defaultLimit: number, maxLimit: number) {
 }
 
 /**
- * An answer that is serialised JSON already (a traversal assembled from a traversal index's cached
- * fragments, in a pooled buffer), sent as it is.
+ * Sends JSON that is serialised already (`Traversal.serialise` or `WholeGraph.serialise` from
+ * `projections/traversal/`) as `application/json`, as it is, and gives its pooled bytes back once the
+ * response is over (sent or abandoned).
  */
-export class SerializedJson {
-  /**
-   * @param body the UTF-8 bytes of the JSON answer.
-   * @param release called once the response is over (sent or abandoned): gives pooled bytes back.
-   */
-  constructor(
-    readonly body: Buffer,
-    readonly release: () => void = () => {},
-  ) {}
-
-  /** Sends the bytes as `application/json` (fastify sends a buffer with a content type as it is). */
-  sendWith(reply: FastifyReply): FastifyReply {
-    // 'close' follows 'finish' (the bytes are with the operating system) or an aborted connection.
-    reply.raw.once('close', this.release);
-    return reply.type('application/json; charset=utf-8').send(this.body);
-  }
-}
-
-/** Sends `answer` when it is serialised already; otherwise returns it for the route's serializer. */
-export function answerOrSend<T>(reply: FastifyReply, answer: T | SerializedJson): T | FastifyReply {
-  return answer instanceof SerializedJson ? answer.sendWith(reply) : answer;
+export function sendSerialisedJson(reply: FastifyReply, answer: PooledBytes): FastifyReply {
+  // 'close' follows 'finish' (the bytes are with the operating system) or an aborted connection.
+  reply.raw.once('close', answer.release);
+  return reply.type('application/json; charset=utf-8').send(answer.bytes);
 }
 
 /**

@@ -9,8 +9,9 @@
  * Fragments live in large shared chunks (`FragmentArena`), located by three typed arrays per kind of
  * item (`FragmentCache`), so that a cached fragment costs its bytes plus 12 bytes, and no object.
  * The arena has a byte budget; past it, fragments are serialised afresh for each answer. Answers are
- * assembled into reused buffers (`AnswerBufferPool`), given back once sent.
+ * assembled into reused buffers (`AnswerBufferPool` in `answers.ts`), given back once sent.
  */
+import { answerBuffers, type AnswerBufferPool, type PooledBytes } from './answers.js';
 
 /** Bytes of one arena chunk (8 MiB). Fragments larger than a quarter of it are never cached. */
 const CHUNK_BYTES = 8 * 2 ** 20;
@@ -230,64 +231,3 @@ export class JsonAnswer {
     return { bytes, release };
   }
 }
-
-/** Bytes that belong to a pool until `release` is called. */
-export interface PooledBytes {
-  bytes: Buffer;
-  /** Gives the memory back to its pool; the bytes must not be used afterwards. Idempotent. */
-  release(): void;
-}
-
-/**
- * Reusable buffers for large answers. A fresh multi-megabyte `Buffer` for every answer costs more
- * than building the answer: each is new memory outside the JavaScript heap, which V8 only frees
- * after a garbage collection, and whose growth makes V8 collect. On the 100k-node benchmark, 10-hop
- * traversals answered in fresh buffers had a p99 of 40 to 140 ms; in reused ones, 6 to 15 ms.
- *
- * Answers below `minimumBytes` are allocated as usual (Node pools small buffers itself); answers
- * above `maximumBytes` get a buffer of their own that is not kept.
- */
-export class AnswerBufferPool {
-  readonly #free: Buffer[] = [];
-  readonly #minimumBytes: number;
-  readonly #maximumBytes: number;
-  readonly #maximumFree: number;
-
-  /**
-   * @param options.minimumBytes smallest answer served from the pool (default 64 KiB).
-   * @param options.maximumBytes largest buffer the pool keeps (default 16 MiB: at most 64 MiB kept).
-   * @param options.maximumFree buffers kept when unused (default 4).
-   */
-  constructor(options: { minimumBytes?: number; maximumBytes?: number; maximumFree?: number } = {}) {
-    this.#minimumBytes = options.minimumBytes ?? 64 * 2 ** 10;
-    this.#maximumBytes = options.maximumBytes ?? 16 * 2 ** 20;
-    this.#maximumFree = options.maximumFree ?? 4;
-  }
-
-  /** Buffers kept for reuse now. */
-  get freeCount(): number {
-    return this.#free.length;
-  }
-
-  /** A buffer of at least `bytes` bytes (contents undefined), and the function that gives it back. */
-  take(bytes: number): { buffer: Buffer; release: () => void } {
-    if (bytes < this.#minimumBytes || bytes > this.#maximumBytes)
-      return { buffer: Buffer.allocUnsafe(bytes), release: () => {} };
-    const index = this.#free.findIndex((buffer) => buffer.length >= bytes);
-    // Sizes are rounded up to a power of two, so that a few buffers fit most answers.
-    const buffer =
-      index >= 0 ? this.#free.splice(index, 1)[0]! : Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(bytes)));
-    let released = false;
-    return {
-      buffer,
-      release: () => {
-        if (released) return;
-        released = true;
-        if (this.#free.length < this.#maximumFree) this.#free.push(buffer);
-      },
-    };
-  }
-}
-
-/** The pool traversal answers use. */
-export const answerBuffers = new AnswerBufferPool();

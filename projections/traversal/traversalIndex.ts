@@ -1,7 +1,7 @@
 /**
  * A read-optimised adjacency index of one revision of a graph, for traversals on large graphs.
  *
- * The graphology walk (`traversal.ts`) pays for graphology's adjacency: every node's neighbours are
+ * The graphology walk (`walk.ts`) pays for graphology's adjacency: every node's neighbours are
  * an object keyed by neighbour id, enumerated with `for...in`, and each reached node becomes a new
  * object that `JSON.stringify` then walks again. On the 100,000-node benchmark graph that is 2.2 µs
  * per reached node for the walk and 3.9 µs per KB of answer for the serialisation.
@@ -11,29 +11,24 @@
  * edges. A walk is then integer arithmetic over typed arrays, with a generation-stamped visited
  * array instead of a `Set`. Answers are assembled from the UTF-8 JSON of each node and edge,
  * serialised once (on first use, or ahead by `warm`) and kept outside the JavaScript heap for the
- * life of the index (`jsonFragments.ts`), into a reused buffer. The index is immutable, like the
+ * life of the index (`jsonFragments.ts`), into a reused buffer (`answers.ts`). The index is immutable, like the
  * revision it was built from.
  *
  * The index reaches the same nodes, hops and edges as the graphology walk. Within one hop the order
  * may differ: the index keeps each node's edges in the order they were added, graphology groups
- * them by neighbour. `GraphProjection.traversalIndex` decides when an index is built and when it is
- * stale (see there); graphs "as of" a past point are always walked with graphology.
+ * them by neighbour. `scheduler.ts` decides when an index is built and when it is
+ * stale; graphs "as of" a past point are always walked with graphology.
  *
  * Measured (bench/api.ts, 100k nodes / 300k edges): building takes 0.2 to 0.4 s (`buildInSteps`
  * cuts it into steps) and about 10 MB of heap; warming every fragment takes 1 to 1.4 s and about
  * 80 MB outside the heap. A 10-hop answer
  * of 2,000 nodes and 5,500 edges (1.6 MB) is assembled in under 4 ms.
  */
-import type { Edge, Node } from '../src/graph/model.js';
-import type { LineageGraphology } from './graphProjection.js';
-import { FragmentArena, FragmentCache, JsonAnswer, type FragmentBudget, type PooledBytes } from './jsonFragments.js';
-import {
-  checkTraversal,
-  MAX_TRAVERSAL_HOPS,
-  reached,
-  type TraversalDirection,
-  type TraversalResult,
-} from './traversal.js';
+import type { Edge, Node } from '../../src/graph/model.js';
+import type { LineageGraphology } from '../graphProjection.js';
+import type { PooledBytes, Traversal, WholeGraph } from './answers.js';
+import { FragmentArena, FragmentCache, JsonAnswer, type FragmentBudget } from './jsonFragments.js';
+import { checkTraversal, MAX_TRAVERSAL_HOPS, reached, type TraversalDirection, type TraversalResult } from './walk.js';
 
 /**
  * Default bytes of JSON fragments that the indexes of one projection may cache together, outside
@@ -232,11 +227,50 @@ export class TraversalIndex {
   }
 
   /**
-   * The same answer as `traverse(graph, originId, direction, hops)` on the graph it was built from.
+   * Walks from `originId` now and answers the traversal as a value: the same answer as
+   * `traverse(graph, originId, direction, hops)` (`walk.ts`) on the graph the index was built from.
+   * Its `serialise` assembles the JSON from cached fragments without building the objects.
+   * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
+   */
+  traversal(originId: string, direction: TraversalDirection, hops: number): Traversal {
+    const walk = this.#walk(originId, direction, hops);
+    return {
+      direction,
+      hops,
+      nodeCount: walk.nodes.length,
+      edgeCount: walk.edges.length,
+      toResult: () => this.#result(walk, direction, hops),
+      serialise: () => this.#json(walk, direction, hops),
+    };
+  }
+
+  /**
+   * `traversal(originId, direction, hops).toResult()`.
    * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
    */
   traverse(originId: string, direction: TraversalDirection, hops: number): TraversalResult {
-    const walk = this.#walk(originId, direction, hops);
+    return this.traversal(originId, direction, hops).toResult();
+  }
+
+  /**
+   * `traversal(originId, direction, hops).serialise()`: the JSON of `traverse` as UTF-8 bytes (the
+   * same values; only the order of keys may differ). Call `release` once they have been sent.
+   * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
+   */
+  traverseJson(originId: string, direction: TraversalDirection, hops: number): PooledBytes {
+    return this.traversal(originId, direction, hops).serialise();
+  }
+
+  /**
+   * The whole graph as a value, with `fields` (e.g. a graph summary) before its nodes and edges;
+   * its `serialise` is `graphJson(fields)`.
+   */
+  wholeGraph(fields: Record<string, unknown> = {}): WholeGraph {
+    return { fields, serialise: () => this.graphJson(fields) };
+  }
+
+  /** The objects of a walk's answer. */
+  #result(walk: Walk, direction: TraversalDirection, hops: number): TraversalResult {
     const nodes = walk.nodes.map((node, position) => reached(this.#nodes[node]!, walk.hops[position]!));
     const edges = walk.edges.map((edge) => this.#edges[edge]!);
     return {
@@ -250,14 +284,8 @@ export class TraversalIndex {
     };
   }
 
-  /**
-   * The JSON of `traverse(originId, direction, hops)` as UTF-8 bytes, assembled from cached
-   * fragments without building the objects (the same values; only the order of keys may differ).
-   * The bytes come from a pool: call `release` once they have been sent.
-   * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
-   */
-  traverseJson(originId: string, direction: TraversalDirection, hops: number): PooledBytes {
-    const walk = this.#walk(originId, direction, hops);
+  /** The JSON of a walk's answer, assembled from the fragments into a pooled buffer. */
+  #json(walk: Walk, direction: TraversalDirection, hops: number): PooledBytes {
     const answer = new JsonAnswer();
     answer.literal(ORIGIN_START);
     this.#nodeFragments.appendTo(answer, walk.origin);

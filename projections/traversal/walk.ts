@@ -6,9 +6,9 @@
  * adjacency. (graphology-traversal's `bfsFromNode` alone cost 2.3 µs per reached node on the 100k
  * benchmark graph, and the edges then need a second pass; this walk costs 1.6 µs with the edges.)
  */
-import { NotFoundError, ValidationError } from '../src/errors.js';
-import type { Edge, Node } from '../src/graph/model.js';
-import type { LineageGraphology } from './graphProjection.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
+import type { Edge, Node } from '../../src/graph/model.js';
+import type { LineageGraphology } from '../graphProjection.js';
 
 export type TraversalDirection = 'upstream' | 'downstream';
 

@@ -1,7 +1,9 @@
 /**
- * The traversal indexes of a graph projection: which graphs have one, which are being built, and
- * when each graph last changed. The graph projection tells it of every change (`changed`) and
- * answers its readers through it (`GraphProjection.traversalIndex`, `prepareTraversalIndexes`).
+ * The scheduler of traversal indexes: which graphs of a projection have one, which are being built,
+ * when each graph last changed (`createTraversalIndexes`), and the background work that builds and
+ * warms them between requests (`startTraversalIndexing`, started and stopped by `openRuntime` in
+ * `infra/runtime.ts`). The graph projection tells the indexes of every change (`changed`) and
+ * answers its readers through them (`GraphProjection.traversalIndex`, `prepareTraversalIndexes`).
  *
  * Policy (docs/api.md, "Traversal indexes"):
  * - a graph is indexed only once someone asked for its index ("wanted"), and only after it has not
@@ -11,7 +13,7 @@
  * - `prepare` does the work in slices (build steps, then warming), so that a server can run it
  *   between requests; `get` with `build` builds at once (for callers that can wait).
  */
-import type { GraphState } from './graphProjection.js';
+import type { GraphState } from '../graphProjection.js';
 import { FragmentBudget } from './jsonFragments.js';
 import { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
 
@@ -134,5 +136,54 @@ export function createTraversalIndexes(options: {
       for (const entry of entries.values()) entry.index?.dispose();
       entries.clear();
     },
+  };
+}
+
+/** How often the background work looks for traversal indexes to build or warm, in milliseconds. */
+export const TRAVERSAL_INDEX_SWEEP_MS = 1_000;
+
+/** Longest slice of work on traversal indexes between two turns of the event loop, in milliseconds. */
+export const TRAVERSAL_INDEX_SLICE_MS = 5;
+
+/** What `startTraversalIndexing` works with. */
+export interface TraversalIndexingOptions {
+  /**
+   * Works on the indexes for about the given milliseconds; answers the builds completed and whether
+   * nothing is left to do for now (`GraphProjection.prepareTraversalIndexes`).
+   */
+  prepare(milliseconds: number): { built: number; done: boolean };
+  /** Told how many builds a slice completed, when it completed any (e.g. to log it). */
+  onBuilt?: ((graphs: number) => void) | undefined;
+  /** Milliseconds between sweeps (default `TRAVERSAL_INDEX_SWEEP_MS`). */
+  sweepMilliseconds?: number | undefined;
+  /** Milliseconds of work per slice (default `TRAVERSAL_INDEX_SLICE_MS`). */
+  sliceMilliseconds?: number | undefined;
+}
+
+/**
+ * Starts the background work on traversal indexes: every sweep, and while work is left, slices of
+ * a few milliseconds run one per turn of the event loop (`setImmediate`), so that requests are
+ * served between them and no request waits for an index. The timer does not keep the process alive.
+ * Answers the function that stops it (idempotent).
+ */
+export function startTraversalIndexing(options: TraversalIndexingOptions): () => void {
+  const slice = options.sliceMilliseconds ?? TRAVERSAL_INDEX_SLICE_MS;
+  let preparing: NodeJS.Immediate | undefined;
+  let stopped = false;
+  const prepareSlice = () => {
+    preparing = undefined;
+    if (stopped) return;
+    const { built, done } = options.prepare(slice);
+    if (built > 0) options.onBuilt?.(built);
+    if (!done) preparing = setImmediate(prepareSlice);
+  };
+  const sweeping = setInterval(() => {
+    if (preparing === undefined) prepareSlice();
+  }, options.sweepMilliseconds ?? TRAVERSAL_INDEX_SWEEP_MS).unref();
+  return () => {
+    stopped = true;
+    clearInterval(sweeping);
+    if (preparing !== undefined) clearImmediate(preparing);
+    preparing = undefined;
   };
 }

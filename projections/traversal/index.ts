@@ -1,0 +1,40 @@
+/**
+ * Traversals, behind one boundary: everything other folders use of them is exported here.
+ *
+ * | file | holds |
+ * |---|---|
+ * | `walk.ts` | the graphology walk (any revision; what `as_of` uses), its checks and its result |
+ * | `answers.ts` | `Traversal` and `WholeGraph` answers as values, their JSON in pooled buffers |
+ * | `traversalIndex.ts` | one index of a graph's revision: build (in steps), walk, JSON answers, warm-up |
+ * | `jsonFragments.ts` | the index's cached JSON fragments outside the heap, within a shared budget |
+ * | `scheduler.ts` | which graphs have an index, staleness, and the sliced background work |
+ */
+export {
+  AnswerBufferPool,
+  answerBuffers,
+  plainWholeGraph,
+  serialiseJson,
+  walkedTraversal,
+  type PooledBytes,
+  type Traversal,
+  type WholeGraph,
+} from './answers.js';
+export { FragmentArena, FragmentBudget, FragmentCache, JsonAnswer } from './jsonFragments.js';
+export {
+  createTraversalIndexes,
+  startTraversalIndexing,
+  TRAVERSAL_INDEX_SLICE_MS,
+  TRAVERSAL_INDEX_SWEEP_MS,
+  type TraversalIndexes,
+  type TraversalIndexingOptions,
+} from './scheduler.js';
+export { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
+export {
+  checkTraversal,
+  MAX_TRAVERSAL_HOPS,
+  reached,
+  traverse,
+  type ReachedNode,
+  type TraversalDirection,
+  type TraversalResult,
+} from './walk.js';
