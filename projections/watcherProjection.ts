@@ -101,145 +101,168 @@ function keepNewest<T>(list: T[], max: number): void {
   if (list.length > max) list.splice(0, list.length - max);
 }
 
-/** Creates an empty watcher projection. */
-export function createWatcherProjection(): WatcherProjection {
-  const watchers = new Map<string, WatcherState>();
-  const deregistered = new Set<string>();
-  /** extraction id -> watcher id, for the extraction's later events. */
-  const extractionOwners = new Map<string, string>();
-  let position = 0;
+/**
+ * What the watcher fold keeps: the live watchers, the ids of deregistered ones (their later events are
+ * ignored), and which watcher ran each extraction that has not ended yet.
+ */
+export interface WatchersState {
+  /** Live watchers by watcher id. */
+  watchers: Map<string, WatcherState>;
+  /** Ids of deregistered watchers. */
+  deregistered: Set<string>;
+  /** Extraction id -> watcher id, for the extraction's later events (forgotten when it ends). */
+  extractionOwners: Map<string, string>;
+}
 
-  function evolve(event: StoredLineageEvent): void {
-    if (event.stream.startsWith('extraction-')) {
-      evolveExtraction(event);
+/** The state before any event: no watcher. */
+export function initialWatchersState(): WatchersState {
+  return { watchers: new Map(), deregistered: new Set(), extractionOwners: new Map() };
+}
+
+/**
+ * Applies one event to the watchers, in place, and returns the state: the events of `watcher-` streams,
+ * and the extraction events of `extraction-` streams whose ExtractionStarted carries the actor
+ * `watcher:{watcher_id}` of a live watcher. Every other event is ignored; so are events of unknown or
+ * deregistered watchers, a second WatcherStarted, state changes of a STOPPED watcher, and the end of
+ * an extraction that has ended already.
+ */
+export function evolveWatchers(state: WatchersState, event: StoredLineageEvent): WatchersState {
+  const { watchers, deregistered, extractionOwners } = state;
+  if (event.stream.startsWith('extraction-')) {
+    evolveExtraction(state, event);
+    return state;
+  }
+  if (!event.stream.startsWith('watcher-')) return state;
+  switch (event.type) {
+    case 'WatcherStarted': {
+      const { watcher_id: id } = event.data;
+      if (watchers.has(id) || deregistered.has(id)) return state;
+      watchers.set(id, {
+        watcher_id: id,
+        state: 'WATCHING',
+        environment_ids: event.data.environment_ids,
+        cluster_ids: event.data.cluster_ids,
+        cooldown_seconds: event.data.cooldown_seconds,
+        poll_interval_seconds: event.data.poll_interval_seconds,
+        push: event.data.push,
+        reason: null,
+        started_at: event.recorded_at,
+        updated_at: event.recorded_at,
+        stopped_at: null,
+        last_change_at: null,
+        last_extraction_at: null,
+        change_count: 0,
+        extraction_count: 0,
+        position: event.position,
+        changes: [],
+        extractions: [],
+      });
+      return state;
+    }
+    case 'WatcherStateChanged': {
+      const watcher = watchers.get(event.data.watcher_id);
+      if (!watcher || watcher.state === 'STOPPED') return state;
+      watcher.state = event.data.to;
+      watcher.reason = event.data.reason;
+      watcher.updated_at = event.recorded_at;
+      if (event.data.to === 'STOPPED') watcher.stopped_at = event.recorded_at;
+      return state;
+    }
+    case 'WatcherChangesDetected': {
+      const watcher = watchers.get(event.data.watcher_id);
+      if (!watcher) return state;
+      for (const change of event.data.changes)
+        watcher.changes.push({ ...change, detected_at: event.recorded_at, position: event.position });
+      keepNewest(watcher.changes, MAX_CHANGES_KEPT);
+      watcher.change_count += event.data.changes.length;
+      watcher.last_change_at = event.recorded_at;
+      watcher.updated_at = event.recorded_at;
+      return state;
+    }
+    case 'WatcherDeregistered':
+      watchers.delete(event.data.watcher_id);
+      deregistered.add(event.data.watcher_id);
+      return state;
+    default:
+      return state;
+  }
+}
+
+/** Applies an extraction event to the watcher that ran the extraction (see `evolveWatchers`). */
+function evolveExtraction(state: WatchersState, event: StoredLineageEvent): void {
+  const { watchers, extractionOwners } = state;
+  switch (event.type) {
+    case 'ExtractionStarted': {
+      const watcherId = watcherOfActor(event.metadata.actor);
+      const watcher = watcherId === undefined ? undefined : watchers.get(watcherId);
+      if (!watcher || watcherId === undefined) return;
+      extractionOwners.set(event.data.extraction_id, watcherId);
+      watcher.extractions.push({
+        extraction_id: event.data.extraction_id,
+        graph_id: event.data.graph_id,
+        status: 'running',
+        started_at: event.recorded_at,
+        completed_at: null,
+        node_count: null,
+        edge_count: null,
+        graph_revision: null,
+        changes: null,
+        error: null,
+        duration_ms: null,
+        position: event.position,
+      });
+      keepNewest(watcher.extractions, MAX_EXTRACTIONS_KEPT);
+      watcher.extraction_count += 1;
+      watcher.last_extraction_at = event.recorded_at;
       return;
     }
-    if (!event.stream.startsWith('watcher-')) return;
-    switch (event.type) {
-      case 'WatcherStarted': {
-        const { watcher_id: id } = event.data;
-        if (watchers.has(id) || deregistered.has(id)) return;
-        watchers.set(id, {
-          watcher_id: id,
-          state: 'WATCHING',
-          environment_ids: event.data.environment_ids,
-          cluster_ids: event.data.cluster_ids,
-          cooldown_seconds: event.data.cooldown_seconds,
-          poll_interval_seconds: event.data.poll_interval_seconds,
-          push: event.data.push,
-          reason: null,
-          started_at: event.recorded_at,
-          updated_at: event.recorded_at,
-          stopped_at: null,
-          last_change_at: null,
-          last_extraction_at: null,
-          change_count: 0,
-          extraction_count: 0,
-          position: event.position,
-          changes: [],
-          extractions: [],
-        });
-        return;
+    case 'ExtractionCompleted':
+    case 'ExtractionFailed': {
+      const watcherId = extractionOwners.get(event.data.extraction_id);
+      const watcher = watcherId === undefined ? undefined : watchers.get(watcherId);
+      extractionOwners.delete(event.data.extraction_id);
+      const record = watcher?.extractions.find((entry) => entry.extraction_id === event.data.extraction_id);
+      if (!record || record.status !== 'running') return;
+      record.completed_at = event.recorded_at;
+      record.duration_ms = event.data.duration_ms;
+      if (event.type === 'ExtractionCompleted') {
+        record.status = 'completed';
+        record.node_count = event.data.node_count;
+        record.edge_count = event.data.edge_count;
+        record.graph_revision = event.data.graph_revision;
+        record.changes = { ...event.data.changes };
+      } else {
+        record.status = 'failed';
+        record.error = event.data.error;
       }
-      case 'WatcherStateChanged': {
-        const watcher = watchers.get(event.data.watcher_id);
-        if (!watcher || watcher.state === 'STOPPED') return;
-        watcher.state = event.data.to;
-        watcher.reason = event.data.reason;
-        watcher.updated_at = event.recorded_at;
-        if (event.data.to === 'STOPPED') watcher.stopped_at = event.recorded_at;
-        return;
-      }
-      case 'WatcherChangesDetected': {
-        const watcher = watchers.get(event.data.watcher_id);
-        if (!watcher) return;
-        for (const change of event.data.changes)
-          watcher.changes.push({ ...change, detected_at: event.recorded_at, position: event.position });
-        keepNewest(watcher.changes, MAX_CHANGES_KEPT);
-        watcher.change_count += event.data.changes.length;
-        watcher.last_change_at = event.recorded_at;
-        watcher.updated_at = event.recorded_at;
-        return;
-      }
-      case 'WatcherDeregistered':
-        watchers.delete(event.data.watcher_id);
-        deregistered.add(event.data.watcher_id);
-        return;
-      default:
-        return;
+      return;
     }
+    default:
+      return;
   }
+}
 
-  function evolveExtraction(event: StoredLineageEvent): void {
-    switch (event.type) {
-      case 'ExtractionStarted': {
-        const watcherId = watcherOfActor(event.metadata.actor);
-        const watcher = watcherId === undefined ? undefined : watchers.get(watcherId);
-        if (!watcher || watcherId === undefined) return;
-        extractionOwners.set(event.data.extraction_id, watcherId);
-        watcher.extractions.push({
-          extraction_id: event.data.extraction_id,
-          graph_id: event.data.graph_id,
-          status: 'running',
-          started_at: event.recorded_at,
-          completed_at: null,
-          node_count: null,
-          edge_count: null,
-          graph_revision: null,
-          changes: null,
-          error: null,
-          duration_ms: null,
-          position: event.position,
-        });
-        keepNewest(watcher.extractions, MAX_EXTRACTIONS_KEPT);
-        watcher.extraction_count += 1;
-        watcher.last_extraction_at = event.recorded_at;
-        return;
-      }
-      case 'ExtractionCompleted':
-      case 'ExtractionFailed': {
-        const watcherId = extractionOwners.get(event.data.extraction_id);
-        const watcher = watcherId === undefined ? undefined : watchers.get(watcherId);
-        extractionOwners.delete(event.data.extraction_id);
-        const record = watcher?.extractions.find((entry) => entry.extraction_id === event.data.extraction_id);
-        if (!record || record.status !== 'running') return;
-        record.completed_at = event.recorded_at;
-        record.duration_ms = event.data.duration_ms;
-        if (event.type === 'ExtractionCompleted') {
-          record.status = 'completed';
-          record.node_count = event.data.node_count;
-          record.edge_count = event.data.edge_count;
-          record.graph_revision = event.data.graph_revision;
-          record.changes = { ...event.data.changes };
-        } else {
-          record.status = 'failed';
-          record.error = event.data.error;
-        }
-        return;
-      }
-      default:
-        return;
-    }
-  }
+/** Creates an empty watcher projection. */
+export function createWatcherProjection(): WatcherProjection {
+  let state = initialWatchersState();
+  let position = 0;
 
   return {
     get position() {
       return position;
     },
     apply(event) {
-      evolve(event);
+      evolveWatchers(state, event);
       position = event.position;
     },
-    get: (watcherId) => watchers.get(watcherId),
+    get: (watcherId) => state.watchers.get(watcherId),
     list(filter = {}) {
-      return [...watchers.values()]
+      return [...state.watchers.values()]
         .filter((watcher) => filter.state === undefined || watcher.state === filter.state)
         .sort((a, b) => b.position - a.position);
     },
     reset() {
-      watchers.clear();
-      deregistered.clear();
-      extractionOwners.clear();
+      state = initialWatchersState();
       position = 0;
     },
   };
