@@ -19,7 +19,6 @@ import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCom
 import { createLogger, type Logger } from '../src/logger.js';
 import { readGraphFile } from '../infra/graphFile.js';
 import { buildApp } from '../infra/http/app.js';
-import { createTaskRunners } from '../services/taskRunners.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
 import {
@@ -115,8 +114,7 @@ async function main(argv: string[]): Promise<number> {
     return reportError(process, NAME, error);
   }
   await importGraphFileIfEmpty(runtime, config.graphFile, logger);
-  const runners = createTaskRunners({ config, runtime, logger });
-  const app = await buildApp({ config, logger, runtime, runners });
+  const app = await buildApp({ config, logger, runtime });
   let consumer: OpenLineageConsumer | undefined;
   closeWithGrace({ delay: GRACE_MS, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'Api:Crashed');

@@ -6,20 +6,26 @@
  * Output: progress lines (`Phase 1/4: ...`) and warnings on stderr, the summary on stdout.
  */
 import { readGraphFile, writeGraphFile } from '../infra/graphFile.js';
-import { createPlatformApi } from '../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
-import { openRuntime } from '../infra/runtime.js';
-import { enrichCatalogs, pushToCatalog, type CatalogClientOptions } from '../infra/catalogs/catalogService.js';
-import { DEFAULT_PUSH_OPTIONS, type PushResult } from '../src/catalogs/provider.js';
-import type { LineageGraph } from '../src/graph/model.js';
-import { recordGraph } from '../src/graphCommands.js';
+import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
+import type { CatalogClientOptions } from '../infra/catalogs/catalogService.js';
+import { createServiceContext } from '../infra/serviceContext.js';
+import type { PushResult } from '../src/catalogs/provider.js';
+import { catalogEntry } from '../src/catalogs/registry.js';
+import type { CatalogType, LineageGraph } from '../src/graph/model.js';
 import type { Config } from '../src/config.js';
-import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
-import { enrichWithMetrics } from '../src/extraction/enrich.js';
-import { oneLine } from './arguments.js';
-import { recordExtraction } from '../src/extraction/record.js';
+import { countGraph, type ExtractionCounts } from '../src/extraction/extract.js';
 import { ConfigurationError } from '../src/errors.js';
 import { createLogger, type Logger } from '../src/logger.js';
+import type { ServiceContext } from '../services/context.js';
+import {
+  enrichLineageGraph,
+  requireCloudCredentials,
+  runExtraction,
+  type ProgressListener,
+} from '../services/extraction.js';
+import { pushLineageGraph } from '../services/push.js';
+import { oneLine } from './arguments.js';
 
 /** The flags of `lineage-svc-extract` (specification, "Command-line tools"). */
 export interface ExtractArgs {
@@ -92,9 +98,95 @@ export function summaryLines(input: {
   ];
 }
 
+/** One line per push result: `Push: 3 lakehouse table(s) updated, ...`, then its errors and skips. */
+function pushLines(catalogType: CatalogType, result: PushResult): string[] {
+  return [
+    `Push: ${result.tables_updated} ${catalogEntry(catalogType).shortName} table(s) updated, ` +
+      `${result.properties_set} properties, ${result.comments_set} comments, ${result.bridge_rows_inserted} bridge rows; ` +
+      `${result.errors.length} error(s), ${result.skipped.length} skipped`,
+    ...result.errors.map((error) => `warning: push: ${error}`),
+    ...result.skipped.map((skipped) => `push skipped: ${skipped}`),
+  ];
+}
+
+/** The flag check that needs the configuration: `--push-lineage` needs at least one available catalog. */
+function pushLineageProblem(args: ExtractArgs, context: ServiceContext): Error | undefined {
+  if (!args.pushLineage || context.catalogs.available().length > 0) return undefined;
+  return new ConfigurationError(
+    '--push-lineage needs a configured catalog: LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN, ' +
+      'LINEAGE_SVC_DATALAKE_REGION, or LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION',
+  );
+}
+
+/** `--push-lineage`: pushes `graph` to every available catalog with the default switches. */
+async function pushToEveryCatalog(context: ServiceContext, graph: LineageGraph, io: CommandIo): Promise<void> {
+  for (const catalogType of context.catalogs.available()) {
+    const result = await pushLineageGraph(context, graph, catalogType);
+    io.stderr.write(`${pushLines(catalogType, result).join('\n')}\n`);
+  }
+}
+
+/** `--enrich-only`: enriches the graph file at `--output` in place; records nothing. */
+async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, io: CommandIo): Promise<void> {
+  const started = performance.now();
+  const graph = await readGraphFile(args.output);
+  const enableMetrics = !args.noEnrich && (args.metrics || context.config.enableMetrics);
+  if (args.noEnrich) io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
+  const enriched = await enrichLineageGraph(context, graph, {
+    catalogs: !args.noEnrich,
+    metrics: enableMetrics,
+    metricsLookbackHours: args.metricsLookbackHours,
+    onProgress: progressWriter(io),
+  });
+  await writeGraphFile(args.output, enriched.graph);
+  if (args.pushLineage) await pushToEveryCatalog(context, enriched.graph, io);
+  for (const warning of enriched.warnings) io.stderr.write(`warning: ${warning}\n`);
+  const lines = summaryLines({
+    counts: countGraph(enriched.graph),
+    requests: {},
+    warnings: enriched.warnings,
+    durationMs: performance.now() - started,
+    output: args.output,
+  });
+  io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Extraction, recorded in the store, then the graph file, the pushes and the summary. */
+async function extractToFile(args: ExtractArgs, context: ServiceContext, io: CommandIo): Promise<void> {
+  if (!args.noEnrich && context.catalogs.available().length === 0) {
+    io.stderr.write('Enrichment: no catalog provider is configured; catalog attributes are left as they are\n');
+  }
+  const outcome = await runExtraction(context, {
+    environmentIds: args.env,
+    clusterIds: args.cluster,
+    enableMetrics: !args.noEnrich && (args.metrics || context.config.enableMetrics),
+    metricsLookbackHours: args.metricsLookbackHours,
+    actor: 'cli',
+    enrichCatalogs: !args.noEnrich,
+    onProgress: progressWriter(io),
+  });
+  await writeGraphFile(args.output, outcome.graph);
+  for (const warning of outcome.warnings) io.stderr.write(`warning: ${warning}\n`);
+  if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, io);
+  const changes = outcome.changes;
+  const lines = summaryLines({ ...outcome, output: args.output });
+  lines.push(
+    `Recorded extraction ${outcome.extractionId} in graph ${outcome.graphId} (${context.config.storage.backend} store): ` +
+      `${changes.nodesAdded.length} node(s) added, ${changes.nodesChanged.length} changed, ` +
+      `${changes.nodesRemoved.length} removed; ${changes.edgesAdded.length} edge(s) added, ` +
+      `${changes.edgesChanged.length} changed, ${changes.edgesRemoved.length} removed`,
+  );
+  io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Writes each progress step as `{label}: {message}` on stderr. */
+function progressWriter(io: CommandIo): ProgressListener {
+  return (step) => io.stderr.write(`${step.label}: ${step.message}\n`);
+}
+
 /**
  * Runs `lineage-svc-extract` with parsed flags. Resolves with the exit code (0 success, 2 failure);
- * never throws. `httpOptions` lets tests shorten retry delays and timeouts.
+ * never throws. `httpOptions` and `catalogOptions` let tests shorten retry delays and timeouts.
  */
 export async function runExtract(
   name: string,
@@ -107,138 +199,26 @@ export async function runExtract(
 ): Promise<number> {
   if (args.env.length === 0)
     return reportError(io, name, new Error('--env is required (repeat it for several environments)'));
-  if (!config.stream.credentials.cloud) {
-    return reportError(
-      io,
-      name,
-      new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'),
-    );
-  }
-  if (args.pushLineage && (!config.lakehouse.workspaceUrl || !config.lakehouse.token)) {
-    return reportError(
-      io,
-      name,
-      new Error('--push-lineage needs LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN'),
-    );
-  }
-  const logger = commandLogger(config, env);
-  const platform = createPlatformApi(config.stream, { logger, ...httpOptions });
-  const enableMetrics = !args.noEnrich && (args.metrics || config.enableMetrics);
-  const progress = (p: ExtractionProgress) => io.stderr.write(`${p.label}: ${p.message}\n`);
-  const lakehouseReady = Boolean(config.lakehouse.workspaceUrl && config.lakehouse.token);
-  /** Catalog enrichment (lakehouse when configured), with its warnings; the graph unchanged otherwise. */
-  const catalogEnrichment = async (graph: LineageGraph): Promise<{ graph: LineageGraph; warnings: string[] }> => {
-    if (!lakehouseReady) {
-      io.stderr.write(
-        'Enrichment: catalog enrichment of lakehouse tables is not available: set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN; catalog attributes are left as they are\n',
-      );
-      return { graph, warnings: [] };
-    }
-    io.stderr.write('Enrichment: catalog tables (lakehouse)\n');
-    const outcome = await enrichCatalogs(graph, config, { logger, ...catalogOptions });
-    return { graph: outcome.graph, warnings: outcome.warnings };
-  };
-  /** `--push-lineage`: pushes to the lakehouse with the default switches and prints one line. */
-  const pushLineage = async (graph: LineageGraph): Promise<PushResult> => {
-    const result = await pushToCatalog(graph, 'LAKEHOUSE_CATALOG', DEFAULT_PUSH_OPTIONS, config, {
-      logger,
-      ...catalogOptions,
-    });
-    io.stderr.write(
-      `Push: ${result.tables_updated} lakehouse table(s) updated, ${result.properties_set} properties, ${result.comments_set} comments, ` +
-        `${result.bridge_rows_inserted} bridge rows; ${result.errors.length} error(s), ${result.skipped.length} skipped\n`,
-    );
-    for (const error of result.errors) io.stderr.write(`warning: push: ${error}\n`);
-    for (const skipped of result.skipped) io.stderr.write(`push skipped: ${skipped}\n`);
-    return result;
-  };
+  let runtime: LineageRuntime | undefined;
   try {
-    if (args.enrichOnly) {
-      const graph = await readGraphFile(args.output);
-      const started = performance.now();
-      let warnings: string[] = [];
-      let enriched = graph;
-      if (enableMetrics) {
-        progress({
-          phase: 5,
-          label: 'Phase 5/4 (metrics)',
-          message: `throughput metrics over the last ${args.metricsLookbackHours} h`,
-        });
-        ({ graph: enriched, warnings } = await enrichWithMetrics(graph, platform, args.metricsLookbackHours));
-      } else if (args.noEnrich) {
-        io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
-      }
-      if (!args.noEnrich) {
-        const catalogs = await catalogEnrichment(enriched);
-        enriched = catalogs.graph;
-        warnings = [...warnings, ...catalogs.warnings];
-      }
-      await writeGraphFile(args.output, enriched);
-      if (args.pushLineage) await pushLineage(enriched);
-      for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
-      const lines = summaryLines({
-        counts: countGraph(enriched),
-        requests: platform.requestCounts(),
-        warnings,
-        durationMs: performance.now() - started,
-        output: args.output,
-      });
-      io.stdout.write(`${lines.join('\n')}\n`);
-      return 0;
-    }
-    const runtime = await openRuntime(config, logger);
-    try {
-      const recorded = await recordExtraction(
-        runtime,
-        { environmentIds: args.env, clusterIds: args.cluster, enableMetrics },
-        () =>
-          extract(
-            { platform, logger },
-            {
-              environmentIds: args.env,
-              clusterIds: args.cluster,
-              enableMetrics,
-              metricsLookbackHours: args.metricsLookbackHours,
-              onProgress: progress,
-              schemaRegistryUrl: config.stream.schemaRegistryUrl,
-              flinkApiUrl: config.stream.flinkApiUrl,
-              datalakeRegion: config.datalake.region,
-            },
-          ),
-      );
-      const { result, record } = recorded;
-      let graph = result.graph;
-      const warnings = [...result.warnings];
-      if (!args.noEnrich) {
-        const catalogs = await catalogEnrichment(graph);
-        if (catalogs.graph !== graph) {
-          graph = catalogs.graph;
-          await recordGraph(
-            runtime.commands,
-            recorded.graphId,
-            graph,
-            { mode: 'merge' },
-            { cause: 'enrichment', actor: 'cli', correlation_id: recorded.extractionId },
-          );
-        }
-        warnings.push(...catalogs.warnings);
-      }
-      await writeGraphFile(args.output, graph);
-      for (const warning of warnings) io.stderr.write(`warning: ${warning}\n`);
-      if (args.pushLineage) await pushLineage(graph);
-      const changes = record.changes;
-      const lines = summaryLines({ ...result, counts: countGraph(graph), warnings, output: args.output });
-      lines.push(
-        `Recorded extraction ${recorded.extractionId} in graph ${recorded.graphId} (${config.storage.backend} store): ` +
-          `${changes.nodesAdded.length} node(s) added, ${changes.nodesChanged.length} changed, ${changes.nodesRemoved.length} removed; ` +
-          `${changes.edgesAdded.length} edge(s) added, ${changes.edgesChanged.length} changed, ${changes.edgesRemoved.length} removed`,
-      );
-      io.stdout.write(`${lines.join('\n')}\n`);
-      return 0;
-    } finally {
-      await runtime.close();
-    }
+    requireCloudCredentials(config, 'extraction');
+    const logger = commandLogger(config, env);
+    runtime = await openRuntime(config, logger);
+    const context = createServiceContext({
+      config,
+      runtime,
+      logger,
+      httpOptions,
+      catalogClientOptions: catalogOptions,
+    });
+    const problem = pushLineageProblem(args, context);
+    if (problem) throw problem;
+    if (args.enrichOnly) await enrichGraphFile(args, context, io);
+    else await extractToFile(args, context, io);
+    return 0;
   } catch (error) {
     return reportError(io, name, error);
+  } finally {
+    await runtime?.close().catch(() => undefined);
   }
 }

@@ -18,7 +18,10 @@ import { randomUUID } from 'node:crypto';
 import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
-import { catalogPushers, watcherDeps, type CatalogPush } from '../infra/watcherDeps.js';
+import { createServiceContext } from '../infra/serviceContext.js';
+import { writeGraphFile } from '../infra/graphFile.js';
+import { catalogPushers, type CatalogPush } from '../services/push.js';
+import { watcherEngineDeps } from '../services/watcherEngine.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { ConfigurationError } from '../src/errors.js';
 import { streams, toAppend } from '../src/events.js';
@@ -158,7 +161,8 @@ export async function runWatch(
   } catch (error) {
     return reportError(io, NAME, error);
   }
-  const pushers = catalogPushers(config, runtime, logger);
+  const context = createServiceContext({ config, runtime, logger });
+  const pushers = catalogPushers(context);
   const push = pushTargets(args, config, pushers);
   if (push instanceof Error) {
     await runtime.close().catch(() => undefined);
@@ -176,7 +180,12 @@ export async function runWatch(
   const engine: WatcherEngine = createWatcher({
     watcherId,
     settings,
-    ...watcherDeps({ config, runtime, logger, watcherId, settings, outputPath: args.output, pushers }),
+    ...watcherEngineDeps(context, {
+      watcherId,
+      settings,
+      pushers,
+      onExtracted: (graph) => writeGraphFile(args.output, graph),
+    }),
     record: async (events) => {
       await runtime.store.append(
         streams.watcher(watcherId),

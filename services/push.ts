@@ -1,20 +1,23 @@
 /**
- * What the push routes call (specification "Endpoints / Tasks and push"): picks the graph (the one
- * named, else the most recently changed one), and runs one catalog provider's push over it
- * synchronously (`../catalogs/catalogService.ts`).
+ * The catalog push use cases (specification "Endpoints / Tasks and push" and "Catalog
+ * integrations"), for the push routes, `lineage-svc-extract --push-lineage` and the watchers'
+ * pushes after each extraction.
+ *
+ * - `pushGraph`: one stored graph (the one named, else the most recently changed one) to one catalog.
+ * - `pushLineageGraph`: a graph value to one catalog (the command's `--push-lineage` after extraction).
+ * - `catalogPushers`: the pushes a watcher can run after an extraction, one per available catalog.
  *
  * Errors: `NotFoundError` (404) for an unknown graph or when there is no graph at all;
  * `UnconfiguredProviderError` (400) when the provider lacks its variables (the message names them)
  * or is not implemented. Catalog-side failures do not throw: they are in the result's `errors` and
  * `skipped`.
  */
-import type { PushOptions, PushResult } from '../src/catalogs/provider.js';
-import type { Config } from '../src/config.js';
-import type { CatalogType } from '../src/graph/model.js';
-import type { Logger } from '../src/logger.js';
+import { DEFAULT_PUSH_OPTIONS, type PushOptions, type PushResult } from '../src/catalogs/provider.js';
+import type { CatalogType, LineageGraph } from '../src/graph/model.js';
+import type { ExtractionSummary } from '../src/watcher/watcher.js';
 import { toLineageGraph } from '../projections/graphProjection.js';
-import { pushToCatalog, type CatalogClientOptions } from '../infra/catalogs/catalogService.js';
-import { defaultGraph, readGraph, type GraphRuntime } from './graphs.js';
+import type { ServiceContext } from './context.js';
+import { defaultGraph, readGraph } from './graphs.js';
 
 /** The answer of a push: which catalog and graph, and the PushResult fields. */
 export interface PushAnswer extends PushResult {
@@ -22,20 +25,52 @@ export interface PushAnswer extends PushResult {
   graph_id: string;
 }
 
-/** Pushes a graph (by default the most recently changed one) to one catalog. */
+/** What to push. */
+export interface PushRequest {
+  catalogType: CatalogType;
+  /** The graph; absent or null: the most recently changed graph. */
+  graphId?: string | null | undefined;
+  options: PushOptions;
+}
+
+/** Pushes a stored graph to one catalog, synchronously. */
 export async function pushGraph(
-  deps: {
-    runtime: GraphRuntime;
-    config: Config;
-    logger?: Logger | undefined;
-    clientOptions?: CatalogClientOptions | undefined;
-  },
-  input: { catalogType: CatalogType; graphId?: string | null | undefined; options: PushOptions },
+  context: Pick<ServiceContext, 'runtime' | 'catalogs'>,
+  request: PushRequest,
 ): Promise<PushAnswer> {
-  const state = input.graphId ? await readGraph(deps.runtime, input.graphId) : defaultGraph(deps.runtime);
-  const result = await pushToCatalog(toLineageGraph(state), input.catalogType, input.options, deps.config, {
-    ...deps.clientOptions,
-    logger: deps.logger,
-  });
-  return { catalog_type: input.catalogType, graph_id: state.graphId, ...result };
+  const state = request.graphId ? await readGraph(context.runtime, request.graphId) : defaultGraph(context.runtime);
+  const result = await context.catalogs.push(toLineageGraph(state), request.catalogType, request.options);
+  return { catalog_type: request.catalogType, graph_id: state.graphId, ...result };
+}
+
+/** Pushes a graph value to one catalog with the default switches. */
+export function pushLineageGraph(
+  context: Pick<ServiceContext, 'catalogs'>,
+  graph: LineageGraph,
+  catalogType: CatalogType,
+): Promise<PushResult> {
+  return context.catalogs.push(graph, catalogType, DEFAULT_PUSH_OPTIONS);
+}
+
+/** A push to one catalog after a watcher's extraction; throws when the catalog reported errors. */
+export type CatalogPush = (extraction: ExtractionSummary) => Promise<void>;
+
+/**
+ * The pushes a watcher can run, by catalog type: one per available provider, each pushing the graph
+ * the extraction wrote to with the default switches (`DEFAULT_PUSH_OPTIONS`). Each throws when the
+ * catalog reported errors, so that the watcher logs them.
+ */
+export function catalogPushers(context: Pick<ServiceContext, 'runtime' | 'catalogs'>): Record<string, CatalogPush> {
+  const pushers: Record<string, CatalogPush> = {};
+  for (const catalogType of context.catalogs.available()) {
+    pushers[catalogType] = async (extraction) => {
+      const result = await pushGraph(context, {
+        catalogType,
+        graphId: extraction.graphId,
+        options: DEFAULT_PUSH_OPTIONS,
+      });
+      if (result.errors.length > 0) throw new Error(`${result.errors.length} error(s), the first: ${result.errors[0]}`);
+    };
+  }
+  return pushers;
 }

@@ -3,9 +3,9 @@
  * (push routes, the enrichment task) and the commands (`lineage-svc-extract` enrichment and
  * `--push-lineage`).
  *
- * - `enrichCatalogs(graph, config)`: runs every configured provider's enrichment and applies the
- *   results (`applyEnrichment`); unconfigured providers are left out silently; the caller records
- *   the returned graph (`recordGraph` mode `merge`).
+ * - `createCatalogGateway(config)`: the `CatalogGateway` of `services/context.ts`: which providers
+ *   are available, every available provider's enrichment (applied with `applyEnrichment`; the
+ *   caller records the returned graph), and one provider's push.
  * - `pushToCatalog(graph, catalogType, options, config)`: one provider's push.
  *   @throws UnconfiguredProviderError (HTTP 400) naming the variables to set, or when the provider
  *   is not implemented yet.
@@ -23,6 +23,7 @@ import type { Config } from '../../src/config.js';
 import { LineageError } from '../../src/errors.js';
 import type { CatalogType, LineageGraph } from '../../src/graph/model.js';
 import type { Logger } from '../../src/logger.js';
+import type { CatalogGateway } from '../../services/context.js';
 import { createDatabricksClient, type DatabricksClientOptions } from './databricksClient.js';
 import { createGlueClient, type GlueClientOptions } from './glueClient.js';
 import { createGoogleClient, type GoogleClientOptions } from './googleClient.js';
@@ -88,48 +89,58 @@ export function unavailableReason(entry: CatalogRegistryEntry, config: Config): 
   return undefined;
 }
 
-/** What `enrichCatalogs` did. */
-export interface CatalogEnrichmentOutcome {
-  graph: LineageGraph;
-  results: EnrichmentResult[];
-  warnings: string[];
-  /** Catalog types that ran. */
-  ran: CatalogType[];
-}
-
-/** Runs every configured, implemented provider's enrichment over `graph` and applies the results. */
-export async function enrichCatalogs(
-  graph: LineageGraph,
+/**
+ * The catalog gateway of a process (`services/context.ts`): every provider of the registry bound to
+ * its client, built from the configuration on each call so that a test may change either.
+ */
+export function createCatalogGateway(
   config: Config,
-  options: CatalogClientOptions & { logger?: Logger | undefined } = {},
-): Promise<CatalogEnrichmentOutcome> {
-  let current = graph;
-  const results: EnrichmentResult[] = [];
-  const ran: CatalogType[] = [];
-  for (const entry of CATALOG_REGISTRY) {
-    if (unavailableReason(entry, config) !== undefined) continue;
-    const deps = PORT_FACTORIES[entry.catalogType]!(config, options);
-    const result = await entry.provider!.enrich(current, deps);
-    current = applyEnrichment(current, result);
-    results.push(result);
-    ran.push(entry.catalogType);
-  }
-  return { graph: current, results, warnings: results.flatMap((result) => result.warnings), ran };
+  clientOptions: CatalogClientOptions & { logger?: Logger | undefined } = {},
+): CatalogGateway {
+  const reason = (catalogType: CatalogType) => unavailableReason(catalogEntry(catalogType), config);
+  const available = () =>
+    CATALOG_REGISTRY.filter((entry) => unavailableReason(entry, config) === undefined).map(
+      (entry) => entry.catalogType,
+    );
+  return {
+    available,
+    unavailableReason: reason,
+    async enrich(graph, only) {
+      let current = graph;
+      const results: EnrichmentResult[] = [];
+      const ran = available().filter((catalogType) => only === undefined || only.includes(catalogType));
+      for (const catalogType of ran) {
+        const result = await catalogEntry(catalogType).provider!.enrich(
+          current,
+          PORT_FACTORIES[catalogType]!(config, clientOptions),
+        );
+        current = applyEnrichment(current, result);
+        results.push(result);
+      }
+      return { graph: current, results, warnings: results.flatMap((result) => result.warnings), ran };
+    },
+    async push(graph, catalogType, options) {
+      const why = reason(catalogType);
+      if (why !== undefined) throw new UnconfiguredProviderError(why);
+      return catalogEntry(catalogType).provider!.push(
+        graph,
+        options,
+        PORT_FACTORIES[catalogType]!(config, clientOptions),
+      );
+    },
+  };
 }
 
 /**
- * Pushes `graph` to one catalog.
+ * Pushes `graph` to one catalog (the gateway's `push`, for callers without a gateway).
  * @throws UnconfiguredProviderError when the provider is not configured or not implemented.
  */
-export async function pushToCatalog(
+export function pushToCatalog(
   graph: LineageGraph,
   catalogType: CatalogType,
   options: PushOptions,
   config: Config,
   clientOptions: CatalogClientOptions & { logger?: Logger | undefined } = {},
 ): Promise<PushResult> {
-  const entry = catalogEntry(catalogType);
-  const reason = unavailableReason(entry, config);
-  if (reason !== undefined) throw new UnconfiguredProviderError(reason);
-  return entry.provider!.push(graph, options, PORT_FACTORIES[catalogType]!(config, clientOptions));
+  return createCatalogGateway(config, clientOptions).push(graph, catalogType, options);
 }

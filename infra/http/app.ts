@@ -40,7 +40,10 @@ import { watcherRoutes } from './routes/watchers.js';
 import { createTaskRunners } from '../../services/taskRunners.js';
 import { createTaskService, type TaskRunners, type TaskService } from '../../services/tasks.js';
 import { createWatcherService, type WatcherDepsFactory, type WatcherService } from '../../services/watchers.js';
-import { catalogPushers, watcherDeps, type CatalogPush } from '../watcherDeps.js';
+import type { ServiceContext } from '../../services/context.js';
+import { catalogPushers, type CatalogPush } from '../../services/push.js';
+import { watcherEngineDeps } from '../../services/watcherEngine.js';
+import { createServiceContext } from '../serviceContext.js';
 
 /** Largest request body, in bytes, on every route but graph import (10 MiB). */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -51,6 +54,12 @@ export const MAX_PARAM_LENGTH = 8 * 1024;
 /** How long closing the app waits for running tasks before closing anyway, in ms. */
 export const TASK_DRAIN_MS = 5_000;
 
+/** How often the app looks for traversal indexes to build or warm (graphs that became quiet), in ms. */
+export const TRAVERSAL_INDEX_SWEEP_MS = 1_000;
+
+/** Longest slice of work on traversal indexes between two turns of the event loop, in ms. */
+export const TRAVERSAL_INDEX_SLICE_MS = 5;
+
 /** What `buildApp` needs. */
 export interface AppOptions {
   config: Config;
@@ -58,6 +67,8 @@ export interface AppOptions {
   runtime: LineageRuntime;
   /** The work behind tasks; default the real extraction and enrichment (`services/taskRunners.ts`). */
   runners?: TaskRunners;
+  /** The use cases' context; default the real adapters (`infra/serviceContext.ts`). */
+  services?: ServiceContext;
   /** Request body limit in bytes; default `DEFAULT_BODY_LIMIT`. */
   bodyLimit?: number;
   /** In-process watchers: engine dependencies (default the real poll and extraction), catalog pushes by type, how many may run. */
@@ -128,7 +139,8 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const runners = options.runners ?? createTaskRunners({ config, runtime, logger });
+  const services = options.services ?? createServiceContext({ config, runtime, logger });
+  const runners = options.runners ?? createTaskRunners(services);
   const tasks = createTaskService({
     store: runtime.store,
     tasks: runtime.tasks,
@@ -142,8 +154,8 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
-  await app.register(pushRoutes, { prefix: '/api/v1', config, runtime });
-  const pushers = options.watchers?.pushers ?? catalogPushers(config, runtime, logger);
+  await app.register(pushRoutes, { prefix: '/api/v1', context: services });
+  const pushers = options.watchers?.pushers ?? catalogPushers(services);
   const watchers = createWatcherService({
     store: runtime.store,
     watchers: runtime.watchers,
@@ -151,7 +163,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     logger,
     engineDeps:
       options.watchers?.engineDeps ??
-      ((watcherId, settings) => watcherDeps({ config, runtime, logger, watcherId, settings, pushers })),
+      ((watcherId, settings) => watcherEngineDeps(services, { watcherId, settings, pushers })),
     pushTypes: Object.keys(pushers),
     ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
   });
@@ -172,6 +184,22 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
       .send(createReadStream(redocBundle)),
   );
 
+  // Traversal indexes are built and warmed here, in the background, in slices of a few milliseconds
+  // between requests, once a graph that was asked for has been quiet (a no-op unless the runtime
+  // enables indexes), so that no request waits for an index.
+  let preparing: NodeJS.Immediate | undefined;
+  const prepareSlice = () => {
+    const { built, done } = runtime.graphs.prepareTraversalIndexes(TRAVERSAL_INDEX_SLICE_MS);
+    if (built > 0) logger.debug({ graphs: built }, 'TraversalIndex:Built');
+    preparing = done ? undefined : setImmediate(prepareSlice);
+  };
+  const indexing = setInterval(() => {
+    if (preparing === undefined) prepareSlice();
+  }, TRAVERSAL_INDEX_SWEEP_MS).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(indexing);
+    if (preparing !== undefined) clearImmediate(preparing);
+  });
   app.addHook('onClose', async () => tasks.drain(TASK_DRAIN_MS));
   app.addHook('onClose', async () => watchers.stopAll());
   await tasks.failInterrupted();

@@ -29,7 +29,8 @@ import {
 import { catalogProviders } from '../../infra/http/routes/meta.js';
 import { createGlueClient, toCatalogApiError } from '../../infra/catalogs/glueClient.js';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
-import { catalogPushers } from '../../infra/watcherDeps.js';
+import { catalogPushers } from '../../services/push.js';
+import { createServiceContext } from '../../infra/serviceContext.js';
 import {
   COMMENT_MARKER,
   datalakeDeepLink,
@@ -625,7 +626,9 @@ describe(
         const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'watched' } });
         const graphId = created.body.graph_id as string;
         await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph });
-        const pushers = catalogPushers(api.config, api.runtime, silentLogger());
+        const pushers = catalogPushers(
+          createServiceContext({ config: api.config, runtime: api.runtime, logger: silentLogger() }),
+        );
         // `lineage-svc-watch --push-datalake` (commands/watch.ts pushTargets) needs exactly this entry.
         assert.deepEqual(Object.keys(pushers), ['DATALAKE_CATALOG']);
         await sdk.send(

@@ -103,7 +103,7 @@ describe('lineage-svc-extract', () => {
     assert.equal(code, 2);
     assert.equal(
       stderr,
-      'lineage-svc-extract: LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required\n',
+      'lineage-svc-extract: extraction needs LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET, which are not set\n',
     );
   });
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTaskRunners } from '../../services/taskRunners.js';
+import { createServiceContext } from '../../infra/serviceContext.js';
 import type { TaskRunners } from '../../services/tasks.js';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { silentLogger } from '../../src/logger.js';
@@ -141,12 +142,14 @@ describe('tasks with the real runners against the platform simulator', () => {
     api = await startApi({
       env,
       runners: ({ config, runtime }) =>
-        createTaskRunners({
-          config,
-          runtime,
-          logger: silentLogger(),
-          httpOptions: { retryBaseDelayMs: 1, rateLimit: false },
-        }),
+        createTaskRunners(
+          createServiceContext({
+            config,
+            runtime,
+            logger: silentLogger(),
+            httpOptions: { retryBaseDelayMs: 1, rateLimit: false },
+          }),
+        ),
     });
   });
   after(async () => {

@@ -18,20 +18,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findCatalogEntry, PROVIDER_NAMES } from '../../../src/catalogs/registry.js';
-import type { Config } from '../../../src/config.js';
 import { NotFoundError } from '../../../src/errors.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
-import type { CatalogClientOptions } from '../../catalogs/catalogService.js';
 import { problemResponses } from '../problem.js';
 import { pushGraph } from '../../../services/push.js';
-import type { GraphRuntime } from '../../../services/graphs.js';
+import type { ServiceContext } from '../../../services/context.js';
 
-/** Options of the push routes. */
+/** Options of the push routes: the use cases' context (its catalog gateway does the pushing). */
 export interface PushRoutesOptions {
-  config: Config;
-  runtime: GraphRuntime;
-  /** Catalog client options (tests shorten retries). */
-  clientOptions?: CatalogClientOptions;
+  context: Pick<ServiceContext, 'runtime' | 'catalogs'>;
 }
 
 const switches = {
@@ -66,9 +61,7 @@ export const PushResultSchema = z
 const tags = ['push'];
 
 /** Registers the push routes (register with `{ prefix: '/api/v1' }`). */
-export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, { config, runtime, clientOptions }) => {
-  const deps = { runtime, config, logger: app.log as never, clientOptions };
-
+export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, { context }) => {
   app.post(
     '/lineage/push',
     {
@@ -81,7 +74,7 @@ export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, 
     },
     async (request) => {
       const { catalog_type, graph_id, ...options } = request.body;
-      return pushGraph(deps, { catalogType: catalog_type, graphId: graph_id, options });
+      return pushGraph(context, { catalogType: catalog_type, graphId: graph_id, options });
     },
   );
 
@@ -109,7 +102,11 @@ export const pushRoutes: FastifyPluginAsyncZod<PushRoutesOptions> = async (app, 
           `no catalog provider "${request.params.provider}"; known: ${PROVIDER_NAMES.join(', ')}`,
         );
       const { graph_id, ...options } = ProviderPushRequestSchema.parse(request.body ?? {});
-      return pushGraph(deps, { catalogType: entry.catalogType, graphId: graph_id ?? request.query.graph_id, options });
+      return pushGraph(context, {
+        catalogType: entry.catalogType,
+        graphId: graph_id ?? request.query.graph_id,
+        options,
+      });
     },
   );
 };

@@ -1,0 +1,34 @@
+/**
+ * The composition root of the use cases: binds `services/context.ts`'s ports to their adapters (the
+ * Confluent Cloud HTTP client, the catalog clients) for a command, the API or a watcher.
+ */
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/logger.js';
+import type { ServiceContext } from '../services/context.js';
+import { createCatalogGateway, type CatalogClientOptions } from './catalogs/catalogService.js';
+import type { HttpClientOptions } from './confluent/httpClient.js';
+import { createPlatformApi } from './confluent/platformApi.js';
+import type { LineageRuntime } from './runtime.js';
+
+/** What `createServiceContext` needs; the client options let tests shorten retries and timeouts. */
+export interface ServiceContextOptions {
+  config: Config;
+  runtime: LineageRuntime;
+  logger: Logger;
+  /** Passed to every platform client. */
+  httpOptions?: HttpClientOptions | undefined;
+  /** Passed to every catalog client. */
+  catalogClientOptions?: CatalogClientOptions | undefined;
+}
+
+/** The use cases' dependencies over the real adapters. */
+export function createServiceContext(options: ServiceContextOptions): ServiceContext {
+  const { config, runtime, logger } = options;
+  return {
+    config,
+    runtime,
+    logger,
+    platform: () => createPlatformApi(config.stream, { logger, ...options.httpOptions }),
+    catalogs: createCatalogGateway(config, { ...options.catalogClientOptions, logger }),
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The extraction and enrichment use cases, written once for every entry point: `lineage-svc-extract`
+ * and `make demo` (`commands/shared.ts`), the API's `extract` and `enrich` tasks
+ * (`./taskRunners.ts`) and the watchers (`./watcherEngine.ts`).
+ *
+ * - `runExtraction`: extracts the requested environments from the platform (`src/extraction/extract.ts`),
+ *   records the graph in the graph named `default` (`src/extraction/record.ts`: a diff, scoped to the
+ *   extracted environments and clusters), then, when asked, enriches it from every available catalog
+ *   and records that as a second write (cause `enrichment`, the extraction's correlation id).
+ * - `enrichLineageGraph`: catalog and metrics enrichment of a graph value (no store).
+ * - `enrichStoredGraph`: the same over a stored graph, recorded (mode `merge`, cause `enrichment`).
+ */
+import { catalogEntry } from '../src/catalogs/registry.js';
+import { ConfigurationError } from '../src/errors.js';
+import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
+import { enrichWithMetrics } from '../src/extraction/enrich.js';
+import { recordExtraction } from '../src/extraction/record.js';
+import type { ChangeCounts } from '../src/events.js';
+import { countChanges, type GraphChanges } from '../src/graph/changes.js';
+import type { CatalogType, LineageGraph } from '../src/graph/model.js';
+import { recordGraph } from '../src/graphCommands.js';
+import type { Config } from '../src/config.js';
+import { toLineageGraph } from '../projections/graphProjection.js';
+import type { ServiceContext } from './context.js';
+import { defaultGraph, readGraph } from './graphs.js';
+
+/** The warning when catalog enrichment was asked for and no catalog provider is available. */
+export const CATALOG_ENRICHMENT_UNAVAILABLE =
+  'catalog enrichment is not available: no catalog provider is configured (set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL ' +
+  'and LINEAGE_SVC_LAKEHOUSE_TOKEN, LINEAGE_SVC_DATALAKE_REGION, or LINEAGE_SVC_WAREHOUSE_PROJECT_ID and ' +
+  'LINEAGE_SVC_WAREHOUSE_LOCATION); catalog attributes are left as they are';
+
+/**
+ * Fails when the platform's cloud credentials are not set.
+ * @param purpose what needs them, for the message (`extraction`, `watching`...)
+ * @throws ConfigurationError naming the two variables to set
+ */
+export function requireCloudCredentials(config: Config, purpose: string): void {
+  if (!config.stream.credentials.cloud) {
+    throw new ConfigurationError(
+      `${purpose} needs LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET, which are not set`,
+    );
+  }
+}
+
+/** A progress report: a phase label (`Phase 1/4`, `Catalogs`...) and one line. */
+export type ProgressListener = (step: Pick<ExtractionProgress, 'label' | 'message'>) => void;
+
+/** What to extract and how. */
+export interface ExtractionRequest {
+  environmentIds: readonly string[];
+  /** Cluster filter; empty: every cluster. */
+  clusterIds: readonly string[];
+  enableMetrics: boolean;
+  /** Metrics window in hours; default 1. */
+  metricsLookbackHours?: number;
+  /** Who asked, recorded on the events: `cli`, `api`, `watcher:{id}`. */
+  actor: string;
+  /** Enrich from every available catalog after recording the extraction. */
+  enrichCatalogs: boolean;
+  onProgress?: ProgressListener | undefined;
+}
+
+/** What an extraction did. */
+export interface ExtractionOutcome {
+  extractionId: string;
+  graphId: string;
+  /** The extracted graph, enriched when catalog enrichment ran. */
+  graph: LineageGraph;
+  counts: ExtractionCounts;
+  /** What the extraction changed in the stored graph. */
+  changes: GraphChanges;
+  /** What the catalog enrichment changed after it (empty when it did not run). */
+  enrichmentChanges: ChangeCounts | null;
+  /** Revision of the graph's stream after the last write. */
+  graphRevision: number;
+  /** Platform requests, per API name. */
+  requests: Record<string, number>;
+  warnings: string[];
+  /** Milliseconds spent extracting (without recording and enrichment). */
+  durationMs: number;
+  /** Catalog types whose enrichment ran. */
+  catalogsEnriched: CatalogType[];
+}
+
+/**
+ * Extracts, records, and (when asked) enriches from the catalogs.
+ * @throws ConfigurationError without cloud credentials; whatever extraction or the store throw
+ *   (an `ExtractionFailed` event is recorded first).
+ */
+export async function runExtraction(context: ServiceContext, request: ExtractionRequest): Promise<ExtractionOutcome> {
+  const { config, runtime, logger } = context;
+  requireCloudCredentials(config, 'extraction');
+  const recorded = await recordExtraction(
+    runtime,
+    {
+      environmentIds: request.environmentIds,
+      clusterIds: request.clusterIds,
+      enableMetrics: request.enableMetrics,
+      actor: request.actor,
+    },
+    () =>
+      extract(
+        { platform: context.platform(), logger },
+        {
+          environmentIds: request.environmentIds,
+          clusterIds: request.clusterIds,
+          enableMetrics: request.enableMetrics,
+          metricsLookbackHours: request.metricsLookbackHours ?? 1,
+          ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+          schemaRegistryUrl: config.stream.schemaRegistryUrl,
+          flinkApiUrl: config.stream.flinkApiUrl,
+          datalakeRegion: config.datalake.region,
+        },
+      ),
+  );
+  const { result, record } = recorded;
+  const outcome: ExtractionOutcome = {
+    extractionId: recorded.extractionId,
+    graphId: recorded.graphId,
+    graph: result.graph,
+    counts: result.counts,
+    changes: record.changes,
+    enrichmentChanges: null,
+    graphRevision: record.revision,
+    requests: result.requests,
+    warnings: [...result.warnings],
+    durationMs: result.durationMs,
+    catalogsEnriched: [],
+  };
+  if (!request.enrichCatalogs || context.catalogs.available().length === 0) return outcome;
+  request.onProgress?.({ label: 'Enrichment', message: `catalog tables (${catalogNames(context)})` });
+  const enriched = await context.catalogs.enrich(result.graph);
+  outcome.warnings.push(...enriched.warnings);
+  outcome.catalogsEnriched = enriched.ran;
+  outcome.graph = enriched.graph;
+  outcome.counts = countGraph(enriched.graph);
+  const enrichment = await recordGraph(
+    runtime.commands,
+    recorded.graphId,
+    enriched.graph,
+    { mode: 'merge' },
+    { cause: 'enrichment', actor: request.actor, correlation_id: recorded.extractionId },
+  );
+  outcome.enrichmentChanges = countChanges(enrichment.changes);
+  outcome.graphRevision = enrichment.revision;
+  return outcome;
+}
+
+/** The short names of the available catalogs, for progress lines: `lakehouse, datalake`. */
+function catalogNames(context: ServiceContext): string {
+  return context.catalogs
+    .available()
+    .map((catalogType) => catalogEntry(catalogType).shortName)
+    .join(', ');
+}
+
+/** Which enrichments to run. */
+export interface EnrichmentRequest {
+  /** Every available catalog provider's enrichment. */
+  catalogs: boolean;
+  /** Throughput metrics from the platform's Metrics API. */
+  metrics: boolean;
+  /** Metrics window in hours; default 1. */
+  metricsLookbackHours?: number;
+  onProgress?: ProgressListener | undefined;
+}
+
+/** An enriched graph value. */
+export interface EnrichedGraph {
+  graph: LineageGraph;
+  warnings: string[];
+  catalogsEnriched: CatalogType[];
+}
+
+/**
+ * Enriches a graph value: metrics first (when asked), then every available catalog (when asked;
+ * `CATALOG_ENRICHMENT_UNAVAILABLE` is a warning when none is). Records nothing.
+ * @throws ConfigurationError when metrics are asked for without cloud credentials.
+ */
+export async function enrichLineageGraph(
+  context: ServiceContext,
+  graph: LineageGraph,
+  request: EnrichmentRequest,
+): Promise<EnrichedGraph> {
+  let current = graph;
+  const warnings: string[] = [];
+  let catalogsEnriched: CatalogType[] = [];
+  if (request.metrics) {
+    requireCloudCredentials(context.config, 'metrics enrichment');
+    const hours = request.metricsLookbackHours ?? 1;
+    request.onProgress?.({ label: 'Metrics', message: `throughput metrics over the last ${hours} h` });
+    const enriched = await enrichWithMetrics(current, context.platform(), hours);
+    current = enriched.graph;
+    warnings.push(...enriched.warnings);
+  }
+  if (request.catalogs) {
+    if (context.catalogs.available().length === 0) {
+      warnings.push(CATALOG_ENRICHMENT_UNAVAILABLE);
+    } else {
+      request.onProgress?.({ label: 'Enrichment', message: `catalog tables (${catalogNames(context)})` });
+      const enriched = await context.catalogs.enrich(current);
+      current = enriched.graph;
+      warnings.push(...enriched.warnings);
+      catalogsEnriched = enriched.ran;
+    }
+  }
+  return { graph: current, warnings, catalogsEnriched };
+}
+
+/** The answer of an enrichment of a stored graph (the `enrich` task's result). */
+export interface StoredEnrichmentOutcome {
+  graph_id: string;
+  node_count: number;
+  edge_count: number;
+  changes: ChangeCounts;
+  warnings: string[];
+}
+
+/**
+ * Enriches a stored graph (by default the most recently changed one) and records the difference
+ * (mode `merge`, cause `enrichment`).
+ * @throws NotFoundError for an unknown graph or when there is none; ConfigurationError as `enrichLineageGraph`.
+ */
+export async function enrichStoredGraph(
+  context: ServiceContext,
+  request: EnrichmentRequest & { graphId: string | null; actor: string },
+): Promise<StoredEnrichmentOutcome> {
+  const { runtime } = context;
+  const state = request.graphId === null ? defaultGraph(runtime) : await readGraph(runtime, request.graphId);
+  const graphId = state.graphId;
+  const enriched = await enrichLineageGraph(context, toLineageGraph(state), request);
+  request.onProgress?.({ label: 'Recording', message: `recording the enrichment of graph ${graphId}` });
+  const record = await recordGraph(
+    runtime.commands,
+    graphId,
+    enriched.graph,
+    { mode: 'merge' },
+    { cause: 'enrichment', actor: request.actor },
+  );
+  const after = await readGraph(runtime, graphId);
+  return {
+    graph_id: graphId,
+    node_count: after.graph.order,
+    edge_count: after.graph.size,
+    changes: countChanges(record.changes),
+    warnings: enriched.warnings,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What a watcher engine (`src/watcher/watcher.ts`) does at each step, for `lineage-svc-watch` and the
+ * API's in-process watchers alike:
+ *
+ * - `poll`: `pollEstate` over one platform client (list calls only), kept for the watcher's life so
+ *   that its rate budget holds across polls;
+ * - `extract`: `runExtraction` under the actor `watcher:{watcher_id}` (metrics and catalog enrichment
+ *   off, as the watcher's extraction parameters have always been), then `onExtracted` with the graph
+ *   (the command writes its graph file there);
+ * - `push`: the catalog push of that type from `pushers` (`./push.ts` `catalogPushers`).
+ *
+ * Errors: `poll` and `extract` throw a ConfigurationError without cloud credentials; `push` throws
+ * for a catalog type it has no pusher for. The engine logs what they throw and goes on.
+ */
+import type { LineageGraph } from '../src/graph/model.js';
+import { pollEstate } from '../src/watcher/poll.js';
+import type { ExtractionSummary, WatcherDeps, WatcherSettings } from '../src/watcher/watcher.js';
+import type { ServiceContext } from './context.js';
+import { requireCloudCredentials, runExtraction } from './extraction.js';
+import type { CatalogPush } from './push.js';
+
+/** What `watcherEngineDeps` needs beyond the context. */
+export interface WatcherEngineOptions {
+  watcherId: string;
+  settings: WatcherSettings;
+  /** Pushes by catalog type (e.g. `LAKEHOUSE_CATALOG`). */
+  pushers?: Readonly<Record<string, CatalogPush>> | undefined;
+  /** Called with each extracted graph after it is recorded. */
+  onExtracted?: ((graph: LineageGraph) => Promise<void>) | undefined;
+}
+
+/** The engine dependencies except `record`, `timers` and `onLog`. */
+export function watcherEngineDeps(
+  context: ServiceContext,
+  options: WatcherEngineOptions,
+): Pick<WatcherDeps, 'poll' | 'extract' | 'push'> {
+  const { config } = context;
+  const { watcherId, settings } = options;
+  const platform = context.platform();
+  return {
+    async poll() {
+      requireCloudCredentials(config, 'watching');
+      return pollEstate(platform, {
+        environmentIds: settings.environmentIds,
+        clusterIds: settings.clusterIds,
+        schemaRegistryUrl: config.stream.schemaRegistryUrl,
+        flinkApiUrl: config.stream.flinkApiUrl,
+      });
+    },
+    async extract(): Promise<ExtractionSummary> {
+      const outcome = await runExtraction(context, {
+        environmentIds: settings.environmentIds,
+        clusterIds: settings.clusterIds,
+        enableMetrics: false,
+        actor: `watcher:${watcherId}`,
+        enrichCatalogs: false,
+      });
+      await options.onExtracted?.(outcome.graph);
+      return {
+        extractionId: outcome.extractionId,
+        graphId: outcome.graphId,
+        nodeCount: outcome.counts.nodes,
+        edgeCount: outcome.counts.edges,
+        graphRevision: outcome.graphRevision,
+      };
+    },
+    async push(catalogType, extraction) {
+      const push = options.pushers?.[catalogType];
+      if (!push) throw new Error(`pushing to ${catalogType} is not available`);
+      await push(extraction);
+    },
+  };
+}
