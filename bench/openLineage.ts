@@ -1,6 +1,6 @@
 /**
  * OpenLineage benchmark:
- * 1. Ingestion throughput through `ingestOpenLineageEvents`, batches of 100 RunEvents, on a sqlite
+ * 1. Ingestion throughput through an `OpenLineageIngestor`, batches of 100 RunEvents, on a sqlite
  *    store (`synchronous=FULL`: every batch is durable when its call resolves).
  * 2. Dataset lineage latency (`datasetLineage`, upstream, depth 5) on a projection holding 1,000,000
  *    events. The 1M-event projection is built by applying decoded `OpenLineageEventIngested` events
@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSqliteEventStore } from '../infra/eventStore/sqliteEventStore.js';
-import { createOpenLineageProjection } from '../projections/openLineageProjection.js';
+import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineage/index.js';
 import type { StoredLineageEvent } from '../src/events.js';
-import { ingestOpenLineageEvents } from '../src/openlineage/ingestion.js';
+import { createOpenLineageIngestor } from '../src/openlineage/ingestion.js';
 import { seededRandom as random } from './syntheticGraph.js';
 
 /** Results of `benchOpenLineage`. */
@@ -59,21 +59,17 @@ function runEvent(
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-/** Runs both measurements; see the module comment. */
-export async function benchOpenLineage(
-  options: { ingestEvents?: number; projectionEvents?: number; queries?: number } = {},
-): Promise<OpenLineageBenchResult> {
-  const ingestEvents = options.ingestEvents ?? 20_000;
-  const projectionEvents = options.projectionEvents ?? 1_000_000;
-  const queries = options.queries ?? 1_000;
-
-  // 1. Ingestion through the use case on sqlite.
+/**
+ * Ingests `events` RunEvents through an ingestor on a fresh sqlite store, in batches of 100.
+ * @returns the seconds it took.
+ * @throws Error when an event is not accepted.
+ */
+async function benchIngestion(events: number): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lineage-svc-bench-ol-'));
   const store = createSqliteEventStore({ path: dir });
-  let ingestSeconds: number;
   try {
     const rng = random(1);
-    const bodies = Array.from({ length: ingestEvents }, (_, at) =>
+    const bodies = Array.from({ length: events }, (_, at) =>
       runEvent(
         at,
         0,
@@ -83,42 +79,41 @@ export async function benchOpenLineage(
         Date.UTC(2026, 0, 1) + at,
       ),
     );
+    const ingestor = createOpenLineageIngestor({ store });
     const started = performance.now();
     for (let at = 0; at < bodies.length; at += 100) {
-      const results = await ingestOpenLineageEvents({ store }, bodies.slice(at, at + 100), { actor: 'bench' });
+      const results = await ingestor.ingest(bodies.slice(at, at + 100), { actor: 'bench' });
       if (results.some((result) => result.status !== 'accepted')) throw new Error('bench: an event was not accepted');
     }
-    ingestSeconds = (performance.now() - started) / 1000;
+    return (performance.now() - started) / 1000;
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
 
-  // 2. Lineage over a 1M-event projection.
+/**
+ * A projection holding `events` RunEvents of the layered shape in the module comment, applied
+ * directly (not through a store), and the outputs of its last layer (the lineage origins).
+ */
+function layeredProjection(events: number): { projection: OpenLineageProjection; lastLayerOutputs: string[] } {
   const projection = createOpenLineageProjection();
   const layers = 10;
   const perLayer = 10_000;
   const runsPerJob = 10;
-  const jobs = Math.ceil(projectionEvents / (runsPerJob * 2));
+  const jobs = Math.ceil(events / (runsPerJob * 2));
   const rng = random(2);
   let position = 0;
-  let folded = 0;
   const lastLayerOutputs: string[] = [];
-  for (let job = 0; job < jobs && folded < projectionEvents; job += 1) {
+  for (let job = 0; job < jobs && position < events; job += 1) {
     const layer = job % (layers - 1);
     const inputs = [`L${layer}-${Math.floor(rng() * perLayer)}`, `L${layer}-${Math.floor(rng() * perLayer)}`];
     const output = `L${layer + 1}-${Math.floor(rng() * perLayer)}`;
     if (layer === layers - 2) lastLayerOutputs.push(output);
-    for (let run = 0; run < runsPerJob && folded < projectionEvents; run += 1) {
+    for (let run = 0; run < runsPerJob && position < events; run += 1) {
       for (const eventType of ['START', 'COMPLETE'] as const) {
-        const event = runEvent(
-          job,
-          run,
-          eventType,
-          inputs,
-          output,
-          Date.UTC(2026, 0, 1) + run * 3_600_000 + (eventType === 'COMPLETE' ? 60_000 : 0),
-        );
+        const time = Date.UTC(2026, 0, 1) + run * 3_600_000 + (eventType === 'COMPLETE' ? 60_000 : 0);
+        const event = runEvent(job, run, eventType, inputs, output, time);
         position += 1;
         projection.apply({
           type: 'OpenLineageEventIngested',
@@ -129,10 +124,20 @@ export async function benchOpenLineage(
           recorded_at: '2026-01-01T00:00:00.000Z',
           metadata: { event_id: String(position) },
         } as StoredLineageEvent);
-        folded += 1;
       }
     }
   }
+  return { projection, lastLayerOutputs };
+}
+
+/** Runs both measurements; see the module comment. */
+export async function benchOpenLineage(
+  options: { ingestEvents?: number; projectionEvents?: number; queries?: number } = {},
+): Promise<OpenLineageBenchResult> {
+  const ingestEvents = options.ingestEvents ?? 20_000;
+  const queries = options.queries ?? 1_000;
+  const ingestSeconds = await benchIngestion(ingestEvents);
+  const { projection, lastLayerOutputs } = layeredProjection(options.projectionEvents ?? 1_000_000);
   const timings: number[] = [];
   let visitedJobs = 0;
   const qrng = random(3);
@@ -151,7 +156,9 @@ export async function benchOpenLineage(
     lineage_p99_ms: percentile(timings, 99),
     events_ingested: projection.eventCount,
     mean_jobs_visited: visitedJobs / queries,
-    note: `ingestion: ${ingestEvents} events through ingestOpenLineageEvents on sqlite; lineage: ${projection.eventCount} events applied directly to the projection (not through the store)`,
+    note:
+      `ingestion: ${ingestEvents} events through an OpenLineageIngestor on sqlite; ` +
+      `lineage: ${projection.eventCount} events applied directly to the projection (not through the store)`,
   };
 }
 

@@ -8,11 +8,12 @@ import type { Config } from '../src/config.js';
 import type { EventStore } from '../src/eventStore.js';
 import type { GraphCommandDeps } from '../src/graphCommands.js';
 import type { Logger } from '../src/logger.js';
+import { createOpenLineageIngestor, type OpenLineageIngestor } from '../src/openlineage/ingestion.js';
 import { createGraphProjection, graphStateSource, type GraphProjection } from '../projections/graphProjection.js';
 import { startTraversalIndexing } from '../projections/traversal/index.js';
 import { createProjector, type Projector } from '../projections/projector.js';
 import { createTaskProjection, type TaskProjection } from '../projections/taskProjection.js';
-import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineageProjection.js';
+import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineage/index.js';
 import { createWatcherProjection, type WatcherProjection } from '../projections/watcherProjection.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
@@ -24,6 +25,8 @@ export interface LineageRuntime {
   tasks: TaskProjection;
   /** Ingested and view-recorded OpenLineage events (`openlineage-{key}` streams): the `/lineage/...` queries. */
   openLineage: OpenLineageProjection;
+  /** Appends OpenLineage events to `store`, deduped against `openLineage` and its own recent keys (one per store). */
+  openLineageIngestor: OpenLineageIngestor;
   /** Watchers (`watcher-{id}` streams and the extractions they ran): the `/watchers` queries. */
   watchers: WatcherProjection;
   projector: Projector;
@@ -87,6 +90,7 @@ export async function openRuntime(
     graphs,
     tasks,
     openLineage,
+    openLineageIngestor: createOpenLineageIngestor({ store, dedupeIndex: openLineage, logger }),
     watchers,
     projector,
     commands: { store, state: graphStateSource(graphs, projector, store) },

@@ -1,33 +1,38 @@
 /**
  * The OpenLineage endpoints' use cases (issue 6 items 1-3; contract section 4; specification
  * "Endpoints"): ingestion (`POST /lineage`, `POST /lineage/events`), the `/lineage/...` queries
- * answered by the OpenLineage projection (`projections/openLineageProjection.ts`), and the two graph
- * views (`GET /graphs/confluent/view`, `/graphs/enriched/view`), whose events are stored so that
- * dataset lineage finds them. One function per endpoint; each throws our errors (`ValidationError`
- * 400, `NotFoundError` 404) and nothing else on bad input.
+ * answered by the OpenLineage projection (`projections/openLineage/`), and the two graph views
+ * (`GET /graphs/confluent/view`, `/graphs/enriched/view`), whose events are stored so that dataset
+ * lineage finds them. One function per endpoint; each throws our errors (`ValidationError` 400,
+ * `NotFoundError` 404) and nothing else on bad input. Query parameters arrive checked by the route
+ * schemas (`infra/http/routes/openLineage.ts`).
  *
- * Writes wait for the projector to fold what they appended, so a read right after a write sees it.
+ * Writes go through the runtime's OpenLineage ingestor (`src/openlineage/ingestion.ts`) and wait for
+ * the projector to fold what they appended, so a read right after a write sees it.
  */
 import { randomUUID } from 'node:crypto';
 import { ValidationError, type ValidationIssue } from '../src/errors.js';
 import { SYSTEMS, type System } from '../src/graph/model.js';
-import type { Logger } from '../src/logger.js';
 import { graphToRunEvents } from '../src/openlineage/fromGraph.js';
-import { ingestOpenLineageEvents, recordViewEvents, type IngestionResult } from '../src/openlineage/ingestion.js';
+import type { IngestionResult } from '../src/openlineage/ingestion.js';
 import type { IngestedEvent, RunEvent } from '../src/openlineage/model.js';
 import type {
   DatasetDetail,
+  DatasetLineageQuery,
   DatasetLineageResult,
   DatasetSummary,
   EventQuery,
   JobDetail,
   JobSummary,
-} from '../projections/openLineageProjection.js';
+} from '../projections/openLineage/index.js';
 import type { LineageRuntime } from '../infra/runtime.js';
 import { defaultGraph, readGraph } from './graphs.js';
 
 /** The part of the runtime the OpenLineage endpoints use. */
-export type OpenLineageRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands' | 'openLineage' | 'projector'>;
+export type OpenLineageRuntime = Pick<
+  LineageRuntime,
+  'store' | 'graphs' | 'commands' | 'openLineage' | 'openLineageIngestor' | 'projector'
+>;
 
 /** Most events one ingestion request may hold (the 10 MiB body limit usually binds first). */
 export const MAX_BATCH_EVENTS = 10_000;
@@ -58,7 +63,7 @@ async function catchUp(runtime: OpenLineageRuntime): Promise<void> {
 export async function ingestLineage(
   runtime: OpenLineageRuntime,
   body: unknown,
-  options: { logger?: Logger | undefined; correlationId?: string | undefined } = {},
+  options: { correlationId?: string | undefined } = {},
 ): Promise<IngestionAnswer> {
   if (body === null || typeof body !== 'object') {
     throw new ValidationError('the body must be an OpenLineage event (a JSON object) or an array of events', [
@@ -73,11 +78,10 @@ export async function ingestLineage(
       { path: 'body', message: `got ${bodies.length} events` },
     ]);
   }
-  const results = await ingestOpenLineageEvents(
-    { store: runtime.store, dedupeIndex: runtime.openLineage, ...(options.logger ? { logger: options.logger } : {}) },
-    bodies,
-    { correlation_id: options.correlationId ?? randomUUID(), actor: 'api' },
-  );
+  const results = await runtime.openLineageIngestor.ingest(bodies, {
+    correlation_id: options.correlationId ?? randomUUID(),
+    actor: 'api',
+  });
   const count = (status: IngestionResult['status']) => results.filter((result) => result.status === status).length;
   const answer: IngestionAnswer = {
     results,
@@ -100,7 +104,10 @@ export async function ingestLineage(
   return answer;
 }
 
-/** `GET /lineage/events`: events matching the filters, ordered by eventTime, one page, with the total. */
+/**
+ * `GET /lineage/events`: events matching the filters, ordered by eventTime, one page (`limit` default
+ * 100, `offset` default 0, echoed in the answer), with the total.
+ */
 export function queryLineageEvents(
   runtime: OpenLineageRuntime,
   query: EventQuery,
@@ -133,13 +140,11 @@ export function lineageDatasetDetail(runtime: OpenLineageRuntime, namespace: str
 }
 
 /**
- * `GET /lineage/datasets/lineage`: the jobs and datasets around a dataset, `depth` dataset hops away.
- * @throws NotFoundError for an unknown dataset; ValidationError for a bad depth or direction.
+ * `GET /lineage/datasets/lineage`: the jobs and datasets around a dataset, `depth` dataset hops away
+ * (direction and depth as the route schema checked them).
+ * @throws NotFoundError for an unknown dataset.
  */
-export function lineageOfDataset(
-  runtime: OpenLineageRuntime,
-  query: { namespace: string; name: string; direction?: string | undefined; depth?: string | number | undefined },
-): DatasetLineageResult {
+export function lineageOfDataset(runtime: OpenLineageRuntime, query: DatasetLineageQuery): DatasetLineageResult {
   return runtime.openLineage.datasetLineage(query);
 }
 
@@ -195,7 +200,7 @@ export function parseSystems(value: string | undefined): Set<System> | undefined
 /**
  * `GET /graphs/confluent/view` and `/graphs/enriched/view`: one COMPLETE RunEvent per job of the graph
  * (`graph_id`, default the most recently changed graph), stream platform only (`confluent`) or the
- * systems asked (`enriched`, all by default). What is returned is stored through `recordViewEvents`
+ * systems asked (`enriched`, all by default). What is returned is stored through the ingestor's `recordViewEvents`
  * (idempotent per runId, so an unchanged job is stored once), so that `/lineage/datasets/lineage`
  * finds it.
  * @throws NotFoundError for an unknown graph or when there is no graph; ValidationError for an unknown system.
@@ -204,7 +209,7 @@ export async function lineageView(
   runtime: OpenLineageRuntime,
   view: ViewName,
   query: { graph_id?: string | undefined; systems?: string | undefined },
-  options: { logger?: Logger | undefined; correlationId?: string | undefined } = {},
+  options: { correlationId?: string | undefined } = {},
 ): Promise<ViewAnswer> {
   const systems = view === 'enriched' ? parseSystems(query.systems) : undefined;
   const state = query.graph_id === undefined ? defaultGraph(runtime) : await readGraph(runtime, query.graph_id);
@@ -215,11 +220,10 @@ export async function lineageView(
   );
   let stored = 0;
   if (events.length > 0) {
-    const results = await recordViewEvents(
-      { store: runtime.store, dedupeIndex: runtime.openLineage, ...(options.logger ? { logger: options.logger } : {}) },
-      events,
-      { correlation_id: options.correlationId ?? randomUUID(), actor: 'api' },
-    );
+    const results = await runtime.openLineageIngestor.recordViewEvents(events, {
+      correlation_id: options.correlationId ?? randomUUID(),
+      actor: 'api',
+    });
     stored = results.filter((result) => result.status === 'accepted').length;
     if (stored > 0) await catchUp(runtime);
   }

@@ -1,7 +1,8 @@
 /**
  * OpenLineage Kafka transport (consumer side): reads OpenLineage events from a topic (the value is
  * the event as UTF-8 JSON, the key a string such as `run:{namespace}/{name}`; reference
- * openlineage-marquez.md section 3.2), ingests them through `ingestOpenLineageEvents`, sends
+ * docs/openlineage.md, "Kafka transport"), ingests them through an `OpenLineageIngestor` (the
+ * runtime's, so that HTTP and Kafka calls share one queue and one memory of recent keys), sends
  * unparseable or rejected messages to a dead-letter topic, and commits offsets only once the append
  * (and the dead-letter send) is durable.
  *
@@ -26,7 +27,11 @@ import type { Config } from '../../src/config.js';
 import { errorMessage } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { MAX_EVENT_BYTES } from '../../src/openlineage/ingest.js';
-import { ingestOpenLineageEvents, type IngestionDeps } from '../../src/openlineage/ingestion.js';
+import {
+  createOpenLineageIngestor,
+  type OpenLineageIngestor,
+  type OpenLineageIngestorOptions,
+} from '../../src/openlineage/ingestion.js';
 
 /** Kafka transport settings: `Config.openLineageKafka` (see docs/configuration.md) once switched on. */
 export interface KafkaTransportConfig {
@@ -126,20 +131,19 @@ export function deadLetterRecord(
 }
 
 /**
- * Processes one batch of one partition: decides, ingests the parseable messages in one call,
- * dead-letters the rest, and returns the outcomes and the offset to commit. Broker-independent:
- * `sendDeadLetters` is the producer's send.
+ * Processes one batch of one partition: decides, ingests the parseable messages in one call of
+ * `ingestor`, dead-letters the rest, and returns the outcomes and the offset to commit.
+ * Broker-independent: `sendDeadLetters` is the producer's send.
  * @throws when the append or the dead-letter send fails (nothing may then be committed).
  */
 export async function processBatch(
-  deps: IngestionDeps,
+  ingestor: Pick<OpenLineageIngestor, 'ingest'>,
   batch: { topic: string; partition: number; messages: ReadonlyArray<Pick<KafkaMessage, 'key' | 'value' | 'offset'>> },
   sendDeadLetters: (records: Array<ReturnType<typeof deadLetterRecord>>) => Promise<void>,
 ): Promise<{ outcomes: Array<{ offset: string; outcome: MessageOutcome }>; commit: string | null }> {
   const decisions = batch.messages.map((message) => ({ message, decision: decideMessage(message) }));
   const toIngest = decisions.filter((entry) => entry.decision.action === 'ingest');
-  const results = await ingestOpenLineageEvents(
-    deps,
+  const results = await ingestor.ingest(
     toIngest.map((entry) => (entry.decision as { body: unknown }).body),
     {
       actor: 'kafka',
@@ -183,13 +187,24 @@ export interface OpenLineageConsumer {
 }
 
 /**
+ * What the consumer ingests through: the runtime's ingestor (`LineageRuntime.openLineageIngestor`).
+ * The older shape, the ingestor's options (`{store, dedupeIndex, logger}`), is still accepted while
+ * `commands/api.ts` passes it: the consumer then makes an ingestor of its own, which dedupes through
+ * the store and `dedupeIndex` but shares no queue or recent keys with the API's.
+ */
+export type OpenLineageConsumerDeps =
+  | { ingestor: OpenLineageIngestor; logger?: Logger | undefined }
+  | (OpenLineageIngestorOptions & { ingestor?: undefined });
+
+/**
  * Connects and starts consuming `config.topic` with group `config.groupId`.
  * @throws when the brokers cannot be reached.
  */
 export async function startOpenLineageConsumer(
   config: KafkaTransportConfig,
-  deps: IngestionDeps & { logger?: Logger },
+  deps: OpenLineageConsumerDeps,
 ): Promise<OpenLineageConsumer> {
+  const ingestor = deps.ingestor ?? createOpenLineageIngestor(deps);
   const kafka = new Kafka({
     clientId: config.clientId ?? 'lineage-svc',
     brokers: config.brokers,
@@ -204,7 +219,7 @@ export async function startOpenLineageConsumer(
     autoCommit: false,
     eachBatchAutoResolve: false,
     eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-      const { outcomes, commit } = await processBatch(deps, batch, async (records) => {
+      const { outcomes, commit } = await processBatch(ingestor, batch, async (records) => {
         await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
       });
       for (const entry of outcomes) if (entry.outcome !== 'pending') resolveOffset(entry.offset);

@@ -1,8 +1,11 @@
 /**
- * OpenLineage ingestion use case (no HTTP): normalises each body, appends every accepted event to the
- * store as `OpenLineageEventIngested`, and answers with one result per body.
+ * OpenLineage ingestion (no HTTP; docs/openlineage.md, "Ingestion"): an `OpenLineageIngestor`
+ * normalises each body, appends every accepted event to the store as `OpenLineageEventIngested`
+ * (docs/events.md), and answers with one result per body. The runtime (`infra/runtime.ts`) creates
+ * one per store and the API, the Kafka transport and the bench use it; what it remembers lives in
+ * the ingestor, not in the module.
  *
- * Durability and idempotency (contract section 4; reference openlineage-marquez.md section 8):
+ * Durability and idempotency (docs/openlineage.md, "Dedupe"):
  * - The accepted, not-yet-seen events of one call are appended in ONE append (one durable
  *   transaction) to the stream `openlineage-{key}` with `expectedRevision: 'no_stream'`, where `key`
  *   is the event's `dedupe_key` when the call holds one new event, and the SHA-256 of the sorted
@@ -10,9 +13,9 @@
  *   batch therefore hits an existing stream and is reported `duplicate`; the store enforces it even
  *   under concurrent writers. One append per call (not per event) is what makes 100-event batches
  *   reach thousands of events per second on sqlite with `synchronous=FULL`.
- * - Events already stored by an earlier, different call are found by `deps.dedupeIndex` (the
- *   OpenLineage projection) and by the per-store memory of recently appended keys; calls on one store
- *   are serialised in-process so that check-then-append cannot interleave.
+ * - Events already stored by an earlier, different call are found by the `dedupeIndex` (the
+ *   OpenLineage projection) and by the ingestor's memory of recently appended keys; the ingestor's
+ *   calls run one at a time, so that check-then-append cannot interleave.
  * - If two processes still store the same event in two different batches, the OpenLineage projection
  *   folds each `dedupe_key` once, so reads never see the duplicate.
  */
@@ -22,16 +25,6 @@ import { streams, toAppend, type EventContext } from '../events.js';
 import type { Logger } from '../logger.js';
 import { dedupeKeyOf, normalizeOpenLineage, type NormalizedEvent } from './ingest.js';
 import type { RunEvent } from './model.js';
-
-/** Dependencies of the ingestion use case. */
-export interface IngestionDeps {
-  store: EventStore;
-  logger?: Logger;
-  /** Receive time (for events without `eventTime`). Default: now. */
-  now?: () => Date;
-  /** Dedupe keys already folded by the OpenLineage projection (`projection.hasDedupeKey`). */
-  dedupeIndex?: { hasDedupeKey(dedupeKey: string): boolean };
-}
 
 /** The outcome of one body. */
 export interface IngestionResult {
@@ -52,152 +45,204 @@ export interface IngestionResult {
 /** What one ingestion call records with its events (correlation id, actor such as `api` or `kafka`, cause). */
 export type IngestionContext = EventContext;
 
-interface Options {
-  /** Overrides the dedupe key of an accepted event (views: the runId). */
-  keyOf?: (normalized: NormalizedEvent) => string;
+/** Dedupe keys already folded, e.g. the OpenLineage projection (`projection.hasDedupeKey`). */
+export interface DedupeIndex {
+  hasDedupeKey(dedupeKey: string): boolean;
 }
 
-// Per-store serialisation and memory of recently appended keys.
-const queues = new WeakMap<EventStore, Promise<unknown>>();
-const recentKeys = new WeakMap<EventStore, Set<string>>();
-const RECENT_LIMIT = 200_000;
+/** How many recently appended dedupe keys an ingestor remembers by default. */
+export const RECENT_DEDUPE_KEYS = 200_000;
 
-function remember(store: EventStore, keys: readonly string[]): void {
-  let recent = recentKeys.get(store);
-  if (!recent) recentKeys.set(store, (recent = new Set()));
-  for (const key of keys) recent.add(key);
-  if (recent.size > RECENT_LIMIT) {
-    // Sets iterate in insertion order: forget the oldest half.
-    let drop = recent.size - RECENT_LIMIT / 2;
-    for (const key of recent) {
-      if (drop-- <= 0) break;
-      recent.delete(key);
-    }
+/** What an ingestor is made of. */
+export interface OpenLineageIngestorOptions {
+  /** The store appended to. */
+  store: EventStore;
+  /** Dedupe keys already folded (the OpenLineage projection). Without it, only the recent keys and the store dedupe. */
+  dedupeIndex?: DedupeIndex;
+  /** Logs append failures (error) and each call's counts (debug). */
+  logger?: Logger;
+  /** Receive time (for events without `eventTime`). Default: now. */
+  now?: () => Date;
+  /**
+   * Recently appended dedupe keys remembered (default `RECENT_DEDUPE_KEYS`, 200,000); past it, the
+   * oldest half is forgotten.
+   */
+  recentKeys?: number;
+}
+
+/** Ingests OpenLineage events into one store; its calls run one at a time, in call order. */
+export interface OpenLineageIngestor {
+  /**
+   * Ingests OpenLineage events (RunEvent, JobEvent, DatasetEvent), e.g. the items of
+   * `POST /api/v1/lineage/events`, the body of `POST /api/v1/lineage`, or Kafka messages.
+   *
+   * @param bodies parsed JSON values, one per event.
+   * @param context metadata recorded with the events (`actor`: `api`, `kafka`...; `cause` defaults to `ingestion`).
+   * @returns one result per body, in order. Rejected bodies are not stored.
+   * @throws StorageError when the append fails: nothing of this call was stored, and a retry is safe.
+   */
+  ingest(bodies: readonly unknown[], context?: IngestionContext): Promise<IngestionResult[]>;
+  /**
+   * Stores the RunEvents a view (`GET /graphs/confluent/view`, `/graphs/enriched/view`) returned, so
+   * that `/lineage/datasets/lineage` finds them (docs/openlineage.md, "Graph to OpenLineage").
+   *
+   * A view event's dedupe key is its `runId` and `eventType` (not its content): the runId is a hash of
+   * the job's definition and its inputs and outputs (`graphToRunEvents`), so calling a view again while
+   * a job is unchanged stores nothing new, whatever the `eventTime`; a changed job gets a new runId and
+   * its new event is stored.
+   *
+   * @returns one result per event (`accepted` or `duplicate`).
+   * @throws StorageError when the append fails.
+   */
+  recordViewEvents(runEvents: readonly RunEvent[], context?: IngestionContext): Promise<IngestionResult[]>;
+}
+
+/** Creates an ingestor over `options.store`, with an empty memory of recent keys and an idle queue. */
+export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): OpenLineageIngestor {
+  const recent = createRecentKeys(options.recentKeys ?? RECENT_DEDUPE_KEYS);
+  const normalizeOptions = options.now ? { now: options.now } : {};
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /** Runs `work` after every earlier call has settled (a failed call does not stop the queue). */
+  function serialised<T>(work: () => Promise<T>): Promise<T> {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
   }
-}
 
-function serialised<T>(store: EventStore, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(store) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  queues.set(
-    store,
-    next.catch(() => undefined),
-  );
-  return next;
-}
-
-/**
- * Ingests OpenLineage events (RunEvent, JobEvent, DatasetEvent), e.g. the items of
- * `POST /api/v1/lineage/events`, the body of `POST /api/v1/lineage`, or Kafka messages.
- *
- * @param bodies parsed JSON values, one per event.
- * @param context metadata recorded with the events (`actor`: `api`, `kafka`...; `cause`: `ingestion`).
- * @returns one result per body, in order. Rejected bodies are not stored.
- * @throws StorageError when the append fails: nothing of this call was stored, and a retry is safe.
- */
-export async function ingestOpenLineageEvents(
-  deps: IngestionDeps,
-  bodies: readonly unknown[],
-  context: IngestionContext = {},
-  options: Options = {},
-): Promise<IngestionResult[]> {
-  const normalizeOptions = deps.now ? { now: deps.now } : {};
-  const results: IngestionResult[] = [];
-  const fresh: Array<{ result: IngestionResult; normalized: NormalizedEvent }> = [];
-  const normalizedAll = bodies.map((body) => normalizeOpenLineage(body, normalizeOptions));
-
-  return serialised(deps.store, async () => {
-    const inCall = new Set<string>();
-    const recent = recentKeys.get(deps.store);
-    normalizedAll.forEach((normalized, index) => {
-      if (!normalized.ok) {
-        results.push({ index, status: 'rejected', warnings: [], errors: normalized.errors });
-        return;
-      }
-      if (options.keyOf) normalized.dedupe_key = options.keyOf(normalized);
-      const result: IngestionResult = {
-        index,
-        status: 'accepted',
-        ...(normalized.run_id === undefined ? {} : { run_id: normalized.run_id }),
-        ...(normalized.run_uuid === undefined ? {} : { run_uuid: normalized.run_uuid }),
-        dedupe_key: normalized.dedupe_key,
-        warnings: normalized.warnings,
-      };
-      results.push(result);
-      const key = normalized.dedupe_key;
-      if (inCall.has(key) || recent?.has(key) || deps.dedupeIndex?.hasDedupeKey(key)) {
-        result.status = 'duplicate';
-        return;
-      }
-      inCall.add(key);
-      fresh.push({ result, normalized });
+  function run(
+    bodies: readonly unknown[],
+    context: IngestionContext,
+    keyOf?: (normalized: NormalizedEvent) => string,
+  ): Promise<IngestionResult[]> {
+    const normalized = bodies.map((body) => normalizeOpenLineage(body, normalizeOptions));
+    return serialised(async () => {
+      const isKnown = (key: string) => recent.has(key) || options.dedupeIndex?.hasDedupeKey(key) === true;
+      const { results, fresh } = classify(normalized, isKnown, keyOf);
+      if (fresh.length === 0) return results;
+      const keys = await appendFresh(options, fresh, context);
+      recent.remember(keys);
+      options.logger?.debug(countByStatus(results), 'OpenLineage:Ingested');
+      return results;
     });
-    if (fresh.length === 0) return results;
+  }
 
-    const keys = fresh.map((entry) => entry.normalized.dedupe_key);
-    const streamKey = keys.length === 1 ? keys[0]! : dedupeKeyOf([...keys].sort());
-    const events = toAppend(
-      fresh.map(({ normalized }) => ({
-        type: 'OpenLineageEventIngested' as const,
-        data: {
-          kind: normalized.kind,
-          dedupe_key: normalized.dedupe_key,
-          event: normalized.event,
-          warnings: normalized.warnings,
-        },
-      })),
-      { cause: 'ingestion', ...context },
-    );
-    try {
-      await deps.store.append(streams.openLineage(streamKey), events, { expectedRevision: 'no_stream' });
-    } catch (error) {
-      if (!(error instanceof ExpectedRevisionConflictError)) {
-        deps.logger?.error({ err: errorMessage(error), events: fresh.length }, 'OpenLineage:AppendFailed');
-        throw error;
-      }
-      for (const entry of fresh) entry.result.status = 'duplicate';
-    }
-    remember(deps.store, keys);
-    deps.logger?.debug(
-      {
-        accepted: results.filter((entry) => entry.status === 'accepted').length,
-        duplicate: results.filter((entry) => entry.status === 'duplicate').length,
-        rejected: results.filter((entry) => entry.status === 'rejected').length,
-      },
-      'OpenLineage:Ingested',
-    );
-    return results;
+  return {
+    ingest: (bodies, context = {}) => run(bodies, context),
+    recordViewEvents: (runEvents, context = {}) => run(runEvents, { cause: 'view', ...context }, viewKeyOf),
+  };
+}
+
+/** A view event's dedupe key: its runId and eventType. */
+function viewKeyOf(normalized: NormalizedEvent): string {
+  return dedupeKeyOf({
+    view: true,
+    runId: normalized.run_id,
+    eventType: (normalized.event as { eventType?: unknown }).eventType,
   });
 }
 
+/** An accepted event not seen before, and the result it will be reported in. */
+interface FreshEvent {
+  result: IngestionResult;
+  normalized: NormalizedEvent;
+}
+
 /**
- * Stores the RunEvents a view (`GET /graphs/confluent/view`, `/graphs/enriched/view`) returned, so
- * that `/lineage/datasets/lineage` finds them (specification "Endpoints": the store is filled by
- * ingestion or by calling either view).
- *
- * A view event's dedupe key is its `runId` and `eventType` (not its content): the runId is a hash of
- * the job's definition and its inputs and outputs (`graphToRunEvents`), so calling a view again while
- * a job is unchanged stores nothing new, whatever the `eventTime`; a changed job gets a new runId and
- * its new event is stored.
- *
- * @returns one result per event (`accepted` or `duplicate`).
+ * One result per body: rejected, duplicate (seen earlier in the call, or `isKnown`) or accepted; the
+ * accepted ones are also returned as `fresh`, in body order.
  */
-export function recordViewEvents(
-  deps: IngestionDeps,
-  runEvents: readonly RunEvent[],
-  context: IngestionContext = {},
-): Promise<IngestionResult[]> {
-  return ingestOpenLineageEvents(
-    deps,
-    runEvents,
-    { cause: 'view', ...context },
-    {
-      keyOf: (normalized) =>
-        dedupeKeyOf({
-          view: true,
-          runId: normalized.run_id,
-          eventType: (normalized.event as { eventType?: unknown }).eventType,
-        }),
-    },
+function classify(
+  normalizedAll: ReadonlyArray<ReturnType<typeof normalizeOpenLineage>>,
+  isKnown: (key: string) => boolean,
+  keyOf?: (normalized: NormalizedEvent) => string,
+): { results: IngestionResult[]; fresh: FreshEvent[] } {
+  const results: IngestionResult[] = [];
+  const fresh: FreshEvent[] = [];
+  const inCall = new Set<string>();
+  normalizedAll.forEach((normalized, index) => {
+    if (!normalized.ok) {
+      results.push({ index, status: 'rejected', warnings: [], errors: normalized.errors });
+      return;
+    }
+    if (keyOf) normalized.dedupe_key = keyOf(normalized);
+    const result: IngestionResult = {
+      index,
+      status: 'accepted',
+      ...(normalized.run_id === undefined ? {} : { run_id: normalized.run_id }),
+      ...(normalized.run_uuid === undefined ? {} : { run_uuid: normalized.run_uuid }),
+      dedupe_key: normalized.dedupe_key,
+      warnings: normalized.warnings,
+    };
+    results.push(result);
+    const key = normalized.dedupe_key;
+    if (inCall.has(key) || isKnown(key)) {
+      result.status = 'duplicate';
+      return;
+    }
+    inCall.add(key);
+    fresh.push({ result, normalized });
+  });
+  return { results, fresh };
+}
+
+/**
+ * Appends the fresh events in one append to a stream that must not exist yet; when it exists (a
+ * redelivery), marks them `duplicate`.
+ * @returns their dedupe keys.
+ * @throws StorageError (or whatever the store throws besides a revision conflict).
+ */
+async function appendFresh(
+  options: Pick<OpenLineageIngestorOptions, 'store' | 'logger'>,
+  fresh: readonly FreshEvent[],
+  context: IngestionContext,
+): Promise<string[]> {
+  const keys = fresh.map((entry) => entry.normalized.dedupe_key);
+  const streamKey = keys.length === 1 ? keys[0]! : dedupeKeyOf([...keys].sort());
+  const events = toAppend(
+    fresh.map(({ normalized }) => ({
+      type: 'OpenLineageEventIngested' as const,
+      data: {
+        kind: normalized.kind,
+        dedupe_key: normalized.dedupe_key,
+        event: normalized.event,
+        warnings: normalized.warnings,
+      },
+    })),
+    { cause: 'ingestion', ...context },
   );
+  try {
+    await options.store.append(streams.openLineage(streamKey), events, { expectedRevision: 'no_stream' });
+  } catch (error) {
+    if (!(error instanceof ExpectedRevisionConflictError)) {
+      options.logger?.error({ err: errorMessage(error), events: fresh.length }, 'OpenLineage:AppendFailed');
+      throw error;
+    }
+    for (const entry of fresh) entry.result.status = 'duplicate';
+  }
+  return keys;
+}
+
+/** Counts of results by status, for the log. */
+function countByStatus(results: readonly IngestionResult[]): { accepted: number; duplicate: number; rejected: number } {
+  const count = (status: IngestionResult['status']) => results.filter((entry) => entry.status === status).length;
+  return { accepted: count('accepted'), duplicate: count('duplicate'), rejected: count('rejected') };
+}
+
+/** A bounded memory of dedupe keys: past `limit`, the oldest half is forgotten. */
+function createRecentKeys(limit: number): { has(key: string): boolean; remember(keys: readonly string[]): void } {
+  const keys = new Set<string>();
+  return {
+    has: (key) => keys.has(key),
+    remember(added) {
+      for (const key of added) keys.add(key);
+      if (keys.size <= limit) return;
+      // Sets iterate in insertion order: forget the oldest keys, down to half the limit.
+      let drop = keys.size - limit / 2;
+      for (const key of keys) {
+        if (drop-- <= 0) break;
+        keys.delete(key);
+      }
+    },
+  };
 }

@@ -1,16 +1,20 @@
 /**
- * Shared setup of the OpenLineage tests: a memory store, the OpenLineage projection and a projector,
- * the fixture folder (`../shared/fixtures/openlineage`, never copied into the project), and the list
+ * Shared setup of the OpenLineage tests: a memory store, the OpenLineage projection, a projector and
+ * an ingestor over them (as `infra/runtime.ts` wires them), the fixture folder (`../shared/fixtures/openlineage`, never copied into the project), and the list
  * of complete (`FULL`) event files from its SOURCES.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
-import { createOpenLineageProjection, type OpenLineageProjection } from '../../projections/openLineageProjection.js';
+import { createOpenLineageProjection, type OpenLineageProjection } from '../../projections/openLineage/index.js';
 import { createProjector, type Projector } from '../../projections/projector.js';
 import type { EventStore } from '../../src/eventStore.js';
-import { ingestOpenLineageEvents, type IngestionDeps } from '../../src/openlineage/ingestion.js';
+import {
+  createOpenLineageIngestor,
+  type IngestionResult,
+  type OpenLineageIngestor,
+} from '../../src/openlineage/ingestion.js';
 
 /** The OpenLineage fixture folder beside the repository. */
 export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures/openlineage');
@@ -48,13 +52,16 @@ export function completeEventFiles(): string[] {
   return files;
 }
 
-/** A memory store, a started projector over an OpenLineage projection, and ingestion deps. */
+/**
+ * A memory store, a started projector over an OpenLineage projection, an ingestor deduping against
+ * that projection, and `ingest`, which ingests and waits for the projection to fold the result.
+ */
 export async function setup(t: TestContext): Promise<{
   store: EventStore;
   projection: OpenLineageProjection;
   projector: Projector;
-  deps: IngestionDeps;
-  ingest: (bodies: unknown[]) => ReturnType<typeof ingestOpenLineageEvents>;
+  ingestor: OpenLineageIngestor;
+  ingest: (bodies: unknown[]) => Promise<IngestionResult[]>;
   sync: () => Promise<void>;
 }> {
   const store = createMemoryEventStore({ now: () => new Date('2026-01-01T00:00:00.000Z') });
@@ -65,16 +72,16 @@ export async function setup(t: TestContext): Promise<{
     await projector.stop();
     await store.close();
   });
-  const deps: IngestionDeps = { store, dedupeIndex: projection };
+  const ingestor = createOpenLineageIngestor({ store, dedupeIndex: projection });
   const sync = async () => projector.waitFor(await store.headPosition());
   return {
     store,
     projection,
     projector,
-    deps,
+    ingestor,
     sync,
     async ingest(bodies) {
-      const results = await ingestOpenLineageEvents(deps, bodies, { actor: 'test' });
+      const results = await ingestor.ingest(bodies, { actor: 'test' });
       await sync();
       return results;
     },

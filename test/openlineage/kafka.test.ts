@@ -11,8 +11,9 @@ import {
   processBatch,
   startOpenLineageConsumer,
 } from '../../infra/kafka/openLineageConsumer.js';
-import { ConfigurationError, StorageError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import type { EventStore } from '../../src/eventStore.js';
+import { createOpenLineageIngestor } from '../../src/openlineage/ingestion.js';
 import { runEvent } from './helpers.js';
 
 const message = (offset: number, value: string | Buffer | null) => ({
@@ -71,7 +72,8 @@ describe('Kafka transport decisions (no broker)', () => {
         message(8, JSON.stringify(runEvent({ job: 'a' }))),
       ],
     };
-    const { outcomes, commit } = await processBatch({ store }, batch, async (records) => {
+    const ingestor = createOpenLineageIngestor({ store });
+    const { outcomes, commit } = await processBatch(ingestor, batch, async (records) => {
       sent.push(...records);
     });
     assert.deepEqual(
@@ -87,9 +89,16 @@ describe('Kafka transport decisions (no broker)', () => {
     );
     assert.equal(sent[0]!.headers['lineage-svc.source'], 'openlineage.events/0@6');
     // Redelivery of the same batch stores nothing new.
-    const redelivered = await processBatch({ store }, batch, async () => undefined);
+    const redelivered = await processBatch(ingestor, batch, async () => undefined);
     assert.deepEqual(
       redelivered.outcomes.map((entry) => entry.outcome),
+      ['duplicate', 'dead-lettered', 'dead-lettered', 'duplicate'],
+    );
+    assert.equal(await store.headPosition(), 1);
+    // Redelivered to another process (an ingestor that remembers nothing): the store still refuses it.
+    const elsewhere = await processBatch(createOpenLineageIngestor({ store }), batch, async () => undefined);
+    assert.deepEqual(
+      elsewhere.outcomes.map((entry) => entry.outcome),
       ['duplicate', 'dead-lettered', 'dead-lettered', 'duplicate'],
     );
     assert.equal(await store.headPosition(), 1);
@@ -103,7 +112,7 @@ describe('Kafka transport decisions (no broker)', () => {
     let sent = 0;
     await assert.rejects(
       processBatch(
-        { store: failing },
+        createOpenLineageIngestor({ store: failing }),
         { topic: 't', partition: 0, messages: [message(1, JSON.stringify(runEvent({ job: 'a' })))] },
         async () => {
           sent += 1;
@@ -173,7 +182,7 @@ describe('Kafka transport against a broker', () => {
       ],
     });
     const store = createMemoryEventStore();
-    const consumer = await startOpenLineageConsumer(config, { store });
+    const consumer = await startOpenLineageConsumer(config, { ingestor: createOpenLineageIngestor({ store }) });
     const deadline = Date.now() + 30_000;
     while ((await store.headPosition()) < 1 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -12,13 +12,22 @@
  *   in `errors` (`[index].path`);
  * - 413 when the body, compressed or decompressed, exceeds the 10 MiB limit; 415 for another
  *   content encoding or a body that is not JSON.
+ *
+ * The query parameters of the `/lineage/...` reads are checked here, by their zod schemas (400
+ * problem+json naming the parameter): the projection (`projections/openLineage/`) never validates
+ * HTTP input.
  */
 import { createUnzip, type Unzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LINEAGE_DIRECTIONS } from '../../../projections/openLineageProjection.js';
+import {
+  DEFAULT_LINEAGE_DEPTH,
+  LINEAGE_DIRECTIONS,
+  MAX_LINEAGE_DEPTH,
+} from '../../../projections/openLineage/index.js';
 import { LineageError } from '../../../src/errors.js';
+import { parseEventTime } from '../../../src/openlineage/ingest.js';
 import { EVENT_TYPES } from '../../../src/openlineage/model.js';
 import {
   ingestLineage,
@@ -130,14 +139,57 @@ const IngestionAnswerSchema = z
 const IngestionBody = z
   .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
   .describe('One OpenLineage event (RunEvent, JobEvent or DatasetEvent) or an array of them');
-const NameQuery = z.object({ namespace: Name.describe('Namespace'), name: Name.describe('Name') });
 const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
+const NameQuery = z.object({ namespace: Name.describe('Namespace'), name: Name.describe('Name') });
+
+/**
+ * An inclusive eventTime bound (`since`, `until`): an ISO 8601 date-time, with or without a timezone
+ * (UTC assumed, as at ingestion: `parseEventTime`), turned into milliseconds since the epoch.
+ */
+export const EventTimeBound = z
+  .string()
+  .min(1)
+  .max(64)
+  .transform((value, context) => {
+    const time = parseEventTime(value);
+    if (time === null) {
+      context.addIssue({ code: 'custom', message: `must be an ISO 8601 date-time, got "${value}"` });
+      return z.NEVER;
+    }
+    return time.ms;
+  });
+
+/** The query of `GET /lineage/events`: filters on the job, run, eventType and eventTime, and the page. */
+export const EventsQuery = z.object({
+  namespace: Name.optional().describe('Job namespace (exact)'),
+  job: Name.optional().describe('Job name (exact)'),
+  run_id: Name.optional().describe('runId as received, or the UUID of a non-UUID runId'),
+  event_type: z.preprocess(upperCase, z.enum(EVENT_TYPES)).optional(),
+  since: EventTimeBound.optional().describe('Inclusive lower bound of eventTime (ISO 8601)'),
+  until: EventTimeBound.optional().describe('Inclusive upper bound of eventTime (ISO 8601)'),
+  ...paging(100, 1000),
+});
+
+/** The query of `GET /lineage/datasets/lineage`: the origin dataset, the direction and the depth in dataset hops. */
+export const DatasetLineageQuerySchema = NameQuery.extend({
+  direction: z.enum(LINEAGE_DIRECTIONS).default('upstream'),
+  depth: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LINEAGE_DEPTH)
+    .default(DEFAULT_LINEAGE_DEPTH)
+    .describe(`Dataset hops, 1 to ${MAX_LINEAGE_DEPTH} (default ${DEFAULT_LINEAGE_DEPTH})`),
+});
 
 const tags = ['lineage'];
 const withProblems = <T extends object>(responses: T) => ({ ...responses, ...problemResponses });
 
-/** Registers the `/lineage/...` routes (register with `{ prefix: '/api/v1' }`). */
-export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> = async (app, { runtime }) => {
+/** The fastify instance the route plugins get (zod type provider). */
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** `POST /lineage` and `POST /lineage/events`: ingestion, through `ingestLineage`. */
+function ingestionRoutes(app: App, runtime: OpenLineageRuntime): void {
   const ingestion = {
     preParsing: decompressRequestBody,
     schema: {
@@ -151,7 +203,8 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
     },
   };
   const ingestionDescription =
-    'Ingests one event or an array. 200 with a result per item when at least one was accepted or a duplicate; 400 when all were rejected. Accepts Content-Encoding gzip and deflate.';
+    'Ingests one event or an array. 200 with a result per item when at least one was accepted or a duplicate; ' +
+    '400 when all were rejected. Accepts Content-Encoding gzip and deflate.';
 
   app.post(
     '/lineage',
@@ -178,22 +231,17 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
     },
     async (request) => ingestLineage(runtime, request.body),
   );
+}
 
+/** `GET /lineage/events` and `GET /lineage/events/{run_id}`. */
+function eventRoutes(app: App, runtime: OpenLineageRuntime): void {
   app.get(
     '/lineage/events',
     {
       schema: {
         tags,
         summary: 'Stored events, ordered by eventTime, with filters and paging',
-        querystring: z.object({
-          namespace: Name.optional().describe('Job namespace (exact)'),
-          job: Name.optional().describe('Job name (exact)'),
-          run_id: Name.optional().describe('runId as received, or the UUID of a non-UUID runId'),
-          event_type: z.preprocess(upperCase, z.enum(EVENT_TYPES)).optional(),
-          since: z.string().min(1).max(64).optional().describe('Inclusive lower bound of eventTime (ISO 8601)'),
-          until: z.string().min(1).max(64).optional().describe('Inclusive upper bound of eventTime (ISO 8601)'),
-          ...paging(100, 1000),
-        }),
+        querystring: EventsQuery,
         response: withProblems({
           200: z.object({
             events: z.array(EventSchema),
@@ -221,7 +269,10 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
     },
     async (request) => lineageRunEvents(runtime, request.params.run_id),
   );
+}
 
+/** `GET /lineage/datasets`, `/lineage/datasets/detail` and `/lineage/datasets/lineage`. */
+function datasetRoutes(app: App, runtime: OpenLineageRuntime): void {
   app.get(
     '/lineage/datasets',
     {
@@ -263,11 +314,9 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
         tags,
         summary: 'Dataset lineage: the whole events of the jobs within depth dataset hops',
         description:
-          'depth counts dataset hops: one upstream hop goes from a dataset through every job that wrote it to that job\u2019s inputs; downstream is the mirror; both is the union.',
-        querystring: NameQuery.extend({
-          direction: z.enum(LINEAGE_DIRECTIONS).default('upstream'),
-          depth: z.coerce.number().int().min(1).max(50).default(5).describe('Dataset hops, 1 to 50 (default 5)'),
-        }),
+          'depth counts dataset hops: one upstream hop goes from a dataset through every job that wrote it to ' +
+          'that job\u2019s inputs; downstream is the mirror; both is the union.',
+        querystring: DatasetLineageQuerySchema,
         response: withProblems({
           200: z.object({
             origin: DatasetRefSchema,
@@ -283,7 +332,10 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
     },
     async (request) => lineageOfDataset(runtime, request.query),
   );
+}
 
+/** `GET /lineage/jobs` and `/lineage/jobs/detail`. */
+function jobRoutes(app: App, runtime: OpenLineageRuntime): void {
   app.get(
     '/lineage/jobs',
     {
@@ -320,4 +372,12 @@ export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> 
     },
     async (request) => lineageJobDetail(runtime, request.query.namespace, request.query.name),
   );
+}
+
+/** Registers the `/lineage/...` routes (register with `{ prefix: '/api/v1' }`). */
+export const openLineageRoutes: FastifyPluginAsyncZod<OpenLineageRoutesOptions> = async (app, { runtime }) => {
+  ingestionRoutes(app, runtime);
+  eventRoutes(app, runtime);
+  datasetRoutes(app, runtime);
+  jobRoutes(app, runtime);
 };

@@ -1,0 +1,216 @@
+/**
+ * The OpenLineage projection's fold (docs/openlineage.md, "Ingestion", "Identity" and "Queries"):
+ * `evolveOpenLineage(state, event)` applies one stored event to an `OpenLineageState`.
+ *
+ * - `OpenLineageEventIngested` events are folded once per `dedupe_key`, so a duplicate that reached
+ *   the store (two processes storing the same event in different batches) never shows twice.
+ * - `NodesAdded` and `NodesChanged` (graph streams) are read only for the bootstrap endpoints of
+ *   stream nodes: `kafka://{bootstrap}` becomes an alias of `stream://{env}/{cluster}`.
+ * - Every event advances `state.position`; other types change nothing else.
+ */
+import { v5 as uuidv5 } from 'uuid';
+import type { StoredLineageEvent } from '../../src/events.js';
+import type { Node } from '../../src/graph/model.js';
+import {
+  datasetKey,
+  kafkaNamespace,
+  nodeBootstrap,
+  streamNamespace,
+  symlinkIdentifiers,
+} from '../../src/openlineage/identity.js';
+import { NON_UUID_RUN_NAMESPACE, parseEventTime } from '../../src/openlineage/ingest.js';
+import { isUuid, type IngestedEvent, type OpenLineageEventKind } from '../../src/openlineage/model.js';
+import {
+  byTime,
+  datasetNode,
+  isObject,
+  jobNode,
+  type EventRecord,
+  type JobState,
+  type OpenLineageState,
+} from './state.js';
+
+/**
+ * Applies one stored event to the state and returns it. Like `evolveGraph`
+ * (`projections/graphProjection.ts`), it changes the state it is given, in place; it reads nothing
+ * but its arguments (no clock, no I/O), so folding the same events from `initialOpenLineageState()`
+ * always gives the same state. Applying an `OpenLineageEventIngested` whose `dedupe_key` was folded
+ * already changes nothing but the position.
+ */
+export function evolveOpenLineage(state: OpenLineageState, event: StoredLineageEvent): OpenLineageState {
+  state.position = event.position;
+  switch (event.type) {
+    case 'NodesAdded':
+    case 'NodesChanged':
+      learnKafkaAliases(state, event.data.nodes);
+      break;
+    case 'OpenLineageEventIngested':
+      if (state.dedupeKeys.has(event.data.dedupe_key)) break;
+      state.dedupeKeys.add(event.data.dedupe_key);
+      foldIngested(state, event.data.kind, event.data.event);
+      break;
+    default:
+      break;
+  }
+  return state;
+}
+
+/** Joins `kafka://{bootstrap}` with `stream://{env}/{cluster}` for stream nodes that carry a bootstrap endpoint. */
+function learnKafkaAliases(state: OpenLineageState, nodes: readonly Node[]): void {
+  for (const node of nodes) {
+    if (node.system !== 'STREAM' || !node.cluster_id) continue;
+    const bootstrap = nodeBootstrap(node);
+    const kafka = bootstrap === null ? null : kafkaNamespace(bootstrap);
+    if (kafka !== null) state.identities.alias(kafka, streamNamespace(node.environment_id, node.cluster_id));
+  }
+}
+
+/** The job of an event (`job.namespace`, `job.name`, `job.facets`), or null when it has none. */
+function jobOf(event: IngestedEvent): { namespace: string; name: string; facets: unknown } | null {
+  const job = isObject(event.job) ? event.job : null;
+  if (!job || typeof job.namespace !== 'string' || typeof job.name !== 'string') return null;
+  return { namespace: job.namespace, name: job.name, facets: job.facets };
+}
+
+/** The record of a new event: its eventTime, job key, runId and eventType. */
+function recordOf(state: OpenLineageState, kind: OpenLineageEventKind, event: IngestedEvent): EventRecord {
+  const time = typeof event.eventTime === 'string' ? parseEventTime(event.eventTime) : null;
+  const job = jobOf(event);
+  const run = isObject(event.run) ? event.run : null;
+  return {
+    seq: state.events.length,
+    kind,
+    event,
+    timeMs: time?.ms ?? 0,
+    jobKey: job === null ? null : datasetKey(job.namespace, job.name),
+    runId: run && typeof run.runId === 'string' ? run.runId : null,
+    eventType: kind === 'RunEvent' ? (typeof event.eventType === 'string' ? event.eventType : 'OTHER') : null,
+  };
+}
+
+/** Folds one new OpenLineage event (its `dedupe_key` not seen before). */
+function foldIngested(state: OpenLineageState, kind: OpenLineageEventKind, event: IngestedEvent): void {
+  const record = recordOf(state, kind, event);
+  const last = state.events[state.events.length - 1];
+  if (last && byTime(last, record) > 0) state.eventsSorted = false;
+  state.events.push(record);
+  if (kind === 'DatasetEvent') {
+    registerDataset(state, event.dataset, record.timeMs);
+    return;
+  }
+  const job = jobOf(event);
+  if (job === null || record.jobKey === null) return;
+  push(state.byJob, record.jobKey, record);
+  push(state.byJobNamespace, job.namespace, record);
+  push(state.byJobName, job.name, record);
+  const jobState = jobStateOf(state, record.jobKey, job);
+  if (record.timeMs >= jobState.lastMs) {
+    jobState.lastMs = record.timeMs;
+    mergeFacets(jobState.facets, job.facets);
+  }
+  if (record.runId !== null) foldRun(state, jobState, record, job);
+  else if (!jobState.latestJobEvent || record.timeMs >= jobState.latestJobEvent.timeMs)
+    jobState.latestJobEvent = record;
+  linkJob(state, record.jobKey, event, record.timeMs);
+}
+
+/** The state of a job, created on its first event. */
+function jobStateOf(
+  state: OpenLineageState,
+  jobKey: string,
+  job: { namespace: string; name: string; facets: unknown },
+): JobState {
+  let jobState = state.jobs.get(jobKey);
+  if (!jobState) {
+    jobState = {
+      namespace: job.namespace,
+      name: job.name,
+      facets: {},
+      latestRunId: null,
+      latestRunMs: Number.NEGATIVE_INFINITY,
+      latestJobEvent: null,
+      lastMs: Number.NEGATIVE_INFINITY,
+    };
+    state.jobs.set(jobKey, jobState);
+  }
+  return jobState;
+}
+
+/**
+ * Indexes a RunEvent under its runId as received, lower-cased, and (for a non-UUID runId) the UUIDv5
+ * of (job namespace, job name, runId) that ingestion reports as `run_uuid`; moves the job's latest run.
+ */
+function foldRun(
+  state: OpenLineageState,
+  jobState: JobState,
+  record: EventRecord,
+  job: { namespace: string; name: string },
+): void {
+  const runId = record.runId!;
+  const keys = new Set([runId, runId.toLowerCase()]);
+  if (!isUuid(runId)) keys.add(uuidv5(`${job.namespace}\n${job.name}\n${runId}`, NON_UUID_RUN_NAMESPACE));
+  for (const key of keys) push(state.byRun, key, record);
+  if (record.timeMs >= jobState.latestRunMs) {
+    jobState.latestRunMs = record.timeMs;
+    jobState.latestRunId = runId;
+  }
+}
+
+/** Adds the job's input edges (dataset -> job) and output edges (job -> dataset) to the lineage graph. */
+function linkJob(state: OpenLineageState, jobKey: string, event: IngestedEvent, timeMs: number): void {
+  const job = jobNode(jobKey);
+  if (!state.graph.hasNode(job)) state.graph.addNode(job);
+  for (const input of Array.isArray(event.inputs) ? event.inputs : []) {
+    const key = registerDataset(state, input, timeMs);
+    if (key !== null) state.graph.mergeEdge(datasetNode(key), job);
+  }
+  for (const output of Array.isArray(event.outputs) ? event.outputs : []) {
+    const key = registerDataset(state, output, timeMs);
+    if (key !== null) state.graph.mergeEdge(job, datasetNode(key));
+  }
+}
+
+/**
+ * Records a dataset mentioned at `timeMs`: creates it, widens its first/last seen times, merges its
+ * facets (the latest event wins; an older event only fills facets not known yet) and joins its
+ * `symlinks` identifiers with it.
+ * @returns its dataset key, or null when `ref` has no string `namespace` and `name`.
+ */
+function registerDataset(state: OpenLineageState, ref: unknown, timeMs: number): string | null {
+  if (!isObject(ref) || typeof ref.namespace !== 'string' || typeof ref.name !== 'string') return null;
+  const { identities } = state;
+  const key = identities.add(ref.namespace, ref.name);
+  let dataset = state.datasets.get(key);
+  if (!dataset) {
+    dataset = { namespace: ref.namespace, name: ref.name, facets: {}, firstMs: timeMs, lastMs: timeMs };
+    state.datasets.set(key, dataset);
+    let keys = state.datasetsByNamespace.get(ref.namespace);
+    if (!keys) state.datasetsByNamespace.set(ref.namespace, (keys = new Set()));
+    keys.add(key);
+    state.graph.addNode(datasetNode(key));
+  }
+  if (timeMs < dataset.firstMs) dataset.firstMs = timeMs;
+  if (timeMs >= dataset.lastMs) {
+    dataset.lastMs = timeMs;
+    mergeFacets(dataset.facets, ref.facets);
+  } else if (isObject(ref.facets)) {
+    for (const [name, value] of Object.entries(ref.facets)) if (!(name in dataset.facets)) dataset.facets[name] = value;
+  }
+  for (const link of symlinkIdentifiers(ref.facets)) identities.union(key, identities.add(link.namespace, link.name));
+  return key;
+}
+
+/** Merges facets key by key (later wins); a facet `{_deleted: true}` removes the key. */
+function mergeFacets(into: Record<string, unknown>, facets: unknown): void {
+  if (!isObject(facets)) return;
+  for (const [key, value] of Object.entries(facets)) {
+    if (isObject(value) && value._deleted === true) delete into[key];
+    else into[key] = value;
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

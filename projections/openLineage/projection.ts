@@ -1,0 +1,79 @@
+/**
+ * The OpenLineage projection as the projector drives it (`projections/projector.ts`): one
+ * `OpenLineageState`, folded by `evolveOpenLineage`, behind the `/lineage/...` queries
+ * (docs/openlineage.md, "Queries"). `reset()` replaces the state with a fresh one.
+ *
+ * It folds `OpenLineageEventIngested` events (ingested through the API, the Kafka transport, or
+ * stored by the graph views) and the bootstrap endpoints of graph nodes; see `evolve.ts`. The query
+ * parameters arrive checked by the route schemas (`infra/http/routes/openLineage.ts`): nothing here
+ * validates HTTP input.
+ */
+import type { StoredLineageEvent } from '../../src/events.js';
+import type { IngestedEvent } from '../../src/openlineage/model.js';
+import type { Projection } from '../projector.js';
+import { datasetLineage, type DatasetLineageQuery, type DatasetLineageResult } from './datasetLineage.js';
+import { datasetDetail, listDatasets, type DatasetDetail, type DatasetSummary } from './datasets.js';
+import { eventsOfRun, queryEvents, type EventQuery } from './events.js';
+import { evolveOpenLineage } from './evolve.js';
+import { jobDetail, listJobs, type JobDetail, type JobSummary } from './jobs.js';
+import { initialOpenLineageState, type OpenLineageState } from './state.js';
+
+/** The OpenLineage projection: a `Projection` plus the queries of `/lineage/...`. */
+export interface OpenLineageProjection extends Projection {
+  /** The current state (replaced by `reset()`: read it again after one). */
+  readonly state: OpenLineageState;
+  /** True when an event with this dedupe key was folded (the ingestor's `dedupeIndex`). */
+  hasDedupeKey(dedupeKey: string): boolean;
+  /** Number of distinct events folded. */
+  readonly eventCount: number;
+  /**
+   * Declares two dataset namespaces the same (e.g. a configured `kafka://b2:9092` -> `kafka://b1:9092`).
+   * Not an event: a `reset()` forgets it.
+   */
+  addNamespaceAlias(namespaceA: string, namespaceB: string): void;
+  /** Walks dataset lineage (`GET /lineage/datasets/lineage`, see `datasetLineage`). @throws NotFoundError for an unknown dataset. */
+  datasetLineage(query: DatasetLineageQuery): DatasetLineageResult;
+  /** Events matching the filters, ordered by eventTime (then arrival), paged (`GET /lineage/events`). */
+  queryEvents(query?: EventQuery): { events: IngestedEvent[]; total: number };
+  /** Events of one run, ordered by eventTime (`GET /lineage/events/{run_id}`). @throws NotFoundError for an unknown run. */
+  eventsOfRun(runId: string): IngestedEvent[];
+  /** Datasets, optionally of one namespace, sorted by namespace then name (`GET /lineage/datasets`). */
+  listDatasets(query?: { namespace?: string | undefined }): DatasetSummary[];
+  /** One dataset (`GET /lineage/datasets/detail`). @throws NotFoundError when unknown. */
+  datasetDetail(query: { namespace: string; name: string }): DatasetDetail;
+  /** Jobs, optionally of one namespace, sorted by namespace then name (`GET /lineage/jobs`). */
+  listJobs(query?: { namespace?: string | undefined }): JobSummary[];
+  /** One job with its latest run's inputs and outputs (`GET /lineage/jobs/detail`). @throws NotFoundError when unknown. */
+  jobDetail(query: { namespace: string; name: string }): JobDetail;
+}
+
+/** Creates an OpenLineage projection over a fresh state. */
+export function createOpenLineageProjection(): OpenLineageProjection {
+  let state = initialOpenLineageState();
+  return {
+    get state() {
+      return state;
+    },
+    get position() {
+      return state.position;
+    },
+    get eventCount() {
+      return state.dedupeKeys.size;
+    },
+    apply(event: StoredLineageEvent) {
+      evolveOpenLineage(state, event);
+    },
+    reset() {
+      state = initialOpenLineageState();
+    },
+    hasDedupeKey: (dedupeKey) => state.dedupeKeys.has(dedupeKey),
+    addNamespaceAlias: (namespaceA, namespaceB) => state.identities.alias(namespaceA, namespaceB),
+    datasetLineage: (query) => datasetLineage(state, query),
+    queryEvents: (query) => queryEvents(state, query),
+    eventsOfRun: (runId) => eventsOfRun(state, runId),
+    listDatasets: (query) => listDatasets(state, query),
+    datasetDetail: (query) => datasetDetail(state, query),
+    listJobs: (query) => listJobs(state, query),
+    jobDetail: (query) => jobDetail(state, query),
+  };
+}
