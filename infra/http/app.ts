@@ -54,12 +54,6 @@ export const MAX_PARAM_LENGTH = 8 * 1024;
 /** How long closing the app waits for running tasks before closing anyway, in ms. */
 export const TASK_DRAIN_MS = 5_000;
 
-/** How often the app looks for traversal indexes to build or warm (graphs that became quiet), in ms. */
-export const TRAVERSAL_INDEX_SWEEP_MS = 1_000;
-
-/** Longest slice of work on traversal indexes between two turns of the event loop, in ms. */
-export const TRAVERSAL_INDEX_SLICE_MS = 5;
-
 /** What `buildApp` needs. */
 export interface AppOptions {
   config: Config;
@@ -184,22 +178,6 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
       .send(createReadStream(redocBundle)),
   );
 
-  // Traversal indexes are built and warmed here, in the background, in slices of a few milliseconds
-  // between requests, once a graph that was asked for has been quiet (a no-op unless the runtime
-  // enables indexes), so that no request waits for an index.
-  let preparing: NodeJS.Immediate | undefined;
-  const prepareSlice = () => {
-    const { built, done } = runtime.graphs.prepareTraversalIndexes(TRAVERSAL_INDEX_SLICE_MS);
-    if (built > 0) logger.debug({ graphs: built }, 'TraversalIndex:Built');
-    preparing = done ? undefined : setImmediate(prepareSlice);
-  };
-  const indexing = setInterval(() => {
-    if (preparing === undefined) prepareSlice();
-  }, TRAVERSAL_INDEX_SWEEP_MS).unref();
-  app.addHook('onClose', async () => {
-    clearInterval(indexing);
-    if (preparing !== undefined) clearImmediate(preparing);
-  });
   app.addHook('onClose', async () => tasks.drain(TASK_DRAIN_MS));
   app.addHook('onClose', async () => watchers.stopAll());
   await tasks.failInterrupted();
