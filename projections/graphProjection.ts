@@ -101,9 +101,10 @@ export function isGraphEvent(
 
 /**
  * Applies one graph event to a graph's state, in place, and returns the state. Idempotent per event.
- * Events of other types are ignored.
+ * Events of other types, and events outside graph streams, are ignored (they add no history entry).
  */
 export function evolveGraph(state: GraphState, event: StoredLineageEvent): GraphState {
+  if (!isGraphEvent(event)) return state;
   const { graph } = state;
   const entry = historyEntryFor(state, event);
   switch (event.type) {
