@@ -8,10 +8,11 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 # files are listed here and an empty list is an error.
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
-.PHONY: help install build typecheck lint format test test-file demo bench facet-schemas clean
+.PHONY: help install build typecheck lint format test test-file demo bench facet-schemas clean ui browser serve
 
 help:
 	@echo "make demo    extract the demo estate from the built-in platform simulator"
+	@echo "make serve   run the simulator, the API and the web UI on the demo estate"
 	@echo "make test    install, build and run every test"
 	@echo "make bench   run the benchmarks; writes bench/results.json"
 	@echo "make build   compile TypeScript to dist/"
@@ -25,6 +26,16 @@ install: node_modules/.install-stamp
 build: install
 	npx tsc -p tsconfig.json
 	chmod +x dist/commands/*.js
+	$(MAKE) --no-print-directory ui
+
+# The web UI (ui/, its own DOM tsconfig): typechecked, then bundled by Vite into dist/ui.
+ui: install
+	npx tsc -p ui/tsconfig.json
+	npx vite build --config ui/vite.config.ts
+
+# Headless Chromium for the UI tests and bench (Debian's chromium, installed when missing).
+browser:
+	@bash infra/ui/ensureBrowser.sh || echo "make: chromium could not be installed; the UI tests will be skipped"
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit
@@ -40,7 +51,7 @@ lint: install
 format: install
 	npx prettier --write --log-level warn "**/*.ts"
 
-test: build
+test: build browser
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
 	$(NODE_TEST) $(TESTS)
 
@@ -51,7 +62,11 @@ test-file: install
 demo: build
 	node dist/commands/demo.js
 
-bench: build
+# The whole stack: simulator, demo extraction into the sqlite store, API and UI; Ctrl-C stops it all.
+serve: build
+	node dist/infra/ui/serve.js
+
+bench: build browser
 	node --expose-gc dist/bench/run.js
 
 # After changing a custom OpenLineage facet: rewrite its published JSON Schema in docs/facets/.

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * `lineage-svc-ui`: serves the web UI (`docs/ui.md`). No arguments; settings from the environment:
+ * `LINEAGE_SVC_UI_HOST` (default 127.0.0.1), `LINEAGE_SVC_UI_PORT` (default 8501),
+ * `LINEAGE_SVC_API_URL` (default http://127.0.0.1:8000) and `LINEAGE_SVC_API_KEY` (added to every
+ * proxied API request; never sent to the browser).
+ *
+ * Prints `lineage-svc-ui: open http://HOST:PORT/` once listening. SIGINT/SIGTERM close the server;
+ * exit code 0. Bad settings, an unbuilt UI or a port in use: one line on stderr, exit code 2.
+ */
+import { command } from 'cmd-ts';
+import closeWithGrace from 'close-with-grace';
+import { buildUiServer, loadUiSettings } from '../infra/ui/server.js';
+import { parseArguments } from './arguments.js';
+import { reportError } from './shared.js';
+
+const NAME = 'lineage-svc-ui';
+
+/** The command-line interface (cmd-ts): no arguments, `--help` describes the settings. */
+export const uiCli = command({
+  name: NAME,
+  description:
+    'Serve the lineage-svc web UI. Settings from the environment: LINEAGE_SVC_UI_HOST (default 127.0.0.1), ' +
+    'LINEAGE_SVC_UI_PORT (default 8501), LINEAGE_SVC_API_URL (default http://127.0.0.1:8000), ' +
+    'LINEAGE_SVC_API_KEY (added to API requests by the server; never sent to the browser).',
+  args: {},
+  handler: (args) => args,
+});
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = await parseArguments(uiCli, NAME, argv);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const settings = loadUiSettings(process.env);
+  const app = await buildUiServer({ settings, logger: { level: 'warn' } });
+  closeWithGrace({ delay: 5_000 }, async () => {
+    await app.close();
+  });
+  await app.listen({ host: settings.host, port: settings.port });
+  const address = app.server.address();
+  const port = address && typeof address === 'object' ? address.port : settings.port;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  process.stdout.write(`${NAME}: open http://${host}:${port}/ (API at ${settings.apiUrl})\n`);
+  return 0;
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code !== 0) process.exit(code);
+} catch (error) {
+  process.exit(reportError(process, NAME, error));
+}

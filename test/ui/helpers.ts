@@ -1,0 +1,188 @@
+/**
+ * Helpers of the web UI tests: the whole stack on real sockets (127.0.0.1, ephemeral ports) — the
+ * platform simulator with the demo scenario, the REST API with an API key over the memory store,
+ * the demo estate extracted into it (twice, with a topic added in between, so that the graph has a
+ * history to travel and diff), and `lineage-svc-ui`'s server proxying to the API — plus a headless
+ * Chromium page that records console errors and every request leaving the loopback address.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import {
+  loadScenario,
+  simulatorClientEnvironment,
+  startPlatformSimulator,
+  type PlatformSimulator,
+} from '../../simulators/confluent/index.js';
+import { findChromium, launchChromium } from '../../infra/ui/browser.js';
+import { buildUiServer, defaultAssetFolder } from '../../infra/ui/server.js';
+import { call, startApi, waitForTask, type TestApi } from '../http/helpers.js';
+
+/** The API key of the test stack (the browser must never see it). */
+export const TEST_API_KEY = 'ui-test-key-4f1c9a';
+
+/** Where the UI tests save their screenshots. */
+export const SCREENSHOT_FOLDER = join(process.cwd(), '.tmp', 'ui-test-output');
+
+/** The demo scenario's environments and the cluster that gets a new topic between extractions. */
+export const DEMO_ENVIRONMENTS = ['env-q7m2k9', 'env-x2n4c6'];
+export const NEW_TOPIC = 'ui_test.new_topic';
+
+/** A running stack. */
+export interface UiStack {
+  simulator: PlatformSimulator;
+  api: TestApi;
+  ui: FastifyInstance;
+  /** Base URL of the UI server, e.g. `http://127.0.0.1:41234`. */
+  uiUrl: string;
+  graphId: string;
+  /** Revisions of the graph after the first and the second extraction. */
+  revisions: { first: number; second: number };
+  close(): Promise<void>;
+}
+
+/** Builds the UI into `dist/ui` with Vite when it is not built yet (`make test` builds it first). */
+export function ensureUiBuilt(): void {
+  if (existsSync(join(defaultAssetFolder(), 'index.html'))) return;
+  execFileSync('npx', ['vite', 'build', '--config', 'ui/vite.config.ts'], { stdio: 'inherit' });
+}
+
+async function extract(api: TestApi): Promise<{ graphId: string; revision: number }> {
+  const headers = { 'x-api-key': TEST_API_KEY };
+  const started = await call(api.base, 'POST', '/api/v1/tasks/extract', {
+    json: { environment_ids: DEMO_ENVIRONMENTS },
+    headers,
+  });
+  assert.equal(started.status, 202, started.text);
+  const task = await waitForTask(api.base, started.body.task_id, headers, 60_000);
+  assert.equal(task.body.status, 'completed', task.text);
+  const graphs = await call(api.base, 'GET', '/api/v1/graphs', { headers });
+  const graph = graphs.body.graphs.find((item: { graph_id: string }) => item.graph_id === task.body.result.graph_id);
+  return { graphId: task.body.result.graph_id, revision: graph.revision };
+}
+
+/** Starts the simulator, the API (with an API key), two extractions and the UI server. */
+export async function startUiStack(): Promise<UiStack> {
+  ensureUiBuilt();
+  const scenario = await loadScenario('demo');
+  const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
+  const api = await startApi({
+    env: { ...simulatorClientEnvironment(simulator.url, scenario), LINEAGE_SVC_API_KEY: TEST_API_KEY },
+  });
+  const first = await extract(api);
+  const cluster = scenario.environments[0]!.kafka_clusters[0]!;
+  simulator.mutate([
+    {
+      op: 'add_topic',
+      environment_id: scenario.environments[0]!.id,
+      cluster_id: cluster.id,
+      topic: { name: NEW_TOPIC, partitions: 1 },
+    },
+  ]);
+  const second = await extract(api);
+  const ui = await buildUiServer({ settings: { apiUrl: api.base, apiKey: TEST_API_KEY } });
+  await ui.listen({ host: '127.0.0.1', port: 0 });
+  const address = ui.server.address();
+  assert.ok(address && typeof address === 'object');
+  return {
+    simulator,
+    api,
+    ui,
+    uiUrl: `http://127.0.0.1:${address.port}`,
+    graphId: second.graphId,
+    revisions: { first: first.revision, second: second.revision },
+    async close() {
+      await ui.close();
+      await api.dispose();
+      await simulator.close();
+    },
+  };
+}
+
+/** Whether a URL stays on this machine (loopback, or the page's own data and blob URLs). */
+export function isLocalUrl(url: string): boolean {
+  if (url.startsWith('data:') || url.startsWith('blob:') || url === 'about:blank') return true;
+  const host = new URL(url).hostname;
+  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+/** A browser page that records what a UI test must not see. */
+export interface GuardedPage {
+  page: Page;
+  /** Console errors and uncaught page errors. */
+  consoleErrors: string[];
+  /** Requests that would have left the loopback address (they are aborted). */
+  remoteRequests: string[];
+  /** Every request header sent by the page, to check that no API key is in it. */
+  sentApiKeys: string[];
+  /** Asserts that nothing above was recorded. */
+  assertClean(): void;
+}
+
+/** Opens a page that aborts and records non-local requests and records console errors. */
+export async function openGuardedPage(browser: Browser): Promise<GuardedPage> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const guarded: GuardedPage = {
+    page,
+    consoleErrors: [],
+    remoteRequests: [],
+    sentApiKeys: [],
+    assertClean() {
+      assert.deepEqual(guarded.consoleErrors, [], 'console errors');
+      assert.deepEqual(guarded.remoteRequests, [], 'requests that left the loopback address');
+      assert.deepEqual(guarded.sentApiKeys, [], 'the browser sent an API key');
+    },
+  };
+  page.on('console', (message) => {
+    if (message.type() === 'error') guarded.consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => guarded.consoleErrors.push(`page error: ${error.message}`));
+  await context.route('**/*', async (route) => {
+    const request = route.request();
+    if (!isLocalUrl(request.url())) {
+      guarded.remoteRequests.push(request.url());
+      await route.abort('blockedbyclient');
+      return;
+    }
+    const key = request.headers()['x-api-key'];
+    if (key !== undefined) guarded.sentApiKeys.push(key);
+    await route.continue();
+  });
+  return guarded;
+}
+
+/** Saves a screenshot of the page under `SCREENSHOT_FOLDER` and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
+  const path = join(SCREENSHOT_FOLDER, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+/**
+ * Launches Chromium, or returns a reason to skip when none is installed and none can be (the
+ * notice is printed by the caller through `it(..., { skip })`).
+ */
+export async function browserOrSkipReason(): Promise<{ browser: Browser } | { skip: string }> {
+  if (!findChromium()) {
+    try {
+      execFileSync('bash', ['infra/ui/ensureBrowser.sh'], { stdio: 'inherit' });
+    } catch {
+      // reported below
+    }
+  }
+  if (!findChromium()) {
+    return { skip: 'SKIPPED: no Chromium and it could not be installed (apt-get install chromium); UI tests not run' };
+  }
+  return { browser: await launchChromium() };
+}
+
+/** Waits until the graph view has drawn the current state (`data-graph-state="ready"` after `since`). */
+export async function waitForRender(page: Page): Promise<number> {
+  await page.waitForFunction(() => document.body.dataset.graphState === 'ready', undefined, { timeout: 30_000 });
+  return Number(await page.evaluate(() => document.body.dataset.renderedNodes));
+}

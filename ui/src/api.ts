@@ -1,0 +1,206 @@
+/**
+ * The browser's client of the lineage-svc REST API. Every call goes to `/api/v1` on the page's own
+ * origin; `lineage-svc-ui` proxies it to the API and adds the API key, so the browser never holds
+ * it. Errors are problem+json (RFC 9457): a failed call throws an `ApiError` carrying its detail.
+ */
+
+/** A node of the lineage graph (wire form of the API). */
+export interface LineageNode {
+  id: string;
+  node_type: string;
+  system: string;
+  qualified_name: string;
+  display_name: string;
+  environment_id: string | null;
+  cluster_id: string | null;
+  attributes: Record<string, unknown> | null;
+  catalog_type?: string | null;
+}
+
+/** A directed edge of the lineage graph. */
+export interface LineageEdge {
+  src_id: string;
+  dst_id: string;
+  edge_type: string;
+  attributes: Record<string, unknown> | null;
+}
+
+/** One graph in `GET /graphs`. */
+export interface GraphSummary {
+  graph_id: string;
+  name: string | null;
+  description: string | null;
+  node_count: number;
+  edge_count: number;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A whole graph (`GET /graphs/{id}`). */
+export interface GraphDocument extends GraphSummary {
+  nodes: LineageNode[];
+  edges: LineageEdge[];
+}
+
+/** One write in a graph's history. */
+export interface HistoryChange {
+  revision: number;
+  time: string;
+  cause: string;
+  actor: string;
+  kind: 'created' | 'changed' | 'deleted';
+  counts: Record<string, number>;
+}
+
+/** `GET /graphs/{id}/diff`. */
+export interface GraphDiff {
+  from: { as_of: string | null; revision: number; time: string | null };
+  to: { as_of: string | null; revision: number; time: string | null };
+  nodes: {
+    added: LineageNode[];
+    removed: LineageNode[];
+    changed: { id: string; before: LineageNode; after: LineageNode }[];
+  };
+  edges: {
+    added: LineageEdge[];
+    removed: LineageEdge[];
+    changed: { id: string; before: LineageEdge; after: LineageEdge }[];
+  };
+}
+
+/** `GET /graphs/{id}/query/{direction}/{node}`. */
+export interface Traversal {
+  origin: LineageNode;
+  nodes: (LineageNode & { hop: number })[];
+  edges: LineageEdge[];
+}
+
+/** An extraction or enrichment task. */
+export interface Task {
+  task_id: string;
+  task_type: string;
+  status: 'pending' | 'completed' | 'failed';
+  phase: string | null;
+  message: string | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A watcher (`GET /watchers/{id}`). */
+export interface Watcher {
+  watcher_id: string;
+  state: string;
+  reason: string | null;
+  environment_ids: string[];
+  cluster_ids: string[];
+  cooldown_seconds: number;
+  poll_interval_seconds: number;
+  started_at: string;
+  last_change_at: string | null;
+  last_extraction_at: string | null;
+  change_count: number;
+  extraction_count: number;
+}
+
+/** A change a watcher detected. */
+export interface WatcherChange {
+  kind: string;
+  resource_type: string;
+  resource_id: string;
+  environment_id: string | null;
+  detected_at: string;
+}
+
+/** An extraction a watcher ran. */
+export interface WatcherExtraction {
+  extraction_id: string;
+  status: string;
+  started_at: string;
+  completed_at: string | null;
+  node_count: number | null;
+  edge_count: number | null;
+  error: string | null;
+}
+
+/** A catalog provider (`GET /catalogs`). */
+export interface Catalog {
+  catalog_type: string;
+  system: string;
+  capabilities: string[];
+  configured: boolean;
+  settings: string[];
+}
+
+/** The answer of a push. */
+export interface PushResult {
+  catalog_type: string;
+  graph_id: string;
+  tables_updated: number;
+  properties_set: number;
+  comments_set: number;
+  bridge_rows_inserted: number;
+  errors: string[];
+  skipped: string[];
+}
+
+/** A failed API call: the HTTP status and the problem's detail. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(`${status}: ${detail}`);
+  }
+}
+
+/** Query parameters; undefined and empty values are left out. */
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+function url(path: string, query: Query = {}): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const text = search.toString();
+  return `/api/v1${path}${text ? `?${text}` : ''}`;
+}
+
+/**
+ * Calls the API and parses its JSON answer. `body` is sent as JSON (or as is when a string).
+ * Throws `ApiError` for any non-2xx answer (with the problem's `detail`), or for a network failure
+ * (status 0).
+ */
+export async function api<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url(path, query), {
+      method,
+      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+  } catch (error) {
+    throw new ApiError(0, `the UI server does not answer (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const detail =
+      parsed && typeof parsed === 'object' && 'detail' in parsed
+        ? String((parsed as { detail: unknown }).detail)
+        : text;
+    throw new ApiError(response.status, detail || response.statusText);
+  }
+  return parsed as T;
+}
+
+/** Percent-encodes an id for a path segment (node ids hold colons and slashes). */
+export const segment = encodeURIComponent;

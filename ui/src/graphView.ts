@@ -1,0 +1,301 @@
+/**
+ * The graph view: sigma.js (WebGL) over a graphology graph. Positions come from the layered layout,
+ * computed in a web worker (`layout.worker.ts`). Hovering a node fades everything but the node,
+ * its neighbours and their edges; a diff colours added, removed and changed nodes and edges; a path
+ * is drawn on top of a faded graph. Pan and zoom with the mouse, the buttons or the keyboard.
+ */
+import Graph from 'graphology';
+import Sigma from 'sigma';
+import { createNodeBorderProgram } from '@sigma/node-border';
+import type { LineageEdge, LineageNode } from './api';
+import type { LayoutInput, LayoutResult } from './layout';
+import {
+  DIFF_COLOURS,
+  EDGE_TYPE_COLOURS,
+  FADED_COLOUR,
+  FALLBACK_COLOUR,
+  NODE_TYPE_COLOURS,
+  SYSTEM_COLOURS,
+  nodeSize,
+} from './styles';
+
+/** What a diff says of a node or an edge. */
+export type DiffMark = 'added' | 'removed' | 'changed';
+
+/** What to draw: nodes, edges, and the marks of a diff and a path. */
+export interface GraphScene {
+  nodes: LineageNode[];
+  edges: LineageEdge[];
+  /** Diff mark per node id and per edge key (`edgeKey`). */
+  marks?: Map<string, DiffMark>;
+  /** Node ids and edge keys of a path to emphasise. */
+  path?: Set<string>;
+}
+
+/** Figures of the last render, read by the tests and the benchmark. */
+export interface RenderFigures {
+  nodes: number;
+  edges: number;
+  /** Milliseconds from `show` to the first frame drawn (layout included). */
+  renderMilliseconds: number;
+  layoutMilliseconds: number;
+}
+
+/** The key of an edge in the view: its source, type and target. */
+export const edgeKey = (edge: Pick<LineageEdge, 'src_id' | 'dst_id' | 'edge_type'>) =>
+  `${edge.src_id} -[${edge.edge_type}]-> ${edge.dst_id}`;
+
+interface NodeAttributes {
+  x: number;
+  y: number;
+  size: number;
+  label: string;
+  color: string;
+  borderColor: string;
+  nodeType: string;
+}
+
+interface EdgeAttributes {
+  size: number;
+  color: string;
+  edgeType: string;
+}
+
+let layoutWorker: Worker | undefined;
+let layoutRequests = 0;
+
+/** Runs the layered layout in the web worker; rejects with the worker's error message. */
+export function layoutInWorker(input: LayoutInput): Promise<LayoutResult> {
+  layoutWorker ??= new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+  const worker = layoutWorker;
+  const requestId = ++layoutRequests;
+  return new Promise((resolve, reject) => {
+    const onMessage = (
+      event: MessageEvent<(LayoutResult & { requestId: number }) | { requestId: number; error: string }>,
+    ) => {
+      if (event.data.requestId !== requestId) return;
+      worker.removeEventListener('message', onMessage);
+      if ('error' in event.data) reject(new Error(`layout failed: ${event.data.error}`));
+      else resolve(event.data);
+    };
+    worker.addEventListener('message', onMessage);
+    const transfer = [input.sources.buffer, input.targets.buffer, ...(input.order ? [input.order.buffer] : [])];
+    worker.postMessage({ requestId, ...input }, transfer as Transferable[]);
+  });
+}
+
+/** Rank of a node in its layer before the barycentre sweeps: by system, then type, then name. */
+function initialOrder(nodes: LineageNode[]): Float64Array {
+  const indexes = nodes.map((_, index) => index);
+  const keyOf = (node: LineageNode) => `${node.system}\u0000${node.node_type}\u0000${node.display_name}`;
+  const keys = nodes.map(keyOf);
+  indexes.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  const order = new Float64Array(nodes.length);
+  indexes.forEach((nodeIndex, rank) => (order[nodeIndex] = rank));
+  return order;
+}
+
+/** The graph view: one sigma renderer in `container`, redrawn by `show`. */
+export class GraphView {
+  readonly graph = new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: true });
+  readonly renderer: Sigma<NodeAttributes, EdgeAttributes>;
+  private hovered: string | null = null;
+  private neighbours = new Set<string>();
+  private marks = new Map<string, DiffMark>();
+  private path = new Set<string>();
+  private selected: string | null = null;
+  private generation = 0;
+  /** Figures of the last render (undefined before the first). */
+  figures: RenderFigures | undefined;
+
+  constructor(
+    container: HTMLElement,
+    private readonly onNodeClick: (nodeId: string) => void,
+  ) {
+    this.renderer = new Sigma(this.graph, container, {
+      defaultNodeType: 'bordered',
+      nodeProgramClasses: {
+        bordered: createNodeBorderProgram({
+          borders: [
+            { size: { value: 0.28 }, color: { attribute: 'borderColor' } },
+            { size: { fill: true }, color: { attribute: 'color' } },
+          ],
+        }),
+      },
+      defaultEdgeType: 'arrow',
+      renderEdgeLabels: false,
+      labelRenderedSizeThreshold: 7,
+      labelFont: 'system-ui, sans-serif',
+      zIndex: true,
+      minCameraRatio: 0.002,
+      maxCameraRatio: 20,
+      nodeReducer: (node, data) => this.reduceNode(node, data),
+      edgeReducer: (edge, data) => this.reduceEdge(edge, data),
+    });
+    this.renderer.on('enterNode', ({ node }) => this.hover(node));
+    this.renderer.on('leaveNode', () => this.hover(null));
+    this.renderer.on('clickNode', ({ node }) => this.onNodeClick(node));
+  }
+
+  private reduceNode(
+    node: string,
+    data: NodeAttributes,
+  ): Partial<NodeAttributes & { zIndex: number; highlighted: boolean }> {
+    const mark = this.marks.get(node);
+    const result: Partial<NodeAttributes & { zIndex: number; highlighted: boolean }> = { ...data };
+    if (mark) {
+      result.borderColor = DIFF_COLOURS[mark];
+      result.size = data.size * 1.5;
+      result.zIndex = 1;
+    }
+    if (this.path.size > 0 && !this.path.has(node)) {
+      result.color = FADED_COLOUR;
+      result.borderColor = FADED_COLOUR;
+      result.label = '';
+    }
+    if (this.hovered !== null && node !== this.hovered && !this.neighbours.has(node)) {
+      result.color = FADED_COLOUR;
+      result.borderColor = FADED_COLOUR;
+      result.label = '';
+      result.zIndex = 0;
+    } else if (this.hovered !== null) {
+      result.zIndex = 2;
+      result.highlighted = node === this.hovered;
+    }
+    if (node === this.selected) {
+      result.highlighted = true;
+      result.zIndex = 3;
+    }
+    return result;
+  }
+
+  private reduceEdge(
+    edge: string,
+    data: EdgeAttributes,
+  ): Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> {
+    const mark = this.marks.get(edge);
+    const result: Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> = { ...data };
+    if (mark) {
+      result.color = DIFF_COLOURS[mark];
+      result.size = 2;
+      result.zIndex = 1;
+    }
+    if (this.path.size > 0 && !this.path.has(edge)) result.color = FADED_COLOUR;
+    if (this.path.has(edge)) {
+      result.size = 2.5;
+      result.zIndex = 2;
+    }
+    if (this.hovered !== null) {
+      const [source, target] = this.graph.extremities(edge);
+      if (source !== this.hovered && target !== this.hovered) result.hidden = true;
+    }
+    return result;
+  }
+
+  private hover(node: string | null) {
+    this.hovered = node;
+    this.neighbours = node === null ? new Set() : new Set(this.graph.neighbors(node));
+    this.renderer.refresh({ skipIndexation: true });
+  }
+
+  /** Marks a node as selected (drawn highlighted), or none. */
+  select(nodeId: string | null) {
+    this.selected = nodeId !== null && this.graph.hasNode(nodeId) ? nodeId : null;
+    this.renderer.refresh({ skipIndexation: true });
+  }
+
+  /**
+   * Replaces the drawing with `scene`: lays it out in the worker, fills the graph, fits the camera
+   * and resolves with the render figures once the first frame is drawn. A call made while an
+   * earlier one is laying out supersedes it (the earlier one resolves with undefined).
+   */
+  async show(scene: GraphScene): Promise<RenderFigures | undefined> {
+    const started = performance.now();
+    const generation = ++this.generation;
+    const indexOf = new Map<string, number>();
+    scene.nodes.forEach((node, index) => indexOf.set(node.id, index));
+    const edges = scene.edges.filter((edge) => indexOf.has(edge.src_id) && indexOf.has(edge.dst_id));
+    const sources = new Int32Array(edges.length);
+    const targets = new Int32Array(edges.length);
+    edges.forEach((edge, index) => {
+      sources[index] = indexOf.get(edge.src_id)!;
+      targets[index] = indexOf.get(edge.dst_id)!;
+    });
+    const layout = await layoutInWorker({
+      nodeCount: scene.nodes.length,
+      sources,
+      targets,
+      order: initialOrder(scene.nodes),
+    });
+    const layoutMilliseconds = performance.now() - started;
+    if (generation !== this.generation) return undefined;
+    this.graph.clear();
+    this.hovered = null;
+    this.neighbours = new Set();
+    this.marks = scene.marks ?? new Map();
+    this.path = scene.path ?? new Set();
+    const big = scene.nodes.length > 20_000;
+    scene.nodes.forEach((node, index) => {
+      this.graph.addNode(node.id, {
+        x: layout.x[index]!,
+        y: layout.y[index]!,
+        size: big ? Math.max(1.5, nodeSize(node.node_type) / 2) : nodeSize(node.node_type),
+        label: node.display_name,
+        color: NODE_TYPE_COLOURS[node.node_type] ?? FALLBACK_COLOUR,
+        borderColor: SYSTEM_COLOURS[node.system] ?? FALLBACK_COLOUR,
+        nodeType: node.node_type,
+      });
+    });
+    for (const edge of edges) {
+      const key = edgeKey(edge);
+      if (this.graph.hasEdge(key)) continue;
+      this.graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, {
+        size: edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1,
+        color: EDGE_TYPE_COLOURS[edge.edge_type] ?? FALLBACK_COLOUR,
+        edgeType: edge.edge_type,
+      });
+    }
+    this.renderer.setSetting('hideEdgesOnMove', edges.length > 100_000);
+    this.renderer.setSetting('hideLabelsOnMove', scene.nodes.length > 5_000);
+    this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+    this.renderer.refresh();
+    await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+    this.figures = {
+      nodes: this.graph.order,
+      edges: this.graph.size,
+      renderMilliseconds: performance.now() - started,
+      layoutMilliseconds,
+    };
+    return this.figures;
+  }
+
+  /** Zooms in (factor below 1) or out (above 1) around the centre, animated. */
+  zoom(factor: number) {
+    const camera = this.renderer.getCamera();
+    void camera.animate({ ratio: camera.ratio * factor }, { duration: 200 });
+  }
+
+  /** Fits the whole graph in the view. */
+  fit() {
+    void this.renderer.getCamera().animatedReset({ duration: 200 });
+  }
+
+  /** Pans by a fraction of the view (e.g. 0.1 to the right). */
+  pan(dx: number, dy: number) {
+    const camera = this.renderer.getCamera();
+    void camera.animate({ x: camera.x + dx * camera.ratio, y: camera.y + dy * camera.ratio }, { duration: 150 });
+  }
+
+  /** Centres the camera on a node, zooming in. */
+  centreOn(nodeId: string) {
+    if (!this.graph.hasNode(nodeId)) return;
+    const display = this.renderer.getNodeDisplayData(nodeId);
+    if (!display) return;
+    void this.renderer
+      .getCamera()
+      .animate(
+        { x: display.x, y: display.y, ratio: Math.min(0.5, this.renderer.getCamera().ratio) },
+        { duration: 300 },
+      );
+  }
+}

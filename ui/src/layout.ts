@@ -1,0 +1,194 @@
+/**
+ * A layered left-to-right layout for lineage graphs (sources left, sinks right), linear in the size
+ * of the graph so that it stays under a second at 100,000 nodes in a web worker:
+ *
+ * 1. cycles are broken by a depth-first search that ignores its back edges;
+ * 2. each node's layer is its longest path from a source (Kahn's order), so every source is in
+ *    layer 0 and every edge points right;
+ * 3. nodes within a layer start in the caller's order (e.g. by system and type) and are reordered
+ *    by a few barycentre sweeps (left to right on predecessors, then right to left on successors),
+ *    which untangles most crossings of a pipeline-shaped graph;
+ * 4. a layer taller than `maxRows` is laid out in several sub-columns, row by row, so that its
+ *    vertical order is kept and the drawing keeps a readable aspect ratio.
+ *
+ * Sugiyama implementations with full crossing minimisation (dagre, ELK) are super-linear and are
+ * kept for small graphs elsewhere; this one trades a few crossings for scale.
+ */
+
+/** What the layout needs: nodes are numbered 0..nodeCount-1; edge i goes sources[i] -> targets[i]. */
+export interface LayoutInput {
+  nodeCount: number;
+  sources: Int32Array;
+  targets: Int32Array;
+  /** Initial order within a layer (lower first), e.g. a rank by system, type and name; default the node number. */
+  order?: Float64Array;
+}
+
+/** Coordinates per node number (graph units: one row is 1, one layer is `layerGap`). */
+export interface LayoutResult {
+  x: Float32Array;
+  y: Float32Array;
+  /** The layer of each node (0 = sources). */
+  layer: Int32Array;
+  layerCount: number;
+}
+
+/** Tuning of `layeredLayout`. */
+export interface LayoutOptions {
+  /** Barycentre sweeps (each one left-to-right plus right-to-left); default 3. */
+  sweeps?: number;
+  /** Horizontal distance between layers, in rows; default 8. */
+  layerGap?: number;
+  /** Horizontal distance between sub-columns of a tall layer, in rows; default 3. */
+  subColumnGap?: number;
+  /** Most rows in one column; default max(40, 2 * sqrt(nodeCount)). */
+  maxRows?: number;
+}
+
+/** Compressed adjacency: the neighbours of node v are entries[offsets[v]..offsets[v+1]). */
+interface Adjacency {
+  offsets: Int32Array;
+  entries: Int32Array;
+}
+
+function adjacency(nodeCount: number, from: Int32Array, to: Int32Array, keep: Uint8Array): Adjacency {
+  const offsets = new Int32Array(nodeCount + 1);
+  for (let i = 0; i < from.length; i++) if (keep[i]) offsets[from[i]! + 1]!++;
+  for (let v = 0; v < nodeCount; v++) offsets[v + 1]! += offsets[v]!;
+  const fill = offsets.slice(0, nodeCount);
+  const entries = new Int32Array(offsets[nodeCount]!);
+  for (let i = 0; i < from.length; i++) if (keep[i]) entries[fill[from[i]!]!++] = to[i]!;
+  return { offsets, entries };
+}
+
+/** Marks the edges that close a cycle (back edges of an iterative depth-first search) with 0 in `keep`. */
+function breakCycles(nodeCount: number, sources: Int32Array, targets: Int32Array): Uint8Array {
+  const keep = new Uint8Array(sources.length).fill(1);
+  // Out-adjacency by edge index, so that back edges can be marked.
+  const offsets = new Int32Array(nodeCount + 1);
+  for (let i = 0; i < sources.length; i++) offsets[sources[i]! + 1]!++;
+  for (let v = 0; v < nodeCount; v++) offsets[v + 1]! += offsets[v]!;
+  const fill = offsets.slice(0, nodeCount);
+  const edgeAt = new Int32Array(sources.length);
+  for (let i = 0; i < sources.length; i++) edgeAt[fill[sources[i]!]!++] = i;
+  const state = new Uint8Array(nodeCount); // 0 unseen, 1 on the stack, 2 done
+  const stack = new Int32Array(nodeCount);
+  const cursor = new Int32Array(nodeCount);
+  for (let root = 0; root < nodeCount; root++) {
+    if (state[root] !== 0) continue;
+    let depth = 0;
+    stack[0] = root;
+    state[root] = 1;
+    cursor[root] = offsets[root]!;
+    while (depth >= 0) {
+      const v = stack[depth]!;
+      if (cursor[v]! < offsets[v + 1]!) {
+        const edge = edgeAt[cursor[v]!++]!;
+        const w = targets[edge]!;
+        if (state[w] === 1) keep[edge] = 0;
+        else if (state[w] === 0) {
+          state[w] = 1;
+          cursor[w] = offsets[w]!;
+          stack[++depth] = w;
+        }
+      } else {
+        state[v] = 2;
+        depth--;
+      }
+    }
+  }
+  return keep;
+}
+
+/**
+ * Lays out a directed graph in layers from left to right. Throws a RangeError when an edge names a
+ * node number outside 0..nodeCount-1 or when `sources` and `targets` differ in length.
+ */
+export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): LayoutResult {
+  const { nodeCount, sources, targets } = input;
+  if (sources.length !== targets.length) throw new RangeError('sources and targets must have the same length');
+  for (let i = 0; i < sources.length; i++) {
+    const s = sources[i]!;
+    const t = targets[i]!;
+    if (s < 0 || s >= nodeCount || t < 0 || t >= nodeCount) {
+      throw new RangeError(`edge ${i} (${s} -> ${t}) names a node outside 0..${nodeCount - 1}`);
+    }
+  }
+  const sweeps = options.sweeps ?? 3;
+  const layerGap = options.layerGap ?? 8;
+  const subColumnGap = options.subColumnGap ?? 3;
+  const maxRows = options.maxRows ?? Math.max(40, Math.ceil(2 * Math.sqrt(nodeCount)));
+
+  const keep = breakCycles(nodeCount, sources, targets);
+  const out = adjacency(nodeCount, sources, targets, keep);
+  const into = adjacency(nodeCount, targets, sources, keep);
+
+  // Longest path from a source, in Kahn's order.
+  const layer = new Int32Array(nodeCount);
+  const pending = new Int32Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) pending[v] = into.offsets[v + 1]! - into.offsets[v]!;
+  const queue = new Int32Array(nodeCount);
+  let head = 0;
+  let tail = 0;
+  for (let v = 0; v < nodeCount; v++) if (pending[v] === 0) queue[tail++] = v;
+  while (head < tail) {
+    const v = queue[head++]!;
+    for (let k = out.offsets[v]!; k < out.offsets[v + 1]!; k++) {
+      const w = out.entries[k]!;
+      if (layer[v]! + 1 > layer[w]!) layer[w] = layer[v]! + 1;
+      if (--pending[w]! === 0) queue[tail++] = w;
+    }
+  }
+  let layerCount = 0;
+  for (let v = 0; v < nodeCount; v++) if (layer[v]! + 1 > layerCount) layerCount = layer[v]! + 1;
+
+  // Members of each layer, in the initial order.
+  const order = input.order;
+  const byLayer: number[][] = Array.from({ length: layerCount }, () => []);
+  for (let v = 0; v < nodeCount; v++) byLayer[layer[v]!]!.push(v);
+  if (order) for (const members of byLayer) members.sort((a, b) => order[a]! - order[b]! || a - b);
+
+  // Relative position within its layer, in [0, 1].
+  const position = new Float64Array(nodeCount);
+  const place = (members: number[]) => {
+    const span = Math.max(1, members.length - 1);
+    members.forEach((v, index) => (position[v] = index / span));
+  };
+  byLayer.forEach(place);
+  const barycentre = new Float64Array(nodeCount);
+  const reorder = (members: number[], adjacent: Adjacency) => {
+    for (const v of members) {
+      const start = adjacent.offsets[v]!;
+      const end = adjacent.offsets[v + 1]!;
+      if (start === end) {
+        barycentre[v] = position[v]!;
+        continue;
+      }
+      let sum = 0;
+      for (let k = start; k < end; k++) sum += position[adjacent.entries[k]!]!;
+      barycentre[v] = sum / (end - start);
+    }
+    members.sort((a, b) => barycentre[a]! - barycentre[b]! || position[a]! - position[b]!);
+    place(members);
+  };
+  for (let sweep = 0; sweep < sweeps; sweep++) {
+    for (let l = 1; l < layerCount; l++) reorder(byLayer[l]!, into);
+    for (let l = layerCount - 2; l >= 0; l--) reorder(byLayer[l]!, out);
+  }
+
+  // Coordinates: tall layers take several sub-columns, filled row by row.
+  const x = new Float32Array(nodeCount);
+  const y = new Float32Array(nodeCount);
+  let left = 0;
+  for (const members of byLayer) {
+    const columns = Math.max(1, Math.ceil(members.length / maxRows));
+    const rows = Math.ceil(members.length / columns);
+    members.forEach((v, index) => {
+      const row = Math.floor(index / columns);
+      x[v] = left + (index % columns) * subColumnGap;
+      y[v] = (rows - 1) / 2 - row;
+    });
+    left += (columns - 1) * subColumnGap + layerGap;
+  }
+  return { x, y, layer, layerCount };
+}

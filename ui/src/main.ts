@@ -1,0 +1,794 @@
+/**
+ * The lineage-svc web UI: a graph picker, search with suggestions listed as text, filters, focus
+ * (N hops up and down from the traversal endpoints), the path between two nodes, a node panel,
+ * a time slider over the graph's history with a diff between two points, and operations.
+ * Every view state is in the URL (`viewState.ts`).
+ */
+import './app.css';
+import {
+  api,
+  ApiError,
+  type GraphDiff,
+  type GraphDocument,
+  type GraphSummary,
+  type HistoryChange,
+  type LineageNode,
+  type Traversal,
+} from './api';
+import { formatTime, h, replaceChildren } from './dom';
+import { diffScene, findPath, passesFilters, diffEdgeKey } from './graphData';
+import { edgeKey, GraphView, type GraphScene } from './graphView';
+import { buildOperations } from './operations';
+import { renderNodePanel } from './panel';
+import { EDGE_TYPE_COLOURS, NODE_TYPE_COLOURS, SYSTEM_COLOURS, humanise, DIFF_COLOURS } from './styles';
+import { readViewState, writeViewState, type ViewState } from './viewState';
+
+let state: ViewState = readViewState(location.search);
+let graphs: GraphSummary[] = [];
+let documentKey = '';
+let graphDocument: GraphDocument | null = null;
+let nodesById = new Map<string, LineageNode>();
+let history: HistoryChange[] = [];
+let historyKey = '';
+let diff: GraphDiff | null = null;
+let visibleNodes: LineageNode[] = [];
+
+// ---- Page structure ----------------------------------------------------------------------------
+const searchInput = h('input', {
+  id: 'search',
+  type: 'search',
+  role: 'combobox',
+  autocomplete: 'off',
+  placeholder: 'topic, connector, job…',
+  'aria-autocomplete': 'list',
+  'aria-expanded': 'false',
+  'aria-controls': 'suggestions',
+});
+const suggestions = h('ul', { id: 'suggestions', role: 'listbox', 'aria-label': 'Matching nodes', hidden: true });
+const graphPicker = h('select', { id: 'graph-picker' });
+const statusLine = h('p', { id: 'status', role: 'status', 'aria-live': 'polite' });
+const filters = h('div', { id: 'filters' });
+const focusBox = h('div', { id: 'focus-box' });
+const pathBox = h('div', { id: 'path-box' });
+const legend = h('div', { id: 'legend', 'aria-label': 'Legend' });
+const canvas = h('div', {
+  id: 'graph',
+  tabindex: '0',
+  role: 'img',
+  'aria-roledescription': 'lineage graph',
+  'aria-label': 'Lineage graph. Arrow keys pan, plus and minus zoom, 0 fits the graph.',
+});
+const nodePanel = h('div', { id: 'node-panel', role: 'tabpanel', 'aria-labelledby': 'tab-node' });
+const changesPanel = h('div', { id: 'changes-panel', role: 'tabpanel', 'aria-labelledby': 'tab-changes' });
+const operationsPanel = h('div', { id: 'operations-panel', role: 'tabpanel', 'aria-labelledby': 'tab-operations' });
+const slider = h('input', { id: 'history-slider', type: 'range', min: '0', max: '0', step: '1', value: '0' });
+const sliderLabel = h('output', { id: 'history-label', for: 'history-slider' });
+const diffFrom = h('select', { id: 'diff-from' });
+const diffTo = h('select', { id: 'diff-to' });
+
+const tabs = (['node', 'changes', 'operations'] as const).map((tab) =>
+  h(
+    'button',
+    {
+      id: `tab-${tab}`,
+      role: 'tab',
+      type: 'button',
+      'aria-controls': `${tab}-panel`,
+      onclick: () => setState({ tab }),
+      onkeydown: (event: KeyboardEvent) => {
+        const order = ['node', 'changes', 'operations'] as const;
+        const index = order.indexOf(tab);
+        if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+          const next = order[(index + (event.key === 'ArrowRight' ? 1 : 2)) % 3]!;
+          setState({ tab: next });
+          document.getElementById(`tab-${next}`)?.focus();
+        }
+      },
+    },
+    { node: 'Node', changes: 'Changes', operations: 'Operations' }[tab],
+  ),
+);
+
+const app = document.getElementById('app')!;
+app.append(
+  h(
+    'header',
+    { class: 'top' },
+    h('h1', {}, 'lineage-svc'),
+    h(
+      'div',
+      { class: 'search', role: 'search' },
+      h('label', { for: 'search' }, 'Find a node'),
+      searchInput,
+      suggestions,
+    ),
+    h('div', { class: 'picker' }, h('label', { for: 'graph-picker' }, 'Graph'), graphPicker),
+    statusLine,
+  ),
+  h(
+    'main',
+    { class: 'layout' },
+    h(
+      'nav',
+      { class: 'sidebar', 'aria-label': 'Filters, focus and path' },
+      h('h2', {}, 'Focus'),
+      focusBox,
+      h('h2', {}, 'Path'),
+      pathBox,
+      h('h2', {}, 'Filters'),
+      filters,
+    ),
+    h(
+      'section',
+      { class: 'canvas-area', 'aria-label': 'Graph view' },
+      canvas,
+      h(
+        'div',
+        { class: 'camera', role: 'group', 'aria-label': 'Camera' },
+        h('button', { type: 'button', onclick: () => view.zoom(1 / 1.5), 'aria-label': 'Zoom in' }, '+'),
+        h('button', { type: 'button', onclick: () => view.zoom(1.5), 'aria-label': 'Zoom out' }, '−'),
+        h('button', { type: 'button', onclick: () => view.fit() }, 'Fit'),
+      ),
+      legend,
+    ),
+    h(
+      'aside',
+      { class: 'side', 'aria-label': 'Details' },
+      h('div', { role: 'tablist', 'aria-label': 'Details' }, ...tabs),
+      nodePanel,
+      changesPanel,
+      operationsPanel,
+    ),
+  ),
+  h(
+    'footer',
+    { class: 'history', 'aria-label': 'History' },
+    h('label', { for: 'history-slider' }, 'Graph as of'),
+    slider,
+    sliderLabel,
+    h('button', { type: 'button', onclick: () => setState({ asOf: null }) }, 'Now'),
+    h(
+      'div',
+      { class: 'diff', role: 'group', 'aria-label': 'Compare two points' },
+      h('label', { for: 'diff-from' }, 'Compare from'),
+      diffFrom,
+      h('label', { for: 'diff-to' }, 'to'),
+      diffTo,
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'diff-show',
+          onclick: () =>
+            setState({
+              diffFrom: diffFrom.value,
+              diffTo: diffTo.value === 'now' ? null : diffTo.value,
+              tab: 'changes',
+            }),
+        },
+        'Show changes',
+      ),
+      h('button', { type: 'button', onclick: () => setState({ diffFrom: null, diffTo: null }) }, 'Clear'),
+    ),
+  ),
+);
+
+const view = new GraphView(canvas, (nodeId) => setState({ node: nodeId, tab: 'node' }));
+const operations = buildOperations({
+  graphId: () => state.graph,
+  environmentIds: () => [
+    ...new Set((graphDocument?.nodes ?? []).map((node) => node.environment_id).filter((id): id is string => !!id)),
+  ],
+  reload: async () => {
+    documentKey = '';
+    historyKey = '';
+    await refresh();
+  },
+  announce,
+});
+operationsPanel.append(operations.element);
+
+/** Test and benchmark hook: the renderer and the figures of the last render. */
+(window as unknown as { __lineageUi: unknown }).__lineageUi = { view, state: () => state };
+
+function announce(message: string) {
+  statusLine.textContent = message;
+}
+
+// ---- State -------------------------------------------------------------------------------------
+/** Changes the view state, writes it into the URL (a new history entry) and redraws. */
+function setState(patch: Partial<ViewState>) {
+  state = { ...state, ...patch };
+  const search = writeViewState(state);
+  if (search !== location.search) history_push(search);
+  void refresh();
+}
+function history_push(search: string) {
+  window.history.pushState(null, '', `${location.pathname}${search}`);
+}
+window.addEventListener('popstate', () => {
+  state = readViewState(location.search);
+  void refresh();
+});
+
+// ---- Data --------------------------------------------------------------------------------------
+async function loadGraphs() {
+  graphs = (await api<{ graphs: GraphSummary[] }>('GET', '/graphs')).graphs;
+  replaceChildren(
+    graphPicker,
+    ...graphs.map((graph) =>
+      h('option', { value: graph.graph_id }, `${graph.name ?? graph.graph_id} (${graph.node_count} nodes)`),
+    ),
+  );
+}
+
+let refreshing: Promise<void> = Promise.resolve();
+let refreshWanted = false;
+/** Loads what the state needs and redraws; calls made meanwhile are merged into one more run. */
+function refresh(): Promise<void> {
+  if (refreshWanted) return refreshing;
+  refreshWanted = true;
+  refreshing = refreshing.then(async () => {
+    refreshWanted = false;
+    try {
+      await refreshNow();
+    } catch (error) {
+      document.body.dataset.graphState = 'error';
+      announce(error instanceof ApiError || error instanceof Error ? error.message : String(error));
+    }
+  });
+  return refreshing;
+}
+
+async function refreshNow() {
+  document.body.dataset.graphState = 'loading';
+  showTab();
+  if (graphs.length === 0 || documentKey === '') await loadGraphs();
+  if (graphs.length === 0) {
+    document.body.dataset.graphState = 'empty';
+    announce('No graph yet: start an extraction in Operations.');
+    setState_silent({ tab: 'operations' });
+    showTab();
+    return;
+  }
+  const graphId =
+    state.graph && graphs.some((graph) => graph.graph_id === state.graph) ? state.graph : graphs[0]!.graph_id;
+  graphPicker.value = graphId;
+  const pointInTime = state.diffFrom ? state.diffTo : state.asOf;
+  const key = `${graphId}@${pointInTime ?? 'now'}`;
+  if (key !== documentKey) {
+    announce('Loading the graph…');
+    graphDocument = await api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+    nodesById = new Map(graphDocument.nodes.map((node) => [node.id, node]));
+    documentKey = key;
+  }
+  const summary = graphs.find((graph) => graph.graph_id === graphId)!;
+  const nextHistoryKey = `${graphId}#${summary.revision}`;
+  if (nextHistoryKey !== historyKey) {
+    history = (await api<{ changes: HistoryChange[] }>('GET', `/graphs/${encodeURIComponent(graphId)}/history`))
+      .changes;
+    historyKey = nextHistoryKey;
+  }
+  diff = state.diffFrom
+    ? await api<GraphDiff>('GET', `/graphs/${encodeURIComponent(graphId)}/diff`, {
+        from: state.diffFrom,
+        to: state.diffTo,
+      })
+    : null;
+  const document_ = graphDocument!;
+
+  // Focus: N hops upstream and downstream, from the traversal endpoints.
+  let focusIds: Set<string> | null = null;
+  if (state.focus) {
+    const query = { hops: state.hops, as_of: pointInTime };
+    const path = (direction: string) =>
+      `/graphs/${encodeURIComponent(graphId)}/query/${direction}/${encodeURIComponent(state.focus!)}`;
+    try {
+      const [up, down] = await Promise.all([
+        api<Traversal>('GET', path('upstream'), query),
+        api<Traversal>('GET', path('downstream'), query),
+      ]);
+      focusIds = new Set([state.focus, ...up.nodes.map((node) => node.id), ...down.nodes.map((node) => node.id)]);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      announce(`The focused node is not in the graph at this point.`);
+      focusIds = new Set();
+    }
+  }
+
+  // The scene: filters, focus, diff, path.
+  let nodes = document_.nodes;
+  let edges = document_.edges;
+  let marks: GraphScene['marks'];
+  if (diff) {
+    const scene = diffScene(nodes, edges, diff);
+    nodes = scene.nodes;
+    edges = scene.edges;
+    marks = scene.marks;
+  }
+  const filterState = {
+    systems: state.systems,
+    types: state.types,
+    environments: state.environments,
+    clusters: state.clusters,
+    showSchemas: state.showSchemas,
+    showInternal: state.showInternal,
+  };
+  nodes = nodes.filter(
+    (node) =>
+      (focusIds ? focusIds.has(node.id) : true) &&
+      (passesFilters(node, filterState) || node.id === state.focus || node.id === state.node),
+  );
+  let pathSet: Set<string> | undefined;
+  let pathNodes: string[] | null = null;
+  if (state.pathFrom && state.pathTo) {
+    const found = findPath(edges, state.pathFrom, state.pathTo);
+    if (found) {
+      pathNodes = found.nodes;
+      pathSet = new Set([...found.nodes, ...found.edges.map(edgeKey)]);
+      const shown = new Set(nodes.map((node) => node.id));
+      for (const id of found.nodes) if (!shown.has(id) && nodesById.has(id)) nodes.push(nodesById.get(id)!);
+    }
+  }
+  visibleNodes = nodes;
+  const figures = await view.show({ nodes, edges, ...(marks ? { marks } : {}), ...(pathSet ? { path: pathSet } : {}) });
+  view.select(state.node);
+  if (state.node) view.centreOn(state.node);
+
+  renderFilters(document_.nodes);
+  renderFocus();
+  renderPath(pathNodes);
+  renderLegend();
+  renderHistory(graphId);
+  renderChanges();
+  renderNodePanel(nodePanel, state.node ? (nodesById.get(state.node) ?? diffNode(state.node)) : null, {
+    graphId,
+    nodesById,
+    edges: document_.edges,
+    focus: (nodeId) => setState({ focus: nodeId, node: nodeId }),
+    pathEnd: (end, nodeId) => setState(end === 'from' ? { pathFrom: nodeId } : { pathTo: nodeId }),
+  });
+  if (figures) {
+    canvas.setAttribute(
+      'aria-label',
+      `Lineage graph: ${figures.nodes} nodes, ${figures.edges} edges shown. Arrow keys pan, plus and minus zoom, 0 fits.`,
+    );
+    const asOf = pointInTime ? ` as of ${describePoint(pointInTime)}` : '';
+    announce(`${figures.nodes} of ${document_.nodes.length} nodes shown${asOf}${diff ? ', changes coloured' : ''}.`);
+    document.body.dataset.graphState = 'ready';
+    document.body.dataset.renderedNodes = String(figures.nodes);
+    document.body.dataset.renderMilliseconds = String(Math.round(figures.renderMilliseconds));
+  }
+}
+
+function setState_silent(patch: Partial<ViewState>) {
+  state = { ...state, ...patch };
+}
+
+function diffNode(nodeId: string): LineageNode | null {
+  return diff?.nodes.removed.find((node) => node.id === nodeId) ?? null;
+}
+
+function describePoint(point: string): string {
+  const change = history.find((item) => String(item.revision) === point);
+  return change ? `revision ${change.revision} (${formatTime(change.time)})` : point;
+}
+
+// ---- Side parts --------------------------------------------------------------------------------
+function checkboxGroup(
+  legendText: string,
+  name: string,
+  values: string[],
+  selected: string[],
+  key: 'systems' | 'types' | 'environments' | 'clusters',
+) {
+  return h(
+    'fieldset',
+    {},
+    h('legend', {}, legendText),
+    ...values.map((value) => {
+      const id = `filter-${name}-${value}`;
+      return h(
+        'div',
+        { class: 'check' },
+        h('input', {
+          id,
+          type: 'checkbox',
+          checked: selected.length === 0 || selected.includes(value),
+          onchange: (event: Event) => {
+            const checked = (event.target as HTMLInputElement).checked;
+            const current = selected.length === 0 ? values : selected;
+            const next = checked ? [...new Set([...current, value])] : current.filter((item) => item !== value);
+            setState({ [key]: next.length === values.length ? [] : next });
+          },
+        }),
+        h('label', { for: id }, name === 'system' || name === 'type' ? humanise(value) : value || '(none)'),
+      );
+    }),
+  );
+}
+
+function renderFilters(allNodes: LineageNode[]) {
+  const distinct = (pick: (node: LineageNode) => string | null) =>
+    [...new Set(allNodes.map(pick).filter((value): value is string => value !== null))].sort();
+  replaceChildren(
+    filters,
+    h(
+      'div',
+      { class: 'check' },
+      h('input', {
+        id: 'show-schemas',
+        type: 'checkbox',
+        checked: state.showSchemas,
+        onchange: (event: Event) => setState({ showSchemas: (event.target as HTMLInputElement).checked }),
+      }),
+      h('label', { for: 'show-schemas' }, 'Show schemas'),
+    ),
+    h(
+      'div',
+      { class: 'check' },
+      h('input', {
+        id: 'show-internal',
+        type: 'checkbox',
+        checked: state.showInternal,
+        onchange: (event: Event) => setState({ showInternal: (event.target as HTMLInputElement).checked }),
+      }),
+      h('label', { for: 'show-internal' }, 'Show internal topics'),
+    ),
+    checkboxGroup(
+      'System',
+      'system',
+      distinct((node) => node.system),
+      state.systems,
+      'systems',
+    ),
+    checkboxGroup(
+      'Node type',
+      'type',
+      distinct((node) => node.node_type),
+      state.types,
+      'types',
+    ),
+    checkboxGroup(
+      'Environment',
+      'env',
+      distinct((node) => node.environment_id),
+      state.environments,
+      'environments',
+    ),
+    checkboxGroup(
+      'Cluster',
+      'cluster',
+      distinct((node) => node.cluster_id),
+      state.clusters,
+      'clusters',
+    ),
+  );
+}
+
+function renderFocus() {
+  const hops = h('input', { id: 'focus-hops', type: 'number', min: '1', max: '100', value: String(state.hops) });
+  hops.addEventListener('change', () => {
+    const value = Number(hops.value);
+    if (Number.isInteger(value) && value >= 1 && value <= 100) setState({ hops: value });
+  });
+  const focused = state.focus ? nodesById.get(state.focus) : undefined;
+  replaceChildren(
+    focusBox,
+    h(
+      'p',
+      { id: 'focus-node' },
+      state.focus
+        ? `Focused on ${focused?.display_name ?? state.focus}`
+        : 'Whole graph (select a node, then “Focus here”).',
+    ),
+    h('label', { for: 'focus-hops' }, 'Hops upstream and downstream'),
+    hops,
+    state.focus
+      ? h('button', { type: 'button', onclick: () => setState({ focus: null }) }, 'Show the whole graph')
+      : null,
+  );
+}
+
+function renderPath(pathNodes: string[] | null) {
+  const name = (id: string | null) => (id ? (nodesById.get(id)?.display_name ?? id) : '—');
+  replaceChildren(
+    pathBox,
+    h('p', {}, `From ${name(state.pathFrom)} to ${name(state.pathTo)}`),
+    state.pathFrom && state.pathTo
+      ? pathNodes
+        ? h('ol', { id: 'path-nodes', 'aria-label': 'Path' }, ...pathNodes.map((id) => h('li', {}, name(id))))
+        : h('p', { role: 'alert' }, 'These two nodes are not connected.')
+      : h('p', { class: 'hint' }, 'Choose “Path from here” and “Path to here” in a node panel.'),
+    state.pathFrom || state.pathTo
+      ? h('button', { type: 'button', onclick: () => setState({ pathFrom: null, pathTo: null }) }, 'Clear path')
+      : null,
+  );
+}
+
+function renderLegend() {
+  const present = new Set(visibleNodes.map((node) => node.node_type));
+  const systems = new Set(visibleNodes.map((node) => node.system));
+  const swatch = (colour: string, border?: string) =>
+    h('span', {
+      class: 'swatch',
+      style: `background:${colour};${border ? `border:3px solid ${border}` : ''}`,
+      'aria-hidden': 'true',
+    });
+  replaceChildren(
+    legend,
+    h('h2', {}, 'Legend'),
+    h(
+      'ul',
+      {},
+      ...Object.entries(NODE_TYPE_COLOURS)
+        .filter(([type]) => present.has(type))
+        .map(([type, colour]) => h('li', {}, swatch(colour), humanise(type))),
+    ),
+    h(
+      'ul',
+      {},
+      ...Object.entries(SYSTEM_COLOURS)
+        .filter(([system]) => systems.has(system))
+        .map(([system, colour]) => h('li', {}, swatch('#fff', colour), `${humanise(system)} (border)`)),
+    ),
+    h(
+      'ul',
+      {},
+      ...Object.entries(EDGE_TYPE_COLOURS).map(([type, colour]) =>
+        h('li', {}, h('span', { class: 'line', style: `background:${colour}`, 'aria-hidden': 'true' }), humanise(type)),
+      ),
+    ),
+    diff
+      ? h('ul', {}, ...Object.entries(DIFF_COLOURS).map(([kind, colour]) => h('li', {}, swatch('#fff', colour), kind)))
+      : null,
+  );
+}
+
+function renderHistory(graphId: string) {
+  slider.max = String(Math.max(0, history.length - 1));
+  const index = state.asOf ? history.findIndex((change) => String(change.revision) === state.asOf) : history.length - 1;
+  slider.value = String(index >= 0 ? index : history.length - 1);
+  const current = history[Number(slider.value)];
+  sliderLabel.textContent = state.asOf
+    ? current && String(current.revision) === state.asOf
+      ? `revision ${current.revision}, ${formatTime(current.time)} (${current.cause})`
+      : state.asOf
+    : `now (revision ${history.at(-1)?.revision ?? '—'})`;
+  slider.setAttribute('aria-valuetext', sliderLabel.textContent);
+  const options = (selected: string | null, withNow: boolean) => [
+    ...(withNow ? [h('option', { value: 'now', selected: selected === null }, 'now')] : []),
+    ...history.map((change) =>
+      h(
+        'option',
+        { value: String(change.revision), selected: selected === String(change.revision) },
+        `rev ${change.revision} · ${formatTime(change.time)} · ${change.cause}`,
+      ),
+    ),
+  ];
+  replaceChildren(diffFrom, ...options(state.diffFrom ?? String(history[0]?.revision ?? ''), false));
+  replaceChildren(diffTo, ...options(state.diffTo, true));
+  void graphId;
+}
+
+let sliderTimer: ReturnType<typeof setTimeout> | undefined;
+slider.addEventListener('input', () => {
+  const change = history[Number(slider.value)];
+  if (!change) return;
+  sliderLabel.textContent = `revision ${change.revision}, ${formatTime(change.time)} (${change.cause})`;
+  clearTimeout(sliderTimer);
+  sliderTimer = setTimeout(() => {
+    const last = Number(slider.value) === history.length - 1;
+    setState({ asOf: last ? null : String(change.revision) });
+  }, 250);
+});
+
+function renderChanges() {
+  if (!diff) {
+    replaceChildren(
+      changesPanel,
+      h('p', { class: 'hint' }, 'Choose two points under “Compare from … to” and press “Show changes”.'),
+    );
+    return;
+  }
+  const name = (id: string) =>
+    nodesById.get(id)?.display_name ?? diff!.nodes.removed.find((node) => node.id === id)?.display_name ?? id;
+  const section = (title: string, kind: keyof typeof DIFF_COLOURS, items: { id: string; text: string }[]) =>
+    h(
+      'section',
+      { class: `changes ${kind}` },
+      h('h3', {}, `${title} (${items.length})`),
+      items.length > 0
+        ? h(
+            'ul',
+            {},
+            ...items.map((item) =>
+              h(
+                'li',
+                {},
+                h(
+                  'button',
+                  { type: 'button', class: 'link', onclick: () => setState({ node: item.id, tab: 'node' }) },
+                  item.text,
+                ),
+              ),
+            ),
+          )
+        : h('p', {}, 'none'),
+    );
+  const edgeText = (edge: { src_id: string; dst_id: string; edge_type: string }) =>
+    `${name(edge.src_id)} → ${humanise(edge.edge_type)} → ${name(edge.dst_id)}`;
+  replaceChildren(
+    changesPanel,
+    h('h2', {}, `Changes from revision ${diff.from.revision} to ${diff.to.revision}`),
+    section(
+      'Nodes added',
+      'added',
+      diff.nodes.added.map((node) => ({ id: node.id, text: `${node.display_name} (${humanise(node.node_type)})` })),
+    ),
+    section(
+      'Nodes removed',
+      'removed',
+      diff.nodes.removed.map((node) => ({ id: node.id, text: `${node.display_name} (${humanise(node.node_type)})` })),
+    ),
+    section(
+      'Nodes changed',
+      'changed',
+      diff.nodes.changed.map((change) => ({
+        id: change.id,
+        text: `${change.after.display_name}: ${changedFields(change.before, change.after)}`,
+      })),
+    ),
+    section(
+      'Edges added',
+      'added',
+      diff.edges.added.map((edge) => ({ id: edge.src_id, text: edgeText(edge) })),
+    ),
+    section(
+      'Edges removed',
+      'removed',
+      diff.edges.removed.map((edge) => ({ id: edge.src_id, text: edgeText(edge) })),
+    ),
+    section(
+      'Edges changed',
+      'changed',
+      diff.edges.changed.map((change) => ({ id: change.after.src_id, text: `${edgeText(change.after)}` })),
+    ),
+  );
+  void diffEdgeKey;
+}
+
+function changedFields(before: LineageNode, after: LineageNode): string {
+  const fields = new Set<string>();
+  for (const key of Object.keys({ ...before, ...after }) as (keyof LineageNode)[]) {
+    if (key === 'attributes') continue;
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) fields.add(key);
+  }
+  const a = before.attributes ?? {};
+  const b = after.attributes ?? {};
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) fields.add(key);
+  return [...fields].join(', ') || 'attributes';
+}
+
+function showTab() {
+  for (const button of tabs) {
+    const selected = button.id === `tab-${state.tab}`;
+    button.setAttribute('aria-selected', String(selected));
+    button.tabIndex = selected ? 0 : -1;
+  }
+  nodePanel.hidden = state.tab !== 'node';
+  changesPanel.hidden = state.tab !== 'changes';
+  operationsPanel.hidden = state.tab !== 'operations';
+  if (state.tab === 'operations') operations.refresh();
+  else operations.stop();
+}
+
+// ---- Search ------------------------------------------------------------------------------------
+let activeSuggestion = -1;
+let suggestionNodes: LineageNode[] = [];
+function renderSuggestions() {
+  const text = searchInput.value.trim().toLowerCase();
+  if (text === '' || !graphDocument) {
+    suggestions.hidden = true;
+    searchInput.setAttribute('aria-expanded', 'false');
+    return;
+  }
+  suggestionNodes = [];
+  for (const node of graphDocument.nodes) {
+    if (node.display_name.toLowerCase().includes(text) || node.qualified_name.toLowerCase().includes(text)) {
+      suggestionNodes.push(node);
+      if (suggestionNodes.length === 20) break;
+    }
+  }
+  activeSuggestion = Math.min(activeSuggestion, suggestionNodes.length - 1);
+  replaceChildren(
+    suggestions,
+    ...(suggestionNodes.length > 0
+      ? suggestionNodes.map((node, index) =>
+          h(
+            'li',
+            {
+              id: `suggestion-${index}`,
+              role: 'option',
+              'aria-selected': String(index === activeSuggestion),
+              'data-node-id': node.id,
+              onmousedown: (event: Event) => {
+                event.preventDefault();
+                choose(node);
+              },
+            },
+            h('span', { class: 'name' }, node.display_name),
+            h(
+              'span',
+              { class: 'meta' },
+              ` ${humanise(node.node_type)} · ${humanise(node.system)}${node.environment_id ? ` · ${node.environment_id}` : ''}`,
+            ),
+          ),
+        )
+      : [h('li', { role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, 'No node matches')]),
+  );
+  suggestions.hidden = false;
+  searchInput.setAttribute('aria-expanded', 'true');
+  if (activeSuggestion >= 0) searchInput.setAttribute('aria-activedescendant', `suggestion-${activeSuggestion}`);
+  else searchInput.removeAttribute('aria-activedescendant');
+}
+function choose(node: LineageNode) {
+  suggestions.hidden = true;
+  searchInput.setAttribute('aria-expanded', 'false');
+  searchInput.value = node.display_name;
+  setState({ node: node.id, tab: 'node' });
+}
+searchInput.addEventListener('input', () => {
+  activeSuggestion = -1;
+  renderSuggestions();
+});
+searchInput.addEventListener('keydown', (event) => {
+  if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+    event.preventDefault();
+    const count = suggestionNodes.length;
+    if (count === 0) return;
+    activeSuggestion = (activeSuggestion + (event.key === 'ArrowDown' ? 1 : count - 1)) % count;
+    renderSuggestions();
+  } else if (event.key === 'Enter') {
+    event.preventDefault();
+    const node = suggestionNodes[Math.max(0, activeSuggestion)];
+    if (node && !suggestions.hidden) choose(node);
+  } else if (event.key === 'Escape') {
+    suggestions.hidden = true;
+    searchInput.setAttribute('aria-expanded', 'false');
+  }
+});
+searchInput.addEventListener('blur', () => setTimeout(() => (suggestions.hidden = true), 150));
+
+// ---- Keyboard on the graph ---------------------------------------------------------------------
+canvas.addEventListener('keydown', (event) => {
+  const moves: Record<string, [number, number]> = {
+    ArrowLeft: [-0.1, 0],
+    ArrowRight: [0.1, 0],
+    ArrowUp: [0, 0.1],
+    ArrowDown: [0, -0.1],
+  };
+  const move = moves[event.key];
+  if (move) view.pan(move[0], move[1]);
+  else if (event.key === '+' || event.key === '=') view.zoom(1 / 1.5);
+  else if (event.key === '-') view.zoom(1.5);
+  else if (event.key === '0') view.fit();
+  else return;
+  event.preventDefault();
+});
+
+graphPicker.addEventListener('change', () =>
+  setState({
+    graph: graphPicker.value,
+    asOf: null,
+    focus: null,
+    node: null,
+    diffFrom: null,
+    diffTo: null,
+    pathFrom: null,
+    pathTo: null,
+  }),
+);
+
+void refresh();

@@ -1,0 +1,405 @@
+/**
+ * Operations: start an extraction and follow its task; start and stop watchers and see their
+ * state, detected changes and extractions; push to a catalog and see the result per table; import
+ * and export graph JSON.
+ */
+import {
+  api,
+  type Catalog,
+  type PushResult,
+  type Task,
+  type Watcher,
+  type WatcherChange,
+  type WatcherExtraction,
+} from './api';
+import { formatTime, h, keyValueTable, replaceChildren } from './dom';
+
+/** What the operations panel needs from the app. */
+export interface OperationsContext {
+  graphId(): string | null;
+  /** Environment ids of the current graph, to prefill forms. */
+  environmentIds(): string[];
+  /** Reloads the graph list and the graph after something changed it. */
+  reload(): Promise<void>;
+  /** Shows a message in the page's status line. */
+  announce(message: string): void;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const splitIds = (text: string) => text.split(/[\s,]+/).filter((id) => id !== '');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Builds the operations panel; `refresh` re-reads watchers (called when the tab is shown). */
+export function buildOperations(context: OperationsContext): { element: HTMLElement; refresh(): void; stop(): void } {
+  // Extraction.
+  const extractEnvironments = h('input', { id: 'extract-environments', type: 'text', autocomplete: 'off' });
+  const extractMetrics = h('input', { id: 'extract-metrics', type: 'checkbox' });
+  const taskStatus = h('div', { id: 'task-status', role: 'status', 'aria-live': 'polite' });
+  const extractForm = h(
+    'form',
+    {
+      'aria-labelledby': 'ops-extract',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void startExtraction();
+      },
+    },
+    h('h3', { id: 'ops-extract' }, 'Extraction'),
+    h('label', { for: 'extract-environments' }, 'Environment ids (comma-separated)'),
+    extractEnvironments,
+    h('label', { class: 'inline' }, extractMetrics, ' include throughput metrics'),
+    h('button', { type: 'submit' }, 'Start extraction'),
+    taskStatus,
+  );
+  async function startExtraction() {
+    const environmentIds = splitIds(extractEnvironments.value);
+    if (environmentIds.length === 0) {
+      replaceChildren(taskStatus, h('p', { role: 'alert' }, 'Give at least one environment id (env-...).'));
+      return;
+    }
+    try {
+      const started = await api<{ task_id: string }>(
+        'POST',
+        '/tasks/extract',
+        {},
+        {
+          environment_ids: environmentIds,
+          enable_metrics: extractMetrics.checked,
+        },
+      );
+      for (;;) {
+        const task = await api<Task>('GET', `/tasks/${started.task_id}`);
+        replaceChildren(
+          taskStatus,
+          keyValueTable('Extraction task', [
+            ['task', task.task_id],
+            ['status', task.status],
+            ['phase', task.phase],
+            ['message', task.message],
+            ...(task.result
+              ? ([
+                  ['nodes', task.result.node_count],
+                  ['edges', task.result.edge_count],
+                  ['changes', task.result.changes],
+                ] as [string, unknown][])
+              : []),
+            ...(task.error ? ([['error', task.error]] as [string, unknown][]) : []),
+          ]),
+        );
+        taskStatus.dataset.taskStatus = task.status;
+        if (task.status !== 'pending') {
+          context.announce(`Extraction ${task.status}`);
+          if (task.status === 'completed') await context.reload();
+          return;
+        }
+        await sleep(400);
+      }
+    } catch (error) {
+      replaceChildren(taskStatus, h('p', { role: 'alert' }, `Extraction could not start: ${errorText(error)}`));
+    }
+  }
+
+  // Watchers.
+  const watchEnvironments = h('input', { id: 'watch-environments', type: 'text', autocomplete: 'off' });
+  const watchCooldown = h('input', { id: 'watch-cooldown', type: 'number', min: '0', step: '0.1', value: '30' });
+  const watchPoll = h('input', { id: 'watch-poll', type: 'number', min: '0.1', step: '0.1', value: '10' });
+  const watcherList = h('div', { id: 'watchers', 'aria-live': 'polite' });
+  const watcherMessage = h('div', { role: 'status' });
+  const watchForm = h(
+    'form',
+    {
+      'aria-labelledby': 'ops-watchers',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void startWatcher();
+      },
+    },
+    h('h3', { id: 'ops-watchers' }, 'Watchers'),
+    h('label', { for: 'watch-environments' }, 'Environment ids to watch'),
+    watchEnvironments,
+    h('label', { for: 'watch-cooldown' }, 'Cooldown (seconds)'),
+    watchCooldown,
+    h('label', { for: 'watch-poll' }, 'Poll interval (seconds)'),
+    watchPoll,
+    h('button', { type: 'submit' }, 'Start watcher'),
+    watcherMessage,
+    watcherList,
+  );
+  async function startWatcher() {
+    const environmentIds = splitIds(watchEnvironments.value);
+    if (environmentIds.length === 0) {
+      replaceChildren(watcherMessage, h('p', { role: 'alert' }, 'Give at least one environment id to watch.'));
+      return;
+    }
+    try {
+      const started = await api<{ watcher_id: string }>(
+        'POST',
+        '/watchers',
+        {},
+        {
+          environment_ids: environmentIds,
+          cooldown_seconds: Number(watchCooldown.value),
+          poll_interval_seconds: Number(watchPoll.value),
+        },
+      );
+      replaceChildren(watcherMessage, h('p', {}, `Watcher ${started.watcher_id} started.`));
+      await refreshWatchers();
+    } catch (error) {
+      replaceChildren(watcherMessage, h('p', { role: 'alert' }, `Watcher could not start: ${errorText(error)}`));
+    }
+  }
+  async function refreshWatchers() {
+    try {
+      const { watchers } = await api<{ watchers: Watcher[] }>('GET', '/watchers', { limit: 20 });
+      const cards = await Promise.all(
+        watchers.map(async (watcher) => {
+          const [events, history] = await Promise.all([
+            api<{ events: WatcherChange[] }>('GET', `/watchers/${encodeURIComponent(watcher.watcher_id)}/events`, {
+              limit: 10,
+            }),
+            api<{ extractions: WatcherExtraction[] }>(
+              'GET',
+              `/watchers/${encodeURIComponent(watcher.watcher_id)}/history`,
+              { limit: 5 },
+            ),
+          ]);
+          const running = watcher.state !== 'STOPPED';
+          return h(
+            'article',
+            {
+              class: 'watcher',
+              'data-watcher-id': watcher.watcher_id,
+              'data-state': watcher.state,
+              'aria-label': `Watcher ${watcher.watcher_id}`,
+            },
+            h('h4', {}, `${watcher.environment_ids.join(', ')} — `, h('span', { class: 'state' }, watcher.state)),
+            keyValueTable('Watcher', [
+              ['id', watcher.watcher_id],
+              ['reason', watcher.reason],
+              ['started', formatTime(watcher.started_at)],
+              ['changes detected', watcher.change_count],
+              ['extractions', watcher.extraction_count],
+              ['last change', formatTime(watcher.last_change_at)],
+              ['last extraction', formatTime(watcher.last_extraction_at)],
+            ]),
+            h('h5', {}, 'Detected changes'),
+            events.events.length > 0
+              ? h(
+                  'ul',
+                  {},
+                  ...events.events.map((change) =>
+                    h(
+                      'li',
+                      {},
+                      `${formatTime(change.detected_at)} ${change.kind} ${change.resource_type} ${change.resource_id}`,
+                    ),
+                  ),
+                )
+              : h('p', {}, 'none yet'),
+            h('h5', {}, 'Extractions'),
+            history.extractions.length > 0
+              ? h(
+                  'ul',
+                  {},
+                  ...history.extractions.map((run) =>
+                    h(
+                      'li',
+                      {},
+                      `${formatTime(run.started_at)} ${run.status}${run.node_count !== null ? `, ${run.node_count} nodes` : ''}${run.error ? `: ${run.error}` : ''}`,
+                    ),
+                  ),
+                )
+              : h('p', {}, 'none yet'),
+            running
+              ? h('button', { type: 'button', onclick: () => void stopWatcher(watcher.watcher_id) }, 'Stop watcher')
+              : h(
+                  'button',
+                  { type: 'button', onclick: () => void forgetWatcher(watcher.watcher_id) },
+                  'Remove watcher',
+                ),
+          );
+        }),
+      );
+      replaceChildren(watcherList, ...(cards.length > 0 ? cards : [h('p', {}, 'No watcher.')]));
+    } catch (error) {
+      replaceChildren(watcherList, h('p', { role: 'alert' }, `Watchers could not be read: ${errorText(error)}`));
+    }
+  }
+  async function stopWatcher(watcherId: string) {
+    try {
+      await api('POST', `/watchers/${encodeURIComponent(watcherId)}/stop`);
+      context.announce(`Watcher ${watcherId} stopped`);
+    } catch (error) {
+      replaceChildren(watcherMessage, h('p', { role: 'alert' }, `Could not stop: ${errorText(error)}`));
+    }
+    await refreshWatchers();
+  }
+  async function forgetWatcher(watcherId: string) {
+    try {
+      await api('DELETE', `/watchers/${encodeURIComponent(watcherId)}`);
+    } catch (error) {
+      replaceChildren(watcherMessage, h('p', { role: 'alert' }, `Could not remove: ${errorText(error)}`));
+    }
+    await refreshWatchers();
+  }
+
+  // Push.
+  const pushCatalog = h('select', { id: 'push-catalog' });
+  const pushResult = h('div', { role: 'status', 'aria-live': 'polite' });
+  const pushForm = h(
+    'form',
+    {
+      'aria-labelledby': 'ops-push',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void push();
+      },
+    },
+    h('h3', { id: 'ops-push' }, 'Push to a catalog'),
+    h('label', { for: 'push-catalog' }, 'Catalog'),
+    pushCatalog,
+    h('button', { type: 'submit' }, 'Push lineage'),
+    pushResult,
+  );
+  async function loadCatalogs() {
+    try {
+      const { catalogs } = await api<{ catalogs: Catalog[] }>('GET', '/catalogs');
+      replaceChildren(
+        pushCatalog,
+        ...catalogs.map((catalog) =>
+          h(
+            'option',
+            { value: catalog.catalog_type },
+            `${catalog.catalog_type}${catalog.configured ? '' : ' (not configured)'}`,
+          ),
+        ),
+      );
+    } catch (error) {
+      replaceChildren(pushResult, h('p', { role: 'alert' }, `Catalogs could not be read: ${errorText(error)}`));
+    }
+  }
+  async function push() {
+    replaceChildren(pushResult, h('p', {}, 'Pushing…'));
+    try {
+      const result = await api<PushResult>(
+        'POST',
+        '/lineage/push',
+        {},
+        { catalog_type: pushCatalog.value, graph_id: context.graphId() },
+      );
+      replaceChildren(
+        pushResult,
+        keyValueTable('Push result', [
+          ['catalog', result.catalog_type],
+          ['tables updated', result.tables_updated],
+          ['properties set', result.properties_set],
+          ['comments set', result.comments_set],
+          ['bridge rows inserted', result.bridge_rows_inserted],
+        ]),
+        h('h4', {}, 'Per table'),
+        result.errors.length + result.skipped.length > 0
+          ? h(
+              'ul',
+              {},
+              ...result.errors.map((line) => h('li', { class: 'error' }, `error: ${line}`)),
+              ...result.skipped.map((line) => h('li', {}, `skipped: ${line}`)),
+            )
+          : h('p', {}, `every table updated (${result.tables_updated})`),
+      );
+    } catch (error) {
+      replaceChildren(pushResult, h('p', { role: 'alert' }, `Push failed: ${errorText(error)}`));
+    }
+  }
+
+  // Import and export.
+  const importFile = h('input', { id: 'import-file', type: 'file', accept: 'application/json,.json' });
+  const importMode = h(
+    'select',
+    { id: 'import-mode' },
+    h('option', { value: 'merge' }, 'merge'),
+    h('option', { value: 'replace' }, 'replace'),
+  );
+  const transferStatus = h('div', { role: 'status', 'aria-live': 'polite' });
+  const transfer = h(
+    'form',
+    {
+      'aria-labelledby': 'ops-transfer',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void importGraph();
+      },
+    },
+    h('h3', { id: 'ops-transfer' }, 'Import and export'),
+    h('label', { for: 'import-file' }, 'Graph JSON file'),
+    importFile,
+    h('label', { for: 'import-mode' }, 'Mode'),
+    importMode,
+    h('button', { type: 'submit' }, 'Import into this graph'),
+    h('button', { type: 'button', onclick: () => void exportGraph() }, 'Export this graph'),
+    transferStatus,
+  );
+  async function importGraph() {
+    const file = importFile.files?.[0];
+    let graphId = context.graphId();
+    if (!file) {
+      replaceChildren(transferStatus, h('p', { role: 'alert' }, 'Choose a graph JSON file first.'));
+      return;
+    }
+    try {
+      const text = await file.text();
+      if (!graphId) graphId = (await api<{ graph_id: string }>('POST', '/graphs', {}, { name: file.name })).graph_id;
+      const result = await api<{ changes: Record<string, number>; node_count: number; edge_count: number }>(
+        'POST',
+        `/graphs/${encodeURIComponent(graphId)}/import`,
+        { mode: importMode.value },
+        text,
+      );
+      replaceChildren(
+        transferStatus,
+        keyValueTable('Imported', [
+          ['nodes', result.node_count],
+          ['edges', result.edge_count],
+          ['changes', result.changes],
+        ]),
+      );
+      await context.reload();
+    } catch (error) {
+      replaceChildren(transferStatus, h('p', { role: 'alert' }, `Import failed: ${errorText(error)}`));
+    }
+  }
+  async function exportGraph() {
+    const graphId = context.graphId();
+    if (!graphId) return;
+    try {
+      const graph = await api<unknown>('GET', `/graphs/${encodeURIComponent(graphId)}/export`);
+      const link = h('a', {
+        href: URL.createObjectURL(new Blob([JSON.stringify(graph, null, 2)], { type: 'application/json' })),
+        download: `lineage_graph-${graphId}.json`,
+      });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      replaceChildren(transferStatus, h('p', {}, 'Exported.'));
+    } catch (error) {
+      replaceChildren(transferStatus, h('p', { role: 'alert' }, `Export failed: ${errorText(error)}`));
+    }
+  }
+
+  const element = h('div', { class: 'operations' }, extractForm, watchForm, pushForm, transfer);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    element,
+    refresh() {
+      const environments = context.environmentIds().join(', ');
+      if (!extractEnvironments.value) extractEnvironments.value = environments;
+      if (!watchEnvironments.value) watchEnvironments.value = environments;
+      void loadCatalogs();
+      void refreshWatchers();
+      timer ??= setInterval(() => void refreshWatchers(), 2000);
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -1,0 +1,399 @@
+/**
+ * The node panel: every attribute, schema fields, column-level lineage, metrics, tags and business
+ * metadata, deep links into the platform and the catalogs, the node's OpenLineage form and the
+ * OpenLineage runs that touched a dataset.
+ */
+import { api, type LineageEdge, type LineageNode } from './api';
+import { formatValue, h, keyValueTable, replaceChildren } from './dom';
+import { humanise } from './styles';
+
+/** What the panel needs from the app. */
+export interface PanelContext {
+  graphId: string;
+  nodesById: Map<string, LineageNode>;
+  edges: LineageEdge[];
+  /** Focus on the node (with the current hops). */
+  focus(nodeId: string): void;
+  /** Set one end of a path. */
+  pathEnd(end: 'from' | 'to', nodeId: string): void;
+}
+
+interface SchemaField {
+  name: string;
+  type?: string;
+  doc?: string;
+}
+
+interface ColumnLineageEntry {
+  output: string;
+  kind?: string;
+  inputs: { dataset: string; column: string }[];
+}
+
+interface OpenLineageDataset {
+  namespace: string;
+  name: string;
+  facets?: Record<string, unknown>;
+}
+
+interface OpenLineageEvent {
+  job: { namespace: string; name: string; facets?: Record<string, unknown> };
+  run: { runId: string };
+  inputs?: OpenLineageDataset[];
+  outputs?: OpenLineageDataset[];
+}
+
+const viewCache = new Map<string, Promise<OpenLineageEvent[]>>();
+
+/** The OpenLineage view of the graph (`GET /graphs/enriched/view`), fetched once per graph and revision. */
+function openLineageView(graphId: string, revisionKey: string): Promise<OpenLineageEvent[]> {
+  const key = `${graphId}@${revisionKey}`;
+  let cached = viewCache.get(key);
+  if (!cached) {
+    cached = api<{ events: OpenLineageEvent[] }>('GET', '/graphs/enriched/view', { graph_id: graphId }).then(
+      (view) => view.events,
+    );
+    cached.catch(() => viewCache.delete(key));
+    viewCache.set(key, cached);
+  }
+  return cached;
+}
+
+const JOB_TYPES = new Set(['CONNECTOR', 'SQL_QUERY', 'STREAM_JOB', 'CONSUMER_GROUP', 'CATALOG_JOB']);
+
+/** Whether an OpenLineage dataset stands for this node (its name is the node's name, in its environment). */
+function datasetMatches(dataset: OpenLineageDataset, node: LineageNode): boolean {
+  const names = [node.qualified_name, node.display_name, String(node.attributes?.uri ?? '')];
+  const nameMatches = names.some((name) => name !== '' && (dataset.name === name || dataset.name.endsWith(`/${name}`)));
+  if (!nameMatches) return false;
+  if (node.system === 'STREAM' && node.environment_id) return dataset.namespace.includes(node.environment_id);
+  return true;
+}
+
+/** Links into the platform and the catalogs, by what the node holds. */
+export function deepLinks(node: LineageNode): { label: string; href: string }[] {
+  const links: { label: string; href: string }[] = [];
+  const attributes = node.attributes ?? {};
+  const environment = node.environment_id;
+  const cluster = node.cluster_id;
+  const base = 'https://confluent.cloud';
+  if (node.system === 'STREAM' && environment) {
+    if (node.node_type === 'TOPIC' && cluster) {
+      links.push({
+        label: 'Topic in Confluent Cloud',
+        href: `${base}/environments/${environment}/clusters/${cluster}/topics/${encodeURIComponent(node.display_name)}/overview`,
+      });
+    } else if (node.node_type === 'CONNECTOR' && cluster) {
+      links.push({
+        label: 'Connector in Confluent Cloud',
+        href: `${base}/environments/${environment}/clusters/${cluster}/connectors/details/${encodeURIComponent(node.display_name)}/overview`,
+      });
+    } else if (node.node_type === 'CONSUMER_GROUP' && cluster) {
+      links.push({
+        label: 'Consumer group in Confluent Cloud',
+        href: `${base}/environments/${environment}/clusters/${cluster}/clients/consumer-lag/${encodeURIComponent(node.display_name)}`,
+      });
+    } else if (node.node_type === 'STREAM_JOB') {
+      links.push({
+        label: 'Flink statement in Confluent Cloud',
+        href: `${base}/environments/${environment}/flink/statements/${encodeURIComponent(node.display_name)}`,
+      });
+    } else if (node.node_type === 'SCHEMA') {
+      links.push({
+        label: 'Schema in Stream Governance',
+        href: `${base}/environments/${environment}/schema-registry/schemas/${encodeURIComponent(node.display_name)}`,
+      });
+    } else if (node.node_type === 'SQL_QUERY') {
+      links.push({ label: 'ksqlDB cluster in Confluent Cloud', href: `${base}/environments/${environment}/ksqldb` });
+    }
+    links.push({
+      label: 'Stream Lineage in Confluent Cloud',
+      href: `${base}/environments/${environment}/stream-lineage`,
+    });
+  }
+  const workspace = typeof attributes.workspace_url === 'string' ? attributes.workspace_url : null;
+  if (workspace && node.node_type === 'CATALOG_TABLE') {
+    links.push({
+      label: 'Table in Unity Catalog',
+      href: `${workspace.replace(/\/+$/, '')}/explore/data/${node.qualified_name.split('.').map(encodeURIComponent).join('/')}`,
+    });
+  }
+  for (const key of ['catalog_url', 'console_url', 'table_url', 'url']) {
+    const value = attributes[key];
+    if (typeof value === 'string' && /^https?:\/\//.test(value)) links.push({ label: humanise(key), href: value });
+  }
+  if (node.node_type === 'EXTERNAL_DATASET' && typeof attributes.uri === 'string') {
+    links.push({ label: 'Dataset URI', href: attributes.uri });
+  }
+  return links;
+}
+
+/** Renders the panel of `node` into `container`. */
+export function renderNodePanel(container: HTMLElement, node: LineageNode | null, context: PanelContext) {
+  if (!node) {
+    replaceChildren(
+      container,
+      h('p', { class: 'hint' }, 'Select a node in the graph or in the search results to see its details.'),
+    );
+    return;
+  }
+  const attributes = node.attributes ?? {};
+  const metricEntries = Object.entries(attributes).filter(([key]) => key.startsWith('metrics_'));
+  const otherEntries = Object.entries(attributes).filter(([key]) => !key.startsWith('metrics_'));
+  const sections: (HTMLElement | null)[] = [];
+
+  sections.push(
+    keyValueTable('Node', [
+      ['id', node.id],
+      ['type', node.node_type],
+      ['system', node.system],
+      ['qualified name', node.qualified_name],
+      ['environment', node.environment_id],
+      ['cluster', node.cluster_id],
+      ...(node.catalog_type ? ([['catalog type', node.catalog_type]] as [string, unknown][]) : []),
+    ]),
+  );
+  if (otherEntries.length > 0) sections.push(keyValueTable('Attributes', otherEntries));
+  if (metricEntries.length > 0)
+    sections.push(
+      keyValueTable(
+        'Metrics',
+        metricEntries.map(([key, value]) => [key.slice(8), value]),
+      ),
+    );
+
+  const tags = Array.isArray(attributes.tags) ? (attributes.tags as unknown[]).map(String) : [];
+  const business = attributes.business_metadata;
+  if (tags.length > 0 || (business && typeof business === 'object')) {
+    sections.push(
+      h(
+        'section',
+        { 'aria-labelledby': 'panel-tags' },
+        h('h3', { id: 'panel-tags' }, 'Tags and business metadata'),
+        tags.length > 0
+          ? h('ul', { class: 'tags', 'aria-label': 'Tags' }, ...tags.map((tag) => h('li', {}, tag)))
+          : null,
+        ...(business && typeof business === 'object'
+          ? Object.entries(business as Record<string, unknown>).map(([type, values]) =>
+              keyValueTable(type, Object.entries((values ?? {}) as Record<string, unknown>)),
+            )
+          : []),
+      ),
+    );
+  }
+
+  // Schema fields: the node's own (a schema) or those of its schemas (a topic).
+  const schemaNodes =
+    node.node_type === 'SCHEMA'
+      ? [node]
+      : context.edges
+          .filter((edge) => edge.edge_type === 'HAS_SCHEMA' && edge.src_id === node.id)
+          .map((edge) => context.nodesById.get(edge.dst_id))
+          .filter((schema): schema is LineageNode => schema !== undefined);
+  for (const schema of schemaNodes) {
+    const fields = Array.isArray(schema.attributes?.fields) ? (schema.attributes!.fields as SchemaField[]) : [];
+    if (fields.length === 0) continue;
+    sections.push(
+      h(
+        'table',
+        { class: 'grid' },
+        h(
+          'caption',
+          {},
+          `Schema ${schema.display_name} (${formatValue(schema.attributes?.schema_type)}, version ${formatValue(schema.attributes?.version)})`,
+        ),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'field'), h('th', { scope: 'col' }, 'type'))),
+        h(
+          'tbody',
+          {},
+          ...fields.map((field) => h('tr', {}, h('td', {}, field.name), h('td', {}, formatValue(field.type)))),
+        ),
+      ),
+    );
+  }
+
+  // Column lineage: PRODUCES edges of a job, or into a dataset.
+  const produces = context.edges.filter(
+    (edge) =>
+      edge.edge_type === 'PRODUCES' &&
+      (edge.src_id === node.id || edge.dst_id === node.id) &&
+      Array.isArray(edge.attributes?.column_lineage),
+  );
+  for (const edge of produces) {
+    const entries = edge.attributes!.column_lineage as ColumnLineageEntry[];
+    const nameOf = (id: string) => context.nodesById.get(id)?.display_name ?? id;
+    const title =
+      node.id === edge.src_id
+        ? `Column lineage into ${nameOf(edge.dst_id)}`
+        : `Column lineage from ${nameOf(edge.src_id)}`;
+    sections.push(
+      h(
+        'table',
+        { class: 'grid column-lineage' },
+        h('caption', {}, title),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'output column'),
+            h('th', { scope: 'col' }, 'kind'),
+            h('th', { scope: 'col' }, 'input columns'),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          ...entries.map((entry) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, entry.output),
+              h('td', {}, entry.kind ?? 'identity'),
+              h('td', {}, entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`).join(', ')),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  const links = deepLinks(node);
+  if (links.length > 0) {
+    sections.push(
+      h(
+        'section',
+        { 'aria-labelledby': 'panel-links' },
+        h('h3', { id: 'panel-links' }, 'Open in'),
+        h(
+          'ul',
+          {},
+          ...links.map((link) =>
+            h('li', {}, h('a', { href: link.href, target: '_blank', rel: 'noopener noreferrer' }, link.label)),
+          ),
+        ),
+      ),
+    );
+  }
+
+  const openLineage = h('div', { class: 'openlineage' });
+  const runs = h('div', { class: 'runs' });
+  const isJob = JOB_TYPES.has(node.node_type);
+  sections.push(
+    h(
+      'section',
+      { 'aria-labelledby': 'panel-openlineage' },
+      h('h3', { id: 'panel-openlineage' }, 'OpenLineage'),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () => void showOpenLineage(node, context.graphId, openLineage, runs, isJob),
+        },
+        isJob ? 'Show the job as OpenLineage' : 'Show the dataset as OpenLineage, and its runs',
+      ),
+      openLineage,
+      runs,
+    ),
+  );
+
+  replaceChildren(
+    container,
+    h('h2', { id: 'panel-title' }, node.display_name),
+    h('p', { class: 'subtitle' }, `${humanise(node.node_type)} · ${humanise(node.system)}`),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'button', onclick: () => context.focus(node.id) }, 'Focus here'),
+      h('button', { type: 'button', onclick: () => context.pathEnd('from', node.id) }, 'Path from here'),
+      h('button', { type: 'button', onclick: () => context.pathEnd('to', node.id) }, 'Path to here'),
+    ),
+    ...sections,
+  );
+}
+
+async function showOpenLineage(
+  node: LineageNode,
+  graphId: string,
+  target: HTMLElement,
+  runs: HTMLElement,
+  isJob: boolean,
+) {
+  replaceChildren(target, h('p', { role: 'status' }, 'Loading the OpenLineage view…'));
+  try {
+    const events = await openLineageView(graphId, 'latest');
+    if (isJob) {
+      const event = events.find(
+        (candidate) => candidate.job.name === node.qualified_name || candidate.job.name === node.display_name,
+      );
+      replaceChildren(
+        target,
+        event
+          ? h(
+              'pre',
+              { tabindex: '0', 'aria-label': 'OpenLineage run event of the job' },
+              JSON.stringify(event, null, 2),
+            )
+          : h('p', {}, 'The OpenLineage view has no job for this node.'),
+      );
+      return;
+    }
+    let dataset: OpenLineageDataset | undefined;
+    for (const event of events) {
+      dataset = [...(event.inputs ?? []), ...(event.outputs ?? [])].find((candidate) =>
+        datasetMatches(candidate, node),
+      );
+      if (dataset) break;
+    }
+    if (!dataset) {
+      replaceChildren(target, h('p', {}, 'No OpenLineage job reads or writes this dataset.'));
+      return;
+    }
+    replaceChildren(
+      target,
+      h('pre', { tabindex: '0', 'aria-label': 'OpenLineage dataset' }, JSON.stringify(dataset, null, 2)),
+    );
+    replaceChildren(runs, h('p', { role: 'status' }, 'Loading runs…'));
+    const detail = await api<{ produced_by?: unknown[]; consumed_by?: unknown[] }>('GET', '/lineage/datasets/detail', {
+      namespace: dataset.namespace,
+      name: dataset.name,
+    });
+    const runList = (title: string, items: unknown[] | undefined) =>
+      h(
+        'section',
+        {},
+        h('h4', {}, title),
+        items && items.length > 0
+          ? h('ul', {}, ...items.map((item) => h('li', {}, describeRun(item))))
+          : h('p', {}, 'none'),
+      );
+    replaceChildren(
+      runs,
+      runList('Runs that wrote it', detail.produced_by),
+      runList('Runs that read it', detail.consumed_by),
+    );
+  } catch (error) {
+    replaceChildren(
+      target,
+      h(
+        'p',
+        { role: 'alert' },
+        `Could not load OpenLineage: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
+  }
+}
+
+function describeRun(item: unknown): string {
+  if (!item || typeof item !== 'object') return String(item);
+  const record = item as Record<string, unknown>;
+  const job = record.job as { namespace?: string; name?: string } | undefined;
+  const parts = [
+    job?.name ?? (record.name as string | undefined) ?? (record.job_name as string | undefined),
+    (record.run_id as string | undefined) ?? (record.latest_run_id as string | undefined),
+    (record.event_type as string | undefined) ?? (record.latest_event_type as string | undefined),
+    (record.event_time as string | undefined) ?? (record.latest_event_time as string | undefined),
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(' · ') : JSON.stringify(item);
+}

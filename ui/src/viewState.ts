@@ -1,0 +1,91 @@
+/**
+ * Every view state lives in the page's URL query, so that a link reproduces the view:
+ *
+ * | parameter | meaning |
+ * |---|---|
+ * | `graph` | graph id (default: the most recently changed graph) |
+ * | `as_of` | a revision or an ISO 8601 time (default: now) |
+ * | `focus`, `hops` | node id to focus on, and hops upstream and downstream (default 2) |
+ * | `path_from`, `path_to` | show the path between two nodes |
+ * | `system`, `type`, `env`, `cluster` | filters, comma-separated (e.g. `system=STREAM,LAKEHOUSE`) |
+ * | `schemas`, `internal` | `1` shows schemas, internal topics (hidden by default) |
+ * | `diff_from`, `diff_to` | colour the difference between two points (revisions or times; `diff_to` default now) |
+ * | `node` | the node whose panel is open |
+ * | `tab` | the side panel's tab: `node`, `changes` or `operations` |
+ */
+
+/** The state of the view. */
+export interface ViewState {
+  graph: string | null;
+  asOf: string | null;
+  focus: string | null;
+  hops: number;
+  pathFrom: string | null;
+  pathTo: string | null;
+  systems: string[];
+  types: string[];
+  environments: string[];
+  clusters: string[];
+  showSchemas: boolean;
+  showInternal: boolean;
+  diffFrom: string | null;
+  diffTo: string | null;
+  node: string | null;
+  tab: 'node' | 'changes' | 'operations';
+}
+
+/** Default hops of a focus (upstream and downstream). */
+export const DEFAULT_HOPS = 2;
+
+const list = (value: string | null) => (value ? value.split(',').filter((item) => item !== '') : []);
+
+/** Reads the state from a query string (`location.search`); unknown or bad values fall back to defaults. */
+export function readViewState(search: string): ViewState {
+  const query = new URLSearchParams(search);
+  const hops = Number(query.get('hops'));
+  const tab = query.get('tab');
+  return {
+    graph: query.get('graph'),
+    asOf: query.get('as_of'),
+    focus: query.get('focus'),
+    hops: Number.isInteger(hops) && hops >= 1 && hops <= 100 ? hops : DEFAULT_HOPS,
+    pathFrom: query.get('path_from'),
+    pathTo: query.get('path_to'),
+    systems: list(query.get('system')),
+    types: list(query.get('type')),
+    environments: list(query.get('env')),
+    clusters: list(query.get('cluster')),
+    showSchemas: query.get('schemas') === '1',
+    showInternal: query.get('internal') === '1',
+    diffFrom: query.get('diff_from'),
+    diffTo: query.get('diff_to'),
+    node: query.get('node'),
+    tab: tab === 'changes' || tab === 'operations' ? tab : 'node',
+  };
+}
+
+/** Writes the state as a query string (leading `?`, or empty); defaults are left out. */
+export function writeViewState(state: ViewState): string {
+  const query = new URLSearchParams();
+  const set = (key: string, value: string | null | undefined) => {
+    if (value) query.set(key, value);
+  };
+  set('graph', state.graph);
+  set('as_of', state.asOf);
+  set('focus', state.focus);
+  if (state.focus && state.hops !== DEFAULT_HOPS) query.set('hops', String(state.hops));
+  set('path_from', state.pathFrom);
+  set('path_to', state.pathTo);
+  set('system', state.systems.join(','));
+  set('type', state.types.join(','));
+  set('env', state.environments.join(','));
+  set('cluster', state.clusters.join(','));
+  if (state.showSchemas) query.set('schemas', '1');
+  if (state.showInternal) query.set('internal', '1');
+  set('diff_from', state.diffFrom);
+  set('diff_to', state.diffTo);
+  set('node', state.node);
+  if (state.tab !== 'node') query.set('tab', state.tab);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
