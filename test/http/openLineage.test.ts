@@ -293,7 +293,13 @@ for (const backend of BACKENDS) {
       );
 
       assertProblem(await get('/lineage/events?event_type=EXPLODED'), 400);
-      assertProblem(await get('/lineage/events?since=yesterday'), 400, /since/);
+      assert.deepEqual(
+        times(await get('/lineage/events?since=2026-03-01T00:00:02&until=2026-03-01T00:00:03')),
+        ['02', '03'],
+        'a bound without a timezone is UTC, as an eventTime without one is',
+      );
+      const since = assertProblem(await get('/lineage/events?since=yesterday'), 400, /since/);
+      assert.match(String(since.detail), /querystring\.since: must be an ISO 8601 date-time, got "yesterday"/);
       assertProblem(await get('/lineage/events?until=2026-13-45'), 400, /until/);
       assertProblem(await get('/lineage/events?limit=0'), 400);
       assertProblem(await get('/lineage/events?limit=1001'), 400);
