@@ -51,6 +51,12 @@ export interface RuntimeOptions {
    * `TRAVERSAL_INDEX_QUIET_MILLISECONDS`. Unset: graphs are walked directly (commands that never traverse).
    */
   traversalIndexQuietMilliseconds?: number;
+  /**
+   * The clock the store stamps `recorded_at` with, in milliseconds since the epoch (default
+   * `Date.now`; EventStoreDB stamps its own). Tests hand a controlled clock, so that a graph "as of a
+   * time" is asked for without waiting for time to pass.
+   */
+  now?: () => number;
 }
 
 /**
@@ -62,7 +68,11 @@ export async function openRuntime(
   logger: Logger,
   options: RuntimeOptions = {},
 ): Promise<LineageRuntime> {
-  const store = await createEventStore(config.storage, { logger });
+  const now = options.now;
+  const store = await createEventStore(
+    config.storage,
+    now === undefined ? { logger } : { logger, now: () => new Date(now()) },
+  );
   const graphs = createGraphProjection(
     options.traversalIndexQuietMilliseconds === undefined
       ? {}

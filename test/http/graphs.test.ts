@@ -9,17 +9,20 @@ import { recordGraph } from '../../src/graphCommands.js';
 import type { LineageGraph } from '../../src/graph/model.js';
 import { CLUSTER, ENV, ids, sampleGraph } from '../helpers/sampleGraph.js';
 import { BACKENDS, assertProblem, call, enc, startApi, type TestApi } from './helpers.js';
+import { ManualClock } from '../helpers/clock.js';
 
 for (const backend of BACKENDS) {
   describe(`graph endpoints (${backend} store)`, () => {
     let api: TestApi;
     let graphId: string;
+    /** The store's clock: time stands still until a test moves it (as_of by time). */
+    const clock = new ManualClock();
     const get = (path: string) => call(api.base, 'GET', `/api/v1${path}`);
     const post = (path: string, json?: unknown) =>
       call(api.base, 'POST', `/api/v1${path}`, json === undefined ? {} : { json });
 
     before(async () => {
-      api = await startApi({ backend });
+      api = await startApi({ backend, now: clock.now });
       const created = await post('/graphs', { name: 'shop', description: 'orders pipeline' });
       assert.equal(created.status, 201);
       graphId = created.body.graph_id;
@@ -237,8 +240,8 @@ for (const backend of BACKENDS) {
         { mode: 'replace' },
         { ...context, correlation_id: 'x1' },
       );
-      const firstTime = new Date().toISOString();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      const firstTime = new Date(clock.now()).toISOString();
+      await clock.advance(60_000);
       await recordGraph(api.runtime.commands, target, v2, { mode: 'replace' }, { ...context, correlation_id: 'x2' });
 
       const history = await get(`/graphs/${target}/history`);

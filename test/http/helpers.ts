@@ -41,6 +41,8 @@ export interface StartOptions {
   folder?: string;
   /** Turns traversal indexes on with this quiet period (as `lineage-svc-api` does); default off. */
   traversalIndexQuietMilliseconds?: number;
+  /** The store's clock for `recorded_at`, in milliseconds since the epoch (e.g. a `ManualClock`'s `now`); default `Date.now`. */
+  now?: () => number;
 }
 
 /** A logger that keeps every line (at debug level) so that tests can read what was logged. */
@@ -69,13 +71,12 @@ export async function startApi(options: StartOptions = {}): Promise<TestApi> {
   });
   const logs: string[] = [];
   const logger = capturingLogger(logs);
-  const runtime = await openRuntime(
-    config,
-    logger,
-    options.traversalIndexQuietMilliseconds === undefined
+  const runtime = await openRuntime(config, logger, {
+    ...(options.traversalIndexQuietMilliseconds === undefined
       ? {}
-      : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
-  );
+      : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   const runners = typeof options.runners === 'function' ? options.runners({ config, runtime }) : options.runners;
   const app = await buildApp({ config, logger, runtime, ...(runners ? { runners } : {}) });
   await app.listen({ port: 0, host: '127.0.0.1' });
