@@ -307,32 +307,33 @@ for (const backend of BACKENDS) {
       assertProblem(await get(`/lineage/events/${runIdOf(999)}`), 404, /not known/);
     });
 
-    it('lists datasets and jobs, gives their details, and walks dataset lineage by dataset hops', async () => {
-      // raw -> j1 -> mid -> j2 -> out -> j3 -> final
-      const chain = [
-        runEvent({
-          namespace: 'chain',
-          job: 'j1',
-          runId: runIdOf(201),
-          inputs: [{ namespace: 'pg://db', name: 'raw' }],
-          outputs: [{ namespace: 's3://lake', name: 'mid' }],
-        }),
-        runEvent({
-          namespace: 'chain',
-          job: 'j2',
-          runId: runIdOf(202),
-          inputs: [{ namespace: 's3://lake', name: 'mid' }],
-          outputs: [{ namespace: 's3://lake', name: 'out' }],
-        }),
-        runEvent({
-          namespace: 'chain',
-          job: 'j3',
-          runId: runIdOf(203),
-          inputs: [{ namespace: 's3://lake', name: 'out' }],
-          outputs: [{ namespace: 's3://lake', name: 'final' }],
-        }),
-      ];
-      assert.equal((await post('/lineage/events', chain)).body.accepted, 3);
+    /** raw -> j1 -> mid -> j2 -> out -> j3 -> final, in namespace `chain`. */
+    const chain = () => [
+      runEvent({
+        namespace: 'chain',
+        job: 'j1',
+        runId: runIdOf(201),
+        inputs: [{ namespace: 'pg://db', name: 'raw' }],
+        outputs: [{ namespace: 's3://lake', name: 'mid' }],
+      }),
+      runEvent({
+        namespace: 'chain',
+        job: 'j2',
+        runId: runIdOf(202),
+        inputs: [{ namespace: 's3://lake', name: 'mid' }],
+        outputs: [{ namespace: 's3://lake', name: 'out' }],
+      }),
+      runEvent({
+        namespace: 'chain',
+        job: 'j3',
+        runId: runIdOf(203),
+        inputs: [{ namespace: 's3://lake', name: 'out' }],
+        outputs: [{ namespace: 's3://lake', name: 'final' }],
+      }),
+    ];
+
+    it('lists datasets and jobs and gives their details', async () => {
+      assert.equal((await post('/lineage/events', chain())).body.accepted, 3);
 
       const lake = await get(`/lineage/datasets?namespace=${encodeURIComponent('s3://lake')}`);
       assert.deepEqual(
@@ -368,7 +369,11 @@ for (const backend of BACKENDS) {
       );
       assert.equal(j2.body.latest_run.run_id, runIdOf(202));
       assertProblem(await get('/lineage/jobs/detail?namespace=chain&name=j9'), 404, /not known/);
+    });
 
+    it('walks dataset lineage by dataset hops, upstream, downstream or both, with 400s and 404s', async () => {
+      const stored = (await post('/lineage/events', chain())).body;
+      assert.equal(stored.accepted + stored.duplicates, 3);
       const lineage = (query: string) =>
         get(`/lineage/datasets/lineage?namespace=${encodeURIComponent('s3://lake')}&${query}`);
       const jobNames = (answer: Answer) =>
