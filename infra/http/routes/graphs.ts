@@ -49,7 +49,7 @@ import {
 
 /** Options of the graph routes. */
 export interface GraphRoutesOptions {
-  /** The graph runtime, plus the OpenLineage projection and projector the views store their events through. */
+  /** The graph runtime, plus the OpenLineage ingestor, projection and projector the views store their events through. */
   runtime: GraphRuntime & OpenLineageRuntime;
 }
 
