@@ -22,6 +22,7 @@ import type { LineageGraph } from '../../src/graph/model.js';
 import { silentLogger } from '../../src/logger.js';
 import { DEDICATED, PROD, cliEnv, fastApi, runExtractCommand } from '../extraction/helpers.js';
 import { assertProblem, call, startApi, type TestApi } from '../http/helpers.js';
+import { waitForTask } from '../helpers/tasks.js';
 
 const TABLE = `retail_prod.${DEDICATED}.orders_enriched`;
 const TABLE_ID = lakehouseTableId(PROD, 'retail_prod', DEDICATED, 'orders_enriched');
@@ -166,12 +167,7 @@ describe('catalog endpoints', () => {
     try {
       const started = await call(api.base, 'POST', '/api/v1/tasks/enrich', { json: { graph_id: graphId } });
       assert.equal(started.status, 202, started.text);
-      let task;
-      for (let i = 0; i < 200; i += 1) {
-        task = (await call(api.base, 'GET', `/api/v1/tasks/${started.body.task_id}`)).body;
-        if (task.status !== 'pending') break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const task = (await waitForTask(api.base, started.body.task_id)).body;
       assert.equal(task.status, 'completed', JSON.stringify(task));
       assert.equal(task.result.node_count, graph.nodes.length + 3);
       assert.match(task.result.warnings.join('\n'), /margin_restricted skipped/);

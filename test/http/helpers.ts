@@ -152,20 +152,8 @@ export function assertProblem(answer: Answer, status: number, detail?: string | 
 /** Percent-encodes a node id for a path segment. */
 export const enc = encodeURIComponent;
 
-/** Polls a task until it is no longer pending (at most `timeoutMs`). */
-export async function waitForTask(
-  base: string,
-  taskId: string,
-  headers: Record<string, string> = {},
-  timeoutMs = 20_000,
-): Promise<Answer> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await call(base, 'GET', `/api/v1/tasks/${taskId}`, { headers });
-    if (answer.status !== 200 || answer.body.status !== 'pending' || Date.now() > deadline) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** `waitForTask` lives in `test/helpers/tasks.ts`; re-exported here for the suites that import it from this file. */
+export { waitForTask } from '../helpers/tasks.js';
 
 /** Runners that finish at once: extract answers counts, enrich answers the graph id asked for. */
 export function fastRunners(): TaskRunners & { calls: string[] } {

@@ -15,7 +15,8 @@ import type { TaskRunners } from '../../services/tasks.js';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { cliEnv, PROD } from '../extraction/helpers.js';
-import { BACKENDS, assertProblem, call, fastRunners, startApi, waitForTask, type TestApi } from './helpers.js';
+import { BACKENDS, assertProblem, call, fastRunners, startApi, type TestApi } from './helpers.js';
+import { waitForTask } from '../helpers/tasks.js';
 
 for (const backend of BACKENDS) {
   describe(`tasks with a fast runner (${backend} store)`, () => {
