@@ -32,6 +32,6 @@ export async function waitForTask(
       const answer = await call(base, 'GET', `/api/v1/tasks/${taskId}`, { headers });
       return answer.status !== 200 || answer.body.status !== 'pending' ? answer : undefined;
     },
-    timeoutMs,
+    { timeoutMs },
   );
 }

@@ -4,22 +4,30 @@
  * test a `ManualClock` (`./clock.ts`).
  */
 
+/** How long `eventually` waits, in milliseconds. */
+export interface EventuallyOptions {
+  /** Give up after this long (default 20,000). */
+  timeoutMs?: number;
+  /** Pause between two checks (default 20). */
+  intervalMs?: number;
+}
+
 /**
- * Waits until `check` answers something other than undefined, and answers it. Between two checks it
- * gives the event loop one turn after a short pause (10 ms), so that sockets and other processes can
- * make progress; it is a wait for a condition, never a way to make time pass.
- * @throws Error naming `what` when the condition does not hold within `timeoutMs` milliseconds (default 20,000)
+ * Checks until `check` answers something other than undefined, and answers it. Between two checks it
+ * pauses `intervalMs`, so that sockets and other processes make progress; it waits for a condition,
+ * and never asserts how long that took.
+ * @throws Error naming `what` when the condition does not hold within `timeoutMs`; whatever `check` throws
  */
 export async function eventually<T>(
   what: string,
   check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 20_000,
+  options: EventuallyOptions = {},
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 20));
   }
 }

@@ -19,20 +19,10 @@ import {
 } from '../../simulators/confluent/index.js';
 import { RESTART_REASON } from '../../services/watchers.js';
 import { assertProblem, call, startApi, type TestApi } from '../http/helpers.js';
+import { eventually } from '../helpers/wait.js';
 
 const ENV = 'env-q7m2k9';
 const CLUSTER = 'lkc-7x9m2p';
-
-/** Waits until `check` returns a value (not undefined), at most `timeoutMs`. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('watchers over the API against the simulator', () => {
   let sim: PlatformSimulator;
@@ -54,14 +44,14 @@ describe('watchers over the API against the simulator', () => {
     const id = started.body.watcher_id as string;
     assert.equal(started.body.state, 'WATCHING');
 
-    const first = await waitFor('the initial extraction', async () => {
+    const first = await eventually('the initial extraction', async () => {
       const history = await call(api.base, 'GET', `/api/v1/watchers/${id}/history`);
       const done = history.body.extractions.find((x: { status: string }) => x.status !== 'running');
       return done;
     });
     assert.equal(first.status, 'completed', JSON.stringify(first));
     assert.ok(first.node_count > 0);
-    await waitFor('WATCHING after the initial extraction', async () =>
+    await eventually('WATCHING after the initial extraction', async () =>
       (await call(api.base, 'GET', `/api/v1/watchers/${id}`)).body.state === 'WATCHING' ? true : undefined,
     );
 
@@ -83,7 +73,7 @@ describe('watchers over the API against the simulator', () => {
       },
     ]);
 
-    const events = await waitFor('the detected changes', async () => {
+    const events = await eventually('the detected changes', async () => {
       const answer = await call(api.base, 'GET', `/api/v1/watchers/${id}/events`);
       return answer.body.total >= 2 ? answer.body : undefined;
     });
@@ -99,7 +89,7 @@ describe('watchers over the API against the simulator', () => {
       ),
     );
 
-    const second = await waitFor('the extraction after the changes', async () => {
+    const second = await eventually('the extraction after the changes', async () => {
       const history = await call(api.base, 'GET', `/api/v1/watchers/${id}/history`);
       const completed = history.body.extractions.filter((x: { status: string }) => x.status === 'completed');
       return completed.length >= 2 ? completed[0] : undefined;
@@ -230,7 +220,7 @@ describe('watchers across an API restart', () => {
       });
       assert.equal(started.status, 201);
       const id = started.body.watcher_id as string;
-      const failed = await waitFor('the failed initial extraction', async () => {
+      const failed = await eventually('the failed initial extraction', async () => {
         const watcher = first.runtime.watchers.get(id);
         return watcher?.reason?.startsWith('extraction failed') ? watcher.reason : undefined;
       });
