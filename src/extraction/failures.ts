@@ -21,7 +21,10 @@ export function failureWarning(label: string, error: unknown, environmentId?: st
       if (status === 400)
         return `${label}: ${api} answered 400: the API key may lack access or the parameters are invalid`;
       if (status === 401 && api === 'kafka-rest.topics') {
-        return `${label}: ${api} answered 401: listing topics needs a cluster-scoped API key (set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET)`;
+        return (
+          `${label}: ${api} answered 401: listing topics needs a cluster-scoped API key ` +
+          '(set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET)'
+        );
       }
       if (
         status === 404 &&

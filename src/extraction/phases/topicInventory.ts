@@ -145,10 +145,10 @@ async function lagsPerGroup(
       ),
     ),
   );
-  if (failures.length > 0)
-    run.warn(
-      `${failureWarning(`ConsumerGroups:${cluster.clusterId}`, failures[0], cluster.environmentId)} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`,
-    );
+  if (failures.length > 0) {
+    const warning = failureWarning(`ConsumerGroups:${cluster.clusterId}`, failures[0], cluster.environmentId);
+    run.warn(`${warning} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`);
+  }
   return results.flat();
 }
 
