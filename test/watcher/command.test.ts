@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../helpers/wait.js';
 import {
   loadScenario,
   simulatorClientEnvironment,
@@ -87,14 +88,17 @@ describe('lineage-svc-watch command', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const waitFor = async (what: string, check: () => boolean, timeoutMs = 30_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline || child.exitCode !== null)
-          throw new Error(`timed out waiting for ${what}; stdout: ${stdout}; stderr: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
+    const waitFor = (what: string, check: () => boolean) =>
+      eventually(
+        what,
+        () => {
+          if (child.exitCode !== null) throw new Error(`the watcher exited (${child.exitCode}) before ${what}`);
+          return check() ? true : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      ).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message}; stdout: ${stdout}; stderr: ${stderr}`);
+      });
     const graphFile = join(folder, 'lineage_graph.json');
     try {
       await waitFor('the initial extraction', () => /EXTRACTING -> WATCHING/.test(stdout));
