@@ -235,11 +235,13 @@ export class GraphView {
     this.marks = scene.marks ?? new Map();
     this.path = scene.path ?? new Set();
     const big = scene.nodes.length > 20_000;
+    const small = scene.nodes.length <= 1_000;
+    const scale = big ? 0.5 : small ? 1.5 : 1;
     scene.nodes.forEach((node, index) => {
       this.graph.addNode(node.id, {
         x: layout.x[index]!,
         y: layout.y[index]!,
-        size: big ? Math.max(1.5, nodeSize(node.node_type) / 2) : nodeSize(node.node_type),
+        size: Math.max(1.5, nodeSize(node.node_type) * scale),
         label: node.display_name,
         color: NODE_TYPE_COLOURS[node.node_type] ?? FALLBACK_COLOUR,
         borderColor: SYSTEM_COLOURS[node.system] ?? FALLBACK_COLOUR,

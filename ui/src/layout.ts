@@ -37,7 +37,7 @@ export interface LayoutResult {
 export interface LayoutOptions {
   /** Barycentre sweeps (each one left-to-right plus right-to-left); default 3. */
   sweeps?: number;
-  /** Horizontal distance between layers, in rows; default 8. */
+  /** Horizontal distance between layers, in rows; default: what makes the drawing about 1.6 times as wide as tall. */
   layerGap?: number;
   /** Horizontal distance between sub-columns of a tall layer, in rows; default 3. */
   subColumnGap?: number;
@@ -115,7 +115,6 @@ export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): 
     }
   }
   const sweeps = options.sweeps ?? 3;
-  const layerGap = options.layerGap ?? 8;
   const subColumnGap = options.subColumnGap ?? 3;
   const maxRows = options.maxRows ?? Math.max(40, Math.ceil(2 * Math.sqrt(nodeCount)));
 
@@ -176,19 +175,28 @@ export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): 
     for (let l = layerCount - 2; l >= 0; l--) reorder(byLayer[l]!, out);
   }
 
-  // Coordinates: tall layers take several sub-columns, filled row by row.
+  // Coordinates: tall layers take several sub-columns, filled row by row. Without a layer gap
+  // given, the gap makes the drawing about 1.6 times as wide as it is tall (between 2 and 12 rows).
   const x = new Float32Array(nodeCount);
   const y = new Float32Array(nodeCount);
+  const columnsOf = byLayer.map((members) => Math.max(1, Math.ceil(members.length / maxRows)));
+  const height = byLayer.reduce(
+    (tallest, members, l) => Math.max(tallest, Math.ceil(members.length / columnsOf[l]!)),
+    1,
+  );
+  const subColumnsWidth = columnsOf.reduce((sum, columns) => sum + (columns - 1) * subColumnGap, 0);
+  const gap =
+    options.layerGap ?? Math.min(12, Math.max(2, (1.6 * height - subColumnsWidth) / Math.max(1, layerCount - 1)));
   let left = 0;
-  for (const members of byLayer) {
-    const columns = Math.max(1, Math.ceil(members.length / maxRows));
+  for (const [l, members] of byLayer.entries()) {
+    const columns = columnsOf[l]!;
     const rows = Math.ceil(members.length / columns);
     members.forEach((v, index) => {
       const row = Math.floor(index / columns);
       x[v] = left + (index % columns) * subColumnGap;
       y[v] = (rows - 1) / 2 - row;
     });
-    left += (columns - 1) * subColumnGap + layerGap;
+    left += (columns - 1) * subColumnGap + gap;
   }
   return { x, y, layer, layerCount };
 }

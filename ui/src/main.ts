@@ -694,13 +694,16 @@ function renderSuggestions() {
     searchInput.setAttribute('aria-expanded', 'false');
     return;
   }
-  suggestionNodes = [];
+  // Exact names first, then names that start with the text, then the rest; stream nodes first.
+  const ranked: { node: LineageNode; rank: number }[] = [];
   for (const node of graphDocument.nodes) {
-    if (node.display_name.toLowerCase().includes(text) || node.qualified_name.toLowerCase().includes(text)) {
-      suggestionNodes.push(node);
-      if (suggestionNodes.length === 20) break;
-    }
+    const name = node.display_name.toLowerCase();
+    if (!name.includes(text) && !node.qualified_name.toLowerCase().includes(text)) continue;
+    const closeness = name === text ? 0 : name.startsWith(text) ? 1 : 2;
+    ranked.push({ node, rank: closeness * 2 + (node.system === 'STREAM' ? 0 : 1) });
   }
+  ranked.sort((a, b) => a.rank - b.rank || a.node.display_name.localeCompare(b.node.display_name));
+  suggestionNodes = ranked.slice(0, 20).map((item) => item.node);
   activeSuggestion = Math.min(activeSuggestion, suggestionNodes.length - 1);
   replaceChildren(
     suggestions,

@@ -1,0 +1,255 @@
+/**
+ * End-to-end tests of the web UI in headless Chromium (Debian's `chromium`, driven by
+ * playwright-core) against a real API serving the demo graph, through `lineage-svc-ui`'s server:
+ * search, focus, filter, open a node, travel back in history, diff two points, start an extraction
+ * and see it complete, start and stop a watcher, and an accessibility check with axe-core. Each
+ * test fails on a console error, on any request that leaves the loopback address and on an API key
+ * seen in the browser. Screenshots are saved under `.tmp/ui-test-output/`.
+ * No timing assertions: every wait is for a condition in the page, with a bounded deadline.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import {
+  browserOrSkipReason,
+  NEW_TOPIC,
+  openGuardedPage,
+  screenshot,
+  startUiStack,
+  waitForRender,
+  type GuardedPage,
+  type UiStack,
+} from './helpers.js';
+
+const probe = await browserOrSkipReason();
+const skip = 'skip' in probe ? probe.skip : false;
+if (skip) console.log(`test/ui/e2e: ${skip}`);
+
+/** The current page URL's query, parsed. */
+const query = (page: Page) => new URL(page.url()).searchParams;
+
+describe('web UI in headless Chromium', { skip }, () => {
+  let browser: Browser;
+  let stack: UiStack;
+  let guarded: GuardedPage;
+  let page: Page;
+
+  before(async () => {
+    browser = (probe as { browser: Browser }).browser;
+    stack = await startUiStack();
+    guarded = await openGuardedPage(browser);
+    page = guarded.page;
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it('draws the demo graph with a legend, search first, schemas hidden', async () => {
+    await page.goto(`${stack.uiUrl}/`);
+    const rendered = await waitForRender(page);
+    assert.ok(rendered > 20, `nodes drawn: ${rendered}`);
+    const firstTextInput = await page.evaluate(
+      () =>
+        document.querySelector('input:not([type=checkbox]):not([type=range]):not([type=number]):not([type=file])')?.id,
+    );
+    assert.equal(firstTextInput, 'search');
+    assert.match(await page.locator('#legend').innerText(), /topic/);
+    const total = await page.evaluate(() => {
+      const ui = (window as unknown as { __lineageUi: { view: { graph: { nodes(): string[] } } } }).__lineageUi;
+      return ui.view.graph.nodes().filter((id) => id.includes(':schema:')).length;
+    });
+    assert.equal(total, 0, 'schemas are hidden by default');
+    const webgl = await page.evaluate(() => document.querySelectorAll('#graph canvas').length);
+    assert.ok(webgl >= 2, 'sigma drew its canvases');
+    await screenshot(page, 'overview');
+    guarded.assertClean();
+  });
+
+  it('finds a node by search, lists suggestions as text and opens its panel by keyboard', async () => {
+    await page.locator('#search').fill('orders_enr');
+    const options = page.locator('#suggestions [role=option]');
+    await options.first().waitFor();
+    assert.match(await page.locator('#suggestions').innerText(), /orders_enriched/);
+    // Arrow down to the topic (a lakehouse table has the same name), then Enter.
+    const topicIndex = (await options.allInnerTexts()).findIndex((text) => /topic/.test(text));
+    assert.ok(topicIndex >= 0);
+    for (let step = 0; step <= topicIndex; step++) await page.locator('#search').press('ArrowDown');
+    assert.match(await page.locator('#suggestions [aria-selected=true]').innerText(), /topic/);
+    await page.locator('#search').press('Enter');
+    await page.locator('#panel-title').waitFor();
+    assert.equal(await page.locator('#panel-title').innerText(), 'orders_enriched');
+    assert.match(query(page).get('node') ?? '', /orders_enriched$/);
+    // Every attribute, schema fields, and links into the platform.
+    const panel = await page.locator('#node-panel').innerText();
+    assert.match(panel, /partitions/);
+    assert.match(panel, /Schema orders_enriched-value/);
+    assert.match(panel, /Topic in Confluent Cloud/);
+    guarded.assertClean();
+  });
+
+  it('focuses on a node with N hops, and the URL reproduces the view', async () => {
+    await waitForRender(page);
+    const whole = Number(await page.evaluate(() => document.body.dataset.renderedNodes));
+    await page.getByRole('button', { name: 'Focus here' }).click();
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('focus'));
+    const focused = await waitForRender(page);
+    assert.ok(focused < whole, `focus shows fewer nodes (${focused} < ${whole})`);
+    await page.locator('#focus-hops').fill('1');
+    await page.locator('#focus-hops').press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('hops') === '1');
+    const oneHop = await waitForRender(page);
+    assert.ok(oneHop <= focused, `one hop shows no more than two (${oneHop} <= ${focused})`);
+    await screenshot(page, 'focus');
+    // A fresh page with the same URL shows the same view.
+    const again = await openGuardedPage(browser);
+    await again.page.goto(page.url());
+    assert.equal(await waitForRender(again.page), oneHop);
+    assert.match(await again.page.locator('#focus-node').innerText(), /orders_enriched/);
+    again.assertClean();
+    await again.page.context().close();
+    await page.getByRole('button', { name: 'Show the whole graph' }).click();
+    await page.waitForFunction(() => !new URL(location.href).searchParams.has('focus'));
+    assert.equal(await waitForRender(page), whole);
+    guarded.assertClean();
+  });
+
+  it('filters by node type and shows schemas on demand', async () => {
+    const before_ = await waitForRender(page);
+    await page.locator('label[for="filter-type-CONSUMER_GROUP"]').click();
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('type'));
+    const withoutGroups = await waitForRender(page);
+    assert.ok(withoutGroups < before_, `${withoutGroups} < ${before_}`);
+    assert.doesNotMatch(query(page).get('type') ?? '', /CONSUMER_GROUP/);
+    await page.locator('#show-schemas').check();
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('schemas') === '1');
+    const withSchemas = await waitForRender(page);
+    assert.ok(withSchemas > withoutGroups);
+    await page.locator('#show-schemas').uncheck();
+    await page.locator('label[for="filter-type-CONSUMER_GROUP"]').click();
+    await page.waitForFunction(() => !new URL(location.href).searchParams.has('type'));
+    assert.equal(await waitForRender(page), before_);
+    guarded.assertClean();
+  });
+
+  it('opens a job and shows its column lineage and its OpenLineage form', async () => {
+    await page.locator('#search').fill('CSAS_CHECKOUT_CLICKS');
+    await page.locator('#suggestions [role=option][data-node-id*=":sql_query:"]').first().click();
+    await page.locator('#panel-title').filter({ hasText: 'CSAS_CHECKOUT_CLICKS' }).waitFor();
+    const lineage = page.locator('table.column-lineage');
+    await lineage.first().waitFor();
+    assert.match(await lineage.first().innerText(), /USER_ID/);
+    await page.getByRole('button', { name: /Show the job as OpenLineage/ }).click();
+    await page.locator('.openlineage pre').waitFor();
+    assert.match(await page.locator('.openlineage pre').innerText(), /"runId"/);
+    await screenshot(page, 'node-panel');
+    guarded.assertClean();
+  });
+
+  it('travels back in history with the slider (keyboard) and diffs two points', async () => {
+    await page.goto(`${stack.uiUrl}/`);
+    const now = await waitForRender(page);
+    const slider = page.locator('#history-slider');
+    await slider.focus();
+    await slider.press('ArrowLeft');
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('as_of'));
+    const earlier = await waitForRender(page);
+    assert.equal(query(page).get('as_of'), String(stack.revisions.first));
+    assert.equal(earlier, now - 1, 'the topic added by the second extraction is not there yet');
+    assert.match(await page.locator('#history-label').innerText(), new RegExp(`revision ${stack.revisions.first}`));
+    await screenshot(page, 'history');
+
+    await page.getByRole('button', { name: 'Now' }).click();
+    await page.waitForFunction(() => !new URL(location.href).searchParams.has('as_of'));
+    await page.locator('#diff-from').selectOption(String(stack.revisions.first));
+    await page.locator('#diff-to').selectOption('now');
+    await page.locator('#diff-show').click();
+    await page.waitForFunction(() => new URL(location.href).searchParams.has('diff_from'));
+    await waitForRender(page);
+    const changes = await page.locator('#changes-panel').innerText();
+    assert.match(changes, /Nodes added \(1\)/);
+    assert.match(changes, new RegExp(NEW_TOPIC.replace('.', '\\.')));
+    await screenshot(page, 'diff');
+    guarded.assertClean();
+  });
+
+  it('starts an extraction and follows the task to completion', async () => {
+    await page.goto(`${stack.uiUrl}/?tab=operations`);
+    await waitForRender(page);
+    await page.locator('#extract-environments').fill('env-q7m2k9, env-x2n4c6');
+    await page.getByRole('button', { name: 'Start extraction' }).click();
+    await page.waitForFunction(
+      () => {
+        const status = document.querySelector<HTMLElement>('#task-status')?.dataset.taskStatus;
+        return status === 'completed' || status === 'failed';
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
+    assert.equal(await page.locator('#task-status').getAttribute('data-task-status'), 'completed');
+    assert.match(await page.locator('#task-status').innerText(), /done/);
+    guarded.assertClean();
+  });
+
+  it('starts a watcher, sees its state, and stops it', async () => {
+    await page.locator('#watch-environments').fill('env-x2n4c6');
+    await page.locator('#watch-cooldown').fill('0.2');
+    await page.locator('#watch-poll').fill('0.2');
+    await page.getByRole('button', { name: 'Start watcher' }).click();
+    const card = page.locator('article.watcher').first();
+    await card.waitFor();
+    await page.waitForFunction(() => {
+      const state = document.querySelector<HTMLElement>('article.watcher')?.dataset.state;
+      return state !== undefined && state !== 'STOPPED';
+    });
+    await screenshot(page, 'operations');
+    await card.getByRole('button', { name: 'Stop watcher' }).click();
+    await page.waitForFunction(
+      () => document.querySelector<HTMLElement>('article.watcher')?.dataset.state === 'STOPPED',
+      undefined,
+      { timeout: 30_000 },
+    );
+    assert.match(await card.innerText(), /STOPPED/);
+    guarded.assertClean();
+  });
+
+  it('has no serious or critical accessibility violation (axe-core)', async () => {
+    const require = createRequire(import.meta.url);
+    const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    for (const url of [
+      `${stack.uiUrl}/`,
+      `${stack.uiUrl}/?tab=operations`,
+      `${stack.uiUrl}/?diff_from=${stack.revisions.first}&tab=changes`,
+    ]) {
+      await page.goto(url);
+      await waitForRender(page);
+      await page.evaluate(axeSource); // through DevTools, which the page's CSP does not govern
+      const violations = await page.evaluate(async () => {
+        const axe = (
+          window as unknown as {
+            axe: {
+              run(
+                context: Document,
+                options: object,
+              ): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }>;
+            };
+          }
+        ).axe;
+        const result = await axe.run(document, { resultTypes: ['violations'] });
+        return result.violations.map((violation) => ({
+          id: violation.id,
+          impact: violation.impact,
+          help: violation.help,
+          targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')),
+        }));
+      });
+      const serious = violations.filter(
+        (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+      );
+      assert.deepEqual(serious, [], `${url}: ${JSON.stringify(serious, null, 2)}`);
+    }
+    guarded.assertClean();
+  });
+});
