@@ -255,7 +255,7 @@ describe('watcher fold', () => {
       assert.equal(state.extractionOwners.size, 0, 'an ended extraction is forgotten');
     }));
 
-  it('extractions started by someone else, or by an unknown watcher, are not a watcher's', () =>
+  it('extractions started by someone else, or by an unknown watcher, do not belong to a watcher', () =>
     given(
       recorded([
         started('w-1'),
