@@ -3,22 +3,29 @@
  * fold them with the projection's evolve function from its initial state, then assert the state.
  *
  * ```ts
- * const given = specification({
+ * const { given } = specification({
  *   initialState: () => new Map<string, TaskState>(),
  *   evolve: evolveTasks,
  *   view: (tasks) => [...tasks.values()],
- * }).given;
+ * });
  *
- * it('a created task is pending, queued', () =>
- *   given(recorded([taskCreated('t-1')])).then([{ task_id: 't-1', status: 'pending', phase: 'queued', ... }]));
+ * it('a task that completed is done', () =>
+ *   given(recorded([created('t-1'), completed('t-1', RESULT)])).then([{ ...queued('t-1', 0), status: 'completed', ... }]));
  *
- * it('a malformed event is refused', () => given([broken]).thenThrows(TypeError));
+ * it('a task ends once', () =>
+ *   given(recorded([created('t-1'), completed('t-1', RESULT), failed('t-1', 'late')])).then((tasks) =>
+ *     assert.equal(tasks.get('t-1')?.status, 'completed'),
+ *   ));
+ *
+ * it('an event that does not match its schema is refused', () => given([broken]).thenThrows(TypeError));
  * ```
+ *
+ * (`test/projections/taskFold.test.ts` has those event builders; `recorded` is in `./recordedEvents.ts`.)
  *
  * `then` compares the state (or its `view`) with `assert.deepStrictEqual`, so the expected value is
  * the whole state: nothing the fold adds goes unnoticed. For a partial assertion, pass a function
- * instead; it receives the state itself. Events for projections are usually stamped with
- * `recorded(...)` (`./recordedEvents.ts`), as the store would.
+ * instead; it receives the state itself. Events for projections are stamped with `recorded(...)`,
+ * as the store would stamp them.
  *
  * The object `given` answers has a `then` method, as emmett's has: call it, never `await` the
  * object itself (it is not a promise, and answers nothing).
