@@ -79,10 +79,13 @@ function candidatesOf(state: OpenLineageState, query: EventQuery): readonly Even
 }
 
 function matches(record: EventRecord, query: EventQuery, since: number | null, until: number | null): boolean {
-  const job = () => (record.jobKey === null ? null : splitDatasetKey(record.jobKey));
+  if (query.namespace !== undefined || query.job !== undefined) {
+    if (record.jobKey === null) return false;
+    const job = splitDatasetKey(record.jobKey);
+    if (query.namespace !== undefined && job.namespace !== query.namespace) return false;
+    if (query.job !== undefined && job.name !== query.job) return false;
+  }
   return (
-    (query.namespace === undefined || job()?.namespace === query.namespace) &&
-    (query.job === undefined || job()?.name === query.job) &&
     (query.event_type === undefined || record.eventType === query.event_type) &&
     (since === null || record.timeMs >= since) &&
     (until === null || record.timeMs <= until)

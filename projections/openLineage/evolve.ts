@@ -72,10 +72,14 @@ function jobOf(event: IngestedEvent): { namespace: string; name: string; facets:
   return { namespace: job.namespace, name: job.name, facets: job.facets };
 }
 
-/** The record of a new event: its eventTime, job key, runId and eventType. */
-function recordOf(state: OpenLineageState, kind: OpenLineageEventKind, event: IngestedEvent): EventRecord {
+/** The record of a new event (`job` is `jobOf(event)`): its eventTime, job key, runId and eventType. */
+function recordOf(
+  state: OpenLineageState,
+  kind: OpenLineageEventKind,
+  event: IngestedEvent,
+  job: { namespace: string; name: string } | null,
+): EventRecord {
   const time = typeof event.eventTime === 'string' ? parseEventTime(event.eventTime) : null;
-  const job = jobOf(event);
   const run = isObject(event.run) ? event.run : null;
   return {
     seq: state.events.length,
@@ -90,7 +94,8 @@ function recordOf(state: OpenLineageState, kind: OpenLineageEventKind, event: In
 
 /** Folds one new OpenLineage event (its `dedupe_key` not seen before). */
 function foldIngested(state: OpenLineageState, kind: OpenLineageEventKind, event: IngestedEvent): void {
-  const record = recordOf(state, kind, event);
+  const job = jobOf(event);
+  const record = recordOf(state, kind, event, job);
   const last = state.events[state.events.length - 1];
   if (last && byTime(last, record) > 0) state.eventsSorted = false;
   state.events.push(record);
@@ -98,7 +103,6 @@ function foldIngested(state: OpenLineageState, kind: OpenLineageEventKind, event
     registerDataset(state, event.dataset, record.timeMs);
     return;
   }
-  const job = jobOf(event);
   if (job === null || record.jobKey === null) return;
   push(state.byJob, record.jobKey, record);
   push(state.byJobNamespace, job.namespace, record);
