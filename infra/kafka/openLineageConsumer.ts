@@ -12,7 +12,7 @@
  * then dead-letters are produced, then offsets are resolved and committed. When the append throws, nothing is
  * resolved or committed and kafkajs redelivers the batch; redelivered events are stored once (dedupe).
  *
- * Configuration (`KafkaTransportConfig`; the lead adds the variables to `src/config.ts`):
+ * Configuration (`KafkaTransportConfig`, read by `loadConfig` into `Config.openLineageKafka`; docs/configuration.md):
  * | variable | default | meaning |
  * |---|---|---|
  * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS` | none (transport off) | comma-separated `host:port` list |
@@ -63,6 +63,7 @@ export function kafkaTransportConfig(settings: Config['openLineageKafka']): Kafk
   };
 }
 
+/** What `decideMessage` decided: ingest the parsed body, or send the message to the dead-letter topic, saying why. */
 export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'dead-letter'; reason: string };
 
 /**
