@@ -457,6 +457,27 @@ describe('platform simulator (demo scenario)', () => {
       assert.ok(!seen.includes('pksqlc-9j4r2-processing-log'), 'idle topics have no data point');
       assert.equal(new Set(seen).size, seen.length);
     });
+    it("reads relative intervals (now-2h|h) on the simulator's clock", async () => {
+      const clock = new ManualClock(Date.parse('2026-11-01T09:41:00Z'));
+      const held = await startPlatformSimulator({ scenario, clock });
+      try {
+        const answer = await call(`${held.url}/v2/metrics/cloud/query`, cloud, {
+          body: {
+            aggregations: [{ metric: 'io.confluent.kafka.server/received_bytes' }],
+            filter: { field: 'resource.kafka.id', op: 'EQ', value: ORDERS },
+            granularity: 'PT1H',
+            intervals: ['now-2h|h/now|h'],
+          },
+        });
+        assert.equal(answer.status, 200, answer.text);
+        assert.deepEqual(
+          [...new Set(answer.body.data.map((row: Json) => row.timestamp))],
+          ['2026-11-01T07:00:00Z', '2026-11-01T08:00:00Z'],
+        );
+      } finally {
+        await held.close();
+      }
+    });
     it('answers consumer lag by group and topic, connector and Flink metrics', async () => {
       const lag = await query({
         aggregations: [{ metric: 'io.confluent.kafka.server/consumer_lag_offsets' }],
