@@ -8,6 +8,8 @@
  * A deregistered watcher is forgotten (hidden from every query); later events of its streams are
  * ignored. Per watcher, the newest `MAX_CHANGES_KEPT` changes and `MAX_EXTRACTIONS_KEPT`
  * extractions are kept in memory (the totals count them all); the full record stays in the store.
+ *
+ * `evolveWatchers` is the fold, from `initialWatchersState()`; the projection applies it to each event.
  */
 import type { StoredLineageEvent } from '../src/events.js';
 import type { WatcherChange } from '../src/watcher/changes.js';
