@@ -2,7 +2,7 @@
  * Lenient OpenLineage normaliser (pure): takes one parsed request body or Kafka message and decides
  * whether it can be stored, what its kind is, and what it got wrong.
  *
- * Two tiers (reference openlineage-marquez.md sections 1.5 and 8):
+ * Two tiers (docs/openlineage.md, "Ingestion"):
  * - *Rejected* (the payload would corrupt the store): a body that is not a JSON object; an event over
  *   1 MB; a missing or empty `job.namespace` / `job.name`; a RunEvent without `run.runId`; `inputs` or
  *   `outputs` that are not arrays, or datasets without a `namespace` / `name`; a DatasetEvent without

@@ -1,7 +1,8 @@
 /**
  * Shared setup of the OpenLineage tests: a memory store, the OpenLineage projection, a projector and
- * an ingestor over them (as `infra/runtime.ts` wires them), the fixture folder (`../shared/fixtures/openlineage`, never copied into the project), and the list
- * of complete (`FULL`) event files from its SOURCES.md.
+ * an ingestor over them (as `infra/runtime.ts` wires them), the fixture folder beside the repository
+ * (`FIXTURES`, never copied into the project; tests that need it skip without it), and the list of
+ * complete (`FULL`) event files from its SOURCES.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

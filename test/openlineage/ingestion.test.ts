@@ -148,7 +148,7 @@ describe('OpenLineage ingestion and the projection', () => {
     assert.ok(projection.eventCount > 0 && projection.eventCount <= events);
   });
 
-  it('returns the chains of openlineage-marquez.md section 8 from datasetLineage', async (t) => {
+  it('returns the Spark, Airflow and Marquez chains of the fixture events from datasetLineage', async (t) => {
     if (!fixturesPresent(t, 'SOURCES.md')) return;
     const { ingest, projection } = await setup(t);
     for (const file of completeEventFiles()) {
