@@ -19,6 +19,7 @@ import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCom
 import { createLogger, type Logger } from '../src/logger.js';
 import { readGraphFile } from '../infra/graphFile.js';
 import { buildApp } from '../infra/http/app.js';
+import { describeEventStore } from '../infra/eventStore/createEventStore.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
 import {
@@ -40,7 +41,7 @@ Settings (environment variables):
   LINEAGE_SVC_API_HOST          bind address (default 0.0.0.0)
   LINEAGE_SVC_API_PORT          port (default 8000)
   LINEAGE_SVC_API_KEY           when set, every /api/v1 route but GET /api/v1/health needs X-API-Key
-  LINEAGE_SVC_STORAGE__BACKEND  memory (default), file, sqlite, postgres, eventstoredb
+  LINEAGE_SVC_STORAGE__BACKEND  sqlite (default), memory, file, postgres, eventstoredb
   LINEAGE_SVC_STORAGE__PATH     folder of the file and sqlite stores (default ./.lineage-svc)
   LINEAGE_SVC_STORAGE__URL      connection URL of the postgres and eventstoredb stores
   LINEAGE_SVC_GRAPH_FILE        graph file imported as graph "default" when the store holds no graph
@@ -105,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
     return reportError(process, NAME, error);
   }
   const logger = createLogger({ level: config.logLevel });
+  logger.info({ store: describeEventStore(config.storage) }, 'Api:Store');
   let runtime: LineageRuntime;
   try {
     runtime = await openRuntime(config, logger, {

@@ -8,7 +8,8 @@
 import { readGraphFile, writeGraphFile } from '../infra/graphFile.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
-import type { CatalogClientOptions } from '../infra/catalogs/catalogService.js';
+import { describeEventStore } from '../infra/eventStore/createEventStore.js';
+import { createCatalogGateway, type CatalogClientOptions } from '../infra/catalogs/catalogService.js';
 import { createServiceContext } from '../infra/serviceContext.js';
 import type { PushResult } from '../src/catalogs/provider.js';
 import { catalogEntry } from '../src/catalogs/registry.js';
@@ -19,7 +20,7 @@ import { ConfigurationError } from '../src/errors.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { ServiceContext } from '../services/context.js';
 import {
-  enrichLineageGraph,
+  enrichAndRecordGraph,
   requireCloudCredentials,
   runExtraction,
   type ProgressListener,
@@ -43,6 +44,11 @@ export interface ExtractArgs {
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+}
+
+/** The first line of a command that opens the store: `Store: sqlite in ./.lineage-svc`. */
+export function storeLine(config: Pick<Config, 'storage'>): string {
+  return `Store: ${describeEventStore(config.storage)}`;
 }
 
 /** Writes `{name}: {message}` as one line on stderr and returns the exit code to use. */
@@ -110,8 +116,8 @@ function pushLines(catalogType: CatalogType, result: PushResult): string[] {
 }
 
 /** The flag check that needs the configuration: `--push-lineage` needs at least one available catalog. */
-function pushLineageProblem(args: ExtractArgs, context: ServiceContext): Error | undefined {
-  if (!args.pushLineage || context.catalogs.available().length > 0) return undefined;
+function pushLineageProblem(args: ExtractArgs, config: Config): Error | undefined {
+  if (!args.pushLineage || createCatalogGateway(config).available().length > 0) return undefined;
   return new ConfigurationError(
     '--push-lineage needs a configured catalog: LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN, ' +
       'LINEAGE_SVC_DATALAKE_REGION, or LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION',
@@ -126,16 +132,17 @@ async function pushToEveryCatalog(context: ServiceContext, graph: LineageGraph, 
   }
 }
 
-/** `--enrich-only`: enriches the graph file at `--output` in place; records nothing. */
+/** `--enrich-only`: enriches the graph file at `--output` in place and records it in the graph named `default`. */
 async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, io: CommandIo): Promise<void> {
   const started = performance.now();
   const graph = await readGraphFile(args.output);
   const enableMetrics = !args.noEnrich && (args.metrics || context.config.enableMetrics);
   if (args.noEnrich) io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
-  const enriched = await enrichLineageGraph(context, graph, {
+  const enriched = await enrichAndRecordGraph(context, graph, {
     catalogs: !args.noEnrich,
     metrics: enableMetrics,
     metricsLookbackHours: args.metricsLookbackHours,
+    actor: 'cli',
     onProgress: progressWriter(io),
   });
   await writeGraphFile(args.output, enriched.graph);
@@ -148,6 +155,12 @@ async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, io: C
     durationMs: performance.now() - started,
     output: args.output,
   });
+  const changes = enriched.changes;
+  lines.push(
+    `Recorded the enrichment in graph ${enriched.graph_id} (${describeEventStore(context.config.storage)}): ` +
+      `${changes.nodes_added} node(s) added, ${changes.nodes_changed} changed; ` +
+      `${changes.edges_added} edge(s) added, ${changes.edges_changed} changed`,
+  );
   io.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -202,7 +215,10 @@ export async function runExtract(
   let runtime: LineageRuntime | undefined;
   try {
     requireCloudCredentials(config, 'extraction');
+    const problem = pushLineageProblem(args, config);
+    if (problem) throw problem;
     const logger = commandLogger(config, env);
+    io.stderr.write(`${storeLine(config)}\n`);
     runtime = await openRuntime(config, logger);
     const context = createServiceContext({
       config,
@@ -211,8 +227,6 @@ export async function runExtract(
       httpOptions,
       catalogClientOptions: catalogOptions,
     });
-    const problem = pushLineageProblem(args, context);
-    if (problem) throw problem;
     if (args.enrichOnly) await enrichGraphFile(args, context, io);
     else await extractToFile(args, context, io);
     return 0;

@@ -27,7 +27,7 @@ import { ConfigurationError } from '../src/errors.js';
 import { streams, toAppend } from '../src/events.js';
 import { createWatcher, type WatcherEngine, type WatcherSettings } from '../src/watcher/watcher.js';
 import { oneLine } from './arguments.js';
-import { commandLogger, reportError, type CommandIo } from './shared.js';
+import { commandLogger, reportError, storeLine, type CommandIo } from './shared.js';
 
 const NAME = 'lineage-svc-watch';
 
@@ -155,6 +155,7 @@ export async function runWatch(
     );
   }
   const logger = commandLogger(config, env);
+  io.stdout.write(`${storeLine(config)}\n`);
   let runtime: LineageRuntime;
   try {
     runtime = await openRuntime(config, logger);

@@ -18,7 +18,7 @@ import { recordExtraction } from '../src/extraction/record.js';
 import type { ChangeCounts } from '../src/events.js';
 import { countChanges, type GraphChanges } from '../src/graph/changes.js';
 import type { CatalogType, LineageGraph } from '../src/graph/model.js';
-import { recordGraph } from '../src/graphCommands.js';
+import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCommands.js';
 import type { Config } from '../src/config.js';
 import { toLineageGraph } from '../projections/graphProjection.js';
 import type { ServiceContext } from './context.js';
@@ -228,14 +228,45 @@ export async function enrichStoredGraph(
 ): Promise<StoredEnrichmentOutcome> {
   const { runtime } = context;
   const state = request.graphId === null ? defaultGraph(runtime) : await readGraph(runtime, request.graphId);
-  const graphId = state.graphId;
   const enriched = await enrichLineageGraph(context, toLineageGraph(state), request);
+  return recordEnrichment(context, state.graphId, enriched, request);
+}
+
+/**
+ * Enriches a graph value (`lineage-svc-extract --enrich-only` reads it from the graph file) and
+ * records it into the graph named `default` (created when missing; mode `merge`, cause `enrichment`),
+ * so that the store keeps what the file shows.
+ * @throws ConfigurationError as `enrichLineageGraph`.
+ */
+export async function enrichAndRecordGraph(
+  context: ServiceContext,
+  graph: LineageGraph,
+  request: EnrichmentRequest & { actor: string },
+): Promise<EnrichedGraph & StoredEnrichmentOutcome> {
+  const enriched = await enrichLineageGraph(context, graph, request);
+  const graphId = graphIdForName(DEFAULT_GRAPH_NAME);
+  const recorded = await recordEnrichment(context, graphId, enriched, request, DEFAULT_GRAPH_NAME);
+  return { ...enriched, ...recorded };
+}
+
+/**
+ * Records an enriched graph into `graphId` (mode `merge`, cause `enrichment`) and reads back its
+ * size. With `createAs`, a missing graph is created with that name; without, it is a NotFoundError.
+ */
+async function recordEnrichment(
+  context: ServiceContext,
+  graphId: string,
+  enriched: EnrichedGraph,
+  request: Pick<EnrichmentRequest, 'onProgress'> & { actor: string },
+  createAs?: string,
+): Promise<StoredEnrichmentOutcome> {
+  const { runtime } = context;
   request.onProgress?.({ label: 'Recording', message: `recording the enrichment of graph ${graphId}` });
   const record = await recordGraph(
     runtime.commands,
     graphId,
     enriched.graph,
-    { mode: 'merge' },
+    { mode: 'merge', createIfMissing: createAs !== undefined, name: createAs ?? null },
     { cause: 'enrichment', actor: request.actor },
   );
   const after = await readGraph(runtime, graphId);

@@ -32,11 +32,35 @@ const port = (fallback: number) =>
     )
     .transform((value) => (value === undefined ? fallback : Number(value)));
 
+/**
+ * `LINEAGE_SVC_API_CORS_ORIGINS`: the origins a browser may call the API from, comma-separated
+ * (`scheme://host[:port]`, no path; a trailing slash is dropped), or `*` for any origin. Unset: none
+ * (CORS off, no CORS header is sent).
+ */
+const corsOrigins = optionalString
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
+      .filter((origin) => origin !== ''),
+  )
+  .refine(
+    (origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^\s/?#]+$/.test(origin)),
+    'must be * or a comma-separated list of origins such as https://lineage.example.com',
+  );
+
 /** Log levels of the specification, mapped to pino's. */
 const LOG_LEVELS = { DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error' } as const;
 
 /** The storage backends (`LINEAGE_SVC_STORAGE__BACKEND`). */
 export const STORAGE_BACKENDS = ['memory', 'file', 'sqlite', 'postgres', 'eventstoredb'] as const;
+
+/**
+ * The default backend: sqlite in `./.lineage-svc`, so that history is kept from the first run. This
+ * departs on purpose from the specification's `memory` default: an event-sourced store that forgets
+ * at every exit would record each extraction as new. `memory` stays available.
+ */
+export const DEFAULT_STORAGE_BACKEND = 'sqlite';
 export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
 
 /** The variables, by name. Anything not listed here is ignored. */
@@ -68,6 +92,7 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_API_PORT: port(8000),
   LINEAGE_SVC_API_KEY: optionalString,
   LINEAGE_SVC_API_URL: url('http://127.0.0.1:8000'),
+  LINEAGE_SVC_API_CORS_ORIGINS: corsOrigins,
   LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: url(),
   LINEAGE_SVC_LAKEHOUSE_TOKEN: optionalString,
   LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID: optionalString,
@@ -81,7 +106,7 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: optionalString,
   LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: optionalString,
   LINEAGE_SVC_STORAGE__BACKEND: optionalString
-    .transform((value) => value?.toLowerCase() ?? 'memory')
+    .transform((value) => value?.toLowerCase() ?? DEFAULT_STORAGE_BACKEND)
     .refine((value) => (STORAGE_BACKENDS as readonly string[]).includes(value), {
       message: `must be one of ${STORAGE_BACKENDS.join(', ')}`,
     }),
@@ -148,7 +173,11 @@ export interface Config {
   enableMetrics: boolean;
   /** pino level: `debug`, `info`, `warn` or `error`. */
   logLevel: 'debug' | 'info' | 'warn' | 'error';
-  api: { host: string; port: number; key: string | undefined; url: string };
+  /**
+   * The API's bind address and port, its key (authentication on when set), where clients find it,
+   * and the origins allowed by CORS (empty: CORS off; `['*']`: any origin).
+   */
+  api: { host: string; port: number; key: string | undefined; url: string; corsOrigins: string[] };
   lakehouse: { workspaceUrl: string | undefined; token: string | undefined; warehouseId: string | undefined };
   warehouse: {
     projectId: string | undefined;
@@ -160,6 +189,7 @@ export interface Config {
   };
   datalake: { region: string | undefined };
   dataGovernance: { domainId: string | undefined; projectId: string | undefined };
+  /** The event store: `backend` (default `DEFAULT_STORAGE_BACKEND`), `path` for file and sqlite, `url` for the servers. */
   storage: { backend: StorageBackend; path: string; url: string | undefined };
   /** Graph file the API imports at start when its store holds no graph. */
   graphFile: string;
@@ -251,6 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       port: variables.LINEAGE_SVC_API_PORT,
       key: variables.LINEAGE_SVC_API_KEY,
       url: variables.LINEAGE_SVC_API_URL!,
+      corsOrigins: variables.LINEAGE_SVC_API_CORS_ORIGINS,
     },
     lakehouse: {
       workspaceUrl: variables.LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL,
@@ -271,7 +302,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       projectId: variables.LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID,
     },
     storage: {
-      backend: backend ?? 'memory',
+      backend: backend ?? DEFAULT_STORAGE_BACKEND,
       path: variables.LINEAGE_SVC_STORAGE__PATH,
       url: variables.LINEAGE_SVC_STORAGE__URL,
     },

@@ -3,8 +3,11 @@
  *
  * A store holds named streams of events (`graph-{graph_id}`, `task-{task_id}`, ...). Each stream has
  * a revision (0 for its first event, -1 while it does not exist), and every event in the store has a
- * global position (1 for the first event ever appended, then strictly increasing with no gaps), so
- * that projections can read "everything after position P" in one order.
+ * global position, strictly increasing in the order events become visible, so that projections can
+ * read "everything after position P" in one order. The port promises no more than that: positions
+ * are greater than 0, but not necessarily consecutive. Gap-free numbering from 1 is a property of
+ * the memory, file, sqlite and postgres adapters (each documents it, and `test/eventStore/contract.ts`
+ * checks it there); EventStoreDB's commit positions have gaps.
  *
  * Adapters live in `infra/eventStore/` (memory, file, sqlite, postgres, eventstoredb); every one passes
  * the same contract suite (`test/eventStore/contract.ts`). This module has no I/O.
@@ -50,7 +53,7 @@ export interface RecordedEvent extends EventToAppend {
   stream: string;
   /** Position within its stream, from 0. */
   revision: number;
-  /** Position within the whole store, from 1, gap-free and strictly increasing. */
+  /** Position within the whole store: above 0 and strictly increasing (gap-free on some adapters only). */
   position: number;
   /** ISO 8601 UTC time at which the store recorded the event (millisecond precision). */
   recorded_at: string;
@@ -108,7 +111,7 @@ export interface EventStore {
 
   /**
    * Appends `events` to `stream` atomically: all of them or none. Events are stamped with
-   * `recorded_at` and consecutive revisions and positions.
+   * `recorded_at`, consecutive revisions, and increasing positions.
    * @throws ExpectedRevisionConflictError when `expectedRevision` does not hold; nothing is written.
    * @throws ValidationError when `events` is empty.
    */

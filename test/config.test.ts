@@ -11,7 +11,7 @@ describe('configuration', () => {
     assert.equal(config.api.host, '0.0.0.0');
     assert.equal(config.api.port, 8000);
     assert.equal(config.api.url, 'http://127.0.0.1:8000');
-    assert.equal(config.storage.backend, 'memory');
+    assert.equal(config.storage.backend, 'sqlite');
     assert.equal(config.storage.path, './.lineage-svc');
     assert.equal(config.graphFile, './lineage_graph.json');
     assert.equal(config.stream.cloudApiUrl, 'https://api.confluent.cloud');

@@ -27,6 +27,22 @@ export interface StorageConfig {
   url?: string | undefined;
 }
 
+/**
+ * The store in words, for the first line a command prints: `sqlite in ./.lineage-svc`,
+ * `postgres at postgres://user:***@host/db` (secrets redacted), `memory (nothing is kept after exit)`.
+ */
+export function describeEventStore(storage: StorageConfig): string {
+  switch (storage.backend) {
+    case 'memory':
+      return 'memory (nothing is kept after exit)';
+    case 'file':
+    case 'sqlite':
+      return `${storage.backend} in ${storage.path}`;
+    default:
+      return `${storage.backend} at ${storage.url === undefined ? '(no URL)' : redactUrl(storage.url)}`;
+  }
+}
+
 /** What adapters may be given besides their location. */
 export interface EventStoreDeps {
   /** Clock for `recorded_at` (memory, file, sqlite, postgres; EventStoreDB stamps its own). */

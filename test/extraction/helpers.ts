@@ -3,6 +3,9 @@
  * the scenario's keys and fast retries.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
 import { simulatorClientEnvironment, type PlatformSimulator } from '../../simulators/confluent/index.js';
@@ -46,9 +49,23 @@ export function fastApi(
   return createPlatformApi(streamConfig(sim, overrides), { retryBaseDelayMs: 1, rateLimit: false, ...options });
 }
 
-/** The environment variables of `lineage-svc-extract` for a simulator. */
-export function cliEnv(sim: PlatformSimulator): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', ...simulatorClientEnvironment(sim.url, sim.scenario) };
+/**
+ * A sqlite store folder for the commands this test process runs (the default backend is sqlite in
+ * `./.lineage-svc`; tests keep theirs apart from the repository and from each other), removed at exit.
+ */
+export const COMMAND_STORE_FOLDER = mkdtempSync(join(tmpdir(), 'lineage-svc-command-store-'));
+process.on('exit', () => rmSync(COMMAND_STORE_FOLDER, { recursive: true, force: true }));
+
+/**
+ * The environment variables of `lineage-svc-extract` for a simulator, with the default backend
+ * (sqlite) in `storeFolder` (default `COMMAND_STORE_FOLDER`, shared by the commands of one test file).
+ */
+export function cliEnv(sim: PlatformSimulator, storeFolder = COMMAND_STORE_FOLDER): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    LINEAGE_SVC_STORAGE__PATH: storeFolder,
+    ...simulatorClientEnvironment(sim.url, sim.scenario),
+  };
 }
 
 /** Runs `lineage-svc-extract` (its TypeScript source, through tsx) and collects its output and exit code. */

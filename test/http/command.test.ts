@@ -58,6 +58,7 @@ describe('lineage-svc-api command', () => {
   });
   it('keeps serving when the OpenLineage Kafka brokers are unreachable, and still stops on SIGTERM', async () => {
     const { child, base, exited } = await startApiCommand({
+      LINEAGE_SVC_STORAGE__BACKEND: 'memory',
       LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: '127.0.0.1:1',
       LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), 'lineage-svc-no-such-graph-file.json'),
     });
