@@ -17,9 +17,19 @@ export interface Projection {
   reset(): void;
 }
 
+/** Receives each event once the projections have applied it; `replay` is true while catching up (start, rebuild). */
+export type AppliedListener = (event: StoredLineageEvent, replay: boolean) => void;
+
 export interface Projector {
   /** Position every projection has reached. */
   readonly position: number;
+  /** Events applied while catching up (at start and on each rebuild) since the projector was created. */
+  readonly replayedEvents: number;
+  /**
+   * Calls `listener` with every event after the projections applied it, until the returned function
+   * is called. A listener that throws is logged and changes nothing else.
+   */
+  onApplied(listener: AppliedListener): () => void;
   /** Catches up with everything stored, then follows new events in the background. */
   start(): Promise<void>;
   /** Resolves once every event up to `position` is applied (rejects after `timeoutMs`, default 30 s). */
@@ -36,6 +46,9 @@ export function createProjector(options: { store: EventStore; projections: Proje
   let subscription: Subscription | undefined;
   let running: Promise<void> | undefined;
   let waiters: Array<{ position: number; resolve: () => void }> = [];
+  const listeners = new Set<AppliedListener>();
+  let catchingUp = false;
+  let replayedEvents = 0;
 
   function apply(recorded: RecordedEvent): void {
     if (recorded.position <= position) return;
@@ -50,6 +63,8 @@ export function createProjector(options: { store: EventStore; projections: Proje
     }
     if (event) {
       for (const projection of projections) if (projection.position < recorded.position) projection.apply(event);
+      if (catchingUp) replayedEvents += 1;
+      for (const listener of listeners) notify(listener, event);
     }
     position = recorded.position;
     if (waiters.length > 0) {
@@ -59,9 +74,22 @@ export function createProjector(options: { store: EventStore; projections: Proje
     }
   }
 
+  function notify(listener: AppliedListener, event: StoredLineageEvent): void {
+    try {
+      listener(event, catchingUp);
+    } catch (error) {
+      logger?.error({ type: event.type, err: errorMessage(error) }, 'Projector:ListenerFailed');
+    }
+  }
+
   async function catchUp(): Promise<void> {
-    // Pages of 256 events: graph events hold up to 1,000 nodes or edges each, so a page stays a few MB.
-    for await (const recorded of iterateAll(store, { after: position, pageSize: 256 })) apply(recorded);
+    catchingUp = true;
+    try {
+      // Pages of 256 events: graph events hold up to 1,000 nodes or edges each, so a page stays a few MB.
+      for await (const recorded of iterateAll(store, { after: position, pageSize: 256 })) apply(recorded);
+    } finally {
+      catchingUp = false;
+    }
   }
 
   function follow(): void {
@@ -79,6 +107,13 @@ export function createProjector(options: { store: EventStore; projections: Proje
   return {
     get position() {
       return position;
+    },
+    get replayedEvents() {
+      return replayedEvents;
+    },
+    onApplied(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async start() {
       await catchUp();

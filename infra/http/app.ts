@@ -37,6 +37,7 @@ import { openLineageRoutes } from './routes/openLineage.js';
 import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
+import { operationsRoutes, registerOperationalHooks } from './routes/operations.js';
 import { createTaskRunners } from '../../services/taskRunners.js';
 import { createTaskService, type TaskRunners, type TaskService } from '../../services/tasks.js';
 import { createWatcherService, type WatcherDepsFactory, type WatcherService } from '../../services/watchers.js';
@@ -112,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandling(app);
+  const metrics = await registerOperationalHooks(app, { config, runtime }); // CORS and timing, before the key check
   registerApiKeyAuth(app, config.api.key);
 
   const info = packageInfo();
@@ -162,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
   });
   await app.register(watcherRoutes, { prefix: '/api/v1', watchers: runtime.watchers, service: watchers });
+  await app.register(operationsRoutes, { config, runtime, metrics });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) =>

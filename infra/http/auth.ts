@@ -1,13 +1,14 @@
 /**
  * API-key authentication (specification "Authentication", contract section 4).
  *
- * When `LINEAGE_SVC_API_KEY` is set, every route under `/api/v1` except `GET /api/v1/health` needs
- * the header `X-API-Key` with that key; the doc pages (`/docs`, `/redoc`, `/openapi.json`) stay
- * open. A request without the header gets 403 `API key is missing`, with a wrong one 403
- * `API key is invalid`. Keys are compared in constant time: both are hashed with SHA-256 and the
- * equal-length digests compared with `crypto.timingSafeEqual`, so neither the key's content nor its
- * length leaks through timing. The key is never logged (`req.headers["x-api-key"]` is a redacted
- * path of the logger, `LOG_REDACT_PATHS`).
+ * When `LINEAGE_SVC_API_KEY` is set, every route under `/api/v1` except `GET /api/v1/health` and
+ * `GET /api/v1/ready` (probes carry no key) needs the header `X-API-Key` with that key; the doc pages
+ * (`/docs`, `/redoc`, `/openapi.json`) and `GET /metrics` stay open. A request without the header
+ * gets 403 `API key is missing`, with a wrong one 403 `API key is invalid`. Keys are compared in
+ * constant time: both are hashed with SHA-256 and the equal-length digests compared with
+ * `crypto.timingSafeEqual`, so neither the key's content nor its length leaks through timing. The
+ * key is never logged (`req.headers["x-api-key"]` is a redacted path of the logger,
+ * `LOG_REDACT_PATHS`).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -25,7 +26,12 @@ export class ForbiddenError extends LineageError {
 export const PROTECTED_PREFIX = '/api/v1';
 
 /** Routes under the protected prefix that stay open, as `METHOD path`. */
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(['GET /api/v1/health', 'HEAD /api/v1/health']);
+export const OPEN_ROUTES: ReadonlySet<string> = new Set([
+  'GET /api/v1/health',
+  'HEAD /api/v1/health',
+  'GET /api/v1/ready',
+  'HEAD /api/v1/ready',
+]);
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
