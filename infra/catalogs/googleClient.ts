@@ -31,7 +31,7 @@ import {
   type DataplexCollection,
   type ProcessOpenLineageResponse,
   type WarehouseCatalogPort,
-} from '../../src/catalogs/warehouse.js';
+} from '../../src/catalogs/warehouse/index.js';
 import type { Logger } from '../../src/logger.js';
 import type { RunEvent } from '../../src/openlineage/model.js';
 import { joinUrl } from '../confluent/httpClient.js';

@@ -13,7 +13,7 @@ import { CATALOG_TYPES, type CatalogType } from '../graph/model.js';
 import { datalakeProvider } from './datalake.js';
 import { lakehouseProvider } from './lakehouse.js';
 import { missingOf, type CatalogProvider, type CatalogProviderInfo } from './provider.js';
-import { warehouseProvider } from './warehouse.js';
+import { warehouseProvider } from './warehouse/index.js';
 
 /** One registry entry. */
 export interface CatalogRegistryEntry extends CatalogProviderInfo {

@@ -52,7 +52,7 @@ import {
   WarehouseCredentialsError,
   type BigQueryTable,
   type WarehouseCatalogPort,
-} from '../../src/catalogs/warehouse.js';
+} from '../../src/catalogs/warehouse/index.js';
 import { loadConfig } from '../../src/config.js';
 import { extract } from '../../src/extraction/extract.js';
 import {

@@ -54,7 +54,7 @@ type Overrides = { [K in Exclude<keyof PlatformPort, 'requestCounts'>]?: (...arg
 export function fakePlatform(overrides: Overrides = {}): FakePlatform {
   const calls: RecordedCall[] = [];
   const defaults: Overrides = {
-    getEnvironment: (...args) => ({ id: args[0] as string, display_name: 'prod' }),
+    getEnvironment: (environmentId: string) => ({ id: environmentId, display_name: 'prod' }),
     listOrganizations: () => [{ id: 'org-1' }],
     describeKsqlCluster: () => ({ queries: [], sources: [] }),
   };

@@ -1,0 +1,70 @@
+/**
+ * The warehouse catalog provider (Google BigQuery + Data Lineage API + Dataplex Catalog), by concern
+ * (`docs/catalogs.md`, "Warehouse"):
+ *
+ * | file | holds |
+ * |---|---|
+ * | `port.ts` | `WarehouseCatalogPort` (implemented over HTTP by `infra/catalogs/googleClient.ts`), the BigQuery and Dataplex shapes, failures |
+ * | `enrichment.ts` | table nodes -> `tables.get` -> attributes (`enrichWarehouse`) |
+ * | `lineagePush.ts` | graph -> normalised OpenLineage RunEvents -> `processOpenLineageRunEvent` (`pushWarehouse`) |
+ * | `dataplex.ts` | topic entries in Dataplex Catalog, registered before the push (`registerTopicAssets`) |
+ * | `provider.ts` | the registry entry: settings, `warehouseProvider` |
+ *
+ * Tables are CATALOG_TABLE nodes with `catalog_type` WAREHOUSE_LINEAGE, qualified name
+ * `{project}.{dataset}.{table}`. Credentials: the port's `authenticate()` runs once before any call;
+ * when it fails (no `LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN` and no application-default credentials)
+ * enrichment returns one warning and push one error, naming what to set.
+ *
+ * This module is the public surface; import from it rather than from the files above.
+ */
+export {
+  ENRICH_CONCURRENCY,
+  isSkippableWarehouseError,
+  WarehouseCredentialsError,
+  type BigQueryField,
+  type BigQueryTable,
+  type BigQueryTableRef,
+  type DataplexCollection,
+  type DataplexEntry,
+  type ProcessOpenLineageResponse,
+  type WarehouseCatalogPort,
+} from './port.js';
+export {
+  enrichWarehouse,
+  int64,
+  isWarehouseTable,
+  tableAttributes,
+  warehouseDeepLink,
+  warehouseTableParts,
+  type WarehouseColumn,
+} from './enrichment.js';
+export {
+  BIGQUERY_NAMESPACE,
+  normalizeRunEvent,
+  processName,
+  pushableGraph,
+  pushWarehouse,
+  PUSHED_JOB_TYPES,
+  REQUEST_ID_NAMESPACE,
+  requestIdOf,
+  warehouseDatasetIdentity,
+  warehouseEvents,
+  type DatasetIdentity,
+  type WarehouseEventPlan,
+} from './lineagePush.js';
+export {
+  dataplexBootstrap,
+  ENTRY_GROUP_ID,
+  ENTRY_SYSTEM,
+  fqnSegment,
+  kafkaTopicFqn,
+  registerTopicAssets,
+  SCHEMA_ASPECT_TYPE_ID,
+  schemaAspectKey,
+  TOPIC_ENTRY_TYPE_ID,
+  topicEntries,
+  topicEntryId,
+  type RegistrationOutcome,
+  type TopicEntry,
+} from './dataplex.js';
+export { WAREHOUSE_SETTINGS, warehouseProvider } from './provider.js';
