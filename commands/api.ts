@@ -12,6 +12,7 @@
  * for running tasks (up to 5 s), then closes the store; exit code 0. Bad configuration, or a store
  * that cannot be opened, prints one line on stderr and exits 2.
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { existsSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../src/config.js';

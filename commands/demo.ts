@@ -8,6 +8,7 @@
  *
  * Exit codes: 0 success, 1 interrupted, 2 failure (one line on stderr).
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../simulators/confluent/index.js';
 import { loadConfig } from '../src/config.js';
 import { reportError, runExtract } from './shared.js';

@@ -11,6 +11,7 @@
  * Exit codes: 0 success; 1 interrupted (SIGINT/SIGTERM); 2 bad flags or configuration, or the
  * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { loadConfig } from '../src/config.js';

@@ -13,6 +13,7 @@
  * Exit codes: 0 stopped by SIGINT/SIGTERM (or `--help`); 1 the server could not run (e.g. the port
  * is taken); 2 bad flags or an invalid scenario. Errors are one line on stderr, never a stack trace.
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { command, option, optional, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { ValidationError } from '../src/errors.js';

@@ -8,6 +8,7 @@
  * Prints `lineage-svc-ui: open http://HOST:PORT/` once listening. SIGINT/SIGTERM close the server;
  * exit code 0. Bad settings, an unbuilt UI or a port in use: one line on stderr, exit code 2.
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { command } from 'cmd-ts';
 import closeWithGrace from 'close-with-grace';
 import { buildUiServer, loadUiSettings } from '../infra/ui/server.js';

@@ -14,6 +14,7 @@
  * SIGTERM, records the STOPPED state, and exits 0. Bad flags or configuration: one line on stderr,
  * exit 2.
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { randomUUID } from 'node:crypto';
 import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
