@@ -1,12 +1,12 @@
 /**
  * The lakehouse catalog's HTTP client: Databricks Unity Catalog, table lineage and SQL Statement
  * Execution, implementing `LakehouseCatalogPort` (`src/catalogs/lakehouse.ts`). Reference:
- * `catalog-apis.md` A1 (`GET /api/2.1/unity-catalog/tables/{full_name}`), A4
+ * `docs/catalog-apis.md` A1 (`GET /api/2.1/unity-catalog/tables/{full_name}`), A4
  * (`GET /api/2.0/lineage-tracking/table-lineage?table_name=&include_entity_lineage=true`), A6
  * (`POST /api/2.0/sql/statements`, polling `GET /api/2.0/sql/statements/{id}` while PENDING or
  * RUNNING, `POST .../cancel` when the wait runs out), A7 (`GET /api/2.0/sql/warehouses`, paged).
  *
- * Rules (specification, "Errors", "Limits"):
+ * Rules (`docs/specification.md`, "Errors", "Limits"):
  * - `Authorization: Bearer <token>`; the token never appears in errors or logs;
  * - 30 s timeout per request (`timeoutMs`); a timeout is not retried;
  * - 429, 500, 502, 503, 504 and network errors are retried at most 3 times (4 attempts) with

@@ -1,9 +1,9 @@
 /**
  * The datalake catalog's client: AWS Glue Data Catalog over the official AWS SDK
  * (`@aws-sdk/client-glue`), implementing `DatalakeCatalogPort` (`src/catalogs/datalake.ts`).
- * Reference: `catalog-apis.md` C1 (`GetTable`, `UpdateTable`; AWS JSON 1.1, SigV4).
+ * Reference: `docs/catalog-apis.md` C1 (`GetTable`, `UpdateTable`; AWS JSON 1.1, SigV4).
  *
- * Rules (specification, "Errors", "Limits"; contract section 3):
+ * Rules (`docs/specification.md`, "Errors", "Limits"; `docs/contract.md` section 3):
  * - region: `LINEAGE_SVC_DATALAKE_REGION` (`region`) for tables whose node has none; a table in
  *   another region is read through a client of that region (one SDK client per region, created on
  *   first use);
@@ -53,7 +53,7 @@ export interface GlueCatalogClient extends DatalakeCatalogPort {
   destroy(): void;
 }
 
-/** Default attempts: 1 + the specification's at most 3 retries. */
+/** Default attempts: 1 + at most 3 retries (`docs/specification.md`, "Limits"). */
 export const GLUE_MAX_ATTEMPTS = 4;
 
 type GlueSdk = typeof import('@aws-sdk/client-glue');

@@ -1,14 +1,14 @@
 /**
  * The warehouse catalog's HTTP client: BigQuery `tables.get` and the Data Lineage API's
  * `processOpenLineageRunEvent` and Dataplex Catalog, implementing `WarehouseCatalogPort`
- * (`src/catalogs/warehouse.ts`). Reference: `catalog-apis.md` B1
+ * (`src/catalogs/warehouse.ts`). Reference: `docs/catalog-apis.md` B1
  * (`GET /bigquery/v2/projects/{p}/datasets/{d}/tables/{t}`), B2
  * (`POST /v1/projects/{p}/locations/{l}:processOpenLineageRunEvent?requestId=`), B4 (Dataplex:
  * `GET`/`POST /v1/projects/{p}/locations/{l}/{entryGroups|entryTypes|aspectTypes}` with the
  * long-running operation polled at `GET /v1/{operation}` every 2 s, at most 30 times;
  * `POST .../entryGroups/{g}/entries?entryId=`, `PATCH .../entries/{id}?updateMask=aspects&aspectKeys=`).
  *
- * Rules (specification, "Errors", "Limits"):
+ * Rules (`docs/specification.md`, "Errors", "Limits"):
  * - `Authorization: Bearer <token>`: `LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN` when set, else an access
  *   token from application-default credentials through `google-auth-library` (loaded on first use;
  *   scope `cloud-platform`; asked again for every request, the library caches and refreshes it).
@@ -113,7 +113,8 @@ export function parseGoogleError(text: string): {
 
 /** The one-line message when no credentials can be found. */
 export const NO_CREDENTIALS_MESSAGE =
-  'no Google credentials: set LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN or configure application-default credentials (GOOGLE_APPLICATION_CREDENTIALS or `gcloud auth application-default login`)';
+  'no Google credentials: set LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN or configure application-default credentials ' +
+  '(GOOGLE_APPLICATION_CREDENTIALS or `gcloud auth application-default login`)';
 
 /** A token provider over application-default credentials (`google-auth-library`, loaded on first use). */
 export function applicationDefaultTokenProvider(): AccessTokenProvider {
@@ -218,7 +219,7 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
     },
     async processOpenLineageRunEvent(event: RunEvent, requestId: string) {
       const api = 'warehouse.lineage.processOpenLineageRunEvent';
-      const path = `/v1/projects/${segment(options.projectId)}/locations/${segment(options.location)}:processOpenLineageRunEvent?requestId=${segment(requestId)}`;
+      const path = `${parent}:processOpenLineageRunEvent?requestId=${segment(requestId)}`;
       return asObject(api, await request(api, 'POST', joinUrl(lineageBase, path), event)) as ProcessOpenLineageResponse;
     },
     async ensureDataplexResource(collection, id, body) {

@@ -1,8 +1,9 @@
 /**
- * The HTTP side every catalog client shares: JSON over HTTPS with a bearer token, the specification's
- * retries (429/500/502/503/504, delays 1, 2, 4 s, `Retry-After` honoured, 4 attempts in all, plus any
- * vendor-specific retryable answer), a per-request timeout (30 s by default) and request counts per
- * API. Vendors differ only in how their error bodies read, which each client passes in.
+ * The HTTP side every catalog client shares: JSON over HTTPS with a bearer token, the retries of
+ * `docs/specification.md`, "Errors" (429/500/502/503/504, delays 1, 2, 4 s, `Retry-After` honoured,
+ * 4 attempts in all, plus any vendor-specific retryable answer), a per-request timeout (30 s by
+ * default) and request counts per API. Vendors differ only in how their error bodies read, which
+ * each client passes in.
  *
  * Failures are `CatalogApiError`s: `timeout`, `status` (a non-retried HTTP status), `invalid_response`
  * (not JSON, or not the object expected) and `retries_exhausted`.
@@ -23,7 +24,7 @@ export interface JsonRequesterOptions {
   token: () => Promise<string> | string;
   /** Reads a vendor's error body. */
   parseErrorBody: (text: string) => ErrorBody;
-  /** A retryable answer beyond the specification's statuses (e.g. Google's 403 `rateLimitExceeded`). */
+  /** A retryable answer beyond the statuses of `docs/specification.md` (e.g. Google's 403 `rateLimitExceeded`). */
   alsoRetried?: (status: number, body: ErrorBody) => boolean;
   /** Message of the debug log line written before each retry, e.g. `Lakehouse:Retrying`. */
   retryLogMessage: string;

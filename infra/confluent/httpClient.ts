@@ -1,6 +1,7 @@
 /**
  * The HTTP side of extraction: one client per extraction run that talks to every Confluent Cloud
- * host with HTTP basic credentials, and applies the specification's rules ("Errors" and "Limits"):
+ * host with HTTP basic credentials (`docs/platform-apis.md` section 0), and applies the rules of
+ * `docs/specification.md` ("Errors" and "Limits"):
  *
  * - a 30 s client timeout per request (`timeoutMs`); a timeout is not retried;
  * - 429, 500, 502, 503 and 504 (and network errors such as a reset connection) are retried with
@@ -19,7 +20,7 @@
  *
  * The retry loop is written here rather than taken from a library: undici's RetryAgent retries
  * network errors and honours Retry-After, but its backoff, attempt count and the rule that timeouts
- * are not retried differ from the specification, and the loop is a dozen lines under test.
+ * are not retried differ from `docs/specification.md`, and the loop is a dozen lines under test.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { z } from 'zod';
@@ -27,11 +28,11 @@ import type { Credentials } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
 import { PlatformApiError } from '../../src/extraction/port.js';
 
-/** Statuses retried with backoff (specification, "Errors"). */
+/** Statuses retried with backoff (`docs/specification.md`, "Errors"). */
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
-/** Attempts in all: the first plus 3 retries (specification, "Limits": not configurable). */
+/** Attempts in all: the first plus 3 retries (`docs/specification.md`, "Limits": not configurable). */
 export const MAX_ATTEMPTS = 4;
-/** Items per page requested from paginated lists (specification, "Limits"). */
+/** Items per page requested from paginated lists (`docs/specification.md`, "Limits"; `docs/platform-apis.md` section 0). */
 export const PAGE_SIZE = 100;
 
 /** Options of `createHttpClient`; every field has a default. */
@@ -46,7 +47,7 @@ export interface HttpClientOptions {
   maxConcurrentPerTarget?: number;
   /** Requests in flight overall; default 16. */
   maxConcurrent?: number;
-  /** Items per page of v2-style lists; default 100 (specification, "Limits"); tests use small pages. */
+  /** Items per page of v2-style lists; default 100 (`docs/specification.md`, "Limits"); tests use small pages. */
   pageSize?: number;
   /** Token bucket per credential + base URL; `false` turns it off. Default `{ burst: 1000, perHour: 1000 }`. */
   rateLimit?: { burst: number; perHour: number } | false;

@@ -1,10 +1,10 @@
 /**
  * The Confluent Cloud adapter of `PlatformPort` (`src/extraction/port.ts`): one typed call per
- * endpoint, each returning a zod-parsed (lenient) body. Credentials per service follow contract
- * section 3: the cloud key for the control plane (org, cmk, connect, fcpm, ksqldbcm, srcm) and the
+ * endpoint, each returning a zod-parsed (lenient) body. Credentials per service follow
+ * `docs/contract.md` section 3: the cloud key for the control plane (org, cmk, connect, fcpm, ksqldbcm, srcm) and the
  * Metrics API, the cluster key for Kafka REST, the Schema Registry key for Schema Registry and Stream
  * Catalog, the Flink key for Flink SQL, the ksqlDB key for ksqlDB servers and the Tableflow key for
- * Tableflow. Endpoint references: `../shared/reference/confluent-apis.md`.
+ * Tableflow. Endpoints, keys and fields: `docs/platform-apis.md` (one numbered section per API).
  */
 import { z } from 'zod';
 import type { Config } from '../../src/config.js';
@@ -68,7 +68,7 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
   const telemetry: Target = { base: stream.telemetryApiUrl, credentials: creds.cloud };
   const tableflow: Target = { base: stream.cloudApiUrl, credentials: creds.tableflow ?? creds.cloud };
   // Kafka REST needs a cluster-scoped key; without one the cloud key is tried and the platform's 401
-  // turns into the specification's warning.
+  // turns into the warning of `docs/specification.md`, "Errors".
   const kafka = (cluster: KafkaClusterRef): Target => ({
     base: cluster.restEndpoint,
     credentials: creds.cluster ?? creds.cloud,

@@ -1,8 +1,8 @@
 /**
  * The datalake catalog provider (AWS Glue Data Catalog): enrichment of datalake CATALOG_TABLE nodes
- * and lineage push as Glue table parameters. Specification, "Catalog integrations" -> "Data-lake
- * catalog" (node id, deep link by region partition, no link without a region) and the watcher's
- * `--push-datalake`; contract sections 1-3 (`datalake:catalog_table:{region}:{database}/{table}`,
+ * and lineage push as Glue table parameters. `docs/specification.md`, "Catalog integrations" ->
+ * "Data-lake catalog" (node id, deep link by region partition, no link without a region) and the watcher's
+ * `--push-datalake`; `docs/contract.md` sections 1-3 (`datalake:catalog_table:{region}:{database}/{table}`,
  * `catalog_type` DATALAKE_CATALOG, `LINEAGE_SVC_DATALAKE_REGION`). All I/O goes through
  * `DatalakeCatalogPort` (implemented over the AWS SDK by `infra/catalogs/glueClient.ts`).
  *
@@ -65,7 +65,7 @@ import {
 } from './upstreamChain.js';
 
 // ---------------------------------------------------------------------------------------------
-// The port: the Glue shapes the provider reads and writes (catalog-apis.md C1; the SDK parses
+// The port: the Glue shapes the provider reads and writes (`docs/catalog-apis.md` C1; the SDK parses
 // wire timestamps, epoch seconds, into `Date`s).
 
 /** A Glue `Column` (the fields read). */
@@ -299,7 +299,7 @@ export function tableAttributes(
   };
 }
 
-/** The writable fields of a `Table`, copied into a `TableInput` (catalog-apis.md C1). */
+/** The writable fields of a `Table`, copied into a `TableInput` (`docs/catalog-apis.md` C1). */
 export const TABLE_INPUT_FIELDS = [
   'Name',
   'Description',
@@ -521,7 +521,7 @@ export async function pushDatalake(
 // ---------------------------------------------------------------------------------------------
 // The provider.
 
-/** Variables the datalake provider reads (contract section 3). */
+/** Variables the datalake provider reads (`docs/contract.md` section 3). */
 export const DATALAKE_SETTINGS = ['LINEAGE_SVC_DATALAKE_REGION'] as const;
 
 /** The datalake provider (`DATALAKE_CATALOG`, short name `datalake`). */

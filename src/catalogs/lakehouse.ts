@@ -1,7 +1,7 @@
 /**
  * The lakehouse catalog provider (Databricks Unity Catalog + SQL warehouses): enrichment of
- * lakehouse CATALOG_TABLE nodes, downstream discovery, and lineage push. Specification, "Catalog
- * integrations" -> "Lakehouse catalog (table nodes)"; contract sections 1-3. All I/O goes through
+ * lakehouse CATALOG_TABLE nodes, downstream discovery, and lineage push. `docs/specification.md`,
+ * "Catalog integrations" -> "Lakehouse catalog (table nodes)"; `docs/contract.md` sections 1-3. All I/O goes through
  * `LakehouseCatalogPort` (implemented over HTTP by `infra/catalogs/databricksClient.ts`).
  *
  * Tables: nodes with `node_type` CATALOG_TABLE and `catalog_type` LAKEHOUSE_CATALOG; id
@@ -57,7 +57,7 @@ import {
 } from './upstreamChain.js';
 
 // ---------------------------------------------------------------------------------------------
-// The port: what the provider needs from the catalog's API (shapes of catalog-apis.md A1, A4, A6, A7).
+// The port: what the provider needs from the catalog's API (shapes of `docs/catalog-apis.md` A1, A4, A6, A7).
 
 /** A column of `TableInfo` (Unity Catalog `ColumnInfo`, the fields read). */
 export interface LakehouseColumnInfo {
@@ -201,7 +201,7 @@ export function bridgeTableParts(catalog: string): [string, string, string] {
   return [catalog, 'default', 'stream_lineage'];
 }
 
-/** `CREATE TABLE IF NOT EXISTS {catalog}.default.stream_lineage (...)` with the specification's columns. */
+/** `CREATE TABLE IF NOT EXISTS {catalog}.default.stream_lineage (...)` with the columns of `docs/specification.md`, "Lakehouse catalog (table nodes)". */
 export function createBridgeTableStatement(catalog: string): string {
   const columns = BRIDGE_COLUMNS.map(([name, type]) => `${sqlIdentifier(name)} ${type}`).join(', ');
   return `CREATE TABLE IF NOT EXISTS ${sqlQualifiedName(bridgeTableParts(catalog))} (${columns})`;
@@ -529,7 +529,7 @@ export async function pushLakehouse(
 // ---------------------------------------------------------------------------------------------
 // The provider.
 
-/** Variables the lakehouse provider reads (contract section 3). */
+/** Variables the lakehouse provider reads (`docs/contract.md` section 3). */
 export const LAKEHOUSE_SETTINGS = [
   'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL',
   'LINEAGE_SVC_LAKEHOUSE_TOKEN',

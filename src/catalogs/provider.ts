@@ -1,5 +1,5 @@
 /**
- * The catalog provider framework (specification, "Catalog integrations"; contract sections 1-2).
+ * The catalog provider framework (`docs/specification.md`, "Catalog integrations"; `docs/contract.md` sections 1-2).
  *
  * A provider owns the CATALOG_TABLE nodes of one `catalog_type` (lakehouse: `LAKEHOUSE_CATALOG`,
  * datalake: `DATALAKE_CATALOG`, warehouse: `WAREHOUSE_LINEAGE`, data governance: `DATA_GOVERNANCE`)
@@ -13,7 +13,7 @@
  *
  * Catalog-side failures never throw out of a provider: a table that is missing (404) or forbidden
  * (401/403) is skipped with a warning (enrichment) or listed in `skipped` (push); other failures
- * become warnings or `errors` (specification, "Errors").
+ * become warnings or `errors` (`docs/specification.md`, "Errors").
  *
  * Adding a provider (datalake, warehouse): implement `CatalogProvider<YourPort>` in
  * `src/catalogs/<word>.ts`, its port over HTTP in `infra/catalogs/`, put it in `CATALOG_REGISTRY`
@@ -42,7 +42,7 @@ export class CatalogApiError extends Error {
     super(message);
   }
 
-  /** True for the statuses the specification skips with a warning: 404, 401, 403. */
+  /** True for the statuses `docs/specification.md` ("Errors") skips with a warning: 404, 401, 403. */
   get skippable(): boolean {
     return this.failure === 'status' && (this.status === 404 || this.status === 401 || this.status === 403);
   }
@@ -65,7 +65,7 @@ export interface EnrichmentResult {
   warnings: string[];
 }
 
-/** Switches of a push (specification, "Endpoints / Tasks and push"; the three apply to the lakehouse). */
+/** Switches of a push (`docs/specification.md`, "Endpoints / Tasks and push"; the three apply to the lakehouse). */
 export interface PushOptions {
   set_properties: boolean;
   set_comments: boolean;

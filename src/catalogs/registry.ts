@@ -1,11 +1,11 @@
 /**
- * The registry of catalog providers: one entry per `catalog_type` (contract section 2), each with
+ * The registry of catalog providers: one entry per `catalog_type` (`docs/contract.md` section 2), each with
  * the facts `GET /api/v1/catalogs` lists and, once implemented, the provider itself.
  *
  * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`), the datalake (`DATALAKE_CATALOG`, AWS Glue,
  * `./datalake.ts`) and the warehouse (`WAREHOUSE_LINEAGE`, BigQuery + Data Lineage, `./warehouse.ts`).
- * The data governance (`DATA_GOVERNANCE`) entry is listed with its settings but no provider yet: `provider` is undefined and their capabilities are empty. To add
- * one, set `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory
+ * The data governance (`DATA_GOVERNANCE`) entry is listed with its settings but no provider yet:
+ * `provider` is undefined and its capabilities are empty. To add one, set `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory
  * in `infra/catalogs/catalogService.ts`.
  */
 import type { Config } from '../config.js';

@@ -3,7 +3,7 @@
  * environment id (the region for data-lake tables). The qualified name is everything after the third
  * colon, so it may itself contain colons and slashes (`postgres://db:5432/app.public.orders`).
  *
- * Source: specification "Node" (`{system}:{type}:{env_id}:{qualified_name}`) and contract section 2.
+ * Source: `docs/specification.md`, "Node" (`{system}:{type}:{env_id}:{qualified_name}`) and `docs/contract.md` section 2.
  */
 import { ValidationError } from '../errors.js';
 import { NODE_TYPES, SYSTEMS, type NodeType, type System } from './model.js';
@@ -109,12 +109,12 @@ export function catalogJobId(system: System, environmentId: string, jobId: strin
   return nodeId(system, 'CATALOG_JOB', environmentId, jobId);
 }
 
-/** Lakehouse table names: the topic name with dots replaced by underscores (specification). */
+/** Lakehouse table names: the topic name with dots replaced by underscores (`docs/specification.md`, "Lakehouse catalog (table nodes)"). */
 export function lakehouseTableName(topic: string): string {
   return topic.replaceAll('.', '_');
 }
 
-/** Warehouse table names: the topic name with dots and hyphens replaced by underscores (specification). */
+/** Warehouse table names: the topic name with dots and hyphens replaced by underscores (`docs/specification.md`, "Warehouse (table nodes)"). */
 export function warehouseTableName(topic: string): string {
   return topic.replace(/[.-]/g, '_');
 }

@@ -2,12 +2,12 @@
  * The lineage graph model: node and edge types, systems, catalog types, and the zod schemas of Node,
  * Edge and LineageGraph. The wire form (files and API) is snake_case with upper-case enum values.
  *
- * Source: the specification's "Resources and their fields" and `../shared/design/contract.md`
+ * Source: `docs/specification.md`, "Resources and their fields", and `docs/contract.md`
  * section 2 (node types, id formats, edge directions).
  */
 import { z } from 'zod';
 
-/** Every node type (upper-case on the wire, lower-case inside node ids). Contract section 2. */
+/** Every node type (upper-case on the wire, lower-case inside node ids). `docs/contract.md` section 2. */
 export const NODE_TYPES = [
   'TOPIC',
   'CONSUMER_GROUP',
@@ -50,7 +50,7 @@ export type CatalogType = (typeof CATALOG_TYPES)[number];
 
 /**
  * Node types of graph files written before 0.5.0, which had one table type per catalog. Files that
- * use them are rejected; there is no migration (specification, "Versioning").
+ * use them are rejected; there is no migration (`docs/specification.md`, "Versioning").
  */
 export const PRE_0_5_0_NODE_TYPES: ReadonlySet<string> = new Set([
   'UC_TABLE',
@@ -62,7 +62,7 @@ export const PRE_0_5_0_NODE_TYPES: ReadonlySet<string> = new Set([
   'WAREHOUSE_TABLE',
 ]);
 
-/** What each edge type may connect, from -> to. Contract section 2, "Edge types and direction". */
+/** What each edge type may connect, from -> to. `docs/contract.md` section 2 (edge types and direction). */
 export const EDGE_RULES: Readonly<
   Record<EdgeType, { from: ReadonlySet<NodeType>; to: ReadonlySet<NodeType>; meaning: string }>
 > = {

@@ -3,7 +3,7 @@
  *
  * A graph is accepted only when every node and edge matches its schema, every node id agrees with
  * the node's system, type and qualified name, ids are unique, every edge joins two nodes of the
- * graph, and every edge goes in its type's direction (contract section 2).
+ * graph, and every edge goes in its type's direction (`docs/contract.md` section 2).
  */
 import type { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../errors.js';

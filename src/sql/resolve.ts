@@ -1,6 +1,6 @@
 /**
  * Name resolution for Flink SQL on Confluent Cloud (`docs/sql-lineage.md` section 3;
- * `confluent-apis.md` section 5): catalog = environment (id or display name), database = Kafka
+ * `docs/platform-apis.md` section 5): catalog = environment (id or display name), database = Kafka
  * cluster (id or display name), table = topic. One- and two-part names are completed with the
  * statement's `sql.current-catalog` / `sql.current-database`. A name that reaches no known
  * environment or cluster stays unresolved with a reason: no topic is invented.
