@@ -1,6 +1,6 @@
 /**
- * Configuration: one zod schema over every environment variable of the specification
- * ("Configuration") and of the contract (section 3), parsed once at start by `loadConfig(env)`.
+ * Configuration: one zod schema over every environment variable of `docs/specification.md`
+ * ("Configuration") and of `docs/contract.md` (section 3), parsed once at start by `loadConfig(env)`.
  * Each invalid value gets its own message naming the variable; secrets are redacted by
  * `redactConfig` wherever configuration is printed or logged.
  *
@@ -49,7 +49,7 @@ const corsOrigins = optionalString
     'must be * or a comma-separated list of origins such as https://lineage.example.com',
   );
 
-/** Log levels of the specification, mapped to pino's. */
+/** Log levels of `docs/specification.md` ("Configuration"), mapped to pino's. */
 const LOG_LEVELS = { DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error' } as const;
 
 /** The storage backends (`LINEAGE_SVC_STORAGE__BACKEND`). */
@@ -57,8 +57,9 @@ export const STORAGE_BACKENDS = ['memory', 'file', 'sqlite', 'postgres', 'events
 
 /**
  * The default backend: sqlite in `./.lineage-svc`, so that history is kept from the first run. This
- * departs on purpose from the specification's `memory` default: an event-sourced store that forgets
- * at every exit would record each extraction as new. `memory` stays available.
+ * departs on purpose from the specification's `memory` default (`docs/contract.md` section 3): an
+ * event-sourced store that forgets at every exit would record each extraction as new. `memory` stays
+ * available.
  */
 export const DEFAULT_STORAGE_BACKEND = 'sqlite';
 export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
