@@ -68,15 +68,17 @@ export interface RecordResult extends CommandResult {
 
 /**
  * Runs `decide` against the current state and appends what it returns, retrying on conflicts.
- * `decide` returns `[]` when there is nothing to record.
+ * `decide` returns `[]` when there is nothing to record. Every write carries a correlation id (the
+ * caller's, else a fresh one), so that the graph's history shows one entry per write.
  */
 async function handle(
   deps: GraphCommandDeps,
   graphId: string,
   decide: (snapshot: GraphSnapshot | undefined) => LineageEvent[],
-  context: EventContext,
+  given: EventContext,
 ): Promise<CommandResult> {
   const stream = streams.graph(graphId);
+  const context: EventContext = { ...given, correlation_id: given.correlation_id ?? randomUUID() };
   for (let attempt = 1; ; attempt += 1) {
     const snapshot = deps.state.snapshot(graphId);
     const events = decide(snapshot);
