@@ -136,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
   // that unreachable brokers never keep the API down; a failure is logged and the API goes on.
   const transport = kafkaTransportConfig(config.openLineageKafka);
   if (transport) {
-    startOpenLineageConsumer(transport, { store: runtime.store, logger, dedupeIndex: runtime.openLineage }).then(
+    startOpenLineageConsumer(transport, { ingestor: runtime.openLineageIngestor, logger }).then(
       (started) => {
         consumer = started;
         logger.info({ topic: transport.topic, brokers: transport.brokers }, 'OpenLineageKafka:Consuming');

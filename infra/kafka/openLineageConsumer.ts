@@ -188,14 +188,13 @@ export interface OpenLineageConsumer {
 }
 
 /**
- * What the consumer ingests through: the runtime's ingestor (`LineageRuntime.openLineageIngestor`).
- * The older shape, the ingestor's options (`{store, dedupeIndex, logger}`), is still accepted while
- * `commands/api.ts` passes it: the consumer then makes an ingestor of its own, which dedupes through
- * the store and `dedupeIndex` but shares no queue or recent keys with the API's.
+ * What the consumer ingests through: the runtime's ingestor (`LineageRuntime.openLineageIngestor`),
+ * the same one the HTTP routes use, so that both share one append queue and one memory of recent keys.
  */
-export type OpenLineageConsumerDeps =
-  | { ingestor: OpenLineageIngestor; logger?: Logger | undefined }
-  | (OpenLineageIngestorOptions & { ingestor?: undefined });
+export interface OpenLineageConsumerDeps {
+  ingestor: OpenLineageIngestor;
+  logger?: Logger | undefined;
+}
 
 /**
  * Connects and starts consuming `config.topic` with group `config.groupId`.
@@ -205,7 +204,7 @@ export async function startOpenLineageConsumer(
   config: KafkaTransportConfig,
   deps: OpenLineageConsumerDeps,
 ): Promise<OpenLineageConsumer> {
-  const ingestor = deps.ingestor ?? createOpenLineageIngestor(deps);
+  const { ingestor } = deps;
   const kafka = new Kafka({
     clientId: config.clientId ?? 'lineage-svc',
     brokers: config.brokers,
