@@ -51,18 +51,17 @@ describe('web UI in headless Chromium', { skip }, () => {
     await page.goto(`${stack.uiUrl}/`);
     const rendered = await waitForRender(page);
     assert.ok(rendered > 20, `nodes drawn: ${rendered}`);
-    const firstTextInput = await page.evaluate(
-      () =>
-        document.querySelector('input:not([type=checkbox]):not([type=range]):not([type=number]):not([type=file])')?.id,
-    );
+    const firstTextInput = await page
+      .locator('input:not([type=checkbox]):not([type=range]):not([type=number]):not([type=file])')
+      .first()
+      .getAttribute('id');
     assert.equal(firstTextInput, 'search');
     assert.match(await page.locator('#legend').innerText(), /topic/);
-    const total = await page.evaluate(() => {
-      const ui = (window as unknown as { __lineageUi: { view: { graph: { nodes(): string[] } } } }).__lineageUi;
-      return ui.view.graph.nodes().filter((id) => id.includes(':schema:')).length;
-    });
+    const total = await page.evaluate(
+      "window.__lineageUi.view.graph.nodes().filter((id) => id.includes(':schema:')).length",
+    );
     assert.equal(total, 0, 'schemas are hidden by default');
-    const webgl = await page.evaluate(() => document.querySelectorAll('#graph canvas').length);
+    const webgl = await page.locator('#graph canvas').count();
     assert.ok(webgl >= 2, 'sigma drew its canvases');
     await screenshot(page, 'overview');
     guarded.assertClean();
@@ -92,14 +91,14 @@ describe('web UI in headless Chromium', { skip }, () => {
 
   it('focuses on a node with N hops, and the URL reproduces the view', async () => {
     await waitForRender(page);
-    const whole = Number(await page.evaluate(() => document.body.dataset.renderedNodes));
+    const whole = Number(await page.locator('body').getAttribute('data-rendered-nodes'));
     await page.getByRole('button', { name: 'Focus here' }).click();
-    await page.waitForFunction(() => new URL(location.href).searchParams.has('focus'));
+    await page.waitForURL((url) => url.searchParams.has('focus'));
     const focused = await waitForRender(page);
     assert.ok(focused < whole, `focus shows fewer nodes (${focused} < ${whole})`);
     await page.locator('#focus-hops').fill('1');
     await page.locator('#focus-hops').press('Enter');
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('hops') === '1');
+    await page.waitForURL((url) => url.searchParams.get('hops') === '1');
     const oneHop = await waitForRender(page);
     assert.ok(oneHop <= focused, `one hop shows no more than two (${oneHop} <= ${focused})`);
     await screenshot(page, 'focus');
@@ -111,7 +110,7 @@ describe('web UI in headless Chromium', { skip }, () => {
     again.assertClean();
     await again.page.context().close();
     await page.getByRole('button', { name: 'Show the whole graph' }).click();
-    await page.waitForFunction(() => !new URL(location.href).searchParams.has('focus'));
+    await page.waitForURL((url) => !url.searchParams.has('focus'));
     assert.equal(await waitForRender(page), whole);
     guarded.assertClean();
   });
@@ -119,17 +118,17 @@ describe('web UI in headless Chromium', { skip }, () => {
   it('filters by node type and shows schemas on demand', async () => {
     const before_ = await waitForRender(page);
     await page.locator('label[for="filter-type-CONSUMER_GROUP"]').click();
-    await page.waitForFunction(() => new URL(location.href).searchParams.has('type'));
+    await page.waitForURL((url) => url.searchParams.has('type'));
     const withoutGroups = await waitForRender(page);
     assert.ok(withoutGroups < before_, `${withoutGroups} < ${before_}`);
     assert.doesNotMatch(query(page).get('type') ?? '', /CONSUMER_GROUP/);
     await page.locator('#show-schemas').check();
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('schemas') === '1');
+    await page.waitForURL((url) => url.searchParams.get('schemas') === '1');
     const withSchemas = await waitForRender(page);
     assert.ok(withSchemas > withoutGroups);
     await page.locator('#show-schemas').uncheck();
     await page.locator('label[for="filter-type-CONSUMER_GROUP"]').click();
-    await page.waitForFunction(() => !new URL(location.href).searchParams.has('type'));
+    await page.waitForURL((url) => !url.searchParams.has('type'));
     assert.equal(await waitForRender(page), before_);
     guarded.assertClean();
   });
@@ -154,7 +153,7 @@ describe('web UI in headless Chromium', { skip }, () => {
     const slider = page.locator('#history-slider');
     await slider.focus();
     await slider.press('ArrowLeft');
-    await page.waitForFunction(() => new URL(location.href).searchParams.has('as_of'));
+    await page.waitForURL((url) => url.searchParams.has('as_of'));
     const earlier = await waitForRender(page);
     assert.equal(query(page).get('as_of'), String(stack.revisions.first));
     assert.equal(earlier, now - 1, 'the topic added by the second extraction is not there yet');
@@ -162,11 +161,11 @@ describe('web UI in headless Chromium', { skip }, () => {
     await screenshot(page, 'history');
 
     await page.getByRole('button', { name: 'Now' }).click();
-    await page.waitForFunction(() => !new URL(location.href).searchParams.has('as_of'));
+    await page.waitForURL((url) => !url.searchParams.has('as_of'));
     await page.locator('#diff-from').selectOption(String(stack.revisions.first));
     await page.locator('#diff-to').selectOption('now');
     await page.locator('#diff-show').click();
-    await page.waitForFunction(() => new URL(location.href).searchParams.has('diff_from'));
+    await page.waitForURL((url) => url.searchParams.has('diff_from'));
     await waitForRender(page);
     const changes = await page.locator('#changes-panel').innerText();
     assert.match(changes, /Nodes added \(1\)/);
@@ -180,14 +179,9 @@ describe('web UI in headless Chromium', { skip }, () => {
     await waitForRender(page);
     await page.locator('#extract-environments').fill('env-q7m2k9, env-x2n4c6');
     await page.getByRole('button', { name: 'Start extraction' }).click();
-    await page.waitForFunction(
-      () => {
-        const status = document.querySelector<HTMLElement>('#task-status')?.dataset.taskStatus;
-        return status === 'completed' || status === 'failed';
-      },
-      undefined,
-      { timeout: 60_000 },
-    );
+    await page.locator('#task-status[data-task-status=completed], #task-status[data-task-status=failed]').waitFor({
+      timeout: 60_000,
+    });
     assert.equal(await page.locator('#task-status').getAttribute('data-task-status'), 'completed');
     assert.match(await page.locator('#task-status').innerText(), /done/);
     guarded.assertClean();
@@ -200,17 +194,10 @@ describe('web UI in headless Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Start watcher' }).click();
     const card = page.locator('article.watcher').first();
     await card.waitFor();
-    await page.waitForFunction(() => {
-      const state = document.querySelector<HTMLElement>('article.watcher')?.dataset.state;
-      return state !== undefined && state !== 'STOPPED';
-    });
+    await page.locator('article.watcher:not([data-state=STOPPED])').first().waitFor();
     await screenshot(page, 'operations');
     await card.getByRole('button', { name: 'Stop watcher' }).click();
-    await page.waitForFunction(
-      () => document.querySelector<HTMLElement>('article.watcher')?.dataset.state === 'STOPPED',
-      undefined,
-      { timeout: 30_000 },
-    );
+    await page.locator('article.watcher[data-state=STOPPED]').first().waitFor({ timeout: 30_000 });
     assert.match(await card.innerText(), /STOPPED/);
     guarded.assertClean();
   });
@@ -226,25 +213,13 @@ describe('web UI in headless Chromium', { skip }, () => {
       await page.goto(url);
       await waitForRender(page);
       await page.evaluate(axeSource); // through DevTools, which the page's CSP does not govern
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          window as unknown as {
-            axe: {
-              run(
-                context: Document,
-                options: object,
-              ): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }>;
-            };
-          }
-        ).axe;
-        const result = await axe.run(document, { resultTypes: ['violations'] });
-        return result.violations.map((violation) => ({
+      const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+        result.violations.map((violation) => ({
           id: violation.id,
           impact: violation.impact,
           help: violation.help,
           targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')),
-        }));
-      });
+        })))`)) as { id: string; impact: string; help: string; targets: string[] }[];
       const serious = violations.filter(
         (violation) => violation.impact === 'serious' || violation.impact === 'critical',
       );

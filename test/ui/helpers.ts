@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
@@ -44,9 +44,22 @@ export interface UiStack {
   close(): Promise<void>;
 }
 
-/** Builds the UI into `dist/ui` with Vite when it is not built yet (`make test` builds it first). */
+/** The newest modification time (ms) of the files under `folder`. */
+function newestChange(folder: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds the UI into `dist/ui` with Vite when it is not built, or when a file under `ui/` changed
+ * since (`make test` builds it first; `make test-file` may not have).
+ */
 export function ensureUiBuilt(): void {
-  if (existsSync(join(defaultAssetFolder(), 'index.html'))) return;
+  const index = join(defaultAssetFolder(), 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newestChange(join(process.cwd(), 'ui'))) return;
   execFileSync('npx', ['vite', 'build', '--config', 'ui/vite.config.ts'], { stdio: 'inherit' });
 }
 
@@ -183,6 +196,6 @@ export async function browserOrSkipReason(): Promise<{ browser: Browser } | { sk
 
 /** Waits until the graph view has drawn the current state (`data-graph-state="ready"` after `since`). */
 export async function waitForRender(page: Page): Promise<number> {
-  await page.waitForFunction(() => document.body.dataset.graphState === 'ready', undefined, { timeout: 30_000 });
-  return Number(await page.evaluate(() => document.body.dataset.renderedNodes));
+  await page.locator('body[data-graph-state=ready]').waitFor({ state: 'attached', timeout: 60_000 });
+  return Number(await page.locator('body').getAttribute('data-rendered-nodes'));
 }

@@ -226,6 +226,7 @@ let refreshing: Promise<void> = Promise.resolve();
 let refreshWanted = false;
 /** Loads what the state needs and redraws; calls made meanwhile are merged into one more run. */
 function refresh(): Promise<void> {
+  document.body.dataset.graphState = 'loading';
   if (refreshWanted) return refreshing;
   refreshWanted = true;
   refreshing = refreshing.then(async () => {
