@@ -2,10 +2,10 @@
  * Operational endpoints (issue 12; `docs/operations.md`), beside the liveness `GET /api/v1/health`
  * of `./meta.ts`:
  *
- * | route | answer |
- * |---|---|
- * | `GET /api/v1/ready` | 200 `{status: "ready", checks: {store, projections}}` when the store answers and can take writes and the projections keep up with it; 503 problem+json (`type` ends in `not-ready`) with the same `checks` and a `detail` naming what is wrong |
- * | `GET /metrics` | Prometheus text format (version 0.0.4): the metrics of `../metrics.ts` |
+ * - `GET /api/v1/ready`: 200 `{status: "ready", checks: {store, projections}}` when the store answers
+ *   and can take writes and the projections keep up with it; else 503 problem+json (`type` ends in
+ *   `not-ready`) with the same `checks` and a `detail` naming what is wrong;
+ * - `GET /metrics`: Prometheus text format (version 0.0.4), the metrics of `../metrics.ts`.
  *
  * Both stay open when API-key authentication is on (probes and scrapers carry no key; neither
  * answers lineage data). `registerOperationalHooks` installs, on the root instance and before the
@@ -180,7 +180,9 @@ export async function checkReadiness(deps: ReadinessDeps, options: ReadinessOpti
       } catch {
         Object.assign(projections, {
           status: 'failing',
-          message: `the projections are ${behind} positions behind the store head (at ${projector.position} of ${head}) and did not catch up within ${catchUp} ms`,
+          message:
+            `the projections are ${behind} positions behind the store head (at ${projector.position} of ${head})` +
+            ` and did not catch up within ${catchUp} ms`,
         });
       }
     }
