@@ -23,6 +23,7 @@ import { buildApp } from '../infra/http/app.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
+import { printVersionIfAsked } from './arguments.js';
 import {
   kafkaTransportConfig,
   startOpenLineageConsumer,
@@ -36,7 +37,7 @@ const GRACE_MS = 10_000;
 
 const HELP = `${NAME}: start the lineage-svc REST API (no arguments; settings from the environment)
 
-Usage: ${NAME}
+Usage: ${NAME} [--help | --version]
 
 Settings (environment variables):
   LINEAGE_SVC_API_HOST          bind address (default 0.0.0.0)
@@ -90,6 +91,7 @@ export async function importGraphFileIfEmpty(
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (printVersionIfAsked(NAME, argv)) return 0;
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(HELP);
     return 0;

@@ -1,8 +1,10 @@
 /**
- * Command-line parsing shared by every command: `--help` prints the flags and exits 0; bad flags
- * print one line (`{command}: {problem} (see --help)`) and exit 2; no stack trace either way.
+ * Command-line parsing shared by every command: `--help` prints the flags and exits 0, and
+ * `--version` prints `{command} {version}` and exits 0, both before anything runs; bad flags print
+ * one line (`{command}: {problem} (see --help)`) and exit 2; no stack trace either way.
  */
 import { parse, runSafely } from 'cmd-ts';
+import { packageInfo } from '../infra/http/routes/meta.js';
 
 /** A cmd-ts command, as `command({...})` returns it. */
 type Command = Parameters<typeof parse>[0] & Parameters<typeof runSafely>[0];
@@ -17,14 +19,25 @@ export function oneLine(text: string): string {
 }
 
 /**
- * Parses `argv` for `cli`. Returns the parsed arguments, or the exit code after printing help
- * (0) or a one-line error on stderr (2).
+ * Answers `--version` (and `-V`): prints `{name} {version}` on stdout and returns true; false when
+ * `argv` does not ask for it.
+ */
+export function printVersionIfAsked(name: string, argv: readonly string[]): boolean {
+  if (!argv.includes('--version') && !argv.includes('-V')) return false;
+  process.stdout.write(`${name} ${packageInfo().version}\n`);
+  return true;
+}
+
+/**
+ * Parses `argv` for `cli`. Returns the parsed arguments, or the exit code after printing help or
+ * the version (0) or a one-line error on stderr (2).
  */
 export async function parseArguments<T>(
   cli: Command,
   name: string,
   argv: string[],
 ): Promise<{ args: T } | { exitCode: number }> {
+  if (printVersionIfAsked(name, argv)) return { exitCode: 0 };
   if (argv.includes('--help') || argv.includes('-h')) {
     const result = await runSafely(cli, argv);
     if (result._tag === 'error') {

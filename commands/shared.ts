@@ -5,7 +5,7 @@
  *
  * Output: progress lines (`Phase 1/4: ...`) and warnings on stderr, the summary on stdout.
  */
-import { readGraphFile, writeGraphFile } from '../infra/graphFile.js';
+import { checkGraphFileWritable, readGraphFile, writeGraphFile } from '../infra/graphFile.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
@@ -217,6 +217,7 @@ export async function runExtract(
     requireCloudCredentials(config, 'extraction');
     const problem = pushLineageProblem(args, config);
     if (problem) throw problem;
+    await checkGraphFileWritable(args.output);
     const logger = commandLogger(config, env);
     io.stderr.write(`${storeLine(config)}\n`);
     runtime = await openRuntime(config, logger);

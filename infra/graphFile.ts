@@ -3,7 +3,8 @@
  * Files are written atomically (a temporary file renamed over the target) with nodes sorted by id and
  * edges by key, so that two extractions of the same estate write byte-identical files.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { StorageError, ValidationError } from '../src/errors.js';
 import { edgeKey, type LineageGraph } from '../src/graph/model.js';
@@ -65,4 +66,22 @@ export async function writeGraphFile(path: string, graph: LineageGraph): Promise
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Checks, before any work, that `writeGraphFile(path, ...)` can succeed: `path` is not a folder and
+ * its folder exists and is writable (the file is written to a temporary file there, then renamed).
+ * @throws StorageError naming the path and what is wrong.
+ */
+export async function checkGraphFileWritable(path: string): Promise<void> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new StorageError(`cannot write graph file ${path}: it is a folder`);
+  const folder = dirname(path);
+  try {
+    await access(folder, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? `the folder ${folder} does not exist` : `the folder ${folder} is not writable`;
+    throw new StorageError(`cannot write graph file ${path}: ${why}`, { cause: error });
+  }
 }
