@@ -238,7 +238,9 @@ describe('phase 1: topic inventory', () => {
     assert.deepEqual(run.warnings, []);
     assert.ok(lines.some((line) => line.msg === 'Extraction:NoClusterLinking' && line.cluster_id === 'lkc-2'));
   });
+});
 
+describe('phase 1: failures and fallbacks', () => {
   it('warns once when topics, groups and mirrors all answer the same 401', async () => {
     const platform = fakePlatform({
       listTopics: () => Promise.reject(fail('kafka-rest.topics', 401)),
@@ -295,13 +297,7 @@ describe('phase 1: topic inventory', () => {
   });
 });
 
-describe('phase 2: connectors, ksqlDB and Flink', () => {
-  const statement = (name: string, phase = 'RUNNING') => ({
-    name,
-    spec: { statement: 'SELECT 1', compute_pool_id: 'lfcp-1', properties: { 'sql.current-database': 'lkc-1-name' } },
-    status: { phase, latest_offsets: { orders: 'partition:0,offset:1' } },
-  });
-
+describe('phase 2: connectors and ksqlDB', () => {
   it('adds connectors and links the consumer groups they own (MEMBER_OF)', async () => {
     const platform = fakePlatform({
       listConsumerGroups: () => [{ consumer_group_id: 'connect-lcc-1' }],
@@ -358,6 +354,14 @@ describe('phase 2: connectors, ksqlDB and Flink', () => {
     assert.deepEqual(run.warnings, [
       'ksqlDB:lksqlc-3: no server endpoint reported (cluster phase PROVISIONING); skipped',
     ]);
+  });
+});
+
+describe('phase 2: Flink', () => {
+  const statement = (name: string, phase = 'RUNNING') => ({
+    name,
+    spec: { statement: 'SELECT 1', compute_pool_id: 'lfcp-1', properties: { 'sql.current-database': 'lkc-1-name' } },
+    status: { phase, latest_offsets: { orders: 'partition:0,offset:1' } },
   });
 
   it('asks Flink nothing more when the environment has no compute pool', async () => {
