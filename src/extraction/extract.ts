@@ -29,8 +29,8 @@
 import type { LineageGraph } from '../graph/model.js';
 import { LineageError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { discoverEnvironment } from './phases/discovery.js';
 import { linkMirrorTopics } from './phases/clusterLinking.js';
+import { discoverEnvironment } from './phases/discovery.js';
 import { extractMetrics } from './phases/metrics.js';
 import { extractSchemasAndCatalog } from './phases/schemas.js';
 import { extractStreamProcessing } from './phases/streamProcessing.js';
@@ -58,7 +58,7 @@ export class ExtractionError extends LineageError {
 export interface ExtractDeps {
   platform: PlatformPort;
   logger: Logger;
-  /** The clock (metrics windows, durations). Default `() => new Date()`. */
+  /** The clock (the consumer lag query, metrics windows); durations use `performance.now()`. Default `() => new Date()`. */
   now?: () => Date;
 }
 
