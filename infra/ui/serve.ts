@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+/**
+ * `make serve`: the whole stack on this machine, in one command.
+ *
+ * 1. starts the platform simulator with the demo scenario (127.0.0.1, a free port);
+ * 2. runs `lineage-svc-extract` over every demo environment (with metrics) into the persistent
+ *    store (`LINEAGE_SVC_STORAGE__BACKEND`, default sqlite in `./.lineage-svc`);
+ * 3. starts `lineage-svc-api` on 127.0.0.1:`LINEAGE_SVC_API_PORT` (default 8000), pointed at the
+ *    simulator so that extractions and watchers started from the UI work;
+ * 4. starts `lineage-svc-ui` on `LINEAGE_SVC_UI_HOST:LINEAGE_SVC_UI_PORT` (default 127.0.0.1:8501);
+ * 5. prints the URL to open. Ctrl-C (SIGINT) or SIGTERM stops the UI, the API and the simulator;
+ *    exit code 0. A step that fails, or a server that exits by itself, stops the rest; exit code 1.
+ *
+ * Each server runs as its own command (a child process), exactly as a user would start it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../../simulators/confluent/index.js';
+
+const NAME = 'lineage-svc serve';
+const here = dirname(fileURLToPath(import.meta.url));
+const extension = extname(fileURLToPath(import.meta.url));
+/** A command's entry point, compiled (`dist/commands/x.js`) or from source under tsx (`commands/x.ts`). */
+const commandPath = (name: string) => resolve(here, '..', '..', 'commands', `${name}${extension}`);
+
+/** Waits until `url` answers 2xx, polling every 200 ms for at most `timeoutMs`; throws otherwise. */
+export async function waitUntilAnswering(url: string, timeoutMs: number, isAlive: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!isAlive()) throw new Error(`the server behind ${url} exited before answering`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((wait) => setTimeout(wait, 200));
+  }
+}
+
+async function main(): Promise<number> {
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const scenario = await loadScenario('demo');
+  const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
+  const apiPort = process.env.LINEAGE_SVC_API_PORT || '8000';
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ...simulatorClientEnvironment(simulator.url, scenario),
+    LINEAGE_SVC_STORAGE__BACKEND: process.env.LINEAGE_SVC_STORAGE__BACKEND || 'sqlite',
+    LINEAGE_SVC_API_HOST: '127.0.0.1',
+    LINEAGE_SVC_API_PORT: apiPort,
+    LINEAGE_SVC_API_URL: `http://127.0.0.1:${apiPort}`,
+    // The API logs each request at INFO: quieter here unless asked.
+    LINEAGE_SVC_LOG_LEVEL: process.env.LINEAGE_SVC_LOG_LEVEL || 'WARNING',
+  };
+  const run = (name: string, args: string[] = []) => {
+    const child = spawn(process.execPath, [...process.execArgv, commandPath(name), ...args], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.push(child);
+    return child;
+  };
+  const stopAll = async () => {
+    stopping = true;
+    for (const child of [...children].reverse()) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((done) => child.once('exit', done));
+      }
+    }
+    await simulator.close();
+  };
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((done) => (finish = done));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      process.stdout.write(`\n${NAME}: stopping the UI, the API and the simulator\n`);
+      void stopAll().then(() => finish(0));
+    });
+  }
+
+  try {
+    process.stdout.write(`${NAME}: platform simulator (scenario demo) at ${simulator.url}\n`);
+    const environments = scenario.environments.map((environment) => environment.id);
+    process.stdout.write(
+      `${NAME}: extracting ${environments.join(', ')} into the ${env.LINEAGE_SVC_STORAGE__BACKEND} store\n`,
+    );
+    const extract = run('extract', [...environments.flatMap((id) => ['--env', id]), '--metrics']);
+    const extractCode = await new Promise<number | null>((done) => extract.once('exit', done));
+    if (extractCode !== 0) throw new Error(`lineage-svc-extract exited with code ${extractCode}`);
+
+    const api = run('api');
+    await waitUntilAnswering(`${env.LINEAGE_SVC_API_URL}/api/v1/health`, 60_000, () => api.exitCode === null);
+    const ui = run('ui');
+    const uiHost = env.LINEAGE_SVC_UI_HOST || '127.0.0.1';
+    const uiUrl = `http://${uiHost === '0.0.0.0' ? '127.0.0.1' : uiHost}:${env.LINEAGE_SVC_UI_PORT || '8501'}/`;
+    await waitUntilAnswering(uiUrl, 30_000, () => ui.exitCode === null);
+    for (const [name, child] of [
+      ['lineage-svc-api', api],
+      ['lineage-svc-ui', ui],
+    ] as const) {
+      child.once('exit', (code) => {
+        if (stopping) return;
+        process.stderr.write(`${NAME}: ${name} exited (code ${code}); stopping the rest\n`);
+        void stopAll().then(() => finish(1));
+      });
+    }
+    process.stdout.write(`\n${NAME}: open ${uiUrl}  (API at ${env.LINEAGE_SVC_API_URL}; Ctrl-C stops everything)\n\n`);
+  } catch (error) {
+    if (!stopping) {
+      process.stderr.write(`${NAME}: ${error instanceof Error ? error.message : String(error)}\n`);
+      await stopAll();
+      return 1;
+    }
+  }
+  return finished;
+}
+
+process.exitCode = await main();
