@@ -74,11 +74,9 @@ async function readClusterInventory(
         run.builder.add(fragment);
         inventory.topicsByCluster.set(cluster.clusterId, new Set(fragment.nodes.map((node) => node.display_name)));
       }
-      const topicsRejection = topics.status === 'rejected' ? topics.reason : undefined;
-      if (
-        groups.status === 'rejected' &&
-        !(topics.status === 'rejected' && sameAuthFailure(topicsRejection, groups.reason))
-      ) {
+      // The same 401/403 as the topic listing's is not warned twice.
+      const topicsRejection: unknown = topics.status === 'rejected' ? topics.reason : undefined;
+      if (groups.status === 'rejected' && !sameAuthFailure(topicsRejection, groups.reason)) {
         run.warn(failureWarning(`ConsumerGroups:${cluster.clusterId}`, groups.reason, env));
       }
       if (linking.status === 'fulfilled') {
@@ -86,7 +84,7 @@ async function readClusterInventory(
       } else if (isNotFound(linking.reason, 'kafka-rest.mirrors')) {
         // Clusters without Cluster Linking (e.g. Basic) answer 404: nothing to mirror, nothing to warn about.
         run.logger.info({ cluster_id: cluster.clusterId }, 'Extraction:NoClusterLinking');
-      } else if (!(topics.status === 'rejected' && sameAuthFailure(topicsRejection, linking.reason))) {
+      } else if (!sameAuthFailure(topicsRejection, linking.reason)) {
         run.warn(failureWarning(`ClusterLinking:${cluster.clusterId}`, linking.reason, env));
       }
       const groupList = groups.status === 'fulfilled' ? groups.value : undefined;
