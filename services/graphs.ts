@@ -8,7 +8,7 @@
  * 409) and nothing else on bad input. Contract section 4 ("Graphs", "History").
  */
 import { randomUUID } from 'node:crypto';
-import { NotFoundError } from '../src/errors.js';
+import { ConflictError, NotFoundError } from '../src/errors.js';
 import type { EventContext } from '../src/events.js';
 import { countChanges, diffGraph } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type EdgeType, type Node, type NodeType, type System } from '../src/graph/model.js';
@@ -84,11 +84,30 @@ export function defaultGraph(runtime: GraphRuntime): GraphState {
 }
 
 /**
- * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision).
+ * The id of the graph that `idOrName` names: a graph's id (live or deleted, so that history stays
+ * reachable), else the name of exactly one live graph. Anything else is returned as given, so that
+ * the caller's own "not found" applies.
+ * @throws ConflictError when several live graphs carry that name (names are unique since graphs are
+ *   created through `createEmptyGraph`, but older stores may hold duplicates).
+ */
+export function resolveGraphId(runtime: Pick<GraphRuntime, 'graphs'>, idOrName: string): string {
+  if (runtime.graphs.getIncludingDeleted(idOrName)) return idOrName;
+  const named = runtime.graphs.list().filter((state) => state.name === idOrName);
+  if (named.length > 1) {
+    throw new ConflictError(
+      `${named.length} graphs are named "${idOrName}" (${named.map((state) => state.graphId).join(', ')}): use an id`,
+    );
+  }
+  return named[0]?.graphId ?? idOrName;
+}
+
+/**
+ * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision), by id or unique name.
  * @throws NotFoundError for an unknown or deleted graph (or one deleted or not yet created as of that point);
  *   ValidationError for a malformed `asOf`.
  */
-export async function readGraph(runtime: GraphRuntime, graphId: string, asOf?: string): Promise<GraphState> {
+export async function readGraph(runtime: GraphRuntime, idOrName: string, asOf?: string): Promise<GraphState> {
+  const graphId = resolveGraphId(runtime, idOrName);
   if (asOf === undefined) {
     const state = runtime.graphs.get(graphId);
     if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
@@ -101,11 +120,16 @@ export async function readGraph(runtime: GraphRuntime, graphId: string, asOf?: s
   return state;
 }
 
-/** Creates an empty graph; answers its summary. */
+/**
+ * Creates an empty graph; answers its summary.
+ * @throws ConflictError when a live graph has that name already (graphs are addressed by name too).
+ */
 export async function createEmptyGraph(
   runtime: GraphRuntime,
   input: { name?: string | null | undefined; description?: string | null | undefined },
 ): Promise<GraphSummary> {
+  const taken = input.name ? runtime.graphs.list().find((state) => state.name === input.name) : undefined;
+  if (taken) throw new ConflictError(`a graph named "${input.name}" exists already (${taken.graphId})`);
   const result = await createGraph(
     runtime.commands,
     { name: input.name ?? null, description: input.description ?? null },

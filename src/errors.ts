@@ -43,6 +43,13 @@ export class NotFoundError extends LineageError {
   }
 }
 
+/** A request that would break a uniqueness rule, such as a second graph with a name in use (HTTP 409). */
+export class ConflictError extends LineageError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, 'CONFLICT', 409, options);
+  }
+}
+
 /**
  * An append whose expected stream revision did not match the stream's actual revision (HTTP 409):
  * someone else wrote first. Read again and retry the decision.

@@ -26,6 +26,7 @@ import {
   removeGraph,
   traverseGraph,
   type GraphRuntime,
+  resolveGraphId,
 } from '../../../services/graphs.js';
 import { lineageView, type OpenLineageRuntime } from '../../../services/openLineage.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
@@ -103,6 +104,12 @@ const withProblems = <T extends object>(responses: T) => ({ ...responses, ...pro
 
 /** Registers the graph routes (register with `{ prefix: '/api/v1' }`). */
 export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app, { runtime }) => {
+  // Every `/graphs/:graph_id` route accepts a graph's unique name as well as its id: the name is
+  // turned into the id before validation, so handlers and answers only ever see ids.
+  app.addHook('preValidation', async (request) => {
+    const params = request.params as { graph_id?: string } | undefined;
+    if (params?.graph_id !== undefined) params.graph_id = resolveGraphId(runtime, params.graph_id);
+  });
   app.get(
     '/graphs',
     {
