@@ -27,10 +27,10 @@
  * fails (throws `ExtractionError`) only when no requested environment could be read.
  */
 import type { LineageGraph } from '../graph/model.js';
-import { LineageError } from '../errors.js';
+import { LineageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { linkMirrorTopics } from './phases/clusterLinking.js';
-import { discoverEnvironment } from './phases/discovery.js';
+import { discoverEnvironment, type EnvironmentDiscovery } from './phases/discovery.js';
 import { extractMetrics } from './phases/metrics.js';
 import { extractSchemasAndCatalog } from './phases/schemas.js';
 import { extractStreamProcessing } from './phases/streamProcessing.js';
@@ -132,21 +132,49 @@ export function countGraph(graph: LineageGraph): ExtractionCounts {
  */
 export async function extract(deps: ExtractDeps, options: ExtractOptions): Promise<ExtractionResult> {
   const run = createExtractionRun(deps, options);
-  const environments: ExtractedEnvironment[] = [];
-  let readable = 0;
   const environmentIds = [...new Set(options.environmentIds)];
-  for (const environmentId of environmentIds) {
-    const discovery = await discoverEnvironment(run, environmentId);
-    if (discovery.status === 'unreadable') continue;
-    readable += 1;
-    if (discovery.status === 'found') environments.push(await extractEnvironment(run, discovery.environment));
-  }
-  if (readable === 0 && environmentIds.length > 0) {
+  const discoveries: EnvironmentDiscovery[] = [];
+  for (const environmentId of environmentIds) discoveries.push(await discoverEnvironment(run, environmentId));
+  checkFilters(environmentIds, run.settings.clusterIds, discoveries);
+  if (environmentIds.length > 0 && discoveries.every((discovery) => discovery.status === 'unreadable')) {
     throw new ExtractionError(`no environment could be read: ${run.warnings[0] ?? 'no answer from the platform'}`);
+  }
+  const environments: ExtractedEnvironment[] = [];
+  for (const discovery of discoveries) {
+    if (discovery.status === 'found') environments.push(await extractEnvironment(run, discovery.environment));
   }
   linkMirrorTopics(run, environments);
   if (options.enableMetrics) await extractMetrics(run, environments);
   return finish(run);
+}
+
+/**
+ * Refuses filters that match nothing, before anything is extracted, so that a typo never records an
+ * empty scope: an environment the platform says does not exist, or a `--cluster` id that is in none
+ * of the requested environments (checked only when every environment could be read).
+ * @throws ValidationError naming the values that match nothing.
+ */
+function checkFilters(
+  environmentIds: readonly string[],
+  clusterIds: readonly string[],
+  discoveries: readonly EnvironmentDiscovery[],
+): void {
+  const unknown = environmentIds.filter((_, index) => discoveries[index]?.status === 'unknown');
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      `${unknown.map((id) => `--env ${id}`).join(', ')} matches no environment the cloud key can see ` +
+        '(the platform answered 404): check the environment id (env-...)',
+    );
+  }
+  if (clusterIds.length === 0 || discoveries.some((discovery) => discovery.status === 'unreadable')) return;
+  const existing = new Set(discoveries.flatMap((discovery) => ('clusterIds' in discovery ? discovery.clusterIds : [])));
+  const missing = clusterIds.filter((id) => !existing.has(id));
+  if (missing.length > 0) {
+    throw new ValidationError(
+      `${missing.map((id) => `--cluster ${id}`).join(', ')} matches no Kafka cluster of ${environmentIds.join(', ')}` +
+        ` (they have ${[...existing].sort().join(', ') || 'none'})`,
+    );
+  }
 }
 
 /** Phases 1-4 on one discovered environment, in order; what they found about it. */

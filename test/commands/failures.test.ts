@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEventStore } from '../../infra/eventStore/createEventStore.js';
 import { packageInfo } from '../../infra/http/routes/meta.js';
+import { streams } from '../../src/events.js';
+import { DEFAULT_GRAPH_NAME, graphIdForName } from '../../src/graphCommands.js';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { cliEnv, PROD, runExtractCommand } from '../extraction/helpers.js';
 
@@ -27,6 +29,17 @@ async function headPosition(folder: string): Promise<number> {
 /** All requests a simulator answered. */
 function total(counts: Record<string, number>): number {
   return Object.values(counts).reduce((sum, count) => sum + count, 0);
+}
+
+/** The revision of the graph named `default` in a sqlite store folder. */
+async function graphRevision(folder: string): Promise<number> {
+  const store = await createEventStore({ backend: 'sqlite', path: folder });
+  try {
+    const events = await store.readStream(streams.graph(graphIdForName(DEFAULT_GRAPH_NAME)));
+    return events.at(-1)?.revision ?? -1;
+  } finally {
+    await store.close();
+  }
 }
 
 describe('command-line failures', () => {
@@ -64,6 +77,30 @@ describe('command-line failures', () => {
     assert.equal(await headPosition(store), positionBefore, 'nothing was appended');
     assert.equal(readFileSync(output, 'utf8'), fileBefore);
     assert.equal(total(sim.requestCounts()), requestsBefore, 'the platform was not asked');
+  });
+
+  it('refuses --env and --cluster values that match nothing: exit 2, one line, graph and file untouched', async () => {
+    const store = join(folder, 'typo-store');
+    const output = join(folder, 'typo-graph.json');
+    const first = await runExtractCommand(['--env', PROD, '--output', output], cliEnv(sim, store));
+    assert.equal(first.code, 0, first.stderr);
+    const fileBefore = readFileSync(output, 'utf8');
+    const graphBefore = await graphRevision(store);
+    for (const [args, message] of [
+      [['--env', 'env-typo0'], /--env env-typo0 matches no environment the cloud key can see/],
+      [['--env', PROD, '--cluster', 'lkc-nope'], /--cluster lkc-nope matches no Kafka cluster of env-q7m2k9/],
+    ] as const) {
+      const run = await runExtractCommand([...args, '--output', output], cliEnv(sim, store));
+      assert.equal(run.code, 2, run.stderr);
+      const lines = run.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => !/^(Store|Discovery|Enrichment):/.test(line));
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0]!, message);
+    }
+    assert.equal(readFileSync(output, 'utf8'), fileBefore, 'the graph file is untouched');
+    assert.equal(await graphRevision(store), graphBefore, 'the graph is untouched');
   });
 
   for (const command of ['extract', 'watch', 'api', 'simulator']) {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extract, type ExtractOptions } from '../../src/extraction/extract.js';
+import { ValidationError } from '../../src/errors.js';
 import { failureWarning, isNotFound, sameAuthFailure } from '../../src/extraction/failures.js';
 import { linkMirrorTopics } from '../../src/extraction/phases/clusterLinking.js';
 import { discoverEnvironment } from '../../src/extraction/phases/discovery.js';
@@ -186,9 +187,20 @@ describe('discovery', () => {
     ]);
   });
 
+  it('is unknown, quietly, when the environment answers 404 and its clusters 403', async () => {
+    const run = runOf(
+      fakePlatform({
+        getEnvironment: () => Promise.reject(fail('org.environment', 404)),
+        listKafkaClusters: () => Promise.reject(fail('cmk.clusters', 403)),
+      }),
+    );
+    assert.deepEqual(await discoverEnvironment(run, ENV), { status: 'unknown' });
+    assert.deepEqual(run.warnings, []);
+  });
+
   it('warns when the cluster filter leaves nothing', async () => {
     const run = runOf(fakePlatform({ listKafkaClusters: () => clusters }), { clusterIds: ['lkc-9'] });
-    assert.deepEqual(await discoverEnvironment(run, ENV), { status: 'no_clusters' });
+    assert.deepEqual(await discoverEnvironment(run, ENV), { status: 'no_clusters', clusterIds: ['lkc-2', 'lkc-1'] });
     assert.deepEqual(run.warnings, ['Discovery:env-1: no Kafka clusters found matching lkc-9']);
   });
 });
@@ -614,7 +626,31 @@ describe('phase 5: metrics', () => {
 });
 
 describe('extract lists the phases', () => {
-  it('runs discovery and phases 1-4 per environment, then metrics once, then reports Done', async () => {
+  it('refuses, before any phase, an environment that does not exist or a cluster in none of them', async () => {
+    const platform = fakePlatform({
+      getEnvironment: (env: string) =>
+        env === 'env-nope' ? Promise.reject(fail('org.environment', 404)) : { id: env, display_name: env },
+      listKafkaClusters: (env: string) =>
+        env === 'env-nope'
+          ? Promise.reject(fail('cmk.clusters', 403))
+          : [{ id: 'lkc-1', spec: { http_endpoint: 'https://k' } }],
+      listTopics: () => [topic('orders')],
+    });
+    const deps = { platform, logger: silentLogger(), now: () => NOW };
+    await assert.rejects(
+      extract(deps, { environmentIds: ['env-1', 'env-nope'] }),
+      (error: Error) => error instanceof ValidationError && /--env env-nope matches no environment/.test(error.message),
+    );
+    await assert.rejects(
+      extract(deps, { environmentIds: ['env-1'], clusterIds: ['lkc-1', 'lkc-typo'] }),
+      (error: Error) =>
+        error instanceof ValidationError &&
+        /--cluster lkc-typo matches no Kafka cluster of env-1 \(they have lkc-1\)/.test(error.message),
+    );
+    assert.equal(platform.requestCounts()['kafka-rest.topics'], undefined, 'no phase ran');
+  });
+
+  it('runs discovery per environment, then phases 1-4 per environment, then metrics once, then Done', async () => {
     const platform = fakePlatform({
       listKafkaClusters: (env: string) => [
         { id: env === 'env-1' ? 'lkc-1' : 'lkc-2', spec: { http_endpoint: 'https://k' } },
@@ -626,8 +662,15 @@ describe('extract lists the phases', () => {
       { platform, logger: silentLogger(), now: () => NOW },
       { environmentIds: ['env-1', 'env-2', 'env-1'], enableMetrics: true, onProgress: (p) => labels.push(p.label) },
     );
-    const perEnvironment = ['Discovery', 'Phase 1/4', 'Phase 2/4', 'Phase 3/4', 'Phase 3/4', 'Phase 4/4'];
-    assert.deepEqual(labels, [...perEnvironment, ...perEnvironment, 'Phase 5/4 (metrics)', 'Done']);
+    const perEnvironment = ['Phase 1/4', 'Phase 2/4', 'Phase 3/4', 'Phase 3/4', 'Phase 4/4'];
+    assert.deepEqual(labels, [
+      'Discovery',
+      'Discovery',
+      ...perEnvironment,
+      ...perEnvironment,
+      'Phase 5/4 (metrics)',
+      'Done',
+    ]);
     assert.equal(result.counts.nodes, 2);
     assert.deepEqual(result.requests, platform.requestCounts(), 'every request of the run, and only those');
     assert.deepEqual(result.warnings, []);

@@ -5,16 +5,22 @@
  * fails only when every requested environment is.
  */
 import { clustersOfEnvironment } from '../environments.js';
-import { failureWarning } from '../failures.js';
+import { failureWarning, isNotFound } from '../failures.js';
+import { PlatformApiError } from '../port.js';
 import type { DiscoveredEnvironment, ExtractionRun } from '../runContext.js';
 
 /**
- * What discovery made of an environment: `unreadable` (its clusters could not be listed: warned as
- * `Discovery:{env}: ...`), `no_clusters` (readable, but no cluster, or none matching the filter:
- * warned), or `found` with the environment to extract.
+ * What discovery made of an environment: `unknown` (the platform says it does not exist: the
+ * environment answered 404 and its clusters 403 or 404; not warned, `extract` refuses the request),
+ * `unreadable` (its clusters could not be listed: warned as `Discovery:{env}: ...`), `no_clusters`
+ * (readable, but no cluster, or none matching the filter: warned), or `found` with the environment to
+ * extract. `clusterIds` lists every cluster of a readable environment, before the filter.
  */
 export type EnvironmentDiscovery =
-  { status: 'unreadable' } | { status: 'no_clusters' } | { status: 'found'; environment: DiscoveredEnvironment };
+  | { status: 'unknown' }
+  | { status: 'unreadable' }
+  | { status: 'no_clusters'; clusterIds: string[] }
+  | { status: 'found'; clusterIds: string[]; environment: DiscoveredEnvironment };
 
 /**
  * Discovers one environment: `getEnvironment` (its display name; a failure leaves the name null and
@@ -26,22 +32,35 @@ export async function discoverEnvironment(run: ExtractionRun, environmentId: str
   run.progress(0, 'Discovery', `clusters in ${environmentId}`);
   let environmentName: string | null = null;
   let clusterBodies;
+  let environmentError: unknown;
   try {
     const [environment, clusters] = await Promise.all([
-      platform.getEnvironment(environmentId).catch(() => undefined),
+      platform.getEnvironment(environmentId).catch((error: unknown) => {
+        environmentError = error;
+        return undefined;
+      }),
       platform.listKafkaClusters(environmentId),
     ]);
     environmentName = environment?.display_name ?? null;
     clusterBodies = clusters;
   } catch (error) {
+    if (isNotFound(environmentError, 'org.environment') && isDenied(error)) return { status: 'unknown' };
     run.warn(failureWarning(`Discovery:${environmentId}`, error, environmentId));
     return { status: 'unreadable' };
   }
+  const clusterIds = clusterBodies.map((cluster) => cluster.id);
   const clusters = clustersOfEnvironment(environmentId, environmentName, clusterBodies, settings.clusterIds);
   if (clusters.length === 0) {
     const filter = settings.clusterIds.length ? ` matching ${settings.clusterIds.join(', ')}` : '';
     run.warn(`Discovery:${environmentId}: no Kafka clusters found${filter}`);
-    return { status: 'no_clusters' };
+    return { status: 'no_clusters', clusterIds };
   }
-  return { status: 'found', environment: { environmentId, environmentName, clusters } };
+  return { status: 'found', clusterIds, environment: { environmentId, environmentName, clusters } };
+}
+
+/** True for a refusal that an environment the key cannot see answers with: 403 or 404. */
+function isDenied(error: unknown): boolean {
+  return (
+    error instanceof PlatformApiError && error.failure === 'status' && (error.status === 403 || error.status === 404)
+  );
 }
