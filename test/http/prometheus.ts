@@ -30,7 +30,8 @@ export interface Family {
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const LABEL = '[a-zA-Z_][a-zA-Z0-9_]*';
 // Go's strconv.ParseFloat, which Prometheus uses: Inf, Infinity and NaN in any case (prom-client writes `Nan`).
-const VALUE = '[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN]|\\d+(?:\\.\\d*)?(?:[eE][+-]?\\d+)?|\\.\\d+(?:[eE][+-]?\\d+)?)';
+const VALUE =
+  '[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN]|\\d+(?:\\.\\d*)?(?:[eE][+-]?\\d+)?|\\.\\d+(?:[eE][+-]?\\d+)?)';
 const SAMPLE = new RegExp(`^(${NAME})(?:\\{(.*)\\})?\\s+(${VALUE})(?:\\s+-?\\d+)?$`);
 const LABEL_PAIR = new RegExp(`\\s*(${LABEL})="((?:[^"\\\\]|\\\\[\\\\"n])*)"\\s*(,|$)`, 'y');
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
