@@ -469,6 +469,46 @@ describe('Dockerfile', () => {
     assert.ok(sources.includes('/app/node_modules'), 'the production node_modules (better-sqlite3 built) are copied');
   });
 
+  it('holds everything the bins import: folders copied, packages among the production dependencies', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const copied = new Set(
+      of('runtime', 'COPY')
+        .map((copy) => /\/app\/dist\/(\S+)/.exec(copy)?.[1])
+        .filter((folder): folder is string => folder !== undefined),
+    );
+    // Value imports and re-exports (type-only ones vanish at build) and dynamic imports.
+    const importPattern =
+      /(?:^|\n)\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const queue = Object.values(PACKAGE.bin).map((bin) =>
+      join(ROOT, bin.replace(/^dist\//, '').replace(/\.js$/, '.ts')),
+    );
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const folder = relative(ROOT, file).split('/')[0]!;
+      assert.ok(copied.has(folder), `${relative(ROOT, file)} is imported by a bin but ${folder}/ is not in the image`);
+      for (const match of readFileSync(file, 'utf8').matchAll(importPattern)) {
+        const specifier = (match[1] ?? match[2])!;
+        if (specifier.startsWith('.')) queue.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+        else if (!specifier.startsWith('node:'))
+          packages.add(
+            specifier
+              .split('/')
+              .slice(0, specifier.startsWith('@') ? 2 : 1)
+              .join('/'),
+          );
+      }
+    }
+    assert.ok(seen.size > 50, `followed ${seen.size} files`);
+    const missing = [...packages].filter((name) => !(name in pkg.dependencies));
+    assert.deepEqual(missing, [], 'packages the bins import that npm prune --omit=dev removes');
+  });
+
   it('runs as a numeric non-root user and starts lineage-svc-api on the default port', () => {
     const users = of('runtime', 'USER');
     assert.equal(users.length, 1);
