@@ -1,0 +1,61 @@
+/**
+ * What every exporter shares: the graph shape they accept, text in chunks, and the checks made
+ * before the first chunk (unique node ids, edges between known nodes).
+ */
+import { ValidationError } from '../errors.js';
+import type { Edge, LineageGraph, Node } from '../graph/model.js';
+
+/**
+ * What the exporters read: a LineageGraph, or any graph-shaped value such as a traversal's origin
+ * and nodes with its edges. Nodes may carry fields beyond the model (a traversal's `hop`): the
+ * formats with columns export every field they find. The arrays are read more than once.
+ */
+export interface ExportableGraph {
+  readonly nodes: readonly Node[];
+  readonly edges: readonly Edge[];
+  readonly metadata?: LineageGraph['metadata'];
+}
+
+/** Size of the text chunks the exporters yield: 64 Ki UTF-16 code units (64 to 256 KiB of UTF-8). */
+export const CHUNK_LENGTH = 64 * 1024;
+
+/**
+ * Joins small pieces of text into chunks of at least `length` UTF-16 code units (the last one may
+ * be shorter; no chunk is empty), so that a consumer handles a few large strings rather than millions
+ * of small ones. Lazy: pieces are read as chunks are asked for.
+ */
+export function* chunked(pieces: Iterable<string>, length: number = CHUNK_LENGTH): Generator<string, void, undefined> {
+  let buffer = '';
+  for (const piece of pieces) {
+    buffer += piece;
+    if (buffer.length >= length) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (buffer.length > 0) yield buffer;
+}
+
+/**
+ * The number of every node (its position in `graph.nodes`), checking that every edge joins two of
+ * them. Called by the exporters before their first chunk, so that a bad graph fails before anything
+ * is sent rather than in the middle of a response.
+ * @throws ValidationError when two nodes share an id, or an edge names a node the graph does not have.
+ */
+export function numberNodes(graph: ExportableGraph): Map<string, number> {
+  const numbers = new Map<string, number>();
+  graph.nodes.forEach((node, index) => {
+    if (numbers.has(node.id)) throw new ValidationError(`cannot export the graph: two nodes have the id "${node.id}"`);
+    numbers.set(node.id, index);
+  });
+  for (const edge of graph.edges) {
+    for (const end of [edge.src_id, edge.dst_id]) {
+      if (!numbers.has(end)) {
+        throw new ValidationError(
+          `cannot export the graph: the ${edge.edge_type} edge from "${edge.src_id}" to "${edge.dst_id}" names "${end}", which is not one of its nodes`,
+        );
+      }
+    }
+  }
+  return numbers;
+}
