@@ -1,6 +1,6 @@
 /**
- * Graph -> OpenLineage (pure): one COMPLETE RunEvent per job node, following the specification's
- * "OpenLineage mapping" tables and the edge directions of contract section 2.
+ * Graph -> OpenLineage (pure): one COMPLETE RunEvent per job node, following the "OpenLineage
+ * mapping" table of `docs/specification.md` and the edge directions of `docs/contract.md` section 2.
  *
  * - Jobs: CONNECTOR, SQL_QUERY, STREAM_JOB, CONSUMER_GROUP, CATALOG_JOB (`JOB_NODE_TYPES`).
  * - Inputs: datasets with a CONSUMES edge into the job (a source connector's external dataset, a
@@ -65,6 +65,38 @@ export interface GraphToRunEventsOptions {
   eventTime?: string | Date;
   /** Bootstrap endpoints (`host:port`) by cluster id, for topics without a `bootstrap_endpoint` attribute. */
   bootstrapByCluster?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Read access to a lineage graph by node id: all that the RunEvent of one job needs (its node, its
+ * edges, the nodes around them). `graphToRunEvents` reads a whole graph through one; the OpenLineage
+ * projection reads the graph projection's graphology graphs through `graphologyLookup`, one job at a
+ * time (`createRunEventBuilder`).
+ */
+export interface GraphLookup {
+  /** The node, or undefined when the graph has none with this id. */
+  node(id: string): Node | undefined;
+  /** The edges leaving the node (empty for an unknown node). */
+  outEdges(id: string): readonly Edge[];
+  /** The edges entering the node (empty for an unknown node). */
+  inEdges(id: string): readonly Edge[];
+}
+
+/** The part of a graphology graph of Node/Edge (`GraphState.graph`) that `graphologyLookup` reads. */
+export interface LineageGraphologyReader {
+  hasNode(id: string): boolean;
+  getNodeAttributes(id: string): Node;
+  mapOutEdges<T>(id: string, callback: (key: string, attributes: Edge) => T): T[];
+  mapInEdges<T>(id: string, callback: (key: string, attributes: Edge) => T): T[];
+}
+
+/** A `GraphLookup` over a graphology graph of Node/Edge; it copies nothing. */
+export function graphologyLookup(graph: LineageGraphologyReader): GraphLookup {
+  return {
+    node: (id) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined),
+    outEdges: (id) => (graph.hasNode(id) ? graph.mapOutEdges(id, (_, edge) => edge) : []),
+    inEdges: (id) => (graph.hasNode(id) ? graph.mapInEdges(id, (_, edge) => edge) : []),
+  };
 }
 
 interface Index {
@@ -133,8 +165,8 @@ export function splitUri(uri: string): { namespace: string; name: string } | nul
 }
 
 /**
- * The OpenLineage `(namespace, name)` of a dataset or job node (specification "OpenLineage
- * mapping"). `clusterHint` stands in for a stream node's missing cluster id (a Flink statement takes
+ * The OpenLineage `(namespace, name)` of a dataset or job node (`docs/specification.md`,
+ * "OpenLineage mapping"). `clusterHint` stands in for a stream node's missing cluster id (a Flink statement takes
  * the cluster of the topics it touches).
  */
 export function openLineageIdentity(node: Node, clusterHint?: string | null): { namespace: string; name: string } {
@@ -231,6 +263,53 @@ interface Built {
  */
 export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsOptions = {}): RunEvent[] {
   const index = indexGraph(source);
+  const lookup: GraphLookup = {
+    node: (id) => index.nodes.get(id),
+    outEdges: (id) => index.out.get(id) ?? [],
+    inEdges: (id) => index.in.get(id) ?? [],
+  };
+  const builder = createRunEventBuilder(lookup, options);
+  const events: RunEvent[] = [];
+  for (const node of index.nodes.values()) {
+    const event = JOB_NODE_TYPES.has(node.node_type) ? builder.jobEvent(node.id) : null;
+    if (event) events.push(event);
+  }
+  // TRANSFORMS: dataset -> dataset with no job known; one synthetic job per target.
+  for (const node of index.nodes.values()) {
+    const event = DATASET_NODE_TYPES.has(node.node_type) ? builder.transformsEvent(node.id) : null;
+    if (event) events.push(event);
+  }
+  return events;
+}
+
+/**
+ * A job of a graph as `graphToRunEvents` emits it: the id of a job node, or `transforms:{dataset node
+ * id}` for the synthetic job of a TRANSFORMS target (`transformsJobRef`).
+ */
+export type GraphJobRef = string;
+
+const TRANSFORMS_REF = 'transforms:';
+
+/** The `GraphJobRef` of the synthetic TRANSFORMS job of a dataset node. */
+export const transformsJobRef = (datasetNodeId: string): GraphJobRef => `${TRANSFORMS_REF}${datasetNodeId}`;
+
+/** Builds the RunEvents of single jobs of one graph, exactly as `graphToRunEvents` builds them all. */
+export interface RunEventBuilder {
+  /** The RunEvent of a job node kept by the options; null for another node or an unknown id. */
+  jobEvent(nodeId: string): RunEvent | null;
+  /** The RunEvent of the synthetic job of a dataset node with TRANSFORMS sources; null otherwise. */
+  transformsEvent(datasetNodeId: string): RunEvent | null;
+  /** `jobEvent` or `transformsEvent`, by the form of the ref. */
+  event(ref: GraphJobRef): RunEvent | null;
+  /** A dataset node as the events list it (namespace, name, facets; without a job's `columnLineage`); null for another node. */
+  dataset(nodeId: string): Dataset | null;
+}
+
+/**
+ * A builder of single RunEvents over `graph` (see `RunEventBuilder`), with the options of
+ * `graphToRunEvents`. It remembers the datasets it built, so build the events of one graph revision with it.
+ */
+export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEventsOptions = {}): RunEventBuilder {
   const eventTime =
     options.eventTime === undefined
       ? new Date().toISOString()
@@ -248,8 +327,8 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     if (cached) return cached;
     const identity = openLineageIdentity(node);
     const facets: NonNullable<Dataset['facets']> = {};
-    for (const edge of schemaEdgesValueFirst(index.out.get(node.id) ?? [])) {
-      const schemaNode = index.nodes.get(edge.dst_id);
+    for (const edge of schemaEdgesValueFirst(graph.outEdges(node.id))) {
+      const schemaNode = graph.node(edge.dst_id);
       if (!schemaNode) continue;
       const fields = schemaFields(schemaNode);
       if (fields.length > 0) {
@@ -297,25 +376,24 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     const seen = new Set<string>([topicId]);
     while (stack.length > 0) {
       const at = stack.pop()!;
-      for (const edge of index.out.get(at) ?? []) {
+      for (const edge of graph.outEdges(at)) {
         if (edge.edge_type !== 'MATERIALIZES' || seen.has(edge.dst_id)) continue;
         seen.add(edge.dst_id);
         stack.push(edge.dst_id);
-        const target = index.nodes.get(edge.dst_id);
+        const target = graph.node(edge.dst_id);
         if (keep(target) && !into.has(target.id))
           into.set(target.id, { nodeId: target.id, dataset: toDataset(target) });
       }
     }
   };
 
-  const events: RunEvent[] = [];
   const emit = (
     jobIdentity: { namespace: string; name: string },
     jobKey: string,
     jobFacets: Record<string, unknown>,
     inputs: Built[],
     outputs: Built[],
-  ) => {
+  ): RunEvent => {
     // A Tableflow table shares its topic's identity (same namespace, same name): list it once.
     const unique = (list: Built[]) => {
       const seen = new Set<string>();
@@ -339,7 +417,7 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
       outputs: outputs.map((entry) => entry.dataset),
     });
     const hash = createHash('sha256').update(definition).digest('hex');
-    events.push({
+    return {
       eventTime,
       producer: LINEAGE_SVC_PRODUCER,
       schemaURL: EVENT_SCHEMA_URLS.RunEvent,
@@ -348,27 +426,28 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
       job: { namespace: jobIdentity.namespace, name: jobIdentity.name, facets: jobFacets as Dataset['facets'] },
       inputs: inputs.map((entry) => entry.dataset),
       outputs: outputs.map((entry) => entry.dataset),
-    });
+    };
   };
 
-  for (const node of index.nodes.values()) {
-    if (!JOB_NODE_TYPES.has(node.node_type) || !keep(node)) continue;
+  const jobEvent = (nodeId: string): RunEvent | null => {
+    const node = graph.node(nodeId);
+    if (!node || !JOB_NODE_TYPES.has(node.node_type) || !keep(node)) return null;
     const inputs = new Map<string, Built>();
     const outputs = new Map<string, Built>();
-    for (const edge of index.in.get(node.id) ?? []) {
+    for (const edge of graph.inEdges(node.id)) {
       if (edge.edge_type !== 'CONSUMES') continue;
-      const source = index.nodes.get(edge.src_id);
+      const source = graph.node(edge.src_id);
       if (keep(source) && DATASET_NODE_TYPES.has(source.node_type))
         inputs.set(source.id, { nodeId: source.id, dataset: toDataset(source) });
     }
-    for (const edge of index.out.get(node.id) ?? []) {
+    for (const edge of graph.outEdges(node.id)) {
       if (edge.edge_type !== 'PRODUCES') continue;
-      const target = index.nodes.get(edge.dst_id);
+      const target = graph.node(edge.dst_id);
       if (!keep(target) || !DATASET_NODE_TYPES.has(target.node_type)) continue;
       const dataset = toDataset(target);
       const columnLineage = columnLineageFacet(
         edge.attributes?.column_lineage,
-        (id) => index.nodes.get(id),
+        (id) => graph.node(id),
         schemaFieldNames(dataset),
       );
       // The facet describes this job's write: it goes on this event's copy of the output only.
@@ -382,20 +461,21 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
     // A job without a cluster id (a Flink statement) takes the cluster of the topics it touches.
     const clusterHint =
       [...outputs.values(), ...inputs.values()]
-        .map((entry) => index.nodes.get(entry.nodeId))
+        .map((entry) => graph.node(entry.nodeId))
         .find((entry) => entry?.system === 'STREAM' && entry.cluster_id)?.cluster_id ?? null;
     const identity = openLineageIdentity(node, clusterHint);
-    emit(identity, node.id, jobFacets(node, index), [...inputs.values()], [...outputs.values()]);
-  }
+    return emit(identity, node.id, jobFacets(node, graph), [...inputs.values()], [...outputs.values()]);
+  };
 
-  // TRANSFORMS: dataset -> dataset with no job known; one synthetic job per target.
-  for (const node of index.nodes.values()) {
-    if (!keep(node) || !DATASET_NODE_TYPES.has(node.node_type)) continue;
-    const sources = (index.in.get(node.id) ?? [])
+  const transformsEvent = (datasetNodeId: string): RunEvent | null => {
+    const node = graph.node(datasetNodeId);
+    if (!keep(node) || !DATASET_NODE_TYPES.has(node.node_type)) return null;
+    const sources = graph
+      .inEdges(node.id)
       .filter((edge) => edge.edge_type === 'TRANSFORMS')
-      .map((edge) => index.nodes.get(edge.src_id))
+      .map((edge) => graph.node(edge.src_id))
       .filter(keep);
-    if (sources.length === 0) continue;
+    if (sources.length === 0) return null;
     const target = toDataset(node);
     const jobFacetsOfTransform = {
       documentation: facet('jobDocumentation', {
@@ -403,15 +483,80 @@ export function graphToRunEvents(source: GraphSource, options: GraphToRunEventsO
       }),
       jobType: facet('jobType', { processingType: 'BATCH', integration: 'LINEAGE_SVC', jobType: 'TRANSFORMS' }),
     };
-    emit(
+    return emit(
       { namespace: target.namespace, name: `transforms:${target.name}` },
-      `transforms:${node.id}`,
+      transformsJobRef(node.id),
       jobFacetsOfTransform,
       sources.map((source) => ({ nodeId: source.id, dataset: toDataset(source) })),
       [{ nodeId: node.id, dataset: target }],
     );
+  };
+
+  return {
+    jobEvent,
+    transformsEvent,
+    event: (ref) =>
+      ref.startsWith(TRANSFORMS_REF) ? transformsEvent(ref.slice(TRANSFORMS_REF.length)) : jobEvent(ref),
+    dataset: (nodeId) => {
+      const node = graph.node(nodeId);
+      return keep(node) && DATASET_NODE_TYPES.has(node.node_type) ? toDataset(node) : null;
+    },
+  };
+}
+
+/**
+ * The jobs whose RunEvent (`graphToRunEvents` without a systems filter) lists the dataset node
+ * `nodeId` among its outputs: the jobs that PRODUCE it, the jobs that PRODUCE a dataset it is
+ * MATERIALIZED from (directly or through a chain), and its own TRANSFORMS job. Empty for another node.
+ */
+export function jobsWriting(graph: GraphLookup, nodeId: string): GraphJobRef[] {
+  const node = graph.node(nodeId);
+  if (!node || !DATASET_NODE_TYPES.has(node.node_type)) return [];
+  const jobs = new Set<GraphJobRef>();
+  const producers = (datasetId: string) => {
+    for (const edge of graph.inEdges(datasetId)) {
+      if (edge.edge_type !== 'PRODUCES') continue;
+      const job = graph.node(edge.src_id);
+      if (job && JOB_NODE_TYPES.has(job.node_type)) jobs.add(job.id);
+    }
+  };
+  producers(nodeId);
+  // Every dataset this one is materialised from, at any distance.
+  const stack = [nodeId];
+  const seen = new Set<string>([nodeId]);
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    for (const edge of graph.inEdges(at)) {
+      if (edge.edge_type !== 'MATERIALIZES' || seen.has(edge.src_id)) continue;
+      seen.add(edge.src_id);
+      stack.push(edge.src_id);
+      const source = graph.node(edge.src_id);
+      if (source && DATASET_NODE_TYPES.has(source.node_type)) producers(source.id);
+    }
   }
-  return events;
+  if (graph.inEdges(nodeId).some((edge) => edge.edge_type === 'TRANSFORMS' && graph.node(edge.src_id)))
+    jobs.add(transformsJobRef(nodeId));
+  return [...jobs];
+}
+
+/**
+ * The jobs whose RunEvent (`graphToRunEvents` without a systems filter) lists the dataset node
+ * `nodeId` among its inputs: the jobs it is CONSUMED by, and the TRANSFORMS jobs of the datasets it
+ * TRANSFORMS into. Empty for another node.
+ */
+export function jobsReading(graph: GraphLookup, nodeId: string): GraphJobRef[] {
+  const node = graph.node(nodeId);
+  if (!node) return [];
+  const jobs = new Set<GraphJobRef>();
+  for (const edge of graph.outEdges(nodeId)) {
+    const target = graph.node(edge.dst_id);
+    if (!target) continue;
+    if (edge.edge_type === 'CONSUMES' && DATASET_NODE_TYPES.has(node.node_type) && JOB_NODE_TYPES.has(target.node_type))
+      jobs.add(target.id);
+    if (edge.edge_type === 'TRANSFORMS' && DATASET_NODE_TYPES.has(target.node_type))
+      jobs.add(transformsJobRef(target.id));
+  }
+  return [...jobs];
 }
 
 /** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */
@@ -533,7 +678,7 @@ export function columnLineageFacet(
   return facet('columnLineage', body);
 }
 
-function jobFacets(node: Node, index: Index): Record<string, unknown> {
+function jobFacets(node: Node, graph: GraphLookup): Record<string, unknown> {
   const facets: Record<string, unknown> = {};
   const sql = str(node.attributes?.sql) ?? str(node.attributes?.query);
   if (sql !== null) facets.sql = facet('sql', { query: sql });
@@ -556,11 +701,13 @@ function jobFacets(node: Node, index: Index): Record<string, unknown> {
   }
   if (node.node_type === 'CONSUMER_GROUP') {
     // MEMBER_OF: name the job that owns the group in the documentation.
-    const owner = (index.out.get(node.id) ?? []).find((edge) => edge.edge_type === 'MEMBER_OF');
-    const ownerNode = owner ? index.nodes.get(owner.dst_id) : undefined;
+    const owner = graph.outEdges(node.id).find((edge) => edge.edge_type === 'MEMBER_OF');
+    const ownerNode = owner ? graph.node(owner.dst_id) : undefined;
     if (ownerNode && description === null) {
       facets.documentation = facet('jobDocumentation', {
-        description: `CONSUMER_GROUP: ${node.display_name || node.qualified_name} (member of ${ownerNode.node_type} ${ownerNode.display_name || ownerNode.qualified_name})`,
+        description:
+          `CONSUMER_GROUP: ${node.display_name || node.qualified_name} ` +
+          `(member of ${ownerNode.node_type} ${ownerNode.display_name || ownerNode.qualified_name})`,
       });
     }
   }
