@@ -22,6 +22,8 @@ import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { createServiceContext } from '../infra/serviceContext.js';
 import { writeGraphFile } from '../infra/graphFile.js';
 import { catalogPushers, type CatalogPush } from '../services/push.js';
+import { hostname } from 'node:os';
+import { createProcessLease, newProcessIdentity } from '../services/ownership.js';
 import { watcherEngineDeps } from '../services/watcherEngine.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { ConfigurationError } from '../src/errors.js';
@@ -170,6 +172,23 @@ export async function runWatch(
     await runtime.close().catch(() => undefined);
     return reportError(io, NAME, push);
   }
+  // This process's lease (services/ownership.ts): the watcher is its own, so API processes on the same
+  // store leave it alone while it runs, and interrupt it (or resume it) once the lease expires.
+  const lease = createProcessLease({
+    store: runtime.store,
+    processes: runtime.processes,
+    projector: runtime.projector,
+    logger,
+    identity: newProcessIdentity('watch', hostname(), process.pid),
+    leaseSeconds: config.processes.leaseSeconds,
+    onLost: () => io.stderr.write(`${NAME}: this process lost its lease; another process takes the watcher over\n`),
+  });
+  try {
+    await lease.start();
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    return reportError(io, NAME, error);
+  }
   const watcherId = randomUUID();
   const settings: WatcherSettings = {
     environmentIds: [...new Set(args.env)],
@@ -182,6 +201,7 @@ export async function runWatch(
   const engine: WatcherEngine = createWatcher({
     watcherId,
     settings,
+    ownerProcessId: lease.identity.processId,
     ...watcherEngineDeps(context, {
       watcherId,
       settings,
@@ -210,6 +230,7 @@ export async function runWatch(
   } catch (error) {
     return reportError(io, NAME, error);
   } finally {
+    await lease.stop('interrupted').catch(() => undefined);
     await runtime.close().catch(() => undefined);
   }
 }

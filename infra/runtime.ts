@@ -15,6 +15,7 @@ import { createProjector, type Projector } from '../projections/projector.js';
 import { createTaskProjection, type TaskProjection } from '../projections/taskProjection.js';
 import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineage/index.js';
 import { createWatcherProjection, type WatcherProjection } from '../projections/watcherProjection.js';
+import { createProcessProjection, type ProcessProjection } from '../projections/processProjection.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
 /** Everything a command or the API needs to read and write lineage. */
@@ -29,6 +30,8 @@ export interface LineageRuntime {
   openLineageIngestor: OpenLineageIngestor;
   /** Watchers (`watcher-{id}` streams and the extractions they ran): the `/watchers` queries. */
   watchers: WatcherProjection;
+  /** Processes sharing the store and their leases (`process-{id}` streams): who owns live work. */
+  processes: ProcessProjection;
   projector: Projector;
   /** Dependencies of `src/graphCommands.ts`. */
   commands: GraphCommandDeps;
@@ -81,7 +84,8 @@ export async function openRuntime(
   const tasks = createTaskProjection();
   const openLineage = createOpenLineageProjection();
   const watchers = createWatcherProjection();
-  const projector = createProjector({ store, projections: [graphs, tasks, openLineage, watchers], logger });
+  const processes = createProcessProjection();
+  const projector = createProjector({ store, projections: [graphs, tasks, openLineage, watchers, processes], logger });
   try {
     await projector.start();
   } catch (error) {
@@ -102,6 +106,7 @@ export async function openRuntime(
     openLineage,
     openLineageIngestor: createOpenLineageIngestor({ store, dedupeIndex: openLineage, logger }),
     watchers,
+    processes,
     projector,
     commands: { store, state: graphStateSource(graphs, projector, store) },
     async close() {

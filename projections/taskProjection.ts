@@ -38,6 +38,8 @@ export interface TaskState {
   completed_at: string | null;
   /** Global store position of TaskCreated: orders tasks newest first. */
   position: number;
+  /** The process that runs the task (null: recorded before tasks had owners). */
+  owner_process_id: string | null;
 }
 
 /** Filters of `list`. */
@@ -55,6 +57,8 @@ export interface TaskProjection {
   get(taskId: string): TaskState | undefined;
   /** Tasks matching the filter, newest first. */
   list(filter?: TaskFilter): TaskState[];
+  /** Revision of the task's stream as far as applied (-1 for an unknown task): an append deciding on `get` expects it. */
+  revision(taskId: string): number;
   reset(): void;
 }
 
@@ -80,6 +84,7 @@ export function evolveTasks(tasks: Map<string, TaskState>, event: StoredLineageE
         updated_at: event.recorded_at,
         completed_at: null,
         position: event.position,
+        owner_process_id: event.data.owner_process_id ?? null,
       });
       return;
     case 'TaskProgressed': {
@@ -117,6 +122,7 @@ export function evolveTasks(tasks: Map<string, TaskState>, event: StoredLineageE
 /** Creates an empty task projection. */
 export function createTaskProjection(): TaskProjection {
   const tasks = new Map<string, TaskState>();
+  const revisions = new Map<string, number>();
   let position = 0;
   return {
     get position() {
@@ -124,9 +130,11 @@ export function createTaskProjection(): TaskProjection {
     },
     apply(event) {
       evolveTasks(tasks, event);
+      if (event.stream.startsWith('task-')) revisions.set(event.stream, event.revision);
       position = event.position;
     },
     get: (taskId) => tasks.get(taskId),
+    revision: (taskId) => revisions.get(`task-${taskId}`) ?? -1,
     list(filter = {}) {
       return [...tasks.values()]
         .filter(
@@ -138,6 +146,7 @@ export function createTaskProjection(): TaskProjection {
     },
     reset() {
       tasks.clear();
+      revisions.clear();
       position = 0;
     },
   };

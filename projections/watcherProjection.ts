@@ -6,7 +6,8 @@
  * per watcher: its configuration, state, detected changes and extraction history.
  *
  * A deregistered watcher is forgotten (hidden from every query); later events of its streams are
- * ignored. Per watcher, the newest `MAX_CHANGES_KEPT` changes and `MAX_EXTRACTIONS_KEPT`
+ * ignored. `WatcherClaimed` hands a watcher to another process (state WATCHING again, unless it was
+ * STOPPED first). Per watcher, the newest `MAX_CHANGES_KEPT` changes and `MAX_EXTRACTIONS_KEPT`
  * extractions are kept in memory (the totals count them all); the full record stays in the store.
  *
  * `evolveWatchers` is the fold, from `initialWatchersState()`; the projection applies it to each event.
@@ -75,6 +76,9 @@ export interface WatcherState {
   extraction_count: number;
   /** Global position of WatcherStarted: orders watchers newest first. */
   position: number;
+  /** The process that runs (or ran) the watcher; null: recorded before watchers had owners. */
+  owner_process_id: string | null;
+
   /** Newest last. */
   changes: DetectedChange[];
   /** Newest last. */
@@ -89,6 +93,8 @@ export interface WatcherProjection {
   get(watcherId: string): WatcherState | undefined;
   /** Watchers, newest first, optionally only those in `state`. */
   list(filter?: { state?: WatcherStateName | undefined }): WatcherState[];
+  /** Revision of the `watcher-{id}` stream as far as applied (-1 when unknown): an append deciding on `get` expects it. */
+  revision(watcherId: string): number;
   reset(): void;
 }
 
@@ -156,9 +162,20 @@ export function evolveWatchers(state: WatchersState, event: StoredLineageEvent):
         change_count: 0,
         extraction_count: 0,
         position: event.position,
+        owner_process_id: event.data.owner_process_id ?? null,
         changes: [],
         extractions: [],
       });
+      return state;
+    }
+    case 'WatcherClaimed': {
+      const watcher = watchers.get(event.data.watcher_id);
+      if (!watcher) return state;
+      if (watcher.state === 'STOPPED') return state;
+      watcher.owner_process_id = event.data.process_id;
+      watcher.state = 'WATCHING';
+      watcher.reason = event.data.reason;
+      watcher.updated_at = event.recorded_at;
       return state;
     }
     case 'WatcherStateChanged': {
@@ -247,6 +264,7 @@ function evolveExtraction(state: WatchersState, event: StoredLineageEvent): void
 /** Creates an empty watcher projection. */
 export function createWatcherProjection(): WatcherProjection {
   let state = initialWatchersState();
+  const revisions = new Map<string, number>();
   let position = 0;
 
   return {
@@ -255,9 +273,11 @@ export function createWatcherProjection(): WatcherProjection {
     },
     apply(event) {
       evolveWatchers(state, event);
+      if (event.stream.startsWith('watcher-')) revisions.set(event.stream, event.revision);
       position = event.position;
     },
     get: (watcherId) => state.watchers.get(watcherId),
+    revision: (watcherId) => revisions.get(`watcher-${watcherId}`) ?? -1,
     list(filter = {}) {
       return [...state.watchers.values()]
         .filter((watcher) => filter.state === undefined || watcher.state === filter.state)
@@ -265,6 +285,7 @@ export function createWatcherProjection(): WatcherProjection {
     },
     reset() {
       state = initialWatchersState();
+      revisions.clear();
       position = 0;
     },
   };

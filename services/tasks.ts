@@ -3,7 +3,10 @@
  * A task is the stream `task-{task_id}`: `TaskCreated` when accepted, `TaskProgressed` for each phase
  * the runner reports, then `TaskCompleted` with a result or `TaskFailed` with an error. The API reads
  * tasks from the task projection (`projections/taskProjection.ts`), so a restarted server still lists
- * them; at start `failInterrupted` marks tasks left pending by a previous process as failed.
+ * them. Each task records the process that runs it (`owner_process_id`); `failInterrupted`, run at
+ * start and by every sweep (`services/ownership.ts`), marks pending tasks whose owner is no longer
+ * live as failed, exactly once (its append expects the revision it decided on), and never touches the
+ * work of a live process.
  *
  * Specification "States and transitions" (Async task status) and contract section 4 ("Tasks"): a
  * task that cannot run is still accepted and ends `failed` with an error that names the cause;
@@ -11,12 +14,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import { errorMessage } from '../src/errors.js';
+import { ExpectedRevisionConflictError, errorMessage } from '../src/errors.js';
 import type { EventStore } from '../src/eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from '../src/events.js';
 import type { Logger } from '../src/logger.js';
 import type { Projector } from '../projections/projector.js';
 import type { TaskProjection, TaskState, TaskType } from '../projections/taskProjection.js';
+import type { OwnerLiveness } from './ownership.js';
 
 /** Reports progress: a phase label (e.g. `Phase 2/4`) and an optional message. */
 export type TaskProgress = (phase: string, message?: string | null) => void;
@@ -57,7 +61,10 @@ export interface TaskParams {
 export interface TaskService {
   /** Records a new pending task and runs it in the background; resolves with its state once accepted. */
   start<T extends TaskType>(type: T, params: TaskParams[T]): Promise<TaskState>;
-  /** Marks every pending task not run by this process as failed (interrupted); resolves with how many. */
+  /**
+   * Marks every pending task whose owner is not live (and that this process does not run) as failed
+   * (interrupted); resolves with how many this call recorded. A task another process failed first is skipped.
+   */
   failInterrupted(): Promise<number>;
   /** Waits for running tasks to finish, at most `timeoutMs` (default: no limit). */
   drain(timeoutMs?: number): Promise<void>;
@@ -74,11 +81,16 @@ export interface TaskServiceDeps {
   secrets?: readonly string[];
   /** Tasks run at the same time; more wait in phase `queued`. Default 2. */
   concurrency?: number;
+  /** This process's id, recorded as the owner of the tasks it starts (`ProcessLease.identity.processId`). */
+  processId?: string;
+  /** Whether a task's owner is alive (`ProcessLease.isOwnerLive`). Default: only this process is. */
+  isOwnerLive?: OwnerLiveness;
 }
 
 /** The error recorded for a task that was pending when its process stopped. */
 export function interruptedMessage(task: TaskState): string {
-  return `interrupted: the API process stopped while the task was pending (phase "${task.phase}"); start it again`;
+  const owner = task.owner_process_id === null ? '' : ` (process ${task.owner_process_id} stopped renewing its lease)`;
+  return `interrupted: the API process stopped while the task was pending (phase "${task.phase}")${owner}; start it again`;
 }
 
 /** Replaces every occurrence of a secret value with `[redacted]`. */
@@ -94,6 +106,8 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
   const secrets = deps.secrets ?? [];
   const limit = pLimit(deps.concurrency ?? 2);
   const running = new Map<string, Promise<void>>();
+  const processId = deps.processId ?? null;
+  const isOwnerLive: OwnerLiveness = deps.isOwnerLive ?? ((owner) => owner !== null && owner === processId);
 
   const append = async (
     taskId: string,
@@ -157,7 +171,12 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
         [
           {
             type: 'TaskCreated',
-            data: { task_id: taskId, task_type: type, parameters: { ...params } as Record<string, unknown> },
+            data: {
+              task_id: taskId,
+              task_type: type,
+              parameters: { ...params } as Record<string, unknown>,
+              owner_process_id: processId,
+            },
           },
         ],
         context,
@@ -172,18 +191,23 @@ export function createTaskService(deps: TaskServiceDeps): TaskService {
     async failInterrupted() {
       let count = 0;
       for (const task of tasks.list({ status: 'pending' })) {
-        if (running.has(task.task_id)) continue;
-        const appended = await append(
-          task.task_id,
-          [{ type: 'TaskFailed', data: { task_id: task.task_id, error: interruptedMessage(task) } }],
-          {
-            correlation_id: task.task_id,
-            cause: 'system',
-            actor: 'api',
-          },
-        );
-        await projector.waitFor(appended.position);
-        count += 1;
+        if (running.has(task.task_id) || isOwnerLive(task.owner_process_id)) continue;
+        try {
+          const appended = await store.append(
+            streams.task(task.task_id),
+            toAppend([{ type: 'TaskFailed', data: { task_id: task.task_id, error: interruptedMessage(task) } }], {
+              correlation_id: task.task_id,
+              cause: 'system',
+              actor: processId === null ? 'api' : `process:${processId}`,
+            }),
+            { expectedRevision: tasks.revision(task.task_id) },
+          );
+          await projector.waitFor(appended.position);
+          count += 1;
+        } catch (error) {
+          // Another process recorded the interruption first, or the task moved on: decided again at the next sweep.
+          if (!(error instanceof ExpectedRevisionConflictError)) throw error;
+        }
       }
       return count;
     },

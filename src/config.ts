@@ -49,6 +49,22 @@ const corsOrigins = optionalString
     'must be * or a comma-separated list of origins such as https://lineage.example.com',
   );
 
+/** A number of seconds, above 0 and at most `max`; `fallback` when unset. */
+const seconds = (fallback: number, max: number) =>
+  optionalString
+    .refine(
+      (value) => value === undefined || (Number.isFinite(Number(value)) && Number(value) > 0 && Number(value) <= max),
+      `must be a number of seconds above 0 and at most ${max}`,
+    )
+    .transform((value) => (value === undefined ? fallback : Number(value)));
+
+const saslMechanismSchema = optionalString
+  .transform((value) => value?.toLowerCase())
+  .refine(
+    (value) => value === undefined || ['plain', 'scram-sha-256', 'scram-sha-512'].includes(value),
+    'must be plain, scram-sha-256 or scram-sha-512',
+  );
+
 /** Log levels of `docs/specification.md` ("Configuration"), mapped to pino's. */
 const LOG_LEVELS = { DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error' } as const;
 
@@ -129,6 +145,16 @@ export const EnvironmentSchema = z.object({
     ),
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME: optionalString,
   LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD: optionalString,
+  LINEAGE_SVC_LEASE_SECONDS: seconds(30, 3600),
+  LINEAGE_SVC_WATCHER_RESUME: booleanFlag(false),
+  LINEAGE_SVC_PUBLISH_WEBHOOK_URL: url(),
+  LINEAGE_SVC_PUBLISH_WEBHOOK_SECRET: optionalString,
+  LINEAGE_SVC_PUBLISH_KAFKA_BROKERS: optionalString,
+  LINEAGE_SVC_PUBLISH_KAFKA_TOPIC: optionalString.transform((value) => value ?? 'lineage-svc.changes'),
+  LINEAGE_SVC_PUBLISH_KAFKA_SSL: booleanFlag(false),
+  LINEAGE_SVC_PUBLISH_KAFKA_SASL_MECHANISM: saslMechanismSchema,
+  LINEAGE_SVC_PUBLISH_KAFKA_SASL_USERNAME: optionalString,
+  LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD: optionalString,
 });
 
 /** Variables whose values are secrets: never printed, logged, stored in tasks or returned. */
@@ -144,6 +170,8 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN',
   'LINEAGE_SVC_STORAGE__URL',
   'LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD',
+  'LINEAGE_SVC_PUBLISH_WEBHOOK_SECRET',
+  'LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD',
 ]);
 
 /** A key and its secret (HTTP basic credentials toward the platform). */
@@ -202,6 +230,27 @@ export interface Config {
     deadLetterTopic: string;
     ssl: boolean;
     sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
+  };
+  /** Several processes on one store (docs/architecture.md, "Several processes"). */
+  processes: {
+    /** Seconds a process's lease lasts after each renewal (renewed every third of it). Default 30. */
+    leaseSeconds: number;
+    /** Take over the watchers of a process whose lease expired, instead of stopping them. Default false. */
+    resumeWatchers: boolean;
+  };
+  /** Where lineage changes are published as CloudEvents (both off by default). */
+  publish: {
+    /** Webhook receiving batches of CloudEvents; undefined: off. */
+    webhookUrl: string | undefined;
+    /** HMAC-SHA256 key signing each webhook request (`webhook-signature`); undefined: unsigned. */
+    webhookSecret: string | undefined;
+    /** Kafka brokers; empty: Kafka publication off. */
+    kafkaBrokers: string[];
+    /** Topic of the CloudEvents, keyed by graph id. Default `lineage-svc.changes`. */
+    kafkaTopic: string;
+    kafkaSsl: boolean;
+    kafkaSasl:
+      { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | undefined;
   };
 }
 
@@ -262,6 +311,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   ) {
     problems.push(
       'LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set with a SASL mechanism',
+    );
+  }
+  const publishSasl = variables?.LINEAGE_SVC_PUBLISH_KAFKA_SASL_MECHANISM as
+    'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
+  if (
+    variables &&
+    publishSasl &&
+    (!variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_USERNAME || !variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD)
+  ) {
+    problems.push(
+      'LINEAGE_SVC_PUBLISH_KAFKA_SASL_USERNAME and LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD must be set with a SASL mechanism',
     );
   }
   if (problems.length > 0 || !variables) {
@@ -325,6 +385,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : undefined,
     },
+    processes: {
+      leaseSeconds: variables.LINEAGE_SVC_LEASE_SECONDS,
+      resumeWatchers: variables.LINEAGE_SVC_WATCHER_RESUME,
+    },
+    publish: {
+      webhookUrl: variables.LINEAGE_SVC_PUBLISH_WEBHOOK_URL,
+      webhookSecret: variables.LINEAGE_SVC_PUBLISH_WEBHOOK_SECRET,
+      kafkaBrokers: (variables.LINEAGE_SVC_PUBLISH_KAFKA_BROKERS ?? '')
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean),
+      kafkaTopic: variables.LINEAGE_SVC_PUBLISH_KAFKA_TOPIC,
+      kafkaSsl: variables.LINEAGE_SVC_PUBLISH_KAFKA_SSL,
+      kafkaSasl: publishSasl
+        ? {
+            mechanism: publishSasl,
+            username: variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_USERNAME!,
+            password: variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD!,
+          }
+        : undefined,
+    },
   };
 }
 
@@ -360,6 +441,11 @@ export function redactConfig(config: Config): unknown {
     openLineageKafka: {
       ...config.openLineageKafka,
       sasl: config.openLineageKafka.sasl ? { ...config.openLineageKafka.sasl, password: REDACTED } : undefined,
+    },
+    publish: {
+      ...config.publish,
+      webhookSecret: hide(config.publish.webhookSecret),
+      kafkaSasl: config.publish.kafkaSasl ? { ...config.publish.kafkaSasl, password: REDACTED } : undefined,
     },
   };
 }

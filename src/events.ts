@@ -8,8 +8,9 @@
  * recorded time, the stream revision and the global position.
  *
  * Streams: `graph-{graph_id}` (graph lifecycle and node/edge changes), `extraction-{extraction_id}`,
- * `task-{task_id}`, `watcher-{watcher_id}`, `openlineage-{key}` (ingested OpenLineage events).
- * See docs/events.md.
+ * `task-{task_id}`, `watcher-{watcher_id}`, `openlineage-{key}` (ingested OpenLineage events),
+ * `process-{process_id}` (a process's identity and lease), `publisher-checkpoint` (which process
+ * publishes lineage changes, and how far it got). See docs/events.md.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -139,6 +140,8 @@ export const TaskCreated = z.object({
     task_type: z.enum(TASK_TYPES),
     /** What the task was asked to do; never credentials. */
     parameters: z.record(z.string(), z.unknown()),
+    /** The process that runs the task (`process-{id}`); null or absent: no process (recorded before version 2). */
+    owner_process_id: z.string().min(1).nullable().optional(),
   }),
 });
 export const TaskProgressed = z.object({
@@ -167,6 +170,22 @@ export const WatcherStarted = z.object({
     cooldown_seconds: z.number().nonnegative(),
     poll_interval_seconds: z.number().positive(),
     push: z.array(z.string()),
+    /** The process that runs the watcher (`process-{id}`); null or absent: no process (recorded before version 2). */
+    owner_process_id: z.string().min(1).nullable().optional(),
+  }),
+});
+/**
+ * Another process took over a watcher whose owner's lease expired (`LINEAGE_SVC_WATCHER_RESUME`):
+ * the watcher is WATCHING again, run by `process_id`.
+ */
+export const WatcherClaimed = z.object({
+  type: z.literal('WatcherClaimed'),
+  data: z.object({
+    watcher_id: z.string().min(1),
+    process_id: z.string().min(1),
+    /** The owner whose lease expired (null: a watcher recorded before owners existed). */
+    previous_process_id: z.string().min(1).nullable(),
+    reason: z.string(),
   }),
 });
 export const WatcherStateChanged = z.object({
@@ -200,6 +219,71 @@ export const WatcherDeregistered = z.object({
   data: z.object({ watcher_id: z.string().min(1) }),
 });
 
+// ---------------------------------------------------------------------------------------------
+// Processes: `process-{process_id}`. Every API or watch process records who it is and renews a lease;
+// the tasks and watchers it runs are its own. Work whose owner's lease expired is interrupted (or
+// resumed) by another process, once (`services/ownership.ts`, docs/architecture.md "Several processes").
+
+export const PROCESS_KINDS = ['api', 'watch'] as const;
+/** A process started and took its lease. */
+export const ProcessStarted = z.object({
+  type: z.literal('ProcessStarted'),
+  data: z.object({
+    process_id: z.string().min(1),
+    kind: z.enum(PROCESS_KINDS),
+    host: z.string(),
+    pid: z.number().int().nonnegative(),
+    /** ISO 8601 time the process started. */
+    started_at: isoTime,
+    /** Seconds the lease lasts after each renewal. */
+    lease_seconds: z.number().positive(),
+    /** ISO 8601 time the lease expires unless renewed. */
+    expires_at: isoTime,
+  }),
+});
+/** The process renewed its lease. */
+export const ProcessLeaseRenewed = z.object({
+  type: z.literal('ProcessLeaseRenewed'),
+  data: z.object({ process_id: z.string().min(1), expires_at: isoTime }),
+});
+/** The process stopped cleanly; its lease is released at once. */
+export const ProcessStopped = z.object({
+  type: z.literal('ProcessStopped'),
+  data: z.object({ process_id: z.string().min(1), reason: z.string() }),
+});
+/** Another process saw the lease expire (recorded once, by the first process to see it). */
+export const ProcessLeaseExpired = z.object({
+  type: z.literal('ProcessLeaseExpired'),
+  data: z.object({
+    process_id: z.string().min(1),
+    /** The process that recorded the expiry. */
+    detected_by: z.string().min(1),
+    /** ISO 8601 time the lease had expired at. */
+    expired_at: isoTime,
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Publication: `publisher-checkpoint`. One process at a time publishes lineage changes; it claims the
+// stream, then records how far it has published. Every append there expects the stream's revision,
+// so that a process that lost its claim cannot move the checkpoint.
+
+/** A process became the publisher (the previous one stopped, or its lease expired). */
+export const PublisherClaimed = z.object({
+  type: z.literal('PublisherClaimed'),
+  data: z.object({ process_id: z.string().min(1), previous_process_id: z.string().min(1).nullable() }),
+});
+/** Every change up to `position` (global store position) has been published. */
+export const PublisherCheckpointed = z.object({
+  type: z.literal('PublisherCheckpointed'),
+  data: z.object({
+    process_id: z.string().min(1),
+    position: z.number().int().nonnegative(),
+    /** CloudEvents sent since the previous checkpoint. */
+    published: z.number().int().nonnegative(),
+  }),
+});
+
 /** The union of every event. */
 export const LineageEventSchema = z.discriminatedUnion('type', [
   GraphCreated,
@@ -222,6 +306,13 @@ export const LineageEventSchema = z.discriminatedUnion('type', [
   WatcherStateChanged,
   WatcherChangesDetected,
   WatcherDeregistered,
+  WatcherClaimed,
+  ProcessStarted,
+  ProcessLeaseRenewed,
+  ProcessStopped,
+  ProcessLeaseExpired,
+  PublisherClaimed,
+  PublisherCheckpointed,
 ]);
 
 /** Any event: `{ type, data }`. */
@@ -238,19 +329,28 @@ export const EVENT_TYPES: readonly LineageEventType[] = LineageEventSchema.optio
   (option) => option.shape.type.value,
 );
 
-/** The current data-schema version of every event type. Bump one when its data schema changes. */
+/**
+ * The current data-schema version of every event type (1 unless listed). Bump one when its data
+ * schema changes. Version 2 of `TaskCreated` and `WatcherStarted` added `owner_process_id`.
+ */
 export const CURRENT_VERSIONS: Readonly<Record<LineageEventType, number>> = Object.fromEntries(
-  EVENT_TYPES.map((type) => [type, 1]),
+  EVENT_TYPES.map((type) => [type, ({ TaskCreated: 2, WatcherStarted: 2 } as Record<string, number>)[type] ?? 1]),
 ) as Record<LineageEventType, number>;
 
 /** Turns the data of version `n` of an event type into version `n + 1`. */
 export type Upcaster = (data: unknown) => unknown;
 
+/** Adds `owner_process_id: null` (version 1 had no owner: such work belongs to no live process). */
+const withoutOwner: Upcaster = (data) => ({ ...(data as Record<string, unknown>), owner_process_id: null });
+
 /**
- * Upcasters by `"{type}@{version}"`, each lifting that version by one. Empty while every event is at
- * version 1; the first schema change adds its entry here (see docs/events.md, "Changing an event").
+ * Upcasters by `"{type}@{version}"`, each lifting that version by one (see docs/events.md,
+ * "Changing an event").
  */
-export const UPCASTERS: ReadonlyMap<string, Upcaster> = new Map();
+export const UPCASTERS: ReadonlyMap<string, Upcaster> = new Map([
+  ['TaskCreated@1', withoutOwner],
+  ['WatcherStarted@1', withoutOwner],
+]);
 
 /** Current versions and the upcasters that reach them (tests pass their own). */
 export interface UpcastRegistry {
@@ -357,6 +457,9 @@ export const streams = {
   task: (taskId: string) => `task-${taskId}`,
   watcher: (watcherId: string) => `watcher-${watcherId}`,
   openLineage: (key: string) => `openlineage-${key}`,
+  process: (processId: string) => `process-${processId}`,
+  /** The publisher's claims and checkpoints (one stream for the whole store). */
+  publisherCheckpoint: 'publisher-checkpoint',
 } as const;
 
 function withoutUndefined<T extends object>(value: T): T {

@@ -50,7 +50,11 @@ describe('events', () => {
       'WatcherStateChanged',
     ]) {
       assert.ok(EVENT_TYPES.includes(required as never), `${required} is declared`);
-      assert.equal(CURRENT_VERSIONS[required as LineageEvent['type']], 1);
+      // Version 2 of TaskCreated and WatcherStarted added their owner process (issue 12).
+      assert.equal(
+        CURRENT_VERSIONS[required as LineageEvent['type']],
+        ['TaskCreated', 'WatcherStarted'].includes(required) ? 2 : 1,
+      );
     }
   });
 

@@ -45,6 +45,13 @@ import type { ServiceContext } from '../../services/context.js';
 import { catalogPushers, type CatalogPush } from '../../services/push.js';
 import { watcherEngineDeps } from '../../services/watcherEngine.js';
 import { createServiceContext } from '../serviceContext.js';
+import { hostname } from 'node:os';
+import {
+  createOwnershipSweeper,
+  createProcessLease,
+  newProcessIdentity,
+  type ProcessLease,
+} from '../../services/ownership.js';
 
 /** Largest request body, in bytes, on every route but graph import (10 MiB). */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -68,10 +75,12 @@ export interface AppOptions {
   bodyLimit?: number;
   /** In-process watchers: engine dependencies (default the real poll and extraction), catalog pushes by type, how many may run. */
   watchers?: { engineDeps?: WatcherDepsFactory; pushers?: Readonly<Record<string, CatalogPush>>; maxRunning?: number };
+  /** Sweep interval of the ownership sweeper in ms (default a third of `config.processes.leaseSeconds`); tests shorten it. */
+  sweepMilliseconds?: number;
 }
 
-/** The app, with the task service (so that callers can wait for tasks, e.g. on shutdown). */
-export type LineageApp = FastifyInstance & { tasks: TaskService; watchers: WatcherService };
+/** The app, with the task and watcher services and this process's lease (so that callers can wait for tasks, e.g. on shutdown). */
+export type LineageApp = FastifyInstance & { tasks: TaskService; watchers: WatcherService; lease: ProcessLease };
 
 /** Every configured secret value, to be masked out of task errors. */
 export function secretValues(config: Config): string[] {
@@ -100,8 +109,11 @@ const REDOC_PAGE = `<!doctype html>
 `;
 
 /**
- * Builds the API. Marks tasks left pending by a previous process as failed before returning
- * (a single API process per store is assumed).
+ * Builds the API. Takes this process's lease (`services/ownership.ts`: `ProcessStarted`, renewed every
+ * third of `config.processes.leaseSeconds`) and sweeps every third of it: tasks and watchers whose owner's
+ * lease expired are interrupted (watchers resumed with `config.processes.resumeWatchers`), once; the
+ * work of live processes, this one's or another's, is left alone. Closing the app drains tasks,
+ * stops its watchers, then releases the lease (`ProcessStopped`).
  */
 export async function buildApp(options: AppOptions): Promise<LineageApp> {
   const { config, logger, runtime } = options;
@@ -137,7 +149,20 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
 
   const services = options.services ?? createServiceContext({ config, runtime, logger });
   const runners = options.runners ?? createTaskRunners(services);
+  let watchersRef: WatcherService | undefined;
+  const lease = createProcessLease({
+    store: runtime.store,
+    processes: runtime.processes,
+    projector: runtime.projector,
+    logger,
+    identity: newProcessIdentity('api', hostname(), process.pid),
+    leaseSeconds: config.processes.leaseSeconds,
+    onLost: () => void watchersRef?.stopAll('this process lost its lease'),
+  });
+  await lease.start();
+  const ownership = { processId: lease.identity.processId, isOwnerLive: lease.isOwnerLive };
   const tasks = createTaskService({
+    ...ownership,
     store: runtime.store,
     tasks: runtime.tasks,
     projector: runtime.projector,
@@ -153,6 +178,8 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
   const pushers = options.watchers?.pushers ?? catalogPushers(services);
   const watchers = createWatcherService({
+    ...ownership,
+    resumeOrphans: config.processes.resumeWatchers,
     store: runtime.store,
     watchers: runtime.watchers,
     projector: runtime.projector,
@@ -181,9 +208,22 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
       .send(createReadStream(redocBundle)),
   );
 
-  app.addHook('onClose', async () => tasks.drain(TASK_DRAIN_MS));
-  app.addHook('onClose', async () => watchers.stopAll());
-  await tasks.failInterrupted();
-  await watchers.stopInterrupted();
-  return Object.assign(app, { tasks, watchers }) as unknown as LineageApp;
+  watchersRef = watchers;
+  const sweeper = createOwnershipSweeper({
+    lease,
+    logger,
+    ...(options.sweepMilliseconds === undefined ? {} : { intervalMilliseconds: options.sweepMilliseconds }),
+    reclaim: async () => {
+      await tasks.failInterrupted();
+      await watchers.stopInterrupted();
+    },
+  });
+  app.addHook('onClose', async () => {
+    await sweeper.stop();
+    await tasks.drain(TASK_DRAIN_MS);
+    await watchers.stopAll();
+    await lease.stop('API process shutting down');
+  });
+  await sweeper.sweep();
+  return Object.assign(app, { tasks, watchers, lease }) as unknown as LineageApp;
 }

@@ -11,14 +11,15 @@
  * - `record(events)` appends events to the stream `watcher-{watcher_id}`;
  * - `timers` gives the clock (ms since the epoch) and one-shot timers (ms).
  *
- * Life cycle: `start()` records `WatcherStarted` (state WATCHING) and resolves; in the background the
- * engine takes a baseline poll, then extracts once (WATCHING -> EXTRACTING, contract section 5), then
- * polls every `pollIntervalSeconds` (polls never overlap: the next is scheduled when one ends). Each
- * poll that finds lineage-relevant changes records `WatcherChangesDetected` and feeds the machine;
- * each state change is recorded as `WatcherStateChanged {from, to, reason}` and reported through
- * `onLog`. `stop(reason)` moves to STOPPED (recorded) and stops polling at once; an extraction that is
- * running is not aborted, its end is ignored by the machine. Events are appended one after the
- * other in the order they happen; an append that fails is reported through `onLog` and skipped.
+ * Life cycle: `start()` records `WatcherStarted` (state WATCHING) and resolves; in the background
+ * the engine takes a baseline poll, then extracts once (WATCHING -> EXTRACTING, `docs/contract.md`
+ * section 5), then polls every `pollIntervalSeconds` (polls never overlap: the next is scheduled
+ * when one ends). Each poll that finds lineage-relevant changes records `WatcherChangesDetected`
+ * and feeds the machine; each state change is recorded as `WatcherStateChanged {from, to, reason}`
+ * and reported through `onLog`. `stop(reason)` moves to STOPPED (recorded) and stops polling at
+ * once; an extraction that is running is not aborted, its end is ignored by the machine. Events are
+ * appended one after the other in the order they happen; an append that fails is reported through
+ * `onLog` and skipped.
  */
 import { errorMessage } from '../errors.js';
 import type { LineageEvent } from '../events.js';
@@ -93,6 +94,14 @@ export interface WatcherDeps {
   extract(): Promise<ExtractionSummary>;
   push?: (catalogType: string, extraction: ExtractionSummary) => Promise<void>;
   record(events: LineageEvent[]): Promise<void>;
+  /** The process that runs the watcher, recorded in `WatcherStarted` (`services/ownership.ts`). */
+  ownerProcessId?: string;
+  /**
+   * True when taking over a watcher another process started (its `WatcherClaimed` is recorded by the
+   * caller): `start()` records no `WatcherStarted` and goes straight to the baseline poll and the
+   * initial extraction.
+   */
+  resume?: boolean;
   timers?: WatcherTimers;
   onLog?: (entry: WatcherLogEntry) => void;
 }
@@ -194,7 +203,9 @@ export function createWatcher(deps: WatcherDeps): WatcherEngine {
       log({
         type: 'extraction',
         level: 'info',
-        message: `extraction ${summary.extractionId} completed (${batch} change(s) batched): ${summary.nodeCount} nodes, ${summary.edgeCount} edges, graph ${summary.graphId} at revision ${summary.graphRevision}`,
+        message:
+          `extraction ${summary.extractionId} completed (${batch} change(s) batched): ` +
+          `${summary.nodeCount} nodes, ${summary.edgeCount} edges, graph ${summary.graphId} at revision ${summary.graphRevision}`,
       });
       for (const catalogType of settings.push) {
         if (stopped) break;
@@ -274,19 +285,22 @@ export function createWatcher(deps: WatcherDeps): WatcherEngine {
     async start() {
       if (started) return;
       started = true;
-      await record([
-        {
-          type: 'WatcherStarted',
-          data: {
-            watcher_id: watcherId,
-            environment_ids: [...settings.environmentIds],
-            cluster_ids: [...settings.clusterIds],
-            cooldown_seconds: settings.cooldownSeconds,
-            poll_interval_seconds: settings.pollIntervalSeconds,
-            push: [...settings.push],
+      if (!deps.resume) {
+        await record([
+          {
+            type: 'WatcherStarted',
+            data: {
+              watcher_id: watcherId,
+              environment_ids: [...settings.environmentIds],
+              cluster_ids: [...settings.clusterIds],
+              cooldown_seconds: settings.cooldownSeconds,
+              poll_interval_seconds: settings.pollIntervalSeconds,
+              push: [...settings.push],
+              ...(deps.ownerProcessId === undefined ? {} : { owner_process_id: deps.ownerProcessId }),
+            },
           },
-        },
-      ]);
+        ]);
+      }
       // Baseline first, so that a change made during the initial extraction is still seen.
       polling = pollOnce().finally(() => {
         if (stopped) return;

@@ -50,7 +50,16 @@ export function streamOf(event: LineageEvent): string {
     case 'WatcherStateChanged':
     case 'WatcherChangesDetected':
     case 'WatcherDeregistered':
+    case 'WatcherClaimed':
       return streams.watcher(event.data.watcher_id);
+    case 'ProcessStarted':
+    case 'ProcessLeaseRenewed':
+    case 'ProcessStopped':
+    case 'ProcessLeaseExpired':
+      return streams.process(event.data.process_id);
+    case 'PublisherClaimed':
+    case 'PublisherCheckpointed':
+      return streams.publisherCheckpoint;
     default:
       return streams.graph(event.data.graph_id);
   }

@@ -17,6 +17,7 @@ import { silentLogger } from '../../src/logger.js';
 import { cliEnv, PROD } from '../extraction/helpers.js';
 import { BACKENDS, assertProblem, call, fastRunners, startApi, type TestApi } from './helpers.js';
 import { waitForTask } from '../helpers/tasks.js';
+import { eventually } from '../helpers/wait.js';
 
 for (const backend of BACKENDS) {
   describe(`tasks with a fast runner (${backend} store)`, () => {
@@ -180,7 +181,7 @@ describe('tasks with the real runners against the platform simulator', () => {
 });
 
 describe('task restart survival (sqlite store)', () => {
-  it('lists tasks after a restart, and shows a task left pending by the stopped process as failed', async () => {
+  it('lists tasks after a restart, and shows a task left pending by the stopped process as failed once its lease expired', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'lineage-api-restart-'));
     try {
       let release: () => void = () => undefined;
@@ -194,7 +195,9 @@ describe('task restart survival (sqlite store)', () => {
         },
         enrich: async () => ({ graph_id: 'g', node_count: 0, edge_count: 0 }),
       };
-      const first = await startApi({ backend: 'sqlite', folder, runners: slow });
+      // A short lease: the stopped process's work is taken over half a second after its last renewal.
+      const env = { LINEAGE_SVC_LEASE_SECONDS: '0.5' };
+      const first = await startApi({ backend: 'sqlite', folder, runners: slow, env });
       const finished = await call(first.base, 'POST', '/api/v1/tasks/enrich', { json: { graph_id: 'g' } });
       await waitForTask(first.base, finished.body.task_id);
       const pending = await call(first.base, 'POST', '/api/v1/tasks/extract?environment_ids=env-1');
@@ -204,9 +207,12 @@ describe('task restart survival (sqlite store)', () => {
       release();
       await first.app.close();
 
-      const second = await startApi({ backend: 'sqlite', folder, runners: fastRunners() });
+      const second = await startApi({ backend: 'sqlite', folder, runners: fastRunners(), env });
       try {
-        const interrupted = await call(second.base, 'GET', `/api/v1/tasks/${pending.body.task_id}`);
+        const interrupted = await eventually('the pending task to be interrupted', async () => {
+          const answer = await call(second.base, 'GET', `/api/v1/tasks/${pending.body.task_id}`);
+          return answer.body.status === 'pending' ? undefined : answer;
+        });
         assert.equal(interrupted.body.status, 'failed');
         assert.match(interrupted.body.error, /^interrupted: the API process stopped/);
         const kept = await call(second.base, 'GET', `/api/v1/tasks/${finished.body.task_id}`);

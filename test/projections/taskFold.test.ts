@@ -48,6 +48,7 @@ function queued(taskId: string, index: number, taskType: 'extract' | 'enrich' = 
     updated_at: recordedAt(index),
     completed_at: null,
     position: index + 1,
+    owner_process_id: null,
   };
 }
 

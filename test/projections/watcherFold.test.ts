@@ -120,6 +120,7 @@ function watching(watcherId: string, index = 0): WatcherState {
     change_count: 0,
     extraction_count: 0,
     position: index + 1,
+    owner_process_id: null,
     changes: [],
     extractions: [],
   };
