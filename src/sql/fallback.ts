@@ -2,13 +2,14 @@
  * Tokenizer-based fallback lineage (`docs/sql-lineage.md` section 2.3), used only when the parser
  * cannot read a statement. It works on tokens, so quotes, comments and parentheses are respected:
  * sinks are the names after `INSERT INTO|OVERWRITE [TABLE]` and after `CREATE ... TABLE|STREAM name`
- * when the statement has a top-level `AS SELECT|WITH`; sources are the dotted names after `FROM`,
- * `JOIN` and `TABLE` (TVF argument) at any depth, minus CTE names (`name AS (`) and the sinks.
+ * or `REPLACE TABLE name` when the statement has a top-level `AS SELECT|WITH`; sources are the dotted
+ * names after `FROM` (not the operator `IS [NOT] DISTINCT FROM`), `JOIN` and `TABLE` (a table
+ * argument) at any depth, minus CTE names (`name AS (`) and the sinks.
  * It never yields a name that is not written in the statement.
  */
 import { isOp, isWord, type Token } from './tokenize.js';
 import type { SqlDialect, TableRef } from './types.js';
-import { tableKey } from './parser.js';
+import { isDistinctFrom, tableKey } from './parser.js';
 
 /** Sources and sinks read from tokens only. */
 export function fallbackLineage(
@@ -60,7 +61,7 @@ export function fallbackLineage(
     const token = tokens[i]!;
     if (isWord(token, 'INSERT') && isWord(tokens[i + 1], 'INTO', 'OVERWRITE')) {
       add(sinks, nameAt(isWord(tokens[i + 2], 'TABLE') ? i + 3 : i + 2));
-    } else if (isWord(token, 'CREATE') && hasQuery) {
+    } else if ((isWord(token, 'CREATE') || (isWord(token, 'REPLACE') && isWord(tokens[i + 1], 'TABLE'))) && hasQuery) {
       let j = i + 1;
       while (j < tokens.length && !isWord(tokens[j], 'TABLE', 'STREAM', 'VIEW')) j++;
       if (isWord(tokens[j], 'VIEW')) continue;
@@ -68,7 +69,8 @@ export function fallbackLineage(
       if (isWord(tokens[j], 'IF')) j += 3;
       add(sinks, nameAt(j));
     } else if (
-      isWord(token, 'FROM', 'JOIN') ||
+      isWord(token, 'JOIN') ||
+      (isWord(token, 'FROM') && !isDistinctFrom(tokens, i)) ||
       (isWord(token, 'TABLE') &&
         (isWord(tokens[i - 1], 'DATA') ||
           isOp(tokens[i - 1], '(') ||

@@ -7,7 +7,7 @@
 import { fallbackLineage } from './fallback.js';
 import { SqlParseError, StatementParser, tableKey, type ScriptState } from './parser.js';
 import { splitTokens } from './split.js';
-import { tokenize } from './tokenize.js';
+import { tokenize, type Token } from './tokenize.js';
 import type {
   ColumnLineage,
   StatementContext,
@@ -22,7 +22,8 @@ export { splitStatements } from './split.js';
 
 /**
  * Lineage of `sql` under `context`. Each statement is parsed; a statement the parser cannot read
- * falls back to a tokenizer reading (flagged in `warnings`). Views defined earlier in a script are
+ * falls back to a tokenizer reading (flagged in `warnings`); a statement it reads but cannot
+ * classify gives no lineage and a warning with its first words. Views defined earlier in a script are
  * expanded into their sources. Returns `{ error }` when the text has data-flow statements and none
  * of them could be read (parser and fallback both failed), never throws.
  */
@@ -50,6 +51,8 @@ export function statementLineage(
     try {
       const parsed = new StatementParser(tokens, context.dialect, script, context.columnsOf).parse();
       kinds.push(parsed.kind);
+      if (parsed.kind === 'unclassified')
+        warnings.push(`statement ${index + 1} not classified (${firstWords(tokens)}); no lineage taken from it`);
       if (parsed.kind !== 'view' && parsed.kind !== 'ddl') add(sources, parsed.sources);
       add(sinks, parsed.sinks);
       columnLineage.push(...parsed.columnLineage);
@@ -71,6 +74,16 @@ export function statementLineage(
   });
   if (errors.length > 0 && errors.length === statements.length) return { error: errors.join('; ') };
   return { sources, sinks, columnLineage, warnings, kinds };
+}
+
+/** The first words of a statement as written (quotes kept), for warnings: `DELETE FROM orders WHERE …`. */
+export function firstWords(tokens: readonly Token[], count = 4): string {
+  const shown = tokens.slice(0, count).map((token) => {
+    if (token.kind === 'string') return `'${token.value}'`;
+    if (token.kind === 'quoted') return `\`${token.value}\``;
+    return token.value;
+  });
+  return `starts "${shown.join(' ')}${tokens.length > count ? ' …' : ''}"`;
 }
 
 /** True when the result is an error. */

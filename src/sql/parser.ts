@@ -66,9 +66,26 @@ export interface ScriptState {
   declaredColumns: Map<string, string[]>;
 }
 
-/** What one statement does. */
+/**
+ * What one statement does. `other` is a statement known to move no data (SHOW, DESCRIBE, EXPLAIN,
+ * TERMINATE, ...); `unclassified` is one the parser does not know, which `statementLineage` reports
+ * in a warning.
+ */
 export interface ParsedStatement {
-  kind: 'insert' | 'ctas' | 'csas' | 'statement_set' | 'select' | 'ddl' | 'view' | 'set' | 'other';
+  kind:
+    | 'insert'
+    | 'ctas'
+    | 'csas'
+    | 'rtas'
+    | 'statement_set'
+    | 'select'
+    | 'ddl'
+    | 'view'
+    | 'set'
+    | 'execute_plan'
+    | 'compile_plan'
+    | 'other'
+    | 'unclassified';
   sources: TableRef[];
   sinks: TableRef[];
   columnLineage: ColumnLineage[];
@@ -254,6 +271,43 @@ const CLAUSE_END = new Set([
   'OFFSET',
   'FETCH',
 ]);
+/** First words of statements that move no data and read no table into a sink (kind `other`, no warning). */
+const NO_DATA_FLOW = [
+  'SHOW',
+  'DESCRIBE',
+  'DESC',
+  'EXPLAIN',
+  'LIST',
+  'PRINT',
+  'TERMINATE',
+  'PAUSE',
+  'RESUME',
+  'ANALYZE',
+  'LOAD',
+  'UNLOAD',
+  'ADD',
+  'REMOVE',
+  'STOP',
+  'DEFINE',
+  'UNDEFINE',
+  'ASSERT',
+];
+/** Keywords that take an operand after them, so an identifier after one is an operand, never an alias. */
+const OPERATOR_WORDS = [
+  'FROM',
+  'AND',
+  'OR',
+  'NOT',
+  'IS',
+  'LIKE',
+  'RLIKE',
+  'REGEXP',
+  'BETWEEN',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'ESCAPE',
+];
 const JOIN_WORDS = new Set(['JOIN', 'LEFT', 'RIGHT', 'FULL', 'INNER', 'CROSS', 'NATURAL', 'OUTER', 'ANTI', 'SEMI']);
 const NOT_ALIAS = new Set([
   ...CLAUSE_END,
@@ -378,22 +432,11 @@ export class StatementParser {
     const first = this.peek();
     if (!first) return this.done('other');
     if (isWord(first, 'EXECUTE') && isWord(this.peek(1), 'STATEMENT')) {
-      this.pos += 2;
-      this.expectWord('SET');
-      this.expectWord('BEGIN');
-      const sinks: TableRef[] = [];
-      const lineage: ColumnLineage[] = [];
-      while (!isWord(this.peek(), 'END')) {
-        if (this.acceptOp(';')) continue;
-        if (!this.peek()) throw new SqlParseError('STATEMENT SET without END');
-        const inner = this.parseInsert();
-        sinks.push(...inner.sinks);
-        lineage.push(...inner.lineage);
-      }
       this.pos++;
-      this.acceptOp(';');
-      return this.done('statement_set', dedupe(sinks), lineage);
+      return this.parseStatementSet();
     }
+    if (isWord(first, 'EXECUTE') && isWord(this.peek(1), 'PLAN')) return this.parseExecutePlan();
+    if (isWord(first, 'COMPILE')) return this.parseCompilePlan();
     if (isWord(first, 'EXECUTE')) {
       this.pos++;
       return this.parseStatementBody();
@@ -402,22 +445,75 @@ export class StatementParser {
       const inner = this.parseInsert();
       return this.done('insert', inner.sinks, inner.lineage);
     }
-    if (isWord(first, 'CREATE')) return this.parseCreate();
+    if (isWord(first, 'CREATE') || (isWord(first, 'REPLACE') && isWord(this.peek(1), 'TABLE')))
+      return this.parseCreate();
     if (isWord(first, 'SELECT', 'WITH', 'VALUES') || isOp(first, '(')) {
       this.parseQuery([]);
       this.pos = this.tokens.length;
       return this.done('select');
     }
-    if (isWord(first, 'SET', 'RESET', 'USE', 'UNSET')) {
-      this.pos = this.tokens.length;
-      return this.done('set');
-    }
-    if (isWord(first, 'BEGIN', 'END') && this.tokens.length <= 3) {
-      this.pos = this.tokens.length;
-      return this.done('other');
-    }
     this.pos = this.tokens.length;
-    return this.done('other');
+    if (isWord(first, 'SET', 'RESET', 'USE', 'UNSET')) return this.done('set');
+    if (isWord(first, 'DROP', 'ALTER', 'TRUNCATE')) return this.done('ddl');
+    if (isWord(first, 'BEGIN', 'END') && this.tokens.length <= 3) return this.done('other');
+    if (isWord(first, ...NO_DATA_FLOW)) return this.done('other');
+    return this.done('unclassified');
+  }
+
+  /** `STATEMENT SET BEGIN INSERT ...; ... END` (after `EXECUTE` or `COMPILE [AND EXECUTE] PLAN '...' FOR`). */
+  private parseStatementSet(): ParsedStatement {
+    this.expectWord('STATEMENT');
+    this.expectWord('SET');
+    this.expectWord('BEGIN');
+    const sinks: TableRef[] = [];
+    const lineage: ColumnLineage[] = [];
+    while (!isWord(this.peek(), 'END')) {
+      if (this.acceptOp(';')) continue;
+      if (!this.peek()) throw new SqlParseError('STATEMENT SET without END');
+      const inner = this.parseInsert();
+      sinks.push(...inner.sinks);
+      lineage.push(...inner.lineage);
+    }
+    this.pos++;
+    this.acceptOp(';');
+    return this.done('statement_set', dedupe(sinks), lineage);
+  }
+
+  /** `EXECUTE PLAN 'file'`: the plan's statement is not in the text, so no lineage; a warning names the file. */
+  private parseExecutePlan(): ParsedStatement {
+    this.pos += 2;
+    const file = this.next();
+    if (file.kind !== 'string') throw new SqlParseError('expected the plan file', file);
+    this.acceptOp(';');
+    this.warnings.push(
+      `EXECUTE PLAN '${file.value}' runs a compiled plan whose SQL is not in the statement; no lineage taken from it`,
+    );
+    return this.done('execute_plan');
+  }
+
+  /**
+   * `COMPILE [AND EXECUTE] PLAN 'file' [IF NOT EXISTS] FOR {INSERT ... | STATEMENT SET BEGIN ... END}`.
+   * COMPILE AND EXECUTE runs the statement after FOR: its lineage is that statement's. COMPILE PLAN
+   * only writes the plan file, so it moves no data and yields no lineage.
+   */
+  private parseCompilePlan(): ParsedStatement {
+    this.expectWord('COMPILE');
+    const execute = this.accept('AND');
+    if (execute) this.expectWord('EXECUTE');
+    this.expectWord('PLAN');
+    if (this.next().kind !== 'string') throw new SqlParseError('expected the plan file', this.tokens[this.pos - 1]);
+    if (this.accept('IF')) {
+      this.expectWord('NOT');
+      this.expectWord('EXISTS');
+    }
+    this.expectWord('FOR');
+    if (!execute) {
+      this.pos = this.tokens.length;
+      return this.done('compile_plan');
+    }
+    if (isWord(this.peek(), 'STATEMENT')) return this.parseStatementSet();
+    const inner = this.parseInsert();
+    return this.done('insert', inner.sinks, inner.lineage);
   }
 
   /** `INSERT {INTO|OVERWRITE} [TABLE] name [PARTITION (...)] [(cols)] [WITH (...)] query|VALUES`. */
@@ -443,14 +539,46 @@ export class StatementParser {
       this.skipParens();
     }
     const shape = this.parseQuery([]);
+    if (isWord(this.peek(), 'ON') && isWord(this.peek(1), 'CONFLICT')) this.skipConflictClause();
     this.acceptOp(';');
     return { sinks: [target], lineage: [this.lineageFor(target, shape, columns)] };
   }
 
-  /** CREATE TABLE/STREAM [AS query], CREATE VIEW, other CREATE (no lineage). */
+  /**
+   * Flink's upsert clause after an INSERT's query: `ON CONFLICT [(cols) | ON CONSTRAINT name] DO
+   * {NOTHING | ERROR | DEDUPLICATE | UPDATE SET ...}`. It decides what happens to rows whose key is
+   * already in the sink; the sink and the sources stay those of the INSERT. Skipped up to the end of
+   * the INSERT (a `;`, or the `END` of a statement set).
+   */
+  private skipConflictClause(): void {
+    this.pos += 2;
+    if (isOp(this.peek(), '(')) this.skipParens();
+    else if (this.accept('ON')) {
+      this.expectWord('CONSTRAINT');
+      this.parseName();
+    }
+    this.expectWord('DO');
+    if (!this.peek()) throw new SqlParseError('expected a conflict action');
+    let depth = 0;
+    let caseDepth = 0;
+    for (; this.pos < this.tokens.length; this.pos++) {
+      const token = this.tokens[this.pos]!;
+      if (isOp(token, '(')) depth++;
+      else if (isOp(token, ')')) depth--;
+      else if (isWord(token, 'CASE')) caseDepth++;
+      else if (depth === 0 && isOp(token, ';')) return;
+      else if (isWord(token, 'END')) {
+        if (caseDepth === 0 && depth === 0) return;
+        caseDepth--;
+      }
+    }
+  }
+
+  /** CREATE TABLE/STREAM [AS query], Flink REPLACE TABLE ... AS query, CREATE VIEW, other CREATE (no lineage). */
   private parseCreate(): ParsedStatement {
-    this.expectWord('CREATE');
-    if (this.accept('OR')) this.expectWord('REPLACE', 'ALTER');
+    const replace = this.accept('REPLACE');
+    if (!replace) this.expectWord('CREATE');
+    if (!replace && this.accept('OR')) this.expectWord('REPLACE', 'ALTER');
     this.accept('TEMPORARY', 'TEMP');
     this.accept('SYSTEM');
     this.accept('SOURCE', 'SINK');
@@ -496,7 +624,7 @@ export class StatementParser {
           return this.done('view');
         }
         return this.done(
-          this.dialect === 'ksql' && isWord(objectType, 'STREAM') ? 'csas' : 'ctas',
+          replace ? 'rtas' : this.dialect === 'ksql' && isWord(objectType, 'STREAM') ? 'csas' : 'ctas',
           [target],
           [this.lineageFor(target, shape, undefined)],
         );
@@ -674,7 +802,15 @@ export class StatementParser {
       else if (isWord(token, 'END')) {
         if (caseDepth === 0 && depth === 0) return i;
         caseDepth--;
-      } else if (depth === 0 && caseDepth === 0 && token.kind === 'word' && stopWords.has(token.upper)) {
+      } else if (depth === 0 && caseDepth === 0 && isWord(token, 'ON') && isWord(this.tokens[i + 1], 'CONFLICT')) {
+        return i; // the upsert clause after an INSERT's query
+      } else if (
+        depth === 0 &&
+        caseDepth === 0 &&
+        token.kind === 'word' &&
+        stopWords.has(token.upper) &&
+        !isDistinctFrom(this.tokens, i)
+      ) {
         // `BETWEEN x AND y` and ksqlDB `WITHIN` inside expressions are not clause boundaries.
         return i;
       }
@@ -770,7 +906,7 @@ export class StatementParser {
       !isOp(beforeLast, '.') &&
       !isOp(beforeLast, '->') &&
       (beforeLast.kind !== 'op' || isOp(beforeLast, ')') || isOp(beforeLast, ']')) &&
-      !isWord(beforeLast, 'AS')
+      !isWord(beforeLast, 'AS', ...OPERATOR_WORDS)
     ) {
       alias = this.identPart(last);
       exprEnd = end - 1;
@@ -936,7 +1072,8 @@ export class StatementParser {
           this.pos++;
         }
       }
-      if (this.accept('ON')) {
+      if (isWord(this.peek(), 'ON') && !isWord(this.peek(1), 'CONFLICT')) {
+        this.pos++;
         const end = this.expressionEnd(new Set([...CLAUSE_END, ...JOIN_WORDS]), true);
         for (const origin of this.expressionOrigins(this.pos, end, [rels, outer], ctes).origins)
           indirect.push({ table: origin.table, column: origin.column, kind: 'join_key' });
@@ -1019,6 +1156,7 @@ export class StatementParser {
       this.expectOp(')');
       return groupRel(rels, indirect);
     }
+    if (this.functionCallAhead()) return this.parseTableFunctionCall(ctes, [...left, ...outer], lateral);
     const ref = this.parseName();
     this.skipSystemTime();
     return this.tableRel(ref, ctes);
@@ -1050,12 +1188,31 @@ export class StatementParser {
     return baseRel(ref, known ? [...known] : undefined);
   }
 
-  /** `TABLE(fn(args))`: window TVFs (TABLE t / DESCRIPTOR), VECTOR_SEARCH*, ML_PREDICT, user functions. */
+  /** `TABLE(fn(args))`: the call inside `TABLE(...)` (see `parseTableFunctionCall`). */
   private parseTableFunction(ctes: ReadonlyArray<[string, QueryShape]>, correlated: Rel[], lateral: boolean): Rel {
     const outerEnd = this.matching(this.pos);
     this.pos++;
-    const fnToken = this.next();
-    const fn = fnToken.upper;
+    const rel = this.parseTableFunctionCall(ctes, correlated, lateral);
+    this.pos = outerEnd;
+    return rel;
+  }
+
+  /** True when a (dotted) name followed by `(` starts at `this.pos`: a function call in FROM. */
+  private functionCallAhead(): boolean {
+    let i = this.pos;
+    if (!this.isIdent(this.tokens[i])) return false;
+    while (isOp(this.tokens[i + 1], '.') && this.isIdent(this.tokens[i + 2])) i += 2;
+    return isOp(this.tokens[i + 1], '(');
+  }
+
+  /**
+   * `fn(args)` in FROM, inside `TABLE(...)` or bare (`FROM my_ptf(input => TABLE t PARTITION BY k)`):
+   * window TVFs (TABLE t / DESCRIPTOR), VECTOR_SEARCH*, ML_PREDICT, process table functions (PTFs)
+   * and other user functions. Every `TABLE t` argument (table argument) is read as a relation, so a
+   * table is a source, a view of the script its sources and a CTE nothing.
+   */
+  private parseTableFunctionCall(ctes: ReadonlyArray<[string, QueryShape]>, correlated: Rel[], lateral: boolean): Rel {
+    const fn = this.next().upper;
     while (isOp(this.peek(), '.')) {
       this.pos++;
       this.next();
@@ -1064,6 +1221,7 @@ export class StatementParser {
     const callEnd = this.matching(this.pos);
     const args = this.splitTopLevel(this.pos + 1, callEnd - 1);
     let inner: Rel | undefined;
+    const tableArgs: TableArgument[] = [];
     const argOrigins: Origin[] = [];
     const descriptorCols: string[] = [];
     args.forEach(([start, end], index) => {
@@ -1072,15 +1230,7 @@ export class StatementParser {
       const t = this.tokens[s];
       if (isWord(t, 'TABLE')) {
         this.pos = s + 1;
-        if (isOp(this.peek(), '(')) {
-          this.pos++;
-          const shape = this.parseQuery(ctes, correlated);
-          this.expectOp(')');
-          inner = derivedRel([], shape);
-        } else {
-          const ref = this.parseName();
-          inner = this.tableRel(ref, ctes);
-        }
+        tableArgs.push(this.parseTableArgument(ctes, correlated, end));
         return;
       }
       if (isOp(t, '(') && isWord(this.tokens[s + 1], 'SELECT', 'WITH')) {
@@ -1101,7 +1251,8 @@ export class StatementParser {
       }
       argOrigins.push(...this.expressionOrigins(s, end, [correlated], ctes).origins);
     });
-    this.pos = outerEnd;
+    this.pos = callEnd;
+    inner = tableArgs[0]?.rel ?? inner;
     if (inner && ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].includes(fn)) {
       const base = inner;
       const timeOrigins = descriptorCols
@@ -1109,13 +1260,42 @@ export class StatementParser {
         .map((o) => ({ ...o, kind: 'transformation' as const }));
       return windowRel(base, timeOrigins);
     }
+    if (tableArgs.length > 0 && !lateral) return processTableRel(tableArgs, argOrigins);
     if (inner && !lateral) {
       const base = inner;
       const extra = argOrigins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') }));
       return { ...windowRel(base, extra), lookup: (path) => [...(base.lookup(path) ?? []), ...extra] };
     }
-    const all = [...argOrigins, ...(inner ? inner.star().flatMap((c) => c.origins) : [])];
+    const tableOrigins = tableArgs.flatMap((arg) => arg.rel.star().flatMap((c) => c.origins));
+    const all = [
+      ...argOrigins,
+      ...tableOrigins,
+      ...(inner && tableArgs.length === 0 ? inner.star().flatMap((c) => c.origins) : []),
+    ];
     return functionRel(all.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') })));
+  }
+
+  /**
+   * A table argument after `TABLE`: a name (table, view or CTE) or a parenthesized query, then the
+   * optional `PARTITION BY k | (k1, k2)` (set semantics) and `ORDER BY ...`, up to `end`.
+   */
+  private parseTableArgument(ctes: ReadonlyArray<[string, QueryShape]>, correlated: Rel[], end: number): TableArgument {
+    let rel: Rel;
+    if (isOp(this.peek(), '(')) {
+      this.pos++;
+      rel = derivedRel([], this.parseQuery(ctes, correlated));
+      this.expectOp(')');
+    } else rel = this.tableRel(this.parseName(), ctes);
+    const keys: string[] = [];
+    if (isWord(this.peek(), 'PARTITION') && isWord(this.peek(1), 'BY')) {
+      this.pos += 2;
+      const stop = isOp(this.peek(), '(') ? this.matching(this.pos) : end;
+      for (let i = this.pos; i < stop && !isWord(this.tokens[i], 'ORDER'); i++) {
+        const token = this.tokens[i]!;
+        if (this.isIdent(token) && !isOp(this.tokens[i + 1], '.')) keys.push(this.identPart(token));
+      }
+    }
+    return { rel, keys };
   }
 
   /** `MATCH_RECOGNIZE (PARTITION BY .. ORDER BY .. MEASURES e AS n, .. PATTERN (..) DEFINE v AS cond, ..)`. */
@@ -1205,6 +1385,46 @@ export class StatementParser {
     this.pos = stop;
     return items;
   }
+}
+
+/** True when the word at `index` is the `FROM` of `IS [NOT] DISTINCT FROM`: an operator, not a clause. */
+export function isDistinctFrom(tokens: readonly Token[], index: number): boolean {
+  return (
+    isWord(tokens[index], 'FROM') && isWord(tokens[index - 1], 'DISTINCT') && isWord(tokens[index - 2], 'IS', 'NOT')
+  );
+}
+
+/** A table argument of a table function: its relation and its PARTITION BY keys (empty: row semantics). */
+interface TableArgument {
+  rel: Rel;
+  keys: string[];
+}
+
+/**
+ * The result of a process table function (PTF) with table arguments. The function declares its own
+ * output columns, which the statement does not show, so only the PARTITION BY keys are known: Flink
+ * puts them in the output as they are (identity). Any other column, and `*` after the keys, is a
+ * transformation of every column of the table arguments and of the columns passed as scalar arguments.
+ */
+function processTableRel(tables: readonly TableArgument[], scalarOrigins: readonly Origin[]): Rel {
+  const keys: OutCol[] = [];
+  for (const { rel, keys: names } of tables)
+    for (const name of names) {
+      const origins = rel.lookup([name]) ?? [];
+      const known = keys.find((col) => sameName(col.name, name));
+      if (known) known.origins.push(...origins);
+      else keys.push({ name, origins: [...origins] });
+    }
+  const computed = [...tables.flatMap(({ rel }) => rel.star().flatMap((col) => col.origins)), ...scalarOrigins].map(
+    (o) => ({ ...o, kind: maxKind(o.kind, 'transformation') }),
+  );
+  return {
+    names: [],
+    columns: () => undefined,
+    lookup: (path) => keys.find((col) => sameName(col.name, path[0]!))?.origins ?? computed,
+    star: () => [...keys, { name: '*', origins: computed }],
+    indirect: tables.flatMap(({ rel }) => rel.indirect),
+  };
 }
 
 function dedupe(refs: TableRef[]): TableRef[] {

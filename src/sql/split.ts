@@ -2,7 +2,8 @@
  * Statement splitting over tokens (`docs/sql-lineage.md` section 2): splits at top-level `;`,
  * never inside parentheses, strings, comments or `EXECUTE STATEMENT SET BEGIN ... END`, and also
  * where a statement keyword starts a new line at depth 0 (scripts written without semicolons, such
- * as Confluent Cloud workspace cells pasted together). Stray semicolons give no empty statement, and a
+ * as Confluent Cloud workspace cells pasted together). `... STATEMENT SET BEGIN ... END` is one
+ * statement after EXECUTE, COMPILE [AND EXECUTE] PLAN and EXPLAIN alike. Stray semicolons give no empty statement, and a
  * `;` followed by a join or clause keyword (`LEFT JOIN`, `WHERE`, ...) does not end the query.
  */
 import { isOp, isWord, tokenize, type Token } from './tokenize.js';
@@ -23,6 +24,8 @@ const STATEMENT_START = [
   'PRINT',
   'EXPLAIN',
   'UNSET',
+  'COMPILE',
+  'REPLACE',
 ];
 
 /** Words that never start a statement but continue a query (join or clause keywords). */
@@ -40,6 +43,7 @@ const QUERY_CONTINUATION = [
   'UNION',
   'EXCEPT',
   'INTERSECT',
+  'EMIT',
 ];
 
 /** Splits a script into statements, each a non-empty token list. */
@@ -107,15 +111,29 @@ export function splitTokens(tokens: readonly Token[]): Token[][] {
         inSet = false;
         flush();
       }
-    } else if (isWord(token, 'BEGIN') && depth === 0 && current.length >= 4 && isWord(current[0], 'EXECUTE'))
-      inSet = true;
+    } else if (
+      isWord(token, 'BEGIN') &&
+      depth === 0 &&
+      current.length >= 4 &&
+      isWord(current[current.length - 3], 'STATEMENT') &&
+      isWord(current[current.length - 2], 'SET')
+    )
+      inSet = true; // EXECUTE STATEMENT SET BEGIN, COMPILE [AND EXECUTE] PLAN '...' FOR STATEMENT SET BEGIN
   }
   flush();
   return statements;
 }
 
-/** `SET` after `UPDATE ... ` or `ALTER TABLE ... SET (...)` continues the statement. */
+/**
+ * True when a statement keyword at the start of a line continues the statement: any keyword after
+ * `FOR` or `AND` (`COMPILE AND⏎EXECUTE PLAN '...' FOR⏎INSERT ...`), `REPLACE` unless it starts
+ * `REPLACE TABLE` (it is also a function), `COMPILE` unless it starts `COMPILE PLAN|AND`, and `SET`
+ * after `UPDATE ...` or in `ALTER TABLE ... SET (...)`.
+ */
 function continuesStatement(current: readonly Token[], token: Token, next: Token | undefined): boolean {
+  if (isWord(current[current.length - 1], 'FOR', 'AND')) return true;
+  if (isWord(token, 'REPLACE')) return !isWord(next, 'TABLE') || isWord(current[current.length - 1], 'OR');
+  if (isWord(token, 'COMPILE')) return !isWord(next, 'PLAN', 'AND');
   if (!isWord(token, 'SET')) return false;
   const first = current[0];
   if (isWord(first, 'ALTER', 'UPDATE')) return true;

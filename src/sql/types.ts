@@ -55,9 +55,19 @@ export interface StatementLineageResult {
   sources: TableRef[];
   sinks: TableRef[];
   columnLineage: ColumnLineage[];
-  /** Non-fatal problems: fallback extraction used, ambiguous columns, skipped statements. */
+  /**
+   * Non-fatal problems: fallback extraction used, ambiguous columns, statements not parsed, statements
+   * not classified (`statement N not classified (starts "DELETE FROM t WHERE …"); ...`) and
+   * `EXECUTE PLAN '<file>'` (its SQL is not in the text). Flink extraction prefixes each with the
+   * statement name and reports it (`parsedStatementLineage`).
+   */
   warnings: string[];
-  /** Statement kinds seen (`insert`, `ctas`, `csas`, `statement_set`, `select`, `ddl`, `view`, `set`, `other`). */
+  /**
+   * Statement kinds seen, one per statement: `insert` (also COMPILE AND EXECUTE PLAN ... FOR INSERT),
+   * `ctas`, `csas`, `rtas` (REPLACE TABLE AS), `statement_set`, `select`, `ddl`, `view`, `set`,
+   * `execute_plan`, `compile_plan`, `other` (moves no data: SHOW, DESCRIBE, EXPLAIN, ...),
+   * `unclassified` (not known; warned), `fallback` and `unparsed`.
+   */
   kinds: string[];
 }
 
