@@ -6,18 +6,21 @@
  *   300,000-edge synthetic graph recorded through `recordGraph` (target: p99 under 20 ms at 10 hops);
  *   the graph is made of domains of 200 nodes with 2% cross-domain reads (`bench/syntheticGraph.ts`),
  *   so 10 hops reach about 600 nodes at the median and 2,100 at p99;
- * - the time to GET a whole 10,000-node graph (`GET /api/v1/graphs/{id}`), from its index;
+ * - the time to GET a whole 10,000-node graph (`GET /api/v1/graphs/{id}`);
  * - requests per second for `GET /api/v1/health` and for a traversal, with 50 concurrent
  *   connections (autocannon, in a client process of its own).
  *
  * Returns rows; prints nothing (`bench/run.ts` prints). Latencies are in milliseconds, measured by
  * a client in its own process (`bench/httpClient.ts`) from sending each request to the last byte of
- * its answer, sequentially, after a warm-up.
+ * its answer, sequentially, after a warm-up. The graphs are recorded into the store by a process of
+ * their own first, so that the server's memory is that of a server started on an existing store
+ * (caught up from it), as after a restart, and not that of the import. Run it alone with
+ * `node --expose-gc --import tsx bench/api.ts` (prints the rows as JSON).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { buildApp } from '../infra/http/app.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS } from '../infra/runtime.js';
@@ -48,7 +51,9 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /** Runs one job of `bench/httpClient.ts` in a client process of its own and answers its result. */
 async function inClientProcess<Result>(job: LatencyJob | ThroughputJob): Promise<Result> {
-  const child = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'httpClient.js')], {
+  // The client file beside this one, compiled (`.js`, `make bench`) or not (`.ts`, run with tsx).
+  const client = join(import.meta.dirname, `httpClient${extname(import.meta.filename)}`);
+  const child = spawn(process.execPath, [...process.execArgv, client], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   child.stdin.end(JSON.stringify(job));
@@ -83,18 +88,42 @@ interface ServerReady {
   origins: string[];
   /** Milliseconds to build the traversal index of the 100k-node graph. */
   index_build_ms: number;
-  /** Milliseconds to serialise every fragment of that index (the app does it in slices of 5 ms). */
-  index_warm_ms: number;
+}
+
+/**
+ * Writes the 100k- and 10k-node graphs to the sqlite store in `folder`, as an import would append
+ * them (`recordGraph`); run in a process of its own, so that the server's memory is that of a
+ * server started on an existing store, not of the import.
+ */
+async function record(folder: string): Promise<void> {
+  const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
+  const runtime = await openRuntime(config, silentLogger());
+  const context = { cause: 'import', actor: 'bench' };
+  await recordGraph(
+    runtime.commands,
+    BIG_GRAPH,
+    syntheticGraph({ nodes: 100_000, edges: 300_000 }),
+    { mode: 'replace', createIfMissing: true, name: 'bench-100k' },
+    context,
+  );
+  await recordGraph(
+    runtime.commands,
+    SMALL_GRAPH,
+    syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }),
+    { mode: 'replace', createIfMissing: true, name: 'bench-10k' },
+    context,
+  );
+  await runtime.close();
 }
 
 /**
  * The server side, run in its own process (as in production, where clients are other processes):
- * records the 100k and 10k graphs, listens on loopback, prints `ServerReady` as one JSON line, and on
- * SIGTERM prints its peak RSS in MB and exits.
+ * opens the sqlite store in `folder` that `record` wrote (the projection catches up from it), indexes
+ * the graphs, listens on loopback, prints `ServerReady` as one JSON line, and on SIGTERM prints its
+ * memory (`ServerMemory`) as one JSON line and exits.
  */
-async function serve(traversals: number): Promise<void> {
+async function serve(traversals: number, folder: string): Promise<void> {
   // The sqlite store, as a deployment would run (the memory store would also hold every event).
-  const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-bench-api-'));
   const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
   const logger = silentLogger();
   const runtime = await openRuntime(config, logger, {
@@ -106,46 +135,30 @@ async function serve(traversals: number): Promise<void> {
     runtime,
     runners: { extract: async () => ({}), enrich: async () => ({}) },
   });
-  const context = { cause: 'import', actor: 'bench' };
-  const big = syntheticGraph({ nodes: 100_000, edges: 300_000 });
-  await recordGraph(
-    runtime.commands,
-    BIG_GRAPH,
-    big,
-    { mode: 'replace', createIfMissing: true, name: 'bench-100k' },
-    context,
-  );
-  await recordGraph(
-    runtime.commands,
-    SMALL_GRAPH,
-    syntheticGraph({ nodes: 10_000, edges: 30_000, seed: 7 }),
-    { mode: 'replace', createIfMissing: true, name: 'bench-10k' },
-    context,
-  );
-  // Origins spread over the graph, the same for every configuration.
-  const step = Math.floor(big.nodes.length / traversals);
-  const origins = Array.from({ length: traversals }, (_, index) => big.nodes[index * step]!.id);
+  // Origins spread over the graph (in the order its nodes were recorded), the same for every configuration.
+  const nodes = runtime.graphs.get(BIG_GRAPH)?.graph.nodes() ?? [];
+  if (nodes.length !== 100_000) throw new Error(`the 100k-node graph has ${nodes.length} nodes`);
+  const step = Math.floor(nodes.length / traversals);
+  const origins = Array.from({ length: traversals }, (_, index) => nodes[index * step]!);
   // As in production: the graph is indexed once it has been quiet. Built here, timed, rather than by
-  // the app's background sweep, so that every measured traversal uses it.
+  // the runtime's background sweep, so that every measured traversal uses it.
   await new Promise((resolve) => setTimeout(resolve, TRAVERSAL_INDEX_QUIET_MILLISECONDS));
   const indexStarted = performance.now();
   if (!runtime.graphs.traversalIndex(BIG_GRAPH)) throw new Error('the 100k-node graph was not indexed');
   const indexBuildMs = performance.now() - indexStarted;
   if (!runtime.graphs.traversalIndex(SMALL_GRAPH)) throw new Error('the 10k-node graph was not indexed');
-  const warmStarted = performance.now();
-  while (!runtime.graphs.prepareTraversalIndexes(1_000).done);
-  const indexWarmMs = performance.now() - warmStarted;
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
   (globalThis as { gc?: () => void }).gc?.();
-  const steadyRssMb = process.memoryUsage().rss / 2 ** 20;
+  const steady = process.memoryUsage();
   process.on('SIGTERM', () => {
-    rmSync(folder, { recursive: true, force: true });
     (globalThis as { gc?: () => void }).gc?.();
     const memory: ServerMemory = {
       peak_rss_mb: process.resourceUsage().maxRSS / 1024,
-      steady_rss_mb: steadyRssMb,
+      steady_rss_mb: steady.rss / 2 ** 20,
+      steady_heap_mb: steady.heapUsed / 2 ** 20,
+      steady_array_buffers_mb: steady.arrayBuffers / 2 ** 20,
       final_rss_mb: process.memoryUsage().rss / 2 ** 20,
       final_heap_mb: process.memoryUsage().heapUsed / 2 ** 20,
     };
@@ -155,27 +168,42 @@ async function serve(traversals: number): Promise<void> {
     base: `http://127.0.0.1:${address.port}/api/v1`,
     origins,
     index_build_ms: indexBuildMs,
-    index_warm_ms: indexWarmMs,
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 
-/** Starts the server process and waits for its `ServerReady` line. */
-/** Resident memory of the server process, in MB. */
+/** Memory of the server process, in MB. */
 interface ServerMemory {
   peak_rss_mb: number;
-  /** After loading both graphs and indexing the big one, before any request (after GC). */
+  /** After catching up with the store (both graphs) and indexing both, before any request (after GC). */
   steady_rss_mb: number;
-  /** After every request of the bench (after GC): includes the traversal index's cached fragments. */
+  /** JavaScript heap in use at the same point. */
+  steady_heap_mb: number;
+  /** Memory of `Buffer`s and other array buffers at the same point, outside the heap. */
+  steady_array_buffers_mb: number;
+  /** After every request of the bench (after GC). */
   final_rss_mb: number;
   /** JavaScript heap in use at the same point. */
   final_heap_mb: number;
 }
 
-async function startServer(traversals: number): Promise<{ ready: ServerReady; stop(): Promise<ServerMemory> }> {
+/** Runs `record` in a process of its own. @throws Error when it fails. */
+async function recordInChildProcess(folder: string): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, 'record', folder], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`recording the benchmark graphs failed (exit code ${code})`);
+}
+
+/** Starts the server process on the store in `folder` and waits for its `ServerReady` line. */
+async function startServer(
+  traversals: number,
+  folder: string,
+): Promise<{ ready: ServerReady; stop(): Promise<ServerMemory> }> {
   const child = spawn(
     process.execPath,
-    ['--expose-gc', ...process.execArgv, import.meta.filename, 'serve', String(traversals)],
+    ['--expose-gc', ...process.execArgv, import.meta.filename, 'serve', String(traversals), folder],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout });
@@ -189,7 +217,14 @@ async function startServer(traversals: number): Promise<{ ready: ServerReady; st
       child.kill('SIGTERM');
       const last = await iterator.next();
       return last.done
-        ? { peak_rss_mb: Number.NaN, steady_rss_mb: Number.NaN, final_rss_mb: Number.NaN, final_heap_mb: Number.NaN }
+        ? {
+            peak_rss_mb: Number.NaN,
+            steady_rss_mb: Number.NaN,
+            steady_heap_mb: Number.NaN,
+            steady_array_buffers_mb: Number.NaN,
+            final_rss_mb: Number.NaN,
+            final_heap_mb: Number.NaN,
+          }
         : (JSON.parse(last.value) as ServerMemory);
     },
   };
@@ -201,49 +236,29 @@ async function startServer(traversals: number): Promise<{ ready: ServerReady; st
  */
 export async function benchApi(options: { traversals?: number } = {}): Promise<ApiBenchRow[]> {
   const traversals = options.traversals ?? 300;
-  const server = await startServer(traversals);
-  const rows: ApiBenchRow[] = [];
+  const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-bench-api-'));
+  try {
+    await recordInChildProcess(folder);
+    return await measure(await startServer(traversals, folder));
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** A row of one figure. */
+function row(measure: string, value: number, unit: ApiBenchRow['unit'], samples = 1, nodes: number | null = null) {
+  return { measure, value, unit, samples, nodes_per_answer: nodes };
+}
+
+/** The measurements against a started server, which it stops. */
+async function measure(server: Awaited<ReturnType<typeof startServer>>): Promise<ApiBenchRow[]> {
   let stopped = false;
   try {
     const { base, origins } = server.ready;
-    rows.push({
-      measure: 'traversal index build, 100k-node graph',
-      value: server.ready.index_build_ms,
-      unit: 'ms',
-      samples: 1,
-      nodes_per_answer: null,
-    });
-    rows.push({
-      measure: 'traversal index warm-up (every fragment), 100k-node graph',
-      value: server.ready.index_warm_ms,
-      unit: 'ms',
-      samples: 1,
-      nodes_per_answer: null,
-    });
-    for (const direction of ['upstream', 'downstream'] as const) {
-      for (const hops of [5, 10]) {
-        const url = (id: string) =>
-          `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
-        const results = await latencies(origins.map(url));
-        const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
-        const meanNodes = results.reduce((sum, result) => sum + (result.nodeCount ?? 0), 0) / results.length;
-        rows.push({
-          measure: `traversal ${direction} ${hops} hops p50`,
-          value: percentile(sorted, 50),
-          unit: 'ms',
-          samples: sorted.length,
-          nodes_per_answer: meanNodes,
-        });
-        rows.push({
-          measure: `traversal ${direction} ${hops} hops p99`,
-          value: percentile(sorted, 99),
-          unit: 'ms',
-          samples: sorted.length,
-          nodes_per_answer: meanNodes,
-        });
-      }
-    }
-
+    const rows: ApiBenchRow[] = [
+      row('traversal index build, 100k-node graph', server.ready.index_build_ms, 'ms'),
+      ...(await traversalLatencies(base, origins)),
+    ];
     const wholeUrl = `${base}/graphs/${SMALL_GRAPH}`;
     const whole = await latencies(
       Array.from({ length: 10 }, () => wholeUrl),
@@ -251,68 +266,56 @@ export async function benchApi(options: { traversals?: number } = {}): Promise<A
     );
     const wholeSorted = whole.map((result) => result.ms).sort((a, b) => a - b);
     const wholeNodes = ((await (await fetch(wholeUrl)).json()) as { nodes: unknown[] }).nodes.length;
-    rows.push({
-      measure: 'GET whole 10,000-node graph (median)',
-      value: percentile(wholeSorted, 50),
-      unit: 'ms',
-      samples: wholeSorted.length,
-      nodes_per_answer: wholeNodes,
-    });
-
+    rows.push(
+      row('GET whole 10,000-node graph (median)', percentile(wholeSorted, 50), 'ms', wholeSorted.length, wholeNodes),
+    );
     const health = await rps(`${base}/health`);
-    rows.push({
-      measure: 'GET /health, 50 connections',
-      value: health.value,
-      unit: 'requests/s',
-      samples: health.samples,
-      nodes_per_answer: null,
-    });
+    rows.push(row('GET /health, 50 connections', health.value, 'requests/s', health.samples));
     const traversal = await rps(
       `${base}/graphs/${BIG_GRAPH}/query/downstream/${encodeURIComponent(origins[1]!)}?hops=5`,
     );
-    rows.push({
-      measure: 'traversal downstream 5 hops, 50 connections',
-      value: traversal.value,
-      unit: 'requests/s',
-      samples: traversal.samples,
-      nodes_per_answer: null,
-    });
+    rows.push(row('traversal downstream 5 hops, 50 connections', traversal.value, 'requests/s', traversal.samples));
     const memory = await server.stop();
     stopped = true;
-    rows.push({
-      measure: 'API server resident memory, 100k- and 10k-node graphs loaded and indexed (after GC)',
-      value: memory.steady_rss_mb,
-      unit: 'MB',
-      samples: 1,
-      nodes_per_answer: null,
-    });
-    rows.push({
-      measure: 'API server resident memory after the benchmark (after GC)',
-      value: memory.final_rss_mb,
-      unit: 'MB',
-      samples: 1,
-      nodes_per_answer: null,
-    });
-    rows.push({
-      measure: 'API server JavaScript heap in use after the benchmark (after GC)',
-      value: memory.final_heap_mb,
-      unit: 'MB',
-      samples: 1,
-      nodes_per_answer: null,
-    });
-    rows.push({
-      measure: 'API server peak RSS (includes importing both graphs)',
-      value: memory.peak_rss_mb,
-      unit: 'MB',
-      samples: 1,
-      nodes_per_answer: null,
-    });
+    const loaded = '100k- and 10k-node graphs loaded and indexed (after GC)';
+    rows.push(
+      row(`API server resident memory, ${loaded}`, memory.steady_rss_mb, 'MB'),
+      row(`API server JavaScript heap in use, ${loaded}`, memory.steady_heap_mb, 'MB'),
+      row(`API server array buffers (outside the heap), ${loaded}`, memory.steady_array_buffers_mb, 'MB'),
+      row('API server resident memory after the benchmark (after GC)', memory.final_rss_mb, 'MB'),
+      row('API server JavaScript heap in use after the benchmark (after GC)', memory.final_heap_mb, 'MB'),
+      row('API server peak RSS (catching up with the store, then the benchmark)', memory.peak_rss_mb, 'MB'),
+    );
     return rows;
   } finally {
     if (!stopped) await server.stop();
   }
 }
 
-if (process.argv[1] === import.meta.filename && process.argv[2] === 'serve') {
-  await serve(Number(process.argv[3] ?? 300));
+/** p50 and p99 of traversals from `origins` on the 100k-node graph, each direction, at 5 and 10 hops. */
+async function traversalLatencies(base: string, origins: string[]): Promise<ApiBenchRow[]> {
+  const rows: ApiBenchRow[] = [];
+  for (const direction of ['upstream', 'downstream'] as const) {
+    for (const hops of [5, 10]) {
+      const url = (id: string) =>
+        `${base}/graphs/${BIG_GRAPH}/query/${direction}/${encodeURIComponent(id)}?hops=${hops}`;
+      const results = await latencies(origins.map(url));
+      const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
+      const meanNodes = results.reduce((sum, result) => sum + (result.nodeCount ?? 0), 0) / results.length;
+      for (const p of [50, 99]) {
+        rows.push(
+          row(`traversal ${direction} ${hops} hops p${p}`, percentile(sorted, p), 'ms', sorted.length, meanNodes),
+        );
+      }
+    }
+  }
+  return rows;
+}
+
+// `node --expose-gc --import tsx bench/api.ts` runs this benchmark alone and prints its rows as JSON;
+// `serve` is the server process it starts.
+if (process.argv[1] === import.meta.filename) {
+  if (process.argv[2] === 'record') await record(process.argv[3]!);
+  else if (process.argv[2] === 'serve') await serve(Number(process.argv[3] ?? 300), process.argv[4]!);
+  else process.stdout.write(`${JSON.stringify(await benchApi(), null, 2)}\n`);
 }

@@ -243,7 +243,7 @@ export interface GraphProjection {
   /**
    * Works for about `milliseconds` on the traversal indexes of the graphs that have been asked for
    * and have been quiet long enough: advances their builds (in steps; a build whose graph changed
-   * meanwhile is dropped), then serialises the fragments of built ones (`TraversalIndex.warm`).
+   * meanwhile is dropped).
    * Graphs nobody traverses are never indexed. Answers how many builds it completed, and whether
    * nothing is left to do for now. The runtime calls it in slices between requests
    * (`startTraversalIndexing`), so that no request waits for an index (requests ask with `build: false`).
@@ -259,11 +259,6 @@ export interface GraphProjectionOptions {
    * commands that never traverse).
    */
   traversalIndexQuietMilliseconds?: number;
-  /**
-   * Bytes of cached JSON fragments that all the indexes may hold together, outside the JavaScript
-   * heap (default `TRAVERSAL_FRAGMENT_BUDGET`, 256 MiB); past it, answers serialise what is not cached.
-   */
-  traversalFragmentBytes?: number;
   /** Clock of the quiet period, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
 }
@@ -277,7 +272,6 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
       ? undefined
       : createTraversalIndexes({
           quietMilliseconds: options.traversalIndexQuietMilliseconds,
-          fragmentBytes: options.traversalFragmentBytes,
           now: options.now,
         });
   return {

@@ -203,21 +203,15 @@ export async function graphWithContent(runtime: GraphRuntime, graphId: string, a
   return wholeGraph(runtime, graphId, asOf, true);
 }
 
-/**
- * The whole graph, with its summary first when `withSummary`: from the current revision's traversal
- * index when it has one (its cached fragments make the same bytes), else from the graph itself.
- */
+/** The whole graph now, or as of `asOf`, with its summary first when `withSummary`. */
 async function wholeGraph(
   runtime: GraphRuntime,
   graphId: string,
   asOf: string | undefined,
   withSummary: boolean,
 ): Promise<WholeGraph> {
-  const index = asOf === undefined ? runtime.graphs.traversalIndex(graphId, { build: false }) : undefined;
-  const state = index ? runtime.graphs.get(graphId) : await readGraph(runtime, graphId, asOf);
-  if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
-  const fields: Record<string, unknown> = withSummary ? { ...summarize(state) } : {};
-  return index ? index.wholeGraph(fields) : plainWholeGraph(toLineageGraph(state), fields);
+  const state = await readGraph(runtime, graphId, asOf);
+  return plainWholeGraph(toLineageGraph(state), withSummary ? { ...summarize(state) } : {});
 }
 
 /** Filters of `GET /graphs/{id}/nodes` (contract section 4). `search` is a case-insensitive substring. */

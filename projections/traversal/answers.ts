@@ -1,10 +1,9 @@
 /**
  * Traversal and whole-graph answers as values, and their JSON as bytes.
  *
- * A service answers a `Traversal` or a `WholeGraph`, whichever way it was computed (walked on the
- * graphology graph, or from a traversal index); only the HTTP route turns it into bytes, with
- * `serialise`. The bytes are UTF-8 JSON in a reused buffer from `answerBuffers`, given back with
- * `release` once they have been sent.
+ * A service answers a `Traversal` (walked on the graphology graph, or on a traversal index) or a
+ * `WholeGraph`; only the HTTP route turns it into bytes, with `serialise`. The bytes are UTF-8 JSON
+ * in a reused buffer from `answerBuffers`, given back with `release` once they have been sent.
  */
 import type { LineageGraph } from '../../src/graph/model.js';
 import type { TraversalDirection, TraversalResult } from './walk.js';

@@ -5,8 +5,7 @@
  * |---|---|
  * | `walk.ts` | the graphology walk (any revision; what `as_of` uses), its checks and its result |
  * | `answers.ts` | `Traversal` and `WholeGraph` answers as values, their JSON in pooled buffers |
- * | `traversalIndex.ts` | one index of a graph's revision: build (in steps), walk, JSON answers, warm-up |
- * | `jsonFragments.ts` | the index's cached JSON fragments outside the heap, within a shared budget |
+ * | `traversalIndex.ts` | one index of a graph's revision (typed-array adjacency): build (in steps), walk |
  * | `scheduler.ts` | which graphs have an index, staleness, and the sliced background work |
  */
 export {
@@ -19,7 +18,6 @@ export {
   type Traversal,
   type WholeGraph,
 } from './answers.js';
-export { FragmentArena, FragmentBudget, FragmentCache, JsonAnswer } from './jsonFragments.js';
 export {
   createTraversalIndexes,
   startTraversalIndexing,
@@ -28,7 +26,7 @@ export {
   type TraversalIndexes,
   type TraversalIndexingOptions,
 } from './scheduler.js';
-export { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
+export { TraversalIndex } from './traversalIndex.js';
 export {
   checkTraversal,
   MAX_TRAVERSAL_HOPS,

@@ -8,14 +8,12 @@
  * Policy (docs/api.md, "Traversal indexes"):
  * - a graph is indexed only once someone asked for its index ("wanted"), and only after it has not
  *   changed for the quiet period;
- * - a change makes its index stale at once: the index gives its fragments' bytes back to the shared
- *   budget, and a build in progress is dropped;
- * - `prepare` does the work in slices (build steps, then warming), so that a server can run it
- *   between requests; `get` with `build` builds at once (for callers that can wait).
+ * - a change makes its index stale at once: it is dropped, and so is a build in progress;
+ * - `prepare` does the work in slices (build steps), so that a server can run it between requests;
+ *   `get` with `build` builds at once (for callers that can wait).
  */
 import type { GraphState } from '../graphProjection.js';
-import { FragmentBudget } from './jsonFragments.js';
-import { TRAVERSAL_FRAGMENT_BUDGET, TraversalIndex } from './traversalIndex.js';
+import { TraversalIndex } from './traversalIndex.js';
 
 /** What is kept per graph. */
 interface IndexEntry {
@@ -43,25 +41,21 @@ export interface TraversalIndexes {
    * Answers the builds completed and whether nothing is left to do for now.
    */
   prepare(states: ReadonlyMap<string, GraphState>, milliseconds: number): { built: number; done: boolean };
-  /** Forgets everything, giving every index's bytes back. */
+  /** Forgets every index and build. */
   reset(): void;
 }
 
 /**
  * Creates the indexes of a projection.
  * @param options.quietMilliseconds how long a graph must be unchanged before it is indexed.
- * @param options.fragmentBytes bytes of cached JSON fragments all indexes may hold together
- *   (default `TRAVERSAL_FRAGMENT_BUDGET`).
  * @param options.now clock for the quiet period, in milliseconds (default `Date.now`).
  */
 export function createTraversalIndexes(options: {
   quietMilliseconds: number;
-  fragmentBytes?: number | undefined;
   now?: (() => number) | undefined;
 }): TraversalIndexes {
   const quiet = options.quietMilliseconds;
   const now = options.now ?? Date.now;
-  const budget = new FragmentBudget(options.fragmentBytes ?? TRAVERSAL_FRAGMENT_BUDGET);
   const entries = new Map<string, IndexEntry>();
   const entryFor = (graphId: string): IndexEntry => {
     let entry = entries.get(graphId);
@@ -78,7 +72,6 @@ export function createTraversalIndexes(options: {
     changed(graphId) {
       const entry = entryFor(graphId);
       entry.changedAt = now();
-      entry.index?.dispose();
       entry.index = undefined;
       entry.building = undefined;
     },
@@ -88,32 +81,25 @@ export function createTraversalIndexes(options: {
       entry.wanted = true;
       if (isCurrent(entry, state)) return entry.index;
       if (!build || now() - entry.changedAt < quiet) return undefined;
-      entry.index?.dispose();
       entry.building = undefined;
-      entry.index = TraversalIndex.build(state.graph, state.revision, budget);
+      entry.index = TraversalIndex.build(state.graph, state.revision);
       return entry.index;
     },
     prepare(states, milliseconds) {
       const deadline = performance.now() + milliseconds;
       let built = 0;
       let done = true;
-      // Every call makes progress (a step of a build, or 256 fragments), however short its time.
+      // Every call makes progress (a step of a build), however short its time.
       let worked = false;
       for (const [graphId, entry] of entries) {
         const state = states.get(graphId);
-        if (!entry.wanted || !state || state.deleted) continue;
+        if (!entry.wanted || !state || state.deleted || isCurrent(entry, state)) continue;
         if (worked && performance.now() >= deadline) return { built, done: false };
-        if (isCurrent(entry, state)) {
-          if (entry.index!.warmed) continue;
-          worked = true;
-          if (!entry.index!.warm(deadline - performance.now())) done = false;
-          continue;
-        }
         if (now() - entry.changedAt < quiet) continue;
         if (entry.building?.revision !== state.revision) {
           entry.building = {
             revision: state.revision,
-            steps: TraversalIndex.buildInSteps(state.graph, state.revision, budget),
+            steps: TraversalIndex.buildInSteps(state.graph, state.revision),
           };
         }
         worked = true;
@@ -125,15 +111,15 @@ export function createTraversalIndexes(options: {
             built += 1;
             break;
           }
-          if (performance.now() >= deadline) break;
+          if (performance.now() >= deadline) {
+            done = false;
+            break;
+          }
         }
-        // Still building, or built but not warm yet.
-        done = false;
       }
       return { built, done };
     },
     reset() {
-      for (const entry of entries.values()) entry.index?.dispose();
       entries.clear();
     },
   };

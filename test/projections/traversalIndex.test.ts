@@ -1,8 +1,8 @@
 /**
  * TraversalIndex against the graphology walk (`traverse`): a fast-check property over random small
  * multigraphs (self-loops, parallel edges of different types), the synthetic benchmark graph, UTF-8
- * round trips of traverseJson with and without cached fragments, fragment budgets, errors, `warm`,
- * reuse of visited marks across many walks, and an origin with no edges. Order within a hop may
+ * round trips of traverseJson, the Traversal value (counts, objects, bytes), errors, repeated
+ * answers from reused buffers, reuse of visited marks across many walks, and an origin with no edges. Order within a hop may
  * differ between the two walks, so answers are compared after sorting nodes and edges.
  */
 import assert from 'node:assert/strict';
@@ -186,83 +186,28 @@ describe('TraversalIndex', () => {
     ];
     const graph = toGraphology({ nodes, edges });
 
-    for (const budget of [undefined, 0]) {
-      it(`round-trips UTF-8 byte-exactly with fragment budget ${budget ?? 'default'}`, () => {
-        const index = TraversalIndex.build(graph, 1, budget);
-        for (let round = 0; round < 2; round += 1) {
-          for (const [origin, direction] of [
-            [nodes[0]!.id, 'downstream'],
-            [nodes[2]!.id, 'upstream'],
-          ] as const) {
-            const answer = index.traverseJson(origin, direction, 3);
-            const expected = Buffer.from(JSON.stringify(index.traverse(origin, direction, 3)), 'utf8');
-            assert.ok(
-              answer.bytes.equals(expected),
-              `${answer.bytes.toString('utf8')}\n!==\n${expected.toString('utf8')}`,
-            );
-            answer.release();
-            const { parsed } = jsonAnswer(index, origin, direction, 3);
-            assert.deepEqual([parsed.node_count, parsed.edge_count], [2, 2]);
-            assert.ok(parsed.nodes.some((node) => node.display_name.startsWith(text)));
-            assert.ok(parsed.edges.some((edge) => edge.attributes?.note === `${text}😀`));
-            assertAgrees(graph, index, origin, direction, 3);
-          }
+    it('round-trips UTF-8 byte-exactly', () => {
+      const index = TraversalIndex.build(graph, 1);
+      for (let round = 0; round < 2; round += 1) {
+        for (const [origin, direction] of [
+          [nodes[0]!.id, 'downstream'],
+          [nodes[2]!.id, 'upstream'],
+        ] as const) {
+          const answer = index.traverseJson(origin, direction, 3);
+          const expected = Buffer.from(JSON.stringify(index.traverse(origin, direction, 3)), 'utf8');
+          assert.ok(
+            answer.bytes.equals(expected),
+            `${answer.bytes.toString('utf8')}\n!==\n${expected.toString('utf8')}`,
+          );
+          answer.release();
+          const { parsed } = jsonAnswer(index, origin, direction, 3);
+          assert.deepEqual([parsed.node_count, parsed.edge_count], [2, 2]);
+          assert.ok(parsed.nodes.some((node) => node.display_name.startsWith(text)));
+          assert.ok(parsed.edges.some((edge) => edge.attributes?.note === `${text}😀`));
+          assertAgrees(graph, index, origin, direction, 3);
         }
-      });
-    }
-  });
-
-  it('gives correct JSON with a tiny budget (300 bytes: nothing is cached)', (t) => {
-    const lineage = syntheticGraph({ nodes: 200, edges: 600, seed: 3 });
-    const graph = toGraphology(lineage);
-    const index = TraversalIndex.build(graph, 1, 300);
-    const stringify = t.mock.method(JSON, 'stringify');
-    for (const position of [0, 10, 100]) {
-      for (const direction of DIRECTIONS) assertAgrees(graph, index, lineage.nodes[position]!.id, direction, 4);
-    }
-    stringify.mock.resetCalls();
-    const { parsed } = jsonAnswer(index, lineage.nodes[0]!.id, 'downstream', 4);
-    // A budget below one 8 MiB chunk caches nothing: every fragment is serialised again.
-    assert.ok(stringify.mock.callCount() >= 1 + parsed.node_count + parsed.edge_count);
-  });
-
-  it('gives correct JSON when some fragments are cached and some are not (one full chunk, oversized fragments)', (t) => {
-    // Budget of one 8 MiB chunk; nodes of about 1.5 MiB fill it after five, and a 3 MiB node is
-    // larger than a quarter chunk, so it is never cached.
-    const big = (size: number) => 'ü'.repeat(size / 2);
-    const nodes = [makeNode('huge', { attributes: { blob: big(3 * 2 ** 20) } })];
-    for (let i = 0; i < 8; i += 1) nodes.push(makeNode(`n${i}`, { attributes: { blob: big(1.5 * 2 ** 20), i } }));
-    for (let i = 0; i < 20; i += 1) nodes.push(makeNode(`s${i}`, { display_name: `東京${i}` }));
-    const edges: Edge[] = nodes
-      .slice(1)
-      .map((node, i) => ({ src_id: nodes[i]!.id, dst_id: node.id, edge_type: 'TRANSFORMS', attributes: { i } }));
-    const graph = toGraphology({ nodes, edges });
-    const index = TraversalIndex.build(graph, 1, 8 * 2 ** 20);
-    const all = () => jsonAnswer(index, nodes[0]!.id, 'downstream', 100);
-    const first = all();
-    assert.equal(first.parsed.node_count, nodes.length - 1);
-    assert.equal(first.text, JSON.stringify(index.traverse(nodes[0]!.id, 'downstream', 100)));
-    const stringify = t.mock.method(JSON, 'stringify');
-    const second = all();
-    const uncached = stringify.mock.callCount();
-    assert.equal(second.text, first.text);
-    assert.ok(uncached > 0 && uncached < nodes.length + edges.length, `uncached serialisations: ${uncached}`);
-    assertAgrees(graph, index, nodes[3]!.id, 'upstream', 100);
-    assertAgrees(graph, index, nodes[3]!.id, 'downstream', 2);
-  });
-
-  it('warms past a fragment too large to cache, and stops once the budget is spent', (t) => {
-    const huge = makeNode('huge', { attributes: { blob: 'x'.repeat(3 * 2 ** 20) } });
-    const small = Array.from({ length: 10 }, (_, i) => makeNode(`w${i}`));
-    const index = TraversalIndex.build(toGraphology({ nodes: [huge, ...small], edges: [] }), 1);
-    while (!index.warm(1000));
-    const none = TraversalIndex.build(toGraphology({ nodes: small, edges: [] }), 1, 0);
-    assert.equal(none.warm(1000), true, 'no budget: warming ends at once');
-    const calls = t.mock.method(JSON, 'stringify');
-    for (const node of small) index.traverseJson(node.id, 'downstream', 1).release();
-    assert.equal(calls.mock.callCount(), 0, 'every small node was warmed, after the huge one');
-    none.traverseJson(small[0]!.id, 'downstream', 1).release();
-    assert.ok(calls.mock.callCount() > 0, 'without a budget, fragments are serialised per answer');
+      }
+    });
   });
 
   it('rejects an unknown origin and hops outside 1..100 exactly as traverse does', () => {
@@ -290,26 +235,33 @@ describe('TraversalIndex', () => {
     assert.throws(() => index.traverseJson(origin, sideways, 1), ValidationError);
   });
 
-  it('warm() caches everything until warmed, without changing answers; an empty graph is warm at once', () => {
+  it('answers a Traversal value whose counts, objects and bytes agree; repeated answers are byte-identical', () => {
     const lineage = syntheticGraph({ nodes: 600, edges: 1800 });
     const graph = toGraphology(lineage);
     const index = TraversalIndex.build(graph, 1);
     const origins = [0, 100, 300].map((position) => lineage.nodes[position]!.id);
-    const before = origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text);
-    assert.equal(index.warmed, false);
-    let calls = 0;
-    while (!index.warm(1000)) calls += 1;
-    assert.ok(calls < 100);
-    assert.equal(index.warmed, true);
-    assert.equal(index.warm(1000), true);
-    assert.deepEqual(
-      origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text),
-      before,
+    const first = origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text);
+    for (const [position, origin] of origins.entries()) {
+      const traversal = index.traversal(origin, 'downstream', 5);
+      const result = traversal.toResult();
+      assert.deepEqual(
+        [traversal.direction, traversal.hops, traversal.nodeCount, traversal.edgeCount],
+        ['downstream', 5, result.node_count, result.edge_count],
+      );
+      const bytes = traversal.serialise();
+      assert.equal(bytes.bytes.toString('utf8'), JSON.stringify(result));
+      assert.equal(bytes.bytes.toString('utf8'), first[position], 'the same bytes as the first answer');
+      bytes.release();
+      assertAgrees(graph, index, origin, 'upstream', 5);
+    }
+    assert.ok(
+      first.some((text) => text.length > 1_000),
+      'some answers reach more than a few nodes',
     );
-    for (const origin of origins) assertAgrees(graph, index, origin, 'upstream', 5);
 
     const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0);
-    assert.deepEqual([empty.order, empty.warm(0), empty.warmed], [0, true, true]);
+    assert.equal(empty.order, 0);
+    assert.throws(() => empty.traversal('stream:topic:env:nope', 'downstream', 1), NotFoundError);
   });
 
   it('does not leak visited marks between walks from different origins', () => {
@@ -342,33 +294,5 @@ describe('TraversalIndex', () => {
       assert.deepEqual(parsed, expected);
       assert.equal(text, JSON.stringify(expected));
     }
-  });
-});
-
-describe('TraversalIndex.graphJson', () => {
-  it('answers the same bytes as serialising the whole graph, with or without fields first, with any budget', () => {
-    const lineage = syntheticGraph({ nodes: 300, edges: 900, seed: 5 });
-    lineage.nodes[7] = { ...lineage.nodes[7]!, display_name: 'Käse → 東京 😀' };
-    const graph = toGraphology(lineage);
-    const nodes: Node[] = [];
-    const edges: Edge[] = [];
-    graph.forEachNode((_, node) => nodes.push(node));
-    graph.forEachEdge((_, edge) => edges.push(edge));
-    const fields = { graph_id: 'g-1', name: 'shop', revision: 4 };
-    for (const budget of [undefined, 0]) {
-      const index = TraversalIndex.build(graph, 4, budget);
-      for (let round = 0; round < 2; round += 1) {
-        const whole = index.graphJson(fields);
-        assert.equal(whole.bytes.toString('utf8'), JSON.stringify({ ...fields, nodes, edges }));
-        whole.release();
-        const bare = index.graphJson();
-        assert.equal(bare.bytes.toString('utf8'), JSON.stringify({ nodes, edges }));
-        bare.release();
-      }
-    }
-    const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0).graphJson(
-      fields,
-    );
-    assert.deepEqual(JSON.parse(empty.bytes.toString('utf8')), { ...fields, nodes: [], edges: [] });
   });
 });
