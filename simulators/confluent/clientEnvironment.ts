@@ -1,6 +1,6 @@
 /**
  * The configuration that points lineage-svc at a simulator: base URLs and the scenario's keys, as
- * the `LINEAGE_SVC_*` variables of `src/config.ts` (contract section 3).
+ * the `LINEAGE_SVC_*` variables of `src/config.ts` (`docs/contract.md` section 3).
  */
 import type { Scenario } from './scenario.js';
 

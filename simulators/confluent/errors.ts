@@ -1,15 +1,17 @@
 /**
  * Error answers of the platform simulator, in the envelope of each API family (they differ on the
- * real platform; see `shared/reference/confluent-apis.md` "Error body shapes"):
+ * real platform; see `docs/platform-apis.md` section 0, "Error body shapes"):
  *
- * | family | body |
- * |---|---|
- * | `v2` (org, cmk, fcpm, ksqldbcm, srcm, iam, tableflow, Flink SQL) | `{"errors":[{"id","status":"404","code","title","detail","source":{}}]}` |
- * | `kafka-rest` | `{"error_code":40403,"message":"..."}` (40101 auth, 40301 authz, 40403 unknown topic); 429 is Jetty's HTML page |
- * | `schema-registry` (also Stream Catalog) | `{"error_code":40401,"message":"..."}` |
- * | `connect` | `{"error":{"code":404,"message":"..."}}` (and the recorded `{"error_code":404,"message":"resource not found"}` for an unknown connector) |
- * | `metrics` | `{"errors":[{"detail":"..."}]}` |
- * | `ksqldb` | `{"@type":"generic_error","error_code":40100,"message":"..."}` / `statement_error` with `statementText`, `entities` |
+ * - `v2` (org, cmk, fcpm, ksqldbcm, srcm, iam, tableflow, Flink SQL):
+ *   `{"errors":[{"id","status":"404","code","title","detail","source":{}}]}`
+ * - `kafka-rest`: `{"error_code":40403,"message":"..."}` (40101 auth, 40301 authz, 40403 unknown topic); 429
+ *   is Jetty's HTML page
+ * - `schema-registry` (also Stream Catalog): `{"error_code":40401,"message":"..."}`
+ * - `connect`: `{"error":{"code":404,"message":"..."}}` (and the recorded
+ *   `{"error_code":404,"message":"resource not found"}` for an unknown connector)
+ * - `metrics`: `{"errors":[{"detail":"..."}]}`
+ * - `ksqldb`: `{"@type":"generic_error","error_code":40100,"message":"..."}` / `statement_error` with
+ *   `statementText`, `entities`
  */
 
 /** The error envelope families. `admin` is the simulator's own `/_simulator` API. */
@@ -84,7 +86,12 @@ function kafkaRestCode(status: number): number {
 
 /** The Jetty DoSFilter page Kafka REST sends with a 429 (as in the official spec's example). */
 export function kafkaRest429Html(uri: string): string {
-  return `<html> <head> <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/> <title>Error 429 Too Many Requests</title> </head> <body> <h2>HTTP ERROR 429 Too Many Requests</h2> <table> <tr> <th>URI:</th> <td>${uri}</td> </tr> <tr> <th>STATUS:</th> <td>429</td> </tr> <tr> <th>MESSAGE:</th> <td>Too Many Requests</td> </tr> <tr> <th>SERVLET:</th> <td>default</td> </tr> </table> </body> </html>`;
+  return (
+    '<html> <head> <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/> <title>Error 429 Too Many Requests</title> </head> ' +
+    '<body> <h2>HTTP ERROR 429 Too Many Requests</h2> <table> ' +
+    `<tr> <th>URI:</th> <td>${uri}</td> </tr> <tr> <th>STATUS:</th> <td>429</td> </tr> ` +
+    '<tr> <th>MESSAGE:</th> <td>Too Many Requests</td> </tr> <tr> <th>SERVLET:</th> <td>default</td> </tr> </table> </body> </html>'
+  );
 }
 
 /** A rendered error answer. */

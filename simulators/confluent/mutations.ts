@@ -4,17 +4,22 @@
  * on. Through code: `simulator.mutate(ops)` (or `simulator.mutate((scenario) => { ... })` for
  * anything else); over HTTP: `POST /_simulator/scenario` with one operation or an array.
  *
- * | op | fields | effect |
- * |---|---|---|
- * | `add_topic` | `environment_id`, `cluster_id`, `topic` (a scenario topic) | adds the topic (400 when it exists) |
- * | `remove_topic` | `environment_id`, `cluster_id`, `name` | removes it (and its Tableflow entry) |
- * | `put_connector` | `environment_id`, `cluster_id`, `connector` (a scenario connector) | adds it, or replaces the one of the same name (an update) |
- * | `remove_connector` | `environment_id`, `cluster_id`, `name` | removes it |
- * | `put_statement` | `environment_id`, `statement` (a scenario Flink statement) | adds it, or replaces the one of the same name |
- * | `remove_statement` | `environment_id`, `name` | removes it |
- * | `put_ksqldb_cluster` | `environment_id`, `cluster` (a scenario ksqlDB cluster) | adds it, or replaces the one of the same id |
- * | `remove_ksqldb_cluster` | `environment_id`, `id` | removes it |
- * | `register_schema` | `environment_id`, `subject`, `schema`, `schema_type?` | registers a new version of the subject (version 1 for a new subject) with a fresh schema id |
+ * The operations (`op` with its fields: effect):
+ *
+ * - `add_topic` with `environment_id`, `cluster_id`, `topic` (a scenario topic): adds the topic (400 when it
+ *   exists)
+ * - `remove_topic` with `environment_id`, `cluster_id`, `name`: removes it (and its Tableflow entry)
+ * - `put_connector` with `environment_id`, `cluster_id`, `connector` (a scenario connector): adds it, or
+ *   replaces the one of the same name (an update)
+ * - `remove_connector` with `environment_id`, `cluster_id`, `name`: removes it
+ * - `put_statement` with `environment_id`, `statement` (a scenario Flink statement): adds it, or replaces the
+ *   one of the same name
+ * - `remove_statement` with `environment_id`, `name`: removes it
+ * - `put_ksqldb_cluster` with `environment_id`, `cluster` (a scenario ksqlDB cluster): adds it, or replaces
+ *   the one of the same id
+ * - `remove_ksqldb_cluster` with `environment_id`, `id`: removes it
+ * - `register_schema` with `environment_id`, `subject`, `schema`, `schema_type?`: registers a new version of
+ *   the subject (version 1 for a new subject) with a fresh schema id
  *
  * An unknown environment, cluster or resource, or a scenario that no longer validates, is a
  * `ValidationError` and changes nothing.

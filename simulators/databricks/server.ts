@@ -1,16 +1,17 @@
 /**
  * The lakehouse simulator: a fastify server standing in for a Databricks workspace, answering the
- * calls of `infra/catalogs/databricksClient.ts` with the real paths and shapes (catalog-apis.md A1,
- * A4, A6, A7; fixtures under `shared/fixtures/catalogs/databricks/`):
+ * calls of `infra/catalogs/databricksClient.ts` with the real paths and shapes (`docs/catalog-apis.md`
+ * A1, A4, A6, A7):
  *
- * | API name | route |
- * |---|---|
- * | `lakehouse.tables.get` | `GET /api/2.1/unity-catalog/tables/{full_name}` -> `TableInfo` (empty fields omitted, as SaaS does) |
- * | `lakehouse.lineage.table` | `GET /api/2.0/lineage-tracking/table-lineage?table_name=&include_entity_lineage=` -> `{upstreams, downstreams}` of `{tableInfo}` |
- * | `lakehouse.warehouses.list` | `GET /api/2.0/sql/warehouses` -> `{warehouses: [EndpointInfo]}` |
- * | `lakehouse.sql.statements` | `POST /api/2.0/sql/statements` -> `StatementResponse` |
- * | `lakehouse.sql.statements.get` | `GET /api/2.0/sql/statements/{id}` |
- * | `lakehouse.sql.statements.cancel` | `POST /api/2.0/sql/statements/{id}/cancel` |
+ * - `lakehouse.tables.get`: `GET /api/2.1/unity-catalog/tables/{full_name}` -> `TableInfo` (empty fields
+ *   omitted, as SaaS does)
+ * - `lakehouse.lineage.table`:
+ *   `GET /api/2.0/lineage-tracking/table-lineage?table_name=&include_entity_lineage=` ->
+ *   `{upstreams, downstreams}` of `{tableInfo}`
+ * - `lakehouse.warehouses.list`: `GET /api/2.0/sql/warehouses` -> `{warehouses: [EndpointInfo]}`
+ * - `lakehouse.sql.statements`: `POST /api/2.0/sql/statements` -> `StatementResponse`
+ * - `lakehouse.sql.statements.get`: `GET /api/2.0/sql/statements/{id}`
+ * - `lakehouse.sql.statements.cancel`: `POST /api/2.0/sql/statements/{id}/cancel`
  *
  * Every request: accounting -> faults (`{api, status, times, retry_after}`) -> bearer token (401
  * `UNAUTHENTICATED`) -> handler. Errors use the envelope `{error_code, message, details}`.
@@ -177,12 +178,10 @@ export async function startLakehouseSimulator(options: LakehouseSimulatorOptions
       .send({ error_code: apiError.errorCode, message: apiError.message, details: [] });
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send({
-        error_code: 'ENDPOINT_NOT_FOUND',
-        message: `No API found for '${request.method} ${request.url.split('?')[0]}'`,
-      });
+    void reply.code(404).send({
+      error_code: 'ENDPOINT_NOT_FOUND',
+      message: `No API found for '${request.method} ${request.url.split('?')[0]}'`,
+    });
   });
 
   const tableInfo = (t: SimulatedTable) => {

@@ -1,18 +1,26 @@
 /**
  * The warehouse simulator: a fastify server standing in for Google BigQuery and the Data Lineage
  * API, answering the calls of `infra/catalogs/googleClient.ts` with the real paths and shapes
- * (catalog-apis.md B1, B2; fixtures under `shared/fixtures/catalogs/bigquery/` and
- * `google-datalineage/`):
+ * (`docs/catalog-apis.md` B1, B2, B4):
  *
- * | API name | route |
- * |---|---|
- * | `warehouse.bigquery.tables.get` | `GET /bigquery/v2/projects/{p}/datasets/{d}/tables/{t}` -> `Table` (int64s and times as JSON strings) |
- * | `warehouse.lineage.processOpenLineageRunEvent` | `POST /v1/projects/{p}/locations/{l}:processOpenLineageRunEvent?requestId=` -> `{process, run, lineageEvents}` |
- * | `warehouse.dataplex.{entryGroups,entryTypes,aspectTypes}.get` | `GET /v1/projects/{p}/locations/{l}/{collection}/{id}` -> the resource, or 404 |
- * | `warehouse.dataplex.{entryGroups,entryTypes,aspectTypes}.create` | `POST /v1/projects/{p}/locations/{l}/{collection}?{x}Id=` -> a long-running `Operation` (`done: false`; 409 `ALREADY_EXISTS` when present) |
- * | `warehouse.dataplex.operations.get` | `GET /v1/projects/{p}/locations/{l}/operations/{id}` -> `{done: true, response}` |
- * | `warehouse.dataplex.entries.create` | `POST /v1/projects/{p}/locations/{l}/entryGroups/{g}/entries?entryId=` -> `Entry` (409 when present; 404 unknown group, 400 unknown entry type) |
- * | `warehouse.dataplex.entries.patch` | `PATCH /v1/projects/{p}/locations/{l}/entryGroups/{g}/entries/{id}?updateMask=aspects&aspectKeys=` -> `Entry` |
+ * - `warehouse.bigquery.tables.get`: `GET /bigquery/v2/projects/{p}/datasets/{d}/tables/{t}` -> `Table`
+ *   (int64s and times as JSON strings)
+ * - `warehouse.lineage.processOpenLineageRunEvent`:
+ *   `POST /v1/projects/{p}/locations/{l}:processOpenLineageRunEvent?requestId=` ->
+ *   `{process, run, lineageEvents}`
+ * - `warehouse.dataplex.{entryGroups,entryTypes,aspectTypes}.get`:
+ *   `GET /v1/projects/{p}/locations/{l}/{collection}/{id}` -> the resource, or 404
+ * - `warehouse.dataplex.{entryGroups,entryTypes,aspectTypes}.create`:
+ *   `POST /v1/projects/{p}/locations/{l}/{collection}?{x}Id=` -> a long-running `Operation` (`done: false`; 409
+ *   `ALREADY_EXISTS` when present)
+ * - `warehouse.dataplex.operations.get`: `GET /v1/projects/{p}/locations/{l}/operations/{id}` ->
+ *   `{done: true, response}`
+ * - `warehouse.dataplex.entries.create`:
+ *   `POST /v1/projects/{p}/locations/{l}/entryGroups/{g}/entries?entryId=` -> `Entry` (409 when present; 404
+ *   unknown group, 400 unknown entry type)
+ * - `warehouse.dataplex.entries.patch`:
+ *   `PATCH /v1/projects/{p}/locations/{l}/entryGroups/{g}/entries/{id}?updateMask=aspects&aspectKeys=` ->
+ *   `Entry`
  *
  * Every request: accounting -> faults (`{api, status, times, retry_after}`) -> bearer token (401
  * `UNAUTHENTICATED`) -> handler. Errors use the googleapis envelope
@@ -113,7 +121,7 @@ const BIGQUERY_REASONS: Record<number, string> = {
   503: 'backendError',
 };
 
-/** Google's FQN of an OpenLineage dataset identity (catalog-apis.md B2, B4), or null. */
+/** Google's FQN of an OpenLineage dataset identity (`docs/catalog-apis.md` B2, B4), or null. */
 export function googleFqn(namespace: string, name: string): string | null {
   const quote = (segment: string) => (/[.:\s`]/.test(segment) ? `\`${segment.replaceAll('`', '``')}\`` : segment);
   if (namespace === 'bigquery') return `bigquery:${name}`;
@@ -207,15 +215,13 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
     void reply.code(apiError.status).headers(apiError.headers).send({ error: body });
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send({
-        error: {
-          code: 404,
-          message: `The requested URL ${request.url.split('?')[0]} was not found on this server.`,
-          status: 'NOT_FOUND',
-        },
-      });
+    void reply.code(404).send({
+      error: {
+        code: 404,
+        message: `The requested URL ${request.url.split('?')[0]} was not found on this server.`,
+        status: 'NOT_FOUND',
+      },
+    });
   });
 
   route(
@@ -230,7 +236,8 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
         throw new ApiError(
           403,
           'PERMISSION_DENIED',
-          `Access Denied: Table ${project}:${dataset}.${table}: Permission bigquery.tables.get denied on table ${project}:${dataset}.${table} (or it may not exist).`,
+          `Access Denied: Table ${project}:${dataset}.${table}: ` +
+            `Permission bigquery.tables.get denied on table ${project}:${dataset}.${table} (or it may not exist).`,
           'accessDenied',
         );
       }
@@ -276,7 +283,8 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
         throw new ApiError(
           403,
           'PERMISSION_DENIED',
-          `Permission 'datalineage.events.create' denied on resource '//datalineage.googleapis.com/projects/${project}/locations/${location}' (or it may not exist).`,
+          "Permission 'datalineage.events.create' denied on resource " +
+            `'//datalineage.googleapis.com/projects/${project}/locations/${location}' (or it may not exist).`,
         );
       }
       if (!scenario.locations.includes(location))

@@ -1,7 +1,7 @@
 /**
  * Conformance of the platform simulator to recorded Confluent Cloud bodies.
  *
- * For each fixture in `../shared/fixtures/confluent` (see its SOURCES.md) the simulator is asked
+ * For each of the recorded payloads beside the checkout, when present, the simulator is asked
  * the same question and the two bodies' shapes are compared: the set of key paths with their JSON
  * types, recursively, arrays by the union of their elements' shapes, and maps keyed by data
  * (connector names, config keys, topic names...) folded to `*`. Every path of the fixture must be
@@ -76,7 +76,7 @@ function compareShapes(fixture: Shape, ours: Shape, allow: Record<string, string
 }
 
 interface Case {
-  /** fixture path below `shared/fixtures/confluent` */
+  /** fixture path below the folder `FIXTURES` */
   fixture: string;
   /** asks the simulator; returns [status, body] */
   ask: () => Promise<[number, unknown]>;

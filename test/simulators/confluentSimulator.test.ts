@@ -760,7 +760,8 @@ describe('platform simulator options and scenarios', () => {
     const bad = path.join(dir, 'bad.yaml');
     await writeFile(
       bad,
-      'environments:\n  - id: env-b\n    display_name: b\n    kafka_clusters:\n      - id: lkc-b\n        display_name: b\n        topics:\n          - name: t\n            partitions: six\n',
+      'environments:\n  - id: env-b\n    display_name: b\n    kafka_clusters:\n' +
+        '      - id: lkc-b\n        display_name: b\n        topics:\n          - name: t\n            partitions: six\n',
     );
     await assert.rejects(loadScenario(bad), (error: Error) => {
       assert.ok(error instanceof ValidationError);

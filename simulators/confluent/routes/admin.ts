@@ -1,17 +1,17 @@
 /**
  * The simulator's own admin API under `/_simulator` (no credentials; never counted, never faulted):
  *
- * | route | effect |
- * |---|---|
- * | `GET /_simulator/faults` | `{faults: [{id, spec, hits, seen, remaining}]}` |
- * | `POST /_simulator/faults` | body: one fault or an array -> 201 `{faults: [...installed]}`; 400 `{error}` when malformed |
- * | `DELETE /_simulator/faults` | removes every fault -> 204 |
- * | `GET /_simulator/requests` | `{counts: {api: n}, log: [...]}` |
- * | `DELETE /_simulator/requests` | resets the request log and counts -> 204 |
- * | `PUT /_simulator/latency` | body `{latency_ms}` -> sets the global latency (ms) |
- * | `GET /_simulator/health` | `{status: "ok"}` |
- * | `GET /_simulator/scenario` | the scenario served now |
- * | `POST /_simulator/scenario` | body: one scenario operation or an array (`../mutations.ts`) -> 200 `{applied: n}`; 400 `{error}` when invalid (nothing changes) |
+ * - `GET /_simulator/faults`: `{faults: [{id, spec, hits, seen, remaining}]}`
+ * - `POST /_simulator/faults`: body: one fault or an array -> 201 `{faults: [...installed]}`; 400 `{error}`
+ *   when malformed
+ * - `DELETE /_simulator/faults`: removes every fault -> 204
+ * - `GET /_simulator/requests`: `{counts: {api: n}, log: [...]}`
+ * - `DELETE /_simulator/requests`: resets the request log and counts -> 204
+ * - `PUT /_simulator/latency`: body `{latency_ms}` -> sets the global latency (ms)
+ * - `GET /_simulator/health`: `{status: "ok"}`
+ * - `GET /_simulator/scenario`: the scenario served now
+ * - `POST /_simulator/scenario`: body: one scenario operation or an array (`../mutations.ts`) -> 200
+ *   `{applied: n}`; 400 `{error}` when invalid (nothing changes)
  */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../../src/errors.js';

@@ -1,14 +1,14 @@
 /**
  * Managed connectors, `connect/v1` on the control plane (cloud API key). Not paginated.
  *
- * | API name | route |
- * |---|---|
- * | `connect.connectors` | `GET /connect/v1/environments/{env}/clusters/{lkc}/connectors` - a bare array of names; with `?expand=info,status,id` a map keyed by connector name of `{status, info, id, extensions}` (only the expanded parts) |
- * | `connect.connector` | `GET .../connectors/{name}` -> `{name, config, tasks, type}` |
- * | `connect.connector-config` | `GET .../connectors/{name}/config` -> flat string map |
- * | `connect.connector-status` | `GET .../connectors/{name}/status` |
- * | `connect.connector-tasks` | `GET .../connectors/{name}/tasks` |
- * | `connect.connector-offsets` | `GET .../connectors/{name}/offsets` |
+ * - `connect.connectors`: `GET /connect/v1/environments/{env}/clusters/{lkc}/connectors` - a bare array of
+ *   names; with `?expand=info,status,id` a map keyed by connector name of `{status, info, id, extensions}`
+ *   (only the expanded parts)
+ * - `connect.connector`: `GET .../connectors/{name}` -> `{name, config, tasks, type}`
+ * - `connect.connector-config`: `GET .../connectors/{name}/config` -> flat string map
+ * - `connect.connector-status`: `GET .../connectors/{name}/status`
+ * - `connect.connector-tasks`: `GET .../connectors/{name}/tasks`
+ * - `connect.connector-offsets`: `GET .../connectors/{name}/offsets`
  *
  * Configs carry the platform's own keys (`cloud.provider`, `kafka.endpoint`, `kafka.region`,
  * `kafka.api.key`...) sorted by key, with secrets masked as `****************`. An unknown

@@ -2,18 +2,20 @@
  * Control-plane APIs (`https://api.confluent.cloud`, cloud API key), v2-style lists
  * (`page_size` default 10, max 100; opaque `page_token`; `metadata.next`):
  *
- * | API name | route |
- * |---|---|
- * | `org.organizations` | `GET /org/v2/organizations` |
- * | `org.environments` / `org.environment` | `GET /org/v2/environments`, `GET /org/v2/environments/{id}` |
- * | `cmk.clusters` / `cmk.cluster` | `GET /cmk/v2/clusters?environment=` (required), `GET /cmk/v2/clusters/{id}?environment=` |
- * | `srcm.clusters` / `srcm.cluster` | `GET /srcm/v3/clusters?environment=`, `GET /srcm/v3/clusters/{id}?environment=` (also `/srcm/v2/...`) |
- * | `ksqldbcm.clusters` / `ksqldbcm.cluster` | `GET /ksqldbcm/v2/clusters?environment=`, `.../{id}` |
- * | `fcpm.compute-pools` / `fcpm.compute-pool` | `GET /fcpm/v2/compute-pools?environment=`, `.../{id}` |
- * | `fcpm.regions` | `GET /fcpm/v2/regions?cloud=&region_name=` |
- * | `iam.service-accounts`, `iam.users` | `GET /iam/v2/service-accounts`, `GET /iam/v2/users` |
- * | `tableflow.topics` / `tableflow.topic` | `GET /tableflow/v1/tableflow-topics?environment=&spec.kafka_cluster=` (both required), `.../{display_name}` |
- * | `tableflow.catalog-integrations` / `tableflow.catalog-integration` | `GET /tableflow/v1/catalog-integrations?environment=&spec.kafka_cluster=`, `.../{id}` |
+ * - `org.organizations`: `GET /org/v2/organizations`
+ * - `org.environments` / `org.environment`: `GET /org/v2/environments`, `GET /org/v2/environments/{id}`
+ * - `cmk.clusters` / `cmk.cluster`: `GET /cmk/v2/clusters?environment=` (required),
+ *   `GET /cmk/v2/clusters/{id}?environment=`
+ * - `srcm.clusters` / `srcm.cluster`: `GET /srcm/v3/clusters?environment=`,
+ *   `GET /srcm/v3/clusters/{id}?environment=` (also `/srcm/v2/...`)
+ * - `ksqldbcm.clusters` / `ksqldbcm.cluster`: `GET /ksqldbcm/v2/clusters?environment=`, `.../{id}`
+ * - `fcpm.compute-pools` / `fcpm.compute-pool`: `GET /fcpm/v2/compute-pools?environment=`, `.../{id}`
+ * - `fcpm.regions`: `GET /fcpm/v2/regions?cloud=&region_name=`
+ * - `iam.service-accounts`, `iam.users`: `GET /iam/v2/service-accounts`, `GET /iam/v2/users`
+ * - `tableflow.topics` / `tableflow.topic`:
+ *   `GET /tableflow/v1/tableflow-topics?environment=&spec.kafka_cluster=` (both required), `.../{display_name}`
+ * - `tableflow.catalog-integrations` / `tableflow.catalog-integration`:
+ *   `GET /tableflow/v1/catalog-integrations?environment=&spec.kafka_cluster=`, `.../{id}`
  *
  * Quirks reproduced: empty lists answer `data: null` (org, cmk, srcm, fcpm, ksqldbcm, iam); the last
  * page omits `next` except fcpm which sends `"next": ""`; an unknown/deleted cmk or ksqlDB cluster

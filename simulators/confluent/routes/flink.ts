@@ -3,11 +3,11 @@
  * `/fcpm/v2/regions` = `{url}/flink/{cloud}-{region}` (e.g. `{url}/flink/aws-us-east-1`); Flink API
  * key. A region only holds the statements whose compute pool is in that region.
  *
- * | API name | route below `{url}/flink/{cloud}-{region}` |
- * |---|---|
- * | `flink.statements` | `GET /sql/v1/organizations/{org}/environments/{env}/statements` (`page_size` default 10 max 100, `page_token`, `spec.compute_pool_id`, `label_selector`) |
- * | `flink.statement` | `GET /sql/v1/organizations/{org}/environments/{env}/statements/{name}` |
- * | `flink.statement-exceptions` | `GET /sql/v1/organizations/{org}/environments/{env}/statements/{name}/exceptions` |
+ * - `flink.statements`: `GET /sql/v1/organizations/{org}/environments/{env}/statements` (`page_size` default
+ *   10 max 100, `page_token`, `spec.compute_pool_id`, `label_selector`)
+ * - `flink.statement`: `GET /sql/v1/organizations/{org}/environments/{env}/statements/{name}`
+ * - `flink.statement-exceptions`:
+ *   `GET /sql/v1/organizations/{org}/environments/{env}/statements/{name}/exceptions`
  *
  * The list is `{api_version: "sql/v1", kind: "StatementList", metadata: {self, next}, data}` with
  * `next: ""` on the last page. Each statement has `spec.statement`, `spec.properties`

@@ -4,24 +4,27 @@
  * is rejected with 401 `{"error_code":40101,"message":"Authentication failed"}` as on the real
  * platform). Lists are not paginated (`metadata.next: null`), as on the real platform.
  *
- * | API name | route below `{url}/kafka-rest/{lkc}` |
- * |---|---|
- * | `kafka-rest.cluster` | `GET /kafka/v3/clusters/{lkc}` |
- * | `kafka-rest.topics` | `GET /kafka/v3/clusters/{lkc}/topics` |
- * | `kafka-rest.topic` | `GET /kafka/v3/clusters/{lkc}/topics/{topic}` |
- * | `kafka-rest.topic-configs` | `GET /kafka/v3/clusters/{lkc}/topics/{topic}/configs` |
- * | `kafka-rest.topic-config` | `GET /kafka/v3/clusters/{lkc}/topics/{topic}/configs/{name}` |
- * | `kafka-rest.all-topic-configs` | `GET /kafka/v3/clusters/{lkc}/topics/-/configs` (every topic's configs in one call) |
- * | `kafka-rest.partitions` | `GET /kafka/v3/clusters/{lkc}/topics/{topic}/partitions` |
- * | `kafka-rest.consumer-groups` | `GET /kafka/v3/clusters/{lkc}/consumer-groups` |
- * | `kafka-rest.consumer-group` | `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}` |
- * | `kafka-rest.consumers` | `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/consumers` |
- * | `kafka-rest.consumer` | `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/consumers/{consumer}` |
- * | `kafka-rest.lag-summary` | `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/lag-summary` (Dedicated clusters only) |
- * | `kafka-rest.lags` | `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/lags` (Dedicated clusters only) |
- * | `kafka-rest.lag` | `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/lags/{topic}/partitions/{partition}` (Dedicated clusters only) |
- * | `kafka-rest.links` / `kafka-rest.link` | `GET /kafka/v3/clusters/{lkc}/links`, `GET .../links/{link}` |
- * | `kafka-rest.mirrors` / `kafka-rest.mirror` | `GET /kafka/v3/clusters/{lkc}/links/-/mirrors`, `GET .../links/{link}/mirrors`, `GET .../links/{link}/mirrors/{topic}` |
+ * - `kafka-rest.cluster`: `GET /kafka/v3/clusters/{lkc}`
+ * - `kafka-rest.topics`: `GET /kafka/v3/clusters/{lkc}/topics`
+ * - `kafka-rest.topic`: `GET /kafka/v3/clusters/{lkc}/topics/{topic}`
+ * - `kafka-rest.topic-configs`: `GET /kafka/v3/clusters/{lkc}/topics/{topic}/configs`
+ * - `kafka-rest.topic-config`: `GET /kafka/v3/clusters/{lkc}/topics/{topic}/configs/{name}`
+ * - `kafka-rest.all-topic-configs`: `GET /kafka/v3/clusters/{lkc}/topics/-/configs` (every topic's configs in
+ *   one call)
+ * - `kafka-rest.partitions`: `GET /kafka/v3/clusters/{lkc}/topics/{topic}/partitions`
+ * - `kafka-rest.consumer-groups`: `GET /kafka/v3/clusters/{lkc}/consumer-groups`
+ * - `kafka-rest.consumer-group`: `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}`
+ * - `kafka-rest.consumers`: `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/consumers`
+ * - `kafka-rest.consumer`: `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/consumers/{consumer}`
+ * - `kafka-rest.lag-summary`: `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/lag-summary` (Dedicated
+ *   clusters only)
+ * - `kafka-rest.lags`: `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/lags` (Dedicated clusters only)
+ * - `kafka-rest.lag`:
+ *   `GET /kafka/v3/clusters/{lkc}/consumer-groups/{group}/lags/{topic}/partitions/{partition}` (Dedicated
+ *   clusters only)
+ * - `kafka-rest.links` / `kafka-rest.link`: `GET /kafka/v3/clusters/{lkc}/links`, `GET .../links/{link}`
+ * - `kafka-rest.mirrors` / `kafka-rest.mirror`: `GET /kafka/v3/clusters/{lkc}/links/-/mirrors`,
+ *   `GET .../links/{link}/mirrors`, `GET .../links/{link}/mirrors/{topic}`
  *
  * Not served (404), as in the Confluent Cloud spec: `.../consumers/{consumer}/assignments` (the
  * consumer objects still link to it). The lag endpoints answer 404 `HTTP 404 Not Found` on

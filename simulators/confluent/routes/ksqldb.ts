@@ -90,12 +90,15 @@ export function registerKsqldb(r: Registrar): void {
       fields: sink !== undefined ? fieldInfo(sink) : [],
       sources,
       sinks,
-      topology: `Topologies:\n   Sub-topology: 0\n    Source: KSTREAM-SOURCE-0000000000 (topics: [${sources
-        .map((s) => k.sourceByName.get(s)?.def.topic ?? s)
-        .join(
-          ', ',
-        )}])\n      --> KSTREAM-TRANSFORMVALUES-0000000001\n    Sink: KSTREAM-SINK-0000000003 (topic: ${sinkTopics(k, q)[0] ?? ''})\n`,
-      executionPlan: ` > [ SINK ] | Schema: ... | Logger: ${q.id}.${sinks[0] ?? ''}\n\t\t > [ PROJECT ] | Logger: ${q.id}.Project\n\t\t\t\t > [ SOURCE ] | Logger: ${q.id}.KsqlTopic.Source\n`,
+      topology:
+        'Topologies:\n   Sub-topology: 0\n' +
+        `    Source: KSTREAM-SOURCE-0000000000 (topics: [${sources.map((s) => k.sourceByName.get(s)?.def.topic ?? s).join(', ')}])\n` +
+        '      --> KSTREAM-TRANSFORMVALUES-0000000001\n' +
+        `    Sink: KSTREAM-SINK-0000000003 (topic: ${sinkTopics(k, q)[0] ?? ''})\n`,
+      executionPlan:
+        ` > [ SINK ] | Schema: ... | Logger: ${q.id}.${sinks[0] ?? ''}\n` +
+        `\t\t > [ PROJECT ] | Logger: ${q.id}.Project\n` +
+        `\t\t\t\t > [ SOURCE ] | Logger: ${q.id}.KsqlTopic.Source\n`,
       overriddenProperties: {},
       ksqlHostQueryStatus: { [HOST]: q.state },
       queryType: q.query_type,

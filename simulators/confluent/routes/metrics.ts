@@ -18,12 +18,16 @@
  *
  * Metrics served (per-hour figures from the scenario; counters scale with the bucket, gauges do not):
  *
- * | metric | resource filter | group_by labels |
- * |---|---|---|
- * | `io.confluent.kafka.server/received_bytes`, `sent_bytes`, `received_records`, `sent_records` | `resource.kafka.id` | `metric.topic` |
- * | `io.confluent.kafka.server/consumer_lag_offsets` (gauge) | `resource.kafka.id` | `metric.consumer_group_id`, `metric.topic` |
- * | `io.confluent.kafka.connect/sent_records`, `received_records`, `sent_bytes`, `received_bytes`, `dead_letter_queue_records` | `resource.connector.id` (also `resource.kafka.id`) | `resource.connector.id` |
- * | `io.confluent.flink/num_records_in`, `num_records_out`, `pending_records` (gauge) | `resource.compute_pool.id` or `resource.flink_statement.name` | `resource.flink_statement.name`, `resource.flink_statement.uid`, `resource.compute_pool.id` |
+ * - `io.confluent.kafka.server/received_bytes`, `sent_bytes`, `received_records`, `sent_records`: resource
+ *   filter `resource.kafka.id`; `group_by` labels `metric.topic`
+ * - `io.confluent.kafka.server/consumer_lag_offsets` (gauge): resource filter `resource.kafka.id`; `group_by`
+ *   labels `metric.consumer_group_id`, `metric.topic`
+ * - `io.confluent.kafka.connect/sent_records`, `received_records`, `sent_bytes`, `received_bytes`,
+ *   `dead_letter_queue_records`: resource filter `resource.connector.id` (also `resource.kafka.id`); `group_by`
+ *   labels `resource.connector.id`
+ * - `io.confluent.flink/num_records_in`, `num_records_out`, `pending_records` (gauge): resource filter
+ *   `resource.compute_pool.id` or `resource.flink_statement.name`; `group_by` labels
+ *   `resource.flink_statement.name`, `resource.flink_statement.uid`, `resource.compute_pool.id`
  *
  * Not modelled: `metric.partition`, `metric.principal_id`, `order_by` other than the default.
  */
