@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `lineage-svc-extract`: extracts the lineage graph of one or more Confluent Cloud environments and
- * writes it as JSON (specification, "Command-line tools"; `docs/extraction.md`).
+ * writes it as JSON (`docs/specification.md`, "Command-line tools"; `docs/extraction.md`).
  *
  * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
  * cluster), `--output PATH` (default `./lineage_graph.json`), `--no-enrich`, `--enrich-only`,

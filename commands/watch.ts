@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `lineage-svc-watch`: polls Confluent Cloud for lineage-relevant changes and re-extracts after a
- * quiet period (specification, "Command-line tools" and the watcher state table; `docs/watcher.md`).
+ * quiet period (`docs/specification.md`, "Command-line tools" and "States and transitions" ->
+ * "Watcher"; `docs/watcher.md`).
  *
  * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
  * cluster), `--cooldown SECONDS` (float, default 30.0), `--poll-interval SECONDS` (float, default

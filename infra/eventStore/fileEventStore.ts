@@ -70,7 +70,10 @@ export interface FileEventStoreOptions {
   path: string;
   /** Clock used for `recorded_at`; injected by tests. */
   now?: () => Date;
-  /** Receives one `warn({ file, truncated_bytes, dropped_partial_line, dropped_events, reason }, 'EventStore:Recovered')` when opening had to cut off an incomplete tail. */
+  /**
+   * Receives one `warn({ file, truncated_bytes, dropped_partial_line, dropped_events, reason }, 'EventStore:Recovered')`
+   * when opening had to cut off an incomplete tail.
+   */
   logger?: WarningLogger;
 }
 

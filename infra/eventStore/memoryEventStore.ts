@@ -1,6 +1,7 @@
 /**
- * The memory event store: the default backend, process-local, gone when the process ends.
- * It is the reference implementation of the port in `src/eventStore.ts`.
+ * The memory event store: process-local, gone when the process ends (the default backend is sqlite,
+ * `docs/contract.md` section 3). It is the simplest implementation of the port in
+ * `src/eventStore.ts`; it passes the contract suite of every adapter (`test/eventStore/contract.ts`).
  */
 import { StorageError, ValidationError } from '../../src/errors.js';
 import {

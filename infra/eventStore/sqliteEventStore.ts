@@ -261,7 +261,8 @@ function migrate(db: Database.Database, file: string): void {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SQLITE_EVENT_STORE_SCHEMA_VERSION) {
       throw new StorageError(
-        `sqlite event store: "${file}" has schema version ${version}, newer than the ${SQLITE_EVENT_STORE_SCHEMA_VERSION} this lineage-svc knows; upgrade lineage-svc`,
+        `sqlite event store: "${file}" has schema version ${version}, ` +
+          `newer than the ${SQLITE_EVENT_STORE_SCHEMA_VERSION} this lineage-svc knows; upgrade lineage-svc`,
       );
     }
     return version;

@@ -1,5 +1,5 @@
 /**
- * API-key authentication (specification "Authentication", contract section 4).
+ * API-key authentication (`docs/specification.md`, "Authentication"; `docs/contract.md` section 4).
  *
  * When `LINEAGE_SVC_API_KEY` is set, every route under `/api/v1` except `GET /api/v1/health` and
  * `GET /api/v1/ready` (probes carry no key) needs the header `X-API-Key` with that key; the doc pages

@@ -1,6 +1,7 @@
 /**
  * The one place errors become HTTP responses: every error, and every unknown route, is answered as
- * `application/problem+json` (RFC 9457) `{type, title, status, detail, errors?}` (contract section 4).
+ * `application/problem+json` (RFC 9457) `{type, title, status, detail, errors?}`
+ * (`docs/contract.md` section 4).
  *
  * - request validation failures (zod, through fastify-type-provider-zod) and our `ValidationError`:
  *   400 with `errors: [{path, message}]`;

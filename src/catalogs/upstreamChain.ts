@@ -1,7 +1,7 @@
 /**
  * The upstream chain of a catalog table, and everything a push derives from it (pure, no I/O).
  *
- * Specification, "Catalog integrations" -> "Lakehouse catalog (table nodes)", push:
+ * `docs/specification.md`, "Catalog integrations" -> "Lakehouse catalog (table nodes)", push:
  * - `upstreamChain(index, tableId)`: the nodes upstream of the table (a breadth-first walk against
  *   every edge's direction, at most `MAX_CHAIN_HOPS` hops), ordered by distance (`hop`, 1 = a direct
  *   neighbour) then qualified name. Only the kinds `topic`, `stream_job`, `sql_query`, `connector`,
@@ -25,7 +25,7 @@
 import type { Edge, EdgeType, LineageGraph, Node, NodeType } from '../graph/model.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 
-/** The kinds a chain hop can have (specification). */
+/** The kinds a chain hop can have (`docs/specification.md`, "Lakehouse catalog (table nodes)"). */
 export const CHAIN_KINDS = [
   'topic',
   'stream_job',
@@ -351,7 +351,10 @@ export function commentTree(table: Node, capped: CappedChain, syncedAt: string):
   return lines.join('\n');
 }
 
-/** The columns of the bridge table, in order, with their SQL types (specification). */
+/**
+ * The columns of the bridge table, in order, with their SQL types (`docs/specification.md`,
+ * "Lakehouse catalog (table nodes)").
+ */
 export const BRIDGE_COLUMNS = [
   ['uc_table', 'STRING'],
   ['source_type', 'STRING'],

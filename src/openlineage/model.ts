@@ -10,8 +10,9 @@
  *   ingested event must have so that storing it cannot corrupt the store; everything else real
  *   producers get wrong is handled with warnings by `src/openlineage/ingest.ts`.
  *
- * Sources: specification "OpenLineage mapping" / "OpenLineage RunEvent"; OpenLineage object model
- * (https://openlineage.io/docs/spec/object-model) and facet docs (https://openlineage.io/docs/spec/facets/).
+ * Sources: `docs/specification.md`, "OpenLineage mapping" and "OpenLineage RunEvent"; the OpenLineage
+ * object model (https://openlineage.io/docs/spec/object-model) and facet docs
+ * (https://openlineage.io/docs/spec/facets/).
  */
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 /**
- * Change detection of the watcher (specification, "Command-line tools": the lineage-relevant changes
- * it detects). Pure: an estate inventory (what one poll read through the platform's list calls,
+ * Change detection of the watcher (`docs/specification.md`, "Command-line tools": the
+ * lineage-relevant changes it detects). Pure: an estate inventory (what one poll read through the platform's list calls,
  * `./poll.ts`) becomes a fingerprint per resource, and two fingerprints are compared.
  *
  * Detected, and nothing else:

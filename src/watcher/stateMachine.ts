@@ -1,22 +1,28 @@
 /**
- * The watcher's state machine (specification, "States and transitions", watcher table), as a pure
- * reducer: `next(machine, input) -> { machine, transition, effects }`. The engine (`./watcher.ts`)
- * performs the effects (timers, extraction) and records each transition as `WatcherStateChanged`.
+ * The watcher's state machine (`docs/specification.md`, "States and transitions" -> "Watcher"), as
+ * a pure reducer: `next(machine, input) -> { machine, transition, effects }`. The engine
+ * (`./watcher.ts`) performs the effects (timers, extraction) and records each transition as
+ * `WatcherStateChanged`.
  *
- * | state | input | next state | effects |
- * |---|---|---|---|
- * | WATCHING | `start` (the watcher was just started) | EXTRACTING | `start-extraction` (contract section 5: the watcher extracts once when it starts) |
- * | WATCHING | `changes` | COOLDOWN | `start-cooldown-timer` |
- * | COOLDOWN | `changes` | COOLDOWN (no transition) | `start-cooldown-timer` (the timer restarts; the changes join the batch) |
- * | COOLDOWN | `cooldown-elapsed` (current timer) | EXTRACTING | `start-extraction` (one extraction for the whole batch) |
- * | EXTRACTING | `changes` | EXTRACTING (no transition) | none; remembered for when the extraction ends |
- * | EXTRACTING | `extraction-ended` | WATCHING, or COOLDOWN when changes arrived during the extraction | `start-cooldown-timer` in the second case |
- * | any but STOPPED | `interrupt` | STOPPED | `cancel-cooldown-timer`, `stop` |
- * | STOPPED | anything | STOPPED | none |
+ * Transitions (state, on input -> next state; effects):
+ *
+ * - WATCHING, on `start` (the watcher was just started) -> EXTRACTING; effects: `start-extraction`
+ *   (`docs/contract.md` section 5: the watcher extracts once when it starts)
+ * - WATCHING, on `changes` -> COOLDOWN; effects: `start-cooldown-timer`
+ * - COOLDOWN, on `changes` -> COOLDOWN (no transition); effects: `start-cooldown-timer` (the timer restarts;
+ *   the changes join the batch)
+ * - COOLDOWN, on `cooldown-elapsed` (current timer) -> EXTRACTING; effects: `start-extraction` (one
+ *   extraction for the whole batch)
+ * - EXTRACTING, on `changes` -> EXTRACTING (no transition); effects: none; remembered for when the extraction
+ *   ends
+ * - EXTRACTING, on `extraction-ended` -> WATCHING, or COOLDOWN when changes arrived during the extraction;
+ *   effects: `start-cooldown-timer` in the second case
+ * - any but STOPPED, on `interrupt` -> STOPPED; effects: `cancel-cooldown-timer`, `stop`
+ * - STOPPED, on anything -> STOPPED; effects: none
  *
  * Every other pair (a `cooldown-elapsed` of a timer that was restarted, an `extraction-ended` outside
  * EXTRACTING, `start` twice) changes nothing. The specification leaves the state after EXTRACTING
- * open ("not shown"); this machine goes back to WATCHING, or straight to COOLDOWN when changes were
+ * open (`docs/specification.md`, "Watcher"); this machine goes back to WATCHING, or straight to COOLDOWN when changes were
  * detected while extracting, so that they get their own extraction after a full quiet period.
  *
  * Times (`at`) are milliseconds since the epoch; `cooldownMs` is milliseconds.

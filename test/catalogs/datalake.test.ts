@@ -538,7 +538,10 @@ describe(
         );
         assert.match(
           table.Description!,
-          /- materialized_table: orders_enriched \(tableflow\)\n *-> retail_lake\/orders_enriched\n(\(farther upstream hops omitted[^\n]*\n)?Environment: env-q7m2k9\nLast synced: 2025-06-01T12:00:00Z$/,
+          new RegExp(
+            String.raw`- materialized_table: orders_enriched \(tableflow\)\n *-> retail_lake\/orders_enriched\n` +
+              String.raw`(\(farther upstream hops omitted[^\n]*\n)?Environment: env-q7m2k9\nLast synced: 2025-06-01T12:00:00Z$`,
+          ),
         );
         assert.ok(table.Description!.length <= GLUE_DESCRIPTION_MAX_CHARS);
 

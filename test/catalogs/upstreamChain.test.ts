@@ -1,6 +1,6 @@
 /**
- * Unit tests of the pure push pieces (specification, "Lakehouse catalog (table nodes)"): the
- * upstream chain (order, kinds, schema fields), the ~3 KB cap with truncation, the `lineage_svc.*`
+ * Unit tests of the pure push pieces (`docs/specification.md`, "Catalog integrations" ->
+ * "Lakehouse catalog (table nodes)"): the upstream chain (order, kinds, schema fields), the ~3 KB cap with truncation, the `lineage_svc.*`
  * properties, the comment tree, the bridge rows, and the SQL text (identifier quoting and string
  * escaping, checked by parsing the statements back with the simulator's SQL parser).
  */
@@ -171,7 +171,8 @@ describe('upstreamChain', () => {
     assert.equal(chain[0]!.edge_type, 'MATERIALIZES');
     assert.equal(
       chain[5]!.full_path,
-      `postgres://db:5432/retail.public.orders -> ${LKC}/pg-cdc -> ${LKC}/pg.retail.public.orders -> enrich-orders -> ${LKC}/orders_enriched -> ${LKC}/orders_enriched -> retail_prod.${LKC}.orders_enriched`,
+      `postgres://db:5432/retail.public.orders -> ${LKC}/pg-cdc -> ${LKC}/pg.retail.public.orders -> enrich-orders -> ` +
+        `${LKC}/orders_enriched -> ${LKC}/orders_enriched -> retail_prod.${LKC}.orders_enriched`,
     );
   });
 
@@ -373,7 +374,9 @@ describe('bridgeRows', () => {
       environment_id: ENV,
       cluster_id: LKC,
       hop_distance: 5,
-      full_path: `${LKC}/pg-cdc -> ${LKC}/pg.retail.public.orders -> enrich-orders -> ${LKC}/orders_enriched -> ${LKC}/orders_enriched -> retail_prod.${LKC}.orders_enriched`,
+      full_path:
+        `${LKC}/pg-cdc -> ${LKC}/pg.retail.public.orders -> enrich-orders -> ` +
+        `${LKC}/orders_enriched -> ${LKC}/orders_enriched -> retail_prod.${LKC}.orders_enriched`,
       chain_json: rows[0]!.chain_json,
       synced_at: SYNCED,
     });

@@ -1,6 +1,6 @@
 /**
- * Property: no request, however malformed, gets a 5xx (contract section 4: "No input yields a
- * 500"). fast-check sends random and malformed bodies, path segments and query strings to every
+ * Property: no request, however malformed, gets a 5xx (`docs/contract.md` section 4: "No input gives
+ * a 500"). fast-check sends random and malformed bodies, path segments and query strings to every
  * endpoint of a server holding a real graph, and checks that each answer is below 500 and that every
  * 4xx is a problem+json document. Bounded runs keep it to a few seconds.
  */
@@ -161,7 +161,8 @@ describe('fuzz: no input yields a 5xx', () => {
         JSON.stringify(sampleGraph()),
         '{"environment_ids":[1]}',
         '{"src_id":"a","dst_id":"b","edge_type":"CONSUMES"}',
-        '{"eventType":"START","eventTime":"2024-01-01T00:00:00","run":{"runId":"r1"},"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://b:9092","name":"t"}]}',
+        '{"eventType":"START","eventTime":"2024-01-01T00:00:00","run":{"runId":"r1"},' +
+          '"job":{"namespace":"n","name":"j"},"inputs":[{"namespace":"kafka://b:9092","name":"t"}]}',
         '[{"job":{}},{"dataset":{"namespace":"n","name":"d"}}]',
         '{"run":{"runId":1},"job":{"namespace":"n","name":"j"},"inputs":"x"}',
       ),

@@ -47,7 +47,9 @@ function joinGraph(): LineageGraph {
     environment_id: ENV,
     cluster_id: null,
     attributes: {
-      sql: 'INSERT INTO enriched SELECT o.id, UPPER(c.name) AS name, COUNT(*) AS n FROM orders o JOIN customers c ON o.cid = c.id WHERE o.ok GROUP BY o.id, c.name',
+      sql:
+        'INSERT INTO enriched SELECT o.id, UPPER(c.name) AS name, COUNT(*) AS n ' +
+        'FROM orders o JOIN customers c ON o.cid = c.id WHERE o.ok GROUP BY o.id, c.name',
     },
   };
   return {

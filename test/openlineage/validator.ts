@@ -1,6 +1,6 @@
 /**
- * Validates events against the official OpenLineage JSON Schemas in
- * `../shared/fixtures/openlineage/spec` with ajv (draft 2020-12, formats on): the 2-0-2 core schema
+ * Validates events against the official OpenLineage JSON Schemas kept with the recorded payloads
+ * beside the checkout, when present (the `spec` folder below `FIXTURES` of `./helpers.ts`), with ajv (draft 2020-12, formats on): the 2-0-2 core schema
  * for the event, each standard facet's own schema for the facets of that name, our custom facets
  * against their published schemas (`docs/facets/`), and any other facet against the core `BaseFacet`.
  */

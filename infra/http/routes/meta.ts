@@ -1,7 +1,7 @@
 /**
- * Meta endpoints under `/api/v1` (specification "Endpoints / Meta"): `GET /health` (always open),
- * `GET /version` (from package.json), `GET /catalogs` (the catalog providers and whether each is
- * configured). `GET /openapi.yaml` is registered by `../app.ts` beside the other documents.
+ * Meta endpoints under `/api/v1` (`docs/specification.md`, "Endpoints" -> "Meta"): `GET /health`
+ * (always open), `GET /version` (from package.json), `GET /catalogs` (the catalog providers and
+ * whether each is configured). `GET /openapi.yaml` is registered by `../app.ts` beside the other documents.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -49,7 +49,8 @@ export interface CatalogProvider {
 }
 
 /**
- * The registered catalog providers (contract section 1), read from the registry
+ * The registered catalog providers (`docs/contract.md` sections 1 and 2: the catalog words and the
+ * `catalog_type` values), read from the registry
  * (`src/catalogs/registry.ts`): `configured` when none of its required variables is missing;
  * `capabilities` empty for providers listed but not implemented yet.
  */

@@ -1,7 +1,7 @@
 /**
- * OpenLineage endpoints under `/api/v1/lineage` (issue 6 items 2-3; contract section 4; specification
- * "Endpoints / Lineage events, datasets, jobs"). Each route is a schema plus one call into
- * `services/openLineage.ts`.
+ * OpenLineage endpoints under `/api/v1/lineage` (issue 6 items 2-3; `docs/contract.md` section 4;
+ * `docs/specification.md`, "Endpoints" -> "Lineage events, datasets, jobs"). Each route is a schema
+ * plus one call into `services/openLineage.ts`.
  *
  * Ingestion (`POST /lineage`, the OpenLineage HTTP transport's default path, and `POST /lineage/events`)
  * accepts one event or an array of events, plain or compressed (`Content-Encoding: gzip`, `x-gzip` or

@@ -1,5 +1,5 @@
 /**
- * Push endpoints under `/api/v1` (specification "Endpoints / Tasks and push"):
+ * Push endpoints under `/api/v1` (`docs/specification.md`, "Endpoints" -> "Tasks and push"):
  *
  * - `POST /lineage/push`: body `catalog_type` (`LAKEHOUSE_CATALOG`, `DATALAKE_CATALOG`,
  *   `WAREHOUSE_LINEAGE`, `DATA_GOVERNANCE`; required), `set_properties` (default true),

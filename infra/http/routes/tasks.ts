@@ -1,8 +1,9 @@
 /**
- * Task endpoints under `/api/v1` (specification "Endpoints / Tasks and push", "Async task status";
- * contract section 4 "Tasks"): `POST /tasks/extract` (and the short `POST /extract`),
- * `POST /tasks/enrich`, `GET /tasks`, `GET /tasks/{task_id}`. Starting a task answers 202
- * `{task_id, status}` at once; the work runs in-process (`services/tasks.ts`).
+ * Task endpoints under `/api/v1` (`docs/specification.md`, "Endpoints" -> "Tasks and push", and
+ * "States and transitions" -> "Async task status"; `docs/contract.md` section 4, "Tasks"):
+ * `POST /tasks/extract` (and the short `POST /extract`), `POST /tasks/enrich`, `GET /tasks`,
+ * `GET /tasks/{task_id}`. Starting a task answers 202 `{task_id, status}` at once; the work runs
+ * in-process (`services/tasks.ts`).
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';

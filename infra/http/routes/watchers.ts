@@ -1,6 +1,6 @@
 /**
- * Watcher endpoints under `/api/v1` (specification "Watcher service"; contract section 4
- * "Watchers"):
+ * Watcher endpoints under `/api/v1` (`docs/specification.md`, "Endpoints" -> "Watcher service";
+ * `docs/contract.md` section 4, "Watchers"):
  *
  * | route | answer |
  * |---|---|
