@@ -291,6 +291,9 @@ export function ksqlFragment(
     const parsed = query.statementText ? statementLineage(query.statementText, { dialect: 'ksql' }) : undefined;
     const parseError = parsed && isLineageError(parsed) ? parsed.error : undefined;
     if (parseError) warn(`ksqlDB query ${query.id}: not parsed: ${parseError}`);
+    else if (parsed && !isLineageError(parsed)) {
+      for (const warning of parsed.warnings) warn(`ksqlDB query ${query.id}: ${warning}`);
+    }
     fragment.nodes.push(
       makeNode({
         id,

@@ -461,6 +461,23 @@ describe('tableflow', () => {
 });
 
 describe('stream processing', () => {
+  it("passes on the parser's warnings for a ksqlDB query, such as a statement it cannot classify", () => {
+    const warnings: string[] = [];
+    ksqlFragment(
+      ENV,
+      { id: 'lksqlc-1', spec: { kafka_cluster: { id: LKC } } },
+      {
+        queries: [
+          { id: 'Q_1', statementText: 'RUN SCRIPT /tmp/x.sql;', sources: [], sinks: [], queryType: 'PERSISTENT' },
+        ],
+        sources: [],
+      },
+      (message) => warnings.push(message),
+    );
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(warnings[0]!, /^ksqlDB query Q_1: statement 1 not classified \(starts "RUN SCRIPT/);
+  });
+
   it('builds ksqlDB query nodes with source and sink topics', () => {
     const fragment = ksqlFragment(
       ENV,
