@@ -102,6 +102,9 @@ const changed = <T extends z.ZodType>(item: T) => z.array(z.object({ id: z.strin
 const tags = ['graphs'];
 const withProblems = <T extends object>(responses: T) => ({ ...responses, ...problemResponses });
 
+/** The fastify instance the graph routes are registered on. */
+type RouteApp = Parameters<FastifyPluginAsyncZod<GraphRoutesOptions>>[0];
+
 /** Registers the graph routes (register with `{ prefix: '/api/v1' }`). */
 export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app, { runtime }) => {
   // Every `/graphs/:graph_id` route accepts a graph's unique name as well as its id: the name is
@@ -110,6 +113,17 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
     const params = request.params as { graph_id?: string } | undefined;
     if (params?.graph_id !== undefined) params.graph_id = resolveGraphId(runtime, params.graph_id);
   });
+  graphListRoutes(app, runtime);
+  viewRoutes(app, runtime);
+  wholeGraphRoutes(app, runtime);
+  nodeRoutes(app, runtime);
+  edgeRoutes(app, runtime);
+  traversalRoutes(app, runtime);
+  historyRoutes(app, runtime);
+};
+
+/** `GET /graphs` and `POST /graphs`. */
+function graphListRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   app.get(
     '/graphs',
     {
@@ -137,7 +151,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
     },
     async (request, reply) => reply.code(201).send(await createEmptyGraph(runtime, request.body ?? {})),
   );
+}
 
+/** The OpenLineage views of a graph: `GET /graphs/confluent/view` and `/graphs/enriched/view`. */
+function viewRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   // The views come before `/graphs/:graph_id` so that the literal segments read as the interface
   // (find-my-way prefers static segments anyway). Each stores what it returns (`recordViewEvents`).
   const ViewAnswerSchema = z.object({
@@ -194,7 +211,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
     },
     async (request) => lineageView(runtime, 'enriched', request.query),
   );
+}
 
+/** One whole graph: read (`GET`), delete, import and export. */
+function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   app.get(
     '/graphs/:graph_id',
     {
@@ -272,7 +292,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       return sendSerialisedJson(reply, graph.serialise());
     },
   );
+}
 
+/** The nodes of a graph: list, read one, add or replace one. */
+function nodeRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   app.get(
     '/graphs/:graph_id/nodes',
     {
@@ -337,7 +360,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       return reply.code(created ? 201 : 200).send(node);
     },
   );
+}
 
+/** The edges of a graph: list, add or replace one. */
+function edgeRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   app.get(
     '/graphs/:graph_id/edges',
     {
@@ -381,7 +407,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       return reply.code(created ? 201 : 200).send(edge);
     },
   );
+}
 
+/** Upstream and downstream traversals from a node. */
+function traversalRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   for (const direction of ['upstream', 'downstream'] as const) {
     app.get(
       `/graphs/:graph_id/query/${direction}/:node_id`,
@@ -418,7 +447,10 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
       },
     );
   }
+}
 
+/** The history of a graph and the difference between two points of it. */
+function historyRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   app.get(
     '/graphs/:graph_id/history',
     {
@@ -480,4 +512,4 @@ export const graphRoutes: FastifyPluginAsyncZod<GraphRoutesOptions> = async (app
     },
     async (request) => diffGraphHistory(runtime, request.params.graph_id, request.query.from, request.query.to),
   );
-};
+}
