@@ -243,6 +243,12 @@ export interface OperationsRoutesOptions {
 
 const tags = ['operations'];
 
+/**
+ * Log level of the probe and scrape routes: called every few seconds, their requests would flood the
+ * log at `info`; a failing readiness check is still logged (`Ready:NotReady`, a warning).
+ */
+export const PROBE_LOG_LEVEL = 'warn';
+
 /** Registers `GET /api/v1/ready` and `GET /metrics` (register without a prefix). */
 export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = async (app, options) => {
   const { config, runtime, metrics } = options;
@@ -250,6 +256,7 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
   app.get(
     '/api/v1/ready',
     {
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         tags,
         summary: 'Readiness: the store answers and can take writes, and the projections keep up; never needs a key',
@@ -277,6 +284,7 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
   app.get(
     '/metrics',
     {
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         tags,
         summary: 'Prometheus metrics (text format 0.0.4); never needs a key',
