@@ -43,6 +43,7 @@ const DOT_SHAPES: Readonly<Record<ShapeKind, { shape: string; style: string }>> 
  * than labels): `\` as `\\`, `"` as `\"`, line feed as `\n`, carriage return as `\r`.
  */
 export function dotString(value: string): string {
+  if (!/[\\"\n\r]/.test(value)) return `"${value}"`;
   return `"${value.replace(/[\\"\n\r]/g, (character) => ESCAPES[character]!)}"`;
 }
 

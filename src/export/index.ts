@@ -22,6 +22,7 @@ import { exportGraphML } from './graphml.js';
 import { exportJson, type JsonLayout } from './json.js';
 import { exportMermaid } from './mermaid.js';
 import { ValidationError } from '../errors.js';
+import type { Edge, Node } from '../graph/model.js';
 
 export type { ExportableGraph } from './chunks.js';
 export { CHUNK_LENGTH } from './chunks.js';
@@ -60,6 +61,20 @@ export interface ExportOptions {
 /** Whether `value` names an export format (for `?format=` and `--format`). */
 export function isExportFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
+}
+
+/**
+ * A traversal's answer (`GET /graphs/{id}/query/{direction}/{node_id}`, `TraversalResult`) as a
+ * graph to export: its origin first, with `hop: 0`, then the nodes reached, with their `hop`, and the
+ * edges followed. Every edge of a traversal joins two of these nodes. The formats with columns
+ * (GraphML, GEXF, DOT) export `hop` as a column; Mermaid draws the origin as node `n0`.
+ */
+export function traversalGraph(traversal: {
+  readonly origin: Node;
+  readonly nodes: readonly Node[];
+  readonly edges: readonly Edge[];
+}): ExportableGraph {
+  return { nodes: [{ ...traversal.origin, hop: 0 } as Node, ...traversal.nodes], edges: traversal.edges };
 }
 
 /**

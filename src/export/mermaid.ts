@@ -41,12 +41,16 @@ const ENCODED = /["#&<>;:%`\t]|\p{Cf}/u;
 // Characters HTML cannot carry: controls other than tabs and line breaks (handled first), unpaired surrogates.
 const REPLACED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\p{Cs}/u;
 
+// Whether a label needs any of the above, or has spaces at either end, or line breaks.
+const NEEDS_WORK = /["#&<>;:%`\t\n\r\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\p{Cf}|\p{Cs}|^ | $/u;
+
 /**
  * `text` as the inside of a double-quoted Mermaid label that draws as `text` (see the module's
  * documentation): entity codes for syntax, HTML, tabs and invisible characters, and for spaces at
  * either end (which Mermaid would trim), `<br>` for line breaks, U+FFFD for what HTML cannot carry.
  */
 export function mermaidLabel(text: string): string {
+  if (!NEEDS_WORK.test(text)) return text;
   const characters = [...text.replace(/\r\n?/g, '\n')];
   const first = characters.findIndex((character) => character !== ' ');
   const last = characters.findLastIndex((character) => character !== ' ');

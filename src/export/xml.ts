@@ -15,8 +15,12 @@ import { DOMImplementation, XMLSerializer, type Document, type Element } from '@
 // Everything outside XML 1.0's Char production (https://www.w3.org/TR/xml/#charsets).
 const NOT_XML_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+// The quick test: text of printable ASCII, tabs and line breaks (most ids and names) is safe.
+const BEYOND_PRINTABLE_ASCII = /[^\t\n\r\u0020-\u007E]/;
+
 /** `text` with every character XML 1.0 cannot carry replaced by U+FFFD. */
 export function xmlSafe(text: string): string {
+  if (!BEYOND_PRINTABLE_ASCII.test(text)) return text;
   NOT_XML_CHARACTER.lastIndex = 0;
   return NOT_XML_CHARACTER.test(text) ? text.replace(NOT_XML_CHARACTER, '\uFFFD') : text;
 }

@@ -21,7 +21,10 @@ import { dotLabel, dotString } from '../../src/export/dot.js';
 import {
   CHUNK_LENGTH,
   EXPORT_FORMATS,
+  EXPORT_MEDIA,
   exportGraph,
+  isExportFormat,
+  traversalGraph,
   type ExportableGraph,
   type ExportFormat,
 } from '../../src/export/index.js';
@@ -393,6 +396,33 @@ describe('export formats', () => {
       assert.deepEqual([parsed.order, parsed.size], [graph.nodes.length, graph.edges.length]);
       const parsedGexf = gexf.parse(MultiDirectedGraph, text(graph, 'gexf'), { respectInputGraphType: true });
       assert.deepEqual([parsedGexf.order, parsedGexf.size], [graph.nodes.length, graph.edges.length]);
+    });
+
+    it('exports a traversal: its origin first with hop 0, the nodes reached with their hop, the edges followed', () => {
+      const graph = hostileGraph();
+      const [origin, ...reached] = graph.nodes.slice(0, 4);
+      const traversal = {
+        origin: origin!,
+        nodes: reached.map((node, index) => ({ ...node, hop: index + 1 })),
+        edges: graph.edges.slice(0, 3),
+      };
+      const parsed = graphml.parse(MultiDirectedGraph, text(traversalGraph(traversal), 'graphml'));
+      assert.deepEqual(
+        parsed.mapNodes((id, attributes) => [id, attributes.hop]),
+        graph.nodes.slice(0, 4).map((node, index) => [node.id, index]),
+      );
+      assert.equal(parsed.size, 3);
+      assert.match(
+        text(traversalGraph(traversal), 'mermaid'),
+        /^ {2}n0\[\("he said #34;hi#34; and 'bye'"\)\]:::stream$/m,
+      );
+    });
+
+    it('names its formats, with a media type and a file extension each', () => {
+      assert.deepEqual(Object.keys(EXPORT_MEDIA), [...EXPORT_FORMATS]);
+      assert.ok(EXPORT_FORMATS.every(isExportFormat));
+      assert.ok(!isExportFormat('svg') && !isExportFormat('toString'));
+      assert.equal(EXPORT_MEDIA.dot.contentType, 'text/vnd.graphviz; charset=utf-8');
     });
 
     it('exports a graph with no nodes', () => {
