@@ -49,7 +49,7 @@ export const TRAVERSAL_INDEX_QUIET_MILLISECONDS = 2_000;
 /** What a process needs beyond the store. */
 export interface RuntimeOptions {
   /**
-   * Enables traversal indexes with this quiet period (see `GraphProjectionOptions`), built and warmed
+   * Enables traversal indexes with this quiet period (see `GraphProjectionOptions`), built
    * in the background, in slices between requests, from `openRuntime` until `close`; the API sets
    * `TRAVERSAL_INDEX_QUIET_MILLISECONDS`. Unset: graphs are walked directly (commands that never traverse).
    */

@@ -1,7 +1,7 @@
 /**
  * The scheduler of traversal indexes: which graphs of a projection have one, which are being built,
- * when each graph last changed (`createTraversalIndexes`), and the background work that builds and
- * warms them between requests (`startTraversalIndexing`, started and stopped by `openRuntime` in
+ * when each graph last changed (`createTraversalIndexes`), and the background work that builds them
+ * between requests (`startTraversalIndexing`, started and stopped by `openRuntime` in
  * `infra/runtime.ts`). The graph projection tells the indexes of every change (`changed`) and
  * answers its readers through them (`GraphProjection.traversalIndex`, `prepareTraversalIndexes`).
  *
@@ -125,7 +125,7 @@ export function createTraversalIndexes(options: {
   };
 }
 
-/** How often the background work looks for traversal indexes to build or warm, in milliseconds. */
+/** How often the background work looks for traversal indexes to build, in milliseconds. */
 export const TRAVERSAL_INDEX_SWEEP_MS = 1_000;
 
 /** Longest slice of work on traversal indexes between two turns of the event loop, in milliseconds. */

@@ -11,8 +11,9 @@
  * array instead of a `Set`. An answer is `JSON.stringify` of its objects, written into a reused
  * buffer (`serialiseJson` in `answers.ts`). The index is immutable, like the revision it was built
  * from. (It used to cache every node's and edge's JSON outside the heap, in a fragment arena: about
- * twice as fast per answer, for about 90 MB more resident memory on the benchmark graphs and a
- * warm-up of 1 to 5 s; docs/benchmarks.md, "Traversal answers: fragment arena or JSON.stringify".)
+ * half the p50 at 10 hops, for about 90 MB more resident memory on the benchmark graphs and 1 to 11 s
+ * of warm-up CPU after each change; docs/benchmarks.md, "Traversal answers: fragment arena or
+ * `JSON.stringify`".)
  *
  * The index reaches the same nodes, hops and edges as the graphology walk. Within one hop the order
  * may differ: the index keeps each node's edges in the order they were added, graphology groups
