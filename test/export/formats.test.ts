@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { Readable } from 'node:stream';
+import { text as streamText } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
 import { MultiDirectedGraph } from 'graphology';
@@ -423,6 +425,13 @@ describe('export formats', () => {
       assert.ok(EXPORT_FORMATS.every(isExportFormat));
       assert.ok(!isExportFormat('svg') && !isExportFormat('toString'));
       assert.equal(EXPORT_MEDIA.dot.contentType, 'text/vnd.graphviz; charset=utf-8');
+    });
+
+    it('streams through a Node Readable, as a route would send it', async () => {
+      const graph = hostileGraph();
+      for (const format of EXPORT_FORMATS) {
+        assert.equal(await streamText(Readable.from(exportGraph(graph, format))), text(graph, format), format);
+      }
     });
 
     it('exports a graph with no nodes', () => {
