@@ -16,7 +16,10 @@ export interface ExportableGraph {
   readonly metadata?: LineageGraph['metadata'];
 }
 
-/** Size of the text chunks the exporters yield: 64 Ki UTF-16 code units (64 to 256 KiB of UTF-8). */
+/**
+ * Size of the text chunks the exporters yield: at least 64 Ki UTF-16 code units (64 to 192 KiB of
+ * UTF-8), the last one shorter; a chunk ends after the piece (one node or edge) that reaches it.
+ */
 export const CHUNK_LENGTH = 64 * 1024;
 
 /**
