@@ -30,6 +30,7 @@ export { JSON_LAYOUTS, type JsonLayout } from './json.js';
 
 /** Every export format, as named in `?format=` and `--format`. */
 export const EXPORT_FORMATS = ['json', 'graphml', 'gexf', 'dot', 'mermaid'] as const;
+/** One of `EXPORT_FORMATS`. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** How to send or save an export: its media type (with charset) and the usual file extension. */

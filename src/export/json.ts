@@ -14,6 +14,7 @@ import { edgeKey } from '../graph/model.js';
 
 /** The layouts of the JSON exporter. */
 export const JSON_LAYOUTS = ['api', 'file'] as const;
+/** One of `JSON_LAYOUTS`. */
 export type JsonLayout = (typeof JSON_LAYOUTS)[number];
 
 /** Options of the JSON exporter. */
