@@ -13,6 +13,7 @@ import { benchEventStores } from './eventStore.js';
 import { benchExtraction } from './extraction.js';
 import { benchOpenLineage } from './openLineage.js';
 import { benchProjection } from './projection.js';
+import { benchUi } from './ui.js';
 
 /** A measured figure beside its target. */
 interface Check {
@@ -122,6 +123,22 @@ check(
   openLineage.ingest_events_per_second >= 5000,
 );
 check('dataset lineage p99, depth 5', openLineage.lineage_p99_ms, 'ms', '< 50', openLineage.lineage_p99_ms < 50);
+
+console.log('\nWeb UI in headless Chromium (software WebGL): first render and panning, every node drawn');
+const ui = await benchUi();
+if ('skipped' in ui) console.log(`skipped: ${ui.skipped}`);
+else {
+  console.table(ui.rows);
+  results.ui = ui.rows;
+  const row = (graph: string) => ui.rows.find((entry) => entry.graph === graph);
+  const demo = row('demo');
+  if (demo) check('UI first render, demo graph', demo.first_render_ms, 'ms', '< 1,000', demo.first_render_ms < 1000);
+  const medium = row('synthetic-20000');
+  if (medium) check('UI panning, 20,000 nodes', medium.pan_fps, 'fps', '>= 30', medium.pan_fps >= 30);
+  const large = row('synthetic-100000');
+  if (large)
+    check('UI first render, 100,000 nodes', large.first_render_ms, 'ms', '< 5,000', large.first_render_ms < 5000);
+}
 
 console.log('\nTargets');
 console.table(checks.map((entry) => ({ ...entry, met: entry.met ? 'yes' : 'NO' })));

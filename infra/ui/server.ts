@@ -158,7 +158,7 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
     },
   });
 
-  await app.register(fastifyStatic, { root: assetFolder, index: ['index.html'], wildcard: false });
+  await app.register(fastifyStatic, { root: assetFolder, index: ['index.html'] });
 
   app.setNotFoundHandler((request, reply) => {
     reply

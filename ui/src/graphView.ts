@@ -7,6 +7,7 @@
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { createNodeBorderProgram } from '@sigma/node-border';
+import { EdgeLineProgram, NodePointProgram } from 'sigma/rendering';
 import type { LineageEdge, LineageNode } from './api';
 import type { LayoutInput, LayoutResult } from './layout';
 import {
@@ -53,13 +54,25 @@ interface NodeAttributes {
   color: string;
   borderColor: string;
   nodeType: string;
+  /** Sigma's program: `bordered` (fill and border), or `point` for large graphs. */
+  type: string;
 }
 
 interface EdgeAttributes {
+  /** Sigma's program: `arrow`, or `thin` (one-pixel lines) for large graphs. */
+  type: string;
   size: number;
   color: string;
   edgeType: string;
 }
+
+/**
+ * Above these counts the graph is drawn with sigma's cheapest programs (square points without a
+ * border, one-pixel lines without arrowheads): at that scale borders and arrowheads are a pixel or
+ * two wide, and the simpler programs keep panning fluid with software WebGL.
+ */
+export const LARGE_GRAPH_NODES = 2_000;
+export const LARGE_GRAPH_EDGES = 4_000;
 
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
@@ -112,7 +125,7 @@ export class GraphView {
     container: HTMLElement,
     private readonly onNodeClick: (nodeId: string) => void,
   ) {
-    this.renderer = new Sigma(this.graph, container, {
+    this.renderer = new Sigma<NodeAttributes, EdgeAttributes>(this.graph, container, {
       defaultNodeType: 'bordered',
       nodeProgramClasses: {
         bordered: createNodeBorderProgram({
@@ -121,7 +134,10 @@ export class GraphView {
             { size: { fill: true }, color: { attribute: 'color' } },
           ],
         }),
+        point: NodePointProgram,
       },
+      // Large graphs use the cheapest programs: square points without a border, one-pixel lines.
+      edgeProgramClasses: { thin: EdgeLineProgram },
       defaultEdgeType: 'arrow',
       renderEdgeLabels: false,
       labelRenderedSizeThreshold: 7,
@@ -228,6 +244,7 @@ export class GraphView {
       order: initialOrder(scene.nodes),
     });
     const layoutMilliseconds = performance.now() - started;
+    performance.mark('lineage:layout-done');
     if (generation !== this.generation) return undefined;
     this.graph.clear();
     this.hovered = null;
@@ -237,6 +254,8 @@ export class GraphView {
     const big = scene.nodes.length > 20_000;
     const small = scene.nodes.length <= 1_000;
     const scale = big ? 0.5 : small ? 1.5 : 1;
+    const nodeProgram = scene.nodes.length > LARGE_GRAPH_NODES ? 'point' : 'bordered';
+    const edgeProgram = edges.length > LARGE_GRAPH_EDGES ? 'thin' : 'arrow';
     scene.nodes.forEach((node, index) => {
       this.graph.addNode(node.id, {
         x: layout.x[index]!,
@@ -246,6 +265,7 @@ export class GraphView {
         color: NODE_TYPE_COLOURS[node.node_type] ?? FALLBACK_COLOUR,
         borderColor: SYSTEM_COLOURS[node.system] ?? FALLBACK_COLOUR,
         nodeType: node.node_type,
+        type: nodeProgram,
       });
     });
     for (const edge of edges) {
@@ -255,8 +275,10 @@ export class GraphView {
         size: edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1,
         color: EDGE_TYPE_COLOURS[edge.edge_type] ?? FALLBACK_COLOUR,
         edgeType: edge.edge_type,
+        type: edgeProgram,
       });
     }
+    performance.mark('lineage:graph-built');
     this.renderer.setSetting('hideEdgesOnMove', edges.length > 100_000);
     this.renderer.setSetting('hideLabelsOnMove', scene.nodes.length > 5_000);
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });

@@ -1,0 +1,153 @@
+/**
+ * Web UI benchmark (`make bench`): time to first render and frames per second while panning, in
+ * headless Chromium with software WebGL (SwiftShader), for the demo graph and synthetic graphs of
+ * 5,000, 20,000 and 100,000 nodes (1.5 edges per node, `syntheticGraph`), every node drawn
+ * (schemas and internal topics shown).
+ *
+ * The whole path is measured as a user gets it: an in-process API on the memory store serves the
+ * graph, `lineage-svc-ui`'s server proxies it, and the page fetches it, lays it out in its web
+ * worker and draws it. Time to first render: from navigation start to the first frame of the graph
+ * (`data-first-ready-at`). Panning: the camera moves a little on every animation frame for 3 s, with
+ * edges drawn (no hiding while moving), and the frames the page got are counted.
+ */
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../infra/http/app.js';
+import { launchChromium, findChromium } from '../infra/ui/browser.js';
+import { buildUiServer, defaultAssetFolder } from '../infra/ui/server.js';
+import { openRuntime } from '../infra/runtime.js';
+import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../simulators/confluent/index.js';
+import { loadConfig } from '../src/config.js';
+import { graphIdForName, recordGraph } from '../src/graphCommands.js';
+import { createLogger } from '../src/logger.js';
+import { syntheticGraph } from './syntheticGraph.js';
+
+/** One measured graph. */
+export interface UiBenchRow {
+  graph: string;
+  nodes_drawn: number;
+  edges_drawn: number;
+  /** Milliseconds from navigation start to the first frame of the graph. */
+  first_render_ms: number;
+  /** Milliseconds of the layout in the web worker (part of the above). */
+  layout_ms: number;
+  /** Frames per second while panning. */
+  pan_fps: number;
+  /** The machine's one-minute load average when this graph was measured (software WebGL runs on the CPU). */
+  load_average: number;
+}
+
+const PAN_SECONDS = 3;
+
+/**
+ * Runs the UI benchmark. Resolves with one row per graph, or with a reason when Chromium or the
+ * built UI is missing (nothing is measured then).
+ */
+export async function benchUi(
+  sizes: number[] = [5_000, 20_000, 100_000],
+): Promise<{ rows: UiBenchRow[] } | { skipped: string }> {
+  if (!findChromium()) return { skipped: 'no Chromium (make browser installs it)' };
+  if (!existsSync(join(defaultAssetFolder(), 'index.html'))) return { skipped: 'the UI is not built (make build)' };
+  const scenario = await loadScenario('demo');
+  const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
+  const config = loadConfig({
+    LINEAGE_SVC_STORAGE__BACKEND: 'memory',
+    ...simulatorClientEnvironment(simulator.url, scenario),
+  });
+  const logger = createLogger({ level: 'error' });
+  const runtime = await openRuntime(config, logger);
+  const api = await buildApp({ config, logger, runtime });
+  await api.listen({ host: '127.0.0.1', port: 0 });
+  const apiUrl = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+  const ui = await buildUiServer({ settings: { apiUrl, apiKey: undefined } });
+  await ui.listen({ host: '127.0.0.1', port: 0 });
+  const uiUrl = `http://127.0.0.1:${(ui.server.address() as AddressInfo).port}`;
+  const browser = await launchChromium();
+  const rows: UiBenchRow[] = [];
+  try {
+    // The demo graph, extracted from the simulator through the API.
+    const started = (await (
+      await fetch(`${apiUrl}/api/v1/tasks/extract`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ environment_ids: scenario.environments.map((environment) => environment.id) }),
+      })
+    ).json()) as { task_id: string };
+    let demoGraphId = '';
+    for (let attempt = 0; attempt < 600 && demoGraphId === ''; attempt++) {
+      const task = (await (await fetch(`${apiUrl}/api/v1/tasks/${started.task_id}`)).json()) as {
+        status: string;
+        result?: { graph_id: string };
+        error?: string;
+      };
+      if (task.status === 'failed') throw new Error(`demo extraction failed: ${task.error}`);
+      if (task.status === 'completed') demoGraphId = task.result!.graph_id;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const graphs: { name: string; graphId: string }[] = [{ name: 'demo', graphId: demoGraphId }];
+    for (const size of sizes) {
+      const name = `synthetic-${size}`;
+      const graphId = graphIdForName(name);
+      await recordGraph(
+        runtime.commands,
+        graphId,
+        syntheticGraph({ nodes: size, edges: Math.round(size * 1.5), seed: 11 }),
+        { mode: 'replace', createIfMissing: true, name },
+        { cause: 'import', actor: 'bench' },
+      );
+      graphs.push({ name, graphId });
+    }
+
+    for (const { name, graphId } of graphs) {
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1`);
+      await page.locator('body[data-graph-state=ready]').waitFor({ state: 'attached', timeout: 300_000 });
+      const figures = (await page.evaluate(`(() => {
+        const ui = window.__lineageUi;
+        return { ...ui.view.figures, readyAt: Number(document.body.dataset.firstReadyAt) };
+      })()`)) as { nodes: number; edges: number; layoutMilliseconds: number; readyAt: number };
+      const frames = (await page.evaluate(`new Promise((resolve) => {
+        const renderer = window.__lineageUi.view.renderer;
+        renderer.setSetting('hideEdgesOnMove', false);
+        const camera = renderer.getCamera();
+        const start = performance.now();
+        let frames = 0;
+        const step = (now) => {
+          frames++;
+          const t = (now - start) / 1000;
+          camera.setState({ x: 0.5 + 0.2 * Math.sin(t * 2), y: 0.5 + 0.1 * Math.cos(t * 2) });
+          if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
+          else resolve({ frames, seconds: (now - start) / 1000 });
+        };
+        requestAnimationFrame(step);
+      })`)) as { frames: number; seconds: number };
+      rows.push({
+        graph: name,
+        nodes_drawn: figures.nodes,
+        edges_drawn: figures.edges,
+        first_render_ms: figures.readyAt,
+        layout_ms: Math.round(figures.layoutMilliseconds),
+        pan_fps: Number((frames.frames / frames.seconds).toFixed(1)),
+        load_average: Number(loadavg()[0]!.toFixed(1)),
+      });
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    await ui.close();
+    await api.close();
+    await runtime.close();
+    await simulator.close();
+  }
+  return { rows };
+}
+
+// `node --import tsx bench/ui.ts` runs this part alone.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await benchUi();
+  if ('skipped' in result) console.log(`UI bench skipped: ${result.skipped}`);
+  else console.table(result.rows);
+}
