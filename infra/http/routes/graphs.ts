@@ -47,6 +47,16 @@ import {
   rawJsonSerializer,
   sendSerialisedJson,
 } from './schemas.js';
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { EXPORT_FORMATS } from '../../../src/export/index.js';
+import { exportGraphAs, exportTraversalAs, type GraphExport } from '../../../services/graphExport.js';
+
+/** `?format=`: how a graph or a traversal is exported (default `json`, the API's own answer). */
+const ExportFormatQuery = z
+  .enum(EXPORT_FORMATS)
+  .default('json')
+  .describe(`One of ${EXPORT_FORMATS.join(', ')}; default json (the API's own answer)`);
 
 /** Options of the graph routes. */
 export interface GraphRoutesOptions {
@@ -280,18 +290,32 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
     {
       schema: {
         tags,
-        summary: 'The graph as LineageGraph JSON',
+        summary: 'The graph as LineageGraph JSON (default), GraphML, GEXF, DOT or Mermaid',
+        description:
+          'With `format` other than `json`, the answer is that format as text (GraphML and GEXF for Gephi, yEd and ' +
+          'Cytoscape; DOT for Graphviz; Mermaid for GitHub and wikis), streamed, with a file name to save it under.',
         params: GraphIdParams,
-        querystring: z.object({ as_of: AsOf }),
+        querystring: z.object({ as_of: AsOf, format: ExportFormatQuery }),
         response: withProblems({ 200: LineageGraphResource }),
       },
       serializerCompiler: rawJsonSerializer,
     },
     async (request, reply) => {
-      const graph = await exportGraph(runtime, request.params.graph_id, request.query.as_of);
+      const { as_of: asOf, format } = request.query;
+      if (format !== 'json')
+        return sendExport(reply, await exportGraphAs(runtime, request.params.graph_id, format, asOf));
+      const graph = await exportGraph(runtime, request.params.graph_id, asOf);
       return sendSerialisedJson(reply, graph.serialise());
     },
   );
+}
+
+/** Sends an export as a streamed attachment. */
+function sendExport(reply: FastifyReply, answer: GraphExport): FastifyReply {
+  return reply
+    .type(answer.contentType)
+    .header('content-disposition', `attachment; filename="${answer.filename}"`)
+    .send(Readable.from(answer.chunks));
 }
 
 /** The nodes of a graph: list, read one, add or replace one. */
@@ -428,6 +452,7 @@ function traversalRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
               .default(DEFAULT_HOPS)
               .describe(`1 to ${MAX_HOPS} (default ${DEFAULT_HOPS})`),
             as_of: AsOf,
+            format: ExportFormatQuery,
           }),
           response: withProblems({ 200: TraversalSchema }),
         },
@@ -435,6 +460,13 @@ function traversalRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
       },
       async (request, reply) => {
         const { graph_id: graphId, node_id: nodeId } = request.params;
+        const { hops, as_of: asOf, format } = request.query;
+        if (format !== 'json') {
+          return sendExport(
+            reply,
+            await exportTraversalAs(runtime, { graphId, nodeId, direction, hops, format, asOf }),
+          );
+        }
         const traversal = await traverseGraph(
           runtime,
           graphId,
