@@ -97,20 +97,27 @@ export function layoutInWorker(input: LayoutInput): Promise<LayoutResult> {
   });
 }
 
-/** Rank of a node in its layer before the barycentre sweeps: by system, then type, then name. */
+/**
+ * Rank of a node in its layer before the barycentre sweeps: by system, then type (in the order of
+ * the legend), then as the API listed them.
+ */
 function initialOrder(nodes: LineageNode[]): Float64Array {
-  const indexes = nodes.map((_, index) => index);
-  const keyOf = (node: LineageNode) => `${node.system}\u0000${node.node_type}\u0000${node.display_name}`;
-  const keys = nodes.map(keyOf);
-  indexes.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  const systems = Object.keys(SYSTEM_COLOURS);
+  const types = Object.keys(NODE_TYPE_COLOURS);
   const order = new Float64Array(nodes.length);
-  indexes.forEach((nodeIndex, rank) => (order[nodeIndex] = rank));
+  nodes.forEach((node, index) => {
+    const system = systems.indexOf(node.system);
+    const type = types.indexOf(node.node_type);
+    order[index] =
+      ((system < 0 ? systems.length : system) * 16 + (type < 0 ? types.length : type)) * nodes.length + index;
+  });
   return order;
 }
 
 /** The graph view: one sigma renderer in `container`, redrawn by `show`. */
 export class GraphView {
-  readonly graph = new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: true });
+  /** The drawn graph; `show` builds a new one and hands it to sigma whole. */
+  graph = GraphView.emptyGraph();
   readonly renderer: Sigma<NodeAttributes, EdgeAttributes>;
   private hovered: string | null = null;
   private neighbours = new Set<string>();
@@ -120,6 +127,10 @@ export class GraphView {
   private generation = 0;
   /** Figures of the last render (undefined before the first). */
   figures: RenderFigures | undefined;
+
+  private static emptyGraph() {
+    return new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: true });
+  }
 
   constructor(
     container: HTMLElement,
@@ -157,6 +168,7 @@ export class GraphView {
     node: string,
     data: NodeAttributes,
   ): Partial<NodeAttributes & { zIndex: number; highlighted: boolean }> {
+    if (this.hovered === null && this.selected !== node && this.marks.size === 0 && this.path.size === 0) return data;
     const mark = this.marks.get(node);
     const result: Partial<NodeAttributes & { zIndex: number; highlighted: boolean }> = { ...data };
     if (mark) {
@@ -189,6 +201,7 @@ export class GraphView {
     edge: string,
     data: EdgeAttributes,
   ): Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> {
+    if (this.hovered === null && this.marks.size === 0 && this.path.size === 0) return data;
     const mark = this.marks.get(edge);
     const result: Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> = { ...data };
     if (mark) {
@@ -216,7 +229,9 @@ export class GraphView {
 
   /** Marks a node as selected (drawn highlighted), or none. */
   select(nodeId: string | null) {
-    this.selected = nodeId !== null && this.graph.hasNode(nodeId) ? nodeId : null;
+    const selected = nodeId !== null && this.graph.hasNode(nodeId) ? nodeId : null;
+    if (selected === this.selected) return;
+    this.selected = selected;
     this.renderer.refresh({ skipIndexation: true });
   }
 
@@ -246,7 +261,8 @@ export class GraphView {
     const layoutMilliseconds = performance.now() - started;
     performance.mark('lineage:layout-done');
     if (generation !== this.generation) return undefined;
-    this.graph.clear();
+    // A new graph filled offline: sigma would otherwise handle one event per node and edge added.
+    const graph = GraphView.emptyGraph();
     this.hovered = null;
     this.neighbours = new Set();
     this.marks = scene.marks ?? new Map();
@@ -257,7 +273,7 @@ export class GraphView {
     const nodeProgram = scene.nodes.length > LARGE_GRAPH_NODES ? 'point' : 'bordered';
     const edgeProgram = edges.length > LARGE_GRAPH_EDGES ? 'thin' : 'arrow';
     scene.nodes.forEach((node, index) => {
-      this.graph.addNode(node.id, {
+      graph.addNode(node.id, {
         x: layout.x[index]!,
         y: layout.y[index]!,
         size: Math.max(1.5, nodeSize(node.node_type) * scale),
@@ -270,8 +286,8 @@ export class GraphView {
     });
     for (const edge of edges) {
       const key = edgeKey(edge);
-      if (this.graph.hasEdge(key)) continue;
-      this.graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, {
+      if (graph.hasEdge(key)) continue;
+      graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, {
         size: edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1,
         color: EDGE_TYPE_COLOURS[edge.edge_type] ?? FALLBACK_COLOUR,
         edgeType: edge.edge_type,
@@ -279,10 +295,21 @@ export class GraphView {
       });
     }
     performance.mark('lineage:graph-built');
-    this.renderer.setSetting('hideEdgesOnMove', edges.length > 100_000);
-    this.renderer.setSetting('hideLabelsOnMove', scene.nodes.length > 5_000);
+    // Sigma re-indexes its whole graph on every setting change: change settings over an empty
+    // graph, then hand over the new graph, which indexes and draws it once.
+    this.renderer.setGraph(GraphView.emptyGraph());
+    const settings = {
+      // Sorting by z-index costs a sort of every node and edge per refresh: only for small graphs.
+      zIndex: scene.nodes.length <= LARGE_GRAPH_NODES,
+      hideEdgesOnMove: edges.length > 100_000,
+      hideLabelsOnMove: scene.nodes.length > 5_000,
+    } as const;
+    for (const [name, value] of Object.entries(settings) as [keyof typeof settings, boolean][]) {
+      if (this.renderer.getSetting(name) !== value) this.renderer.setSetting(name, value);
+    }
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
-    this.renderer.refresh();
+    this.graph = graph;
+    this.renderer.setGraph(graph);
     await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
     this.figures = {
       nodes: this.graph.order,
