@@ -2,10 +2,21 @@
  * The write side of graphs: create, delete, and record a new version of a graph (from an
  * extraction, an import or an API call). Each command decides its events against the graph's
  * current state, then appends them to `graph-{graph_id}` with that state's revision as the expected
- * revision; when another writer got there first (a conflict), it waits for the projection to catch
- * up and decides again, up to `MAX_ATTEMPTS` times. This is the only way graphs change.
+ * revision. This is the only way graphs change.
+ *
+ * Under contention (issue 12, item 2; docs/architecture.md "The write path"):
+ * - within one process, commands on the same graph run one after the other (decide, append, wait
+ *   for the projection), so they never conflict with each other; commands on other graphs are not
+ *   held up;
+ * - across processes, a command that loses the race (another process appended first) waits for the
+ *   projection to catch up and decides again, after a short random pause (p-retry: up to
+ *   `CONFLICT_RETRIES` times within `CONFLICT_RETRY_MILLISECONDS`), so that writes of distinct
+ *   nodes and edges all succeed;
+ * - a caller that names the revision it decided on (`expectedRevision`) gets
+ *   `ExpectedRevisionConflictError` (409) at once when the graph moved on: that is a true conflict.
  */
 import { randomUUID } from 'node:crypto';
+import pRetry from 'p-retry';
 import { v5 as uuidV5 } from 'uuid';
 import { ExpectedRevisionConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventStore } from './eventStore.js';
@@ -36,8 +47,10 @@ export interface GraphCommandDeps {
   state: GraphStateSource;
 }
 
-/** How many times a command decides again after a conflict before giving up with 409. */
-export const MAX_ATTEMPTS = 5;
+/** How many times a command decides again after losing a race to another process, at most. */
+export const CONFLICT_RETRIES = 100;
+/** How long a command keeps deciding again after losing races, at most, in milliseconds. */
+export const CONFLICT_RETRY_MILLISECONDS = 30_000;
 
 /** Namespace of name-based graph ids (UUID v5), so that a graph name always maps to the same id. */
 const GRAPH_ID_NAMESPACE = '6f1c2a4e-8e0b-5d39-9a57-3c1f0b7d2e11';
@@ -66,36 +79,89 @@ export interface RecordResult extends CommandResult {
   created: boolean;
 }
 
+/** The tail of the commands queued per graph, per store: one command at a time per graph in a process. */
+const graphQueues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+
+/** Runs `work` after the commands already queued on the same graph of the same store. */
+function serialised<T>(store: EventStore, graphId: string, work: () => Promise<T>): Promise<T> {
+  let queues = graphQueues.get(store);
+  if (!queues) graphQueues.set(store, (queues = new Map()));
+  const previous = queues.get(graphId) ?? Promise.resolve();
+  const result = previous.then(work, work);
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(graphId, tail);
+  void tail.then(() => {
+    if (queues.get(graphId) === tail) queues.delete(graphId);
+  });
+  return result;
+}
+
 /**
- * Runs `decide` against the current state and appends what it returns, retrying on conflicts.
- * `decide` returns `[]` when there is nothing to record. Every write carries a correlation id (the
- * caller's, else a fresh one), so that the graph's history shows one entry per write.
+ * Runs `decide` against the current state and appends what it returns: one command at a time per
+ * graph in this process, deciding again after a conflict with another process (unless the caller
+ * named the revision it expects). `decide` returns `[]` when there is nothing to record. Every write
+ * carries a correlation id (the caller's, else a fresh one), so that the graph's history shows one
+ * entry per write.
+ * @throws ExpectedRevisionConflictError when `expectedRevision` is given and the graph is at another
+ *   revision, or when the races are still lost after `CONFLICT_RETRIES` attempts.
  */
 async function handle(
   deps: GraphCommandDeps,
   graphId: string,
   decide: (snapshot: GraphSnapshot | undefined) => LineageEvent[],
   given: EventContext,
+  expectedRevision?: number,
 ): Promise<CommandResult> {
   const stream = streams.graph(graphId);
   const context: EventContext = { ...given, correlation_id: given.correlation_id ?? randomUUID() };
-  for (let attempt = 1; ; attempt += 1) {
+  let caughtUp = false;
+  const attempt = async (): Promise<CommandResult> => {
     const snapshot = deps.state.snapshot(graphId);
-    const events = decide(snapshot);
-    if (events.length === 0) {
-      return { graphId, revision: snapshot?.revision ?? -1, position: await deps.store.headPosition(), appended: 0 };
-    }
-    try {
-      const result = await deps.store.append(stream, toAppend(events, context), {
-        expectedRevision: snapshot?.revision ?? -1,
-      });
-      await deps.state.waitFor(result.position);
-      return { graphId, revision: result.next_expected_revision, position: result.position, appended: events.length };
-    } catch (error) {
-      if (!(error instanceof ExpectedRevisionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+    const revision = snapshot?.revision ?? -1;
+    if (expectedRevision !== undefined && expectedRevision !== revision) {
+      // The projection may lag behind the store: only a revision the store confirms is a conflict.
       await deps.state.catchUp();
+      const current = deps.state.snapshot(graphId)?.revision ?? -1;
+      if (expectedRevision !== current)
+        throw new ExpectedRevisionConflictError(stream, `revision ${expectedRevision}`, current);
+      return attempt();
     }
-  }
+    let events: LineageEvent[];
+    try {
+      events = decide(snapshot);
+    } catch (error) {
+      // A graph another process created a moment ago may not be projected here yet: "not found" only
+      // holds against a projection caught up with the store.
+      if (!(error instanceof NotFoundError) || caughtUp) throw error;
+      caughtUp = true;
+      await deps.state.catchUp();
+      return attempt();
+    }
+    if (events.length === 0) {
+      return { graphId, revision, position: await deps.store.headPosition(), appended: 0 };
+    }
+    const result = await deps.store.append(stream, toAppend(events, context), { expectedRevision: revision });
+    await deps.state.waitFor(result.position);
+    return { graphId, revision: result.next_expected_revision, position: result.position, appended: events.length };
+  };
+  return serialised(deps.store, graphId, () =>
+    pRetry(attempt, {
+      retries: expectedRevision === undefined ? CONFLICT_RETRIES : 0,
+      maxRetryTime: CONFLICT_RETRY_MILLISECONDS,
+      minTimeout: 2,
+      maxTimeout: 100,
+      factor: 1.5,
+      randomize: true,
+      shouldRetry: ({ error }) => error instanceof ExpectedRevisionConflictError,
+      // Another process appended first: read what it wrote before deciding again.
+      onFailedAttempt: async ({ error }) => {
+        if (error instanceof ExpectedRevisionConflictError) await deps.state.catchUp();
+      },
+    }),
+  );
 }
 
 /**
@@ -149,12 +215,22 @@ export async function deleteGraph(
  * `createIfMissing`, a graph that does not exist (or was deleted) is created first, named `name`.
  * Nothing is appended when nothing changed.
  * @throws NotFoundError when the graph does not exist and `createIfMissing` is false.
+ * @throws ExpectedRevisionConflictError when `options.expectedRevision` is stale.
  */
 export async function recordGraph(
   deps: GraphCommandDeps,
   graphId: string,
   next: LineageGraph,
-  options: DiffOptions & { createIfMissing?: boolean; name?: string | null },
+  options: DiffOptions & {
+    createIfMissing?: boolean;
+    name?: string | null;
+    /**
+     * The revision of the graph stream the caller based this version on: when the graph is at
+     * another revision, nothing is recorded and `ExpectedRevisionConflictError` (409) is thrown.
+     * Unset: the change is decided against whatever the current state is (upserts never conflict).
+     */
+    expectedRevision?: number;
+  },
   context: EventContext,
 ): Promise<RecordResult> {
   let changes: GraphChanges | undefined;
@@ -177,6 +253,7 @@ export async function recordGraph(
         : events;
     },
     context,
+    options.expectedRevision,
   );
   return { ...result, changes: changes!, created };
 }
