@@ -121,7 +121,8 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
     throw new Error(`the web UI is not built: ${join(assetFolder, 'index.html')} is missing (run make build)`);
   }
   const { apiUrl, apiKey } = options.settings;
-  const app = Fastify({ logger: options.logger ?? false });
+  // Connections are closed at once on close: browsers keep theirs open, and Ctrl-C should not wait for them.
+  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true });
 
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('content-security-policy', CONTENT_SECURITY_POLICY);

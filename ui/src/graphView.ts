@@ -337,16 +337,13 @@ export class GraphView {
     void camera.animate({ x: camera.x + dx * camera.ratio, y: camera.y + dy * camera.ratio }, { duration: 150 });
   }
 
-  /** Centres the camera on a node, zooming in. */
+  /** Centres the camera on a node; in a large graph, zooms in far enough to see it among its neighbours. */
   centreOn(nodeId: string) {
     if (!this.graph.hasNode(nodeId)) return;
     const display = this.renderer.getNodeDisplayData(nodeId);
     if (!display) return;
-    void this.renderer
-      .getCamera()
-      .animate(
-        { x: display.x, y: display.y, ratio: Math.min(0.5, this.renderer.getCamera().ratio) },
-        { duration: 300 },
-      );
+    const camera = this.renderer.getCamera();
+    const ratio = this.graph.order > 1_000 ? Math.min(camera.ratio, 0.1) : camera.ratio;
+    void camera.animate({ x: display.x, y: display.y, ratio }, { duration: 300 });
   }
 }

@@ -337,7 +337,8 @@ async function refreshNow() {
   // Milliseconds since navigation start when the graph was first drawn (read by the bench).
   if (figures) document.body.dataset.firstReadyAt ??= String(Math.round(performance.now()));
   view.select(state.node);
-  if (state.node) view.centreOn(state.node);
+  if (state.node && state.node === centreWanted) view.centreOn(state.node);
+  centreWanted = null;
 
   performance.mark('lineage:drawn');
   renderFilters(document_.nodes);
@@ -741,7 +742,11 @@ function renderSuggestions() {
   if (activeSuggestion >= 0) searchInput.setAttribute('aria-activedescendant', `suggestion-${activeSuggestion}`);
   else searchInput.removeAttribute('aria-activedescendant');
 }
+/** A node to bring into view once drawn (one chosen in the search results). */
+let centreWanted: string | null = null;
+
 function choose(node: LineageNode) {
+  centreWanted = node.id;
   suggestions.hidden = true;
   searchInput.setAttribute('aria-expanded', 'false');
   searchInput.value = node.display_name;
