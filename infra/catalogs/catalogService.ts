@@ -4,8 +4,11 @@
  * `--push-lineage`).
  *
  * - `createCatalogGateway(config)`: the `CatalogGateway` of `services/context.ts`: which providers
- *   are available, every available provider's enrichment (applied with `applyEnrichment`; the
- *   caller records the returned graph), and one provider's push.
+ *   are available, every available provider's enrichment (providers with tables only: the data
+ *   governance provider is push only; applied with `applyEnrichment`; the caller records the
+ *   returned graph), and one provider's push. The gateway keeps one in-memory `PushLedger` per
+ *   catalog type for its life, so that a second push of unchanged lineage to an event catalog
+ *   (warehouse, data governance) sends nothing and reports `unchanged`.
  * - `pushToCatalog(graph, catalogType, options, config)`: one provider's push.
  *   @throws UnconfiguredProviderError (HTTP 400) naming the variables to set, or when the provider
  *   is not implemented yet.
@@ -14,7 +17,9 @@
  */
 import {
   applyEnrichment,
+  createMemoryPushLedger,
   type EnrichmentResult,
+  type PushLedger,
   type PushOptions,
   type PushResult,
 } from '../../src/catalogs/provider.js';
@@ -25,6 +30,7 @@ import type { CatalogType, LineageGraph } from '../../src/graph/model.js';
 import type { Logger } from '../../src/logger.js';
 import type { CatalogGateway } from '../../services/context.js';
 import { createDatabricksClient, type DatabricksClientOptions } from './databricksClient.js';
+import { createDataZoneClient, type DataZoneClientOptions } from './dataZoneClient.js';
 import { createGlueClient, type GlueClientOptions } from './glueClient.js';
 import { createGoogleClient, type GoogleClientOptions } from './googleClient.js';
 
@@ -34,6 +40,10 @@ export type CatalogClientOptions = Partial<Omit<DatabricksClientOptions, 'worksp
   glue?: Partial<Omit<GlueClientOptions, 'region' | 'logger'>> | undefined;
   /** Warehouse (Google) client overrides: token provider (ADC stand-in), retry delays, timeout, fetch. */
   google?: Partial<Omit<GoogleClientOptions, 'projectId' | 'location' | 'logger'>> | undefined;
+  /** Data governance (DataZone) client overrides: endpoint, region, static credentials, attempts, timeout. */
+  dataZone?: Partial<Omit<DataZoneClientOptions, 'domainId' | 'logger'>> | undefined;
+  /** Environment the DataZone region is read from (`AWS_REGION`); default `process.env`. */
+  env?: Record<string, string | undefined> | undefined;
 };
 
 /** A provider that cannot run: not configured, or not implemented yet (HTTP 400). */
@@ -77,6 +87,14 @@ const PORT_FACTORIES: Partial<Record<CatalogType, DepsFactory>> = {
       logger: options.logger,
     }),
   }),
+  DATA_GOVERNANCE: (config, options) => ({
+    port: createDataZoneClient({
+      region: (options.env ?? process.env).AWS_REGION || config.datalake.region,
+      ...options.dataZone,
+      domainId: config.dataGovernance.domainId!,
+      logger: options.logger,
+    }),
+  }),
 };
 
 /** Why a provider cannot run now, or undefined when it can. */
@@ -98,6 +116,10 @@ export function createCatalogGateway(
   clientOptions: CatalogClientOptions & { logger?: Logger | undefined } = {},
 ): CatalogGateway {
   const reason = (catalogType: CatalogType) => unavailableReason(catalogEntry(catalogType), config);
+  // What was pushed to the catalogs that keep no readable copy (lineage events), for this gateway's life.
+  const ledgers = new Map<CatalogType, PushLedger>();
+  const ledgerOf = (catalogType: CatalogType) =>
+    ledgers.get(catalogType) ?? ledgers.set(catalogType, createMemoryPushLedger()).get(catalogType)!;
   const available = () =>
     CATALOG_REGISTRY.filter((entry) => unavailableReason(entry, config) === undefined).map(
       (entry) => entry.catalogType,
@@ -108,7 +130,10 @@ export function createCatalogGateway(
     async enrich(graph, only) {
       let current = graph;
       const results: EnrichmentResult[] = [];
-      const ran = available().filter((catalogType) => only === undefined || only.includes(catalogType));
+      const ran = available().filter(
+        (catalogType) =>
+          catalogEntry(catalogType).system !== null && (only === undefined || only.includes(catalogType)),
+      );
       for (const catalogType of ran) {
         const result = await catalogEntry(catalogType).provider!.enrich(
           current,
@@ -122,11 +147,10 @@ export function createCatalogGateway(
     async push(graph, catalogType, options) {
       const why = reason(catalogType);
       if (why !== undefined) throw new UnconfiguredProviderError(why);
-      return catalogEntry(catalogType).provider!.push(
-        graph,
-        options,
-        PORT_FACTORIES[catalogType]!(config, clientOptions),
-      );
+      return catalogEntry(catalogType).provider!.push(graph, options, {
+        ...PORT_FACTORIES[catalogType]!(config, clientOptions),
+        ledger: ledgerOf(catalogType),
+      });
     },
   };
 }

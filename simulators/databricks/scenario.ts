@@ -24,7 +24,7 @@
  *     columns: [{ name, type_text, type_name, comment, nullable }]
  *     access: ok | forbidden | unauthorized    # forbidden: GET 403 and PERMISSION_DENIED on statements
  *     modify_denied: false          # true: ALTER / COMMENT fail with PERMISSION_DENIED
- * lineage: [{ upstream: a.b.c, downstream: d.e.f }]
+ * lineage: [{ upstream: a.b.c, downstream: d.e.f, notebook_id: 123, job_id: 45, pipeline_id: p-1, query_id: q-1 }]   # ids optional
  * faults: [{ api: lakehouse.tables.get, status: 503, times: 2, retry_after: 0 }]
  * ```
  */
@@ -92,7 +92,19 @@ export const lakehouseScenarioSchema = z.object({
     .object({ name: z.string().default('lineage-svc'), create_table_denied: z.array(z.string()).default([]) })
     .default({ name: 'lineage-svc', create_table_denied: [] }),
   tables: z.array(table).default([]),
-  lineage: z.array(z.object({ upstream: z.string(), downstream: z.string() })).default([]),
+  lineage: z
+    .array(
+      z.object({
+        upstream: z.string(),
+        downstream: z.string(),
+        /** The notebook, job, pipeline or query that wrote `downstream` from `upstream` (entity infos of A4). */
+        notebook_id: z.union([z.number().int(), z.string()]).optional(),
+        job_id: z.union([z.number().int(), z.string()]).optional(),
+        pipeline_id: z.string().optional(),
+        query_id: z.string().optional(),
+      }),
+    )
+    .default([]),
   faults: z.array(fault).default([]),
 });
 

@@ -236,7 +236,18 @@ export async function startLakehouseSimulator(options: LakehouseSimulatorOptions
       throw new ApiError(404, 'ENDPOINT_NOT_FOUND', "No API found for 'GET /lineage-tracking/table-lineage'");
     const tableName = (request.query as { table_name?: string }).table_name;
     if (!tableName) throw new ApiError(400, 'INVALID_PARAMETER_VALUE', 'Missing required field: table_name');
-    const entryOf = (fullName: string) => {
+    const at = '2024-12-01 09:11:40.0';
+    const entities = (edge: (typeof scenario.lineage)[number]) => {
+      const info = (field: string, value: unknown) =>
+        value === undefined ? {} : { [field]: [{ workspace_id: scenario.workspace_id, ...value!, lineage_timestamp: at }] };
+      return {
+        ...info('notebookInfos', edge.notebook_id === undefined ? undefined : { notebook_id: edge.notebook_id }),
+        ...info('jobInfos', edge.job_id === undefined ? undefined : { job_id: edge.job_id }),
+        ...info('pipelineInfos', edge.pipeline_id === undefined ? undefined : { pipeline_id: edge.pipeline_id }),
+        ...info('queryInfos', edge.query_id === undefined ? undefined : { query_id: edge.query_id }),
+      };
+    };
+    const entryOf = (fullName: string, edge: (typeof scenario.lineage)[number]) => {
       const [catalog, schema, name] = fullName.split('.');
       const t = tables.get(key(fullName));
       return {
@@ -246,16 +257,17 @@ export async function startLakehouseSimulator(options: LakehouseSimulatorOptions
           schema_name: schema,
           name,
           table_type: t?.table_type ?? 'TABLE',
-          lineage_timestamp: '2024-12-01 09:11:40.0',
+          lineage_timestamp: at,
         }),
+        ...entities(edge),
       };
     };
     const upstreams = scenario.lineage
       .filter((l) => key(l.downstream) === key(tableName))
-      .map((l) => entryOf(l.upstream));
+      .map((l) => entryOf(l.upstream, l));
     const downstreams = scenario.lineage
       .filter((l) => key(l.upstream) === key(tableName))
-      .map((l) => entryOf(l.downstream));
+      .map((l) => entryOf(l.downstream, l));
     return omitEmpty({
       upstreams: upstreams.length > 0 ? upstreams : undefined,
       downstreams: downstreams.length > 0 ? downstreams : undefined,

@@ -439,7 +439,38 @@ export async function enrichDatalake(
 // Push.
 
 type TableOutcome =
-  { kind: 'updated'; properties: number; comment: boolean } | { kind: 'skipped' | 'error'; message: string };
+  | { kind: 'updated'; properties: number; comment: boolean }
+  | { kind: 'unchanged' }
+  | { kind: 'skipped' | 'error'; message: string };
+
+/** Parameters without `lineage_svc.last_synced`, as sorted `key=value` lines (for comparison). */
+const comparableParameters = (parameters: Record<string, string> | undefined): string =>
+  Object.entries(parameters ?? {})
+    .filter(([key]) => key !== `${LINEAGE_PARAMETER_PREFIX}last_synced`)
+    .map(([key, value]) => `${key}=${value}`)
+    .sort()
+    .join('\n');
+
+/** A description without its `Last synced:` line. */
+const comparableDescription = (description: string | undefined): string =>
+  (description ?? '')
+    .split('\n')
+    .filter((line) => !line.startsWith('Last synced: '))
+    .join('\n');
+
+/**
+ * True when the Glue table as read already holds the parameters and description an update would
+ * write (the push time aside), so the update is not sent and the table is `unchanged`.
+ */
+export function glueTableUnchanged(
+  current: Pick<GlueTable, 'Parameters' | 'Description'>,
+  input: GlueTableInput,
+): boolean {
+  return (
+    comparableParameters(current.Parameters) === comparableParameters(input.Parameters) &&
+    comparableDescription(current.Description) === comparableDescription(input.Description)
+  );
+}
 
 async function pushTable(
   port: DatalakeCatalogPort,
@@ -464,6 +495,7 @@ async function pushTable(
     const input = toTableInput(current, ref.table);
     if (options.set_properties) input.Parameters = mergeParameters(current.Parameters, properties);
     if (options.set_comments) input.Description = mergeDescription(current.Description, table, chain, syncedAt);
+    if (glueTableUnchanged(current, input)) return { kind: 'unchanged' };
     try {
       await port.updateTable(ref, input, { versionId: current.VersionId, skipArchive: true });
       return {
@@ -496,8 +528,12 @@ export async function pushDatalake(
     .filter(isDatalakeTable)
     .sort((a, b) => (a.qualified_name < b.qualified_name ? -1 : a.qualified_name > b.qualified_name ? 1 : 0))) {
     const chain = upstreamChain(index, table.id);
-    if (chain.length === 0) result.skipped.push(`${table.qualified_name}: no upstream lineage in the graph`);
-    else work.push({ table, chain });
+    if (chain.length > 0) work.push({ table, chain });
+    else {
+      result.skipped.push(`${table.qualified_name}: no upstream lineage in the graph`);
+      const reason = 'no upstream lineage in the graph';
+      result.results.push({ kind: 'table', name: table.qualified_name, node_id: table.id, status: 'skipped', reason });
+    }
   }
   if (options.create_bridge_table)
     result.skipped.push(
@@ -508,13 +544,25 @@ export async function pushDatalake(
   const outcomes = await Promise.all(
     work.map(({ table, chain }) => limit(() => pushTable(deps.port, table, chain, options, syncedAt))),
   );
-  for (const outcome of outcomes) {
+  outcomes.forEach((outcome, i) => {
+    const table = work[i]!.table;
+    const base = { kind: 'table' as const, name: table.qualified_name, node_id: table.id };
     if (outcome.kind === 'updated') {
       result.tables_updated += 1;
       result.properties_set += outcome.properties;
       if (outcome.comment) result.comments_set += 1;
-    } else (outcome.kind === 'skipped' ? result.skipped : result.errors).push(outcome.message);
-  }
+      result.results.push({ ...base, status: 'updated' });
+    } else if (outcome.kind === 'unchanged') result.results.push({ ...base, status: 'unchanged' });
+    else {
+      (outcome.kind === 'skipped' ? result.skipped : result.errors).push(outcome.message);
+      const detail = outcome.message.slice(table.qualified_name.length + 2);
+      result.results.push(
+        outcome.kind === 'skipped'
+          ? { ...base, status: 'skipped', reason: detail }
+          : { ...base, status: 'failed', error: detail },
+      );
+    }
+  });
   return result;
 }
 

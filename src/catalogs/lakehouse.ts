@@ -33,7 +33,7 @@
  */
 import pLimit from 'p-limit';
 import type { Config } from '../config.js';
-import { lakehouseTableId } from '../graph/ids.js';
+import { catalogJobId, lakehouseTableId } from '../graph/ids.js';
 import type { Edge, LineageGraph, Node } from '../graph/model.js';
 import {
   CatalogApiError,
@@ -83,6 +83,19 @@ export interface LakehouseTableInfo {
   /** Epoch milliseconds. */
   updated_at?: number | null;
   created_at?: number | null;
+  /** Table properties (string map; `lineage_svc.*` keys are the push's). */
+  properties?: Record<string, string> | null;
+  comment?: string | null;
+}
+
+/** An entity of a lineage entry: the notebook, job, pipeline or query that read or wrote the table (A4). */
+export interface LakehouseLineageEntity {
+  workspace_id?: number | string | null;
+  notebook_id?: number | string | null;
+  job_id?: number | string | null;
+  pipeline_id?: string | null;
+  query_id?: string | null;
+  lineage_timestamp?: string | null;
 }
 
 /** One entry of the table-lineage answer (`tableInfo` may be absent for entity-only entries). */
@@ -94,6 +107,77 @@ export interface LakehouseLineageEntry {
     table_type?: string | null;
     lineage_timestamp?: string | null;
   } | null;
+  notebookInfos?: LakehouseLineageEntity[] | null;
+  jobInfos?: LakehouseLineageEntity[] | null;
+  pipelineInfos?: LakehouseLineageEntity[] | null;
+  queryInfos?: LakehouseLineageEntity[] | null;
+}
+
+/** The entity kinds of a lineage entry, with the field holding each one's id. */
+const LINEAGE_ENTITY_KINDS = [
+  ['notebookInfos', 'notebook', 'notebook_id'],
+  ['jobInfos', 'job', 'job_id'],
+  ['pipelineInfos', 'pipeline', 'pipeline_id'],
+  ['queryInfos', 'query', 'query_id'],
+] as const;
+
+/** The deep link of a catalog job in the workspace. */
+function lakehouseJobLink(workspaceUrl: string, kind: string, id: string): string {
+  const paths: Record<string, string> = {
+    notebook: `#notebook/${id}`,
+    job: `jobs/${id}`,
+    pipeline: `pipelines/${id}`,
+    query: `sql/editor/${id}`,
+  };
+  return `${workspaceUrl}/${paths[kind] ?? ''}`;
+}
+
+/**
+ * The CATALOG_JOB nodes of one downstream lineage entry (`docs/catalog-apis.md` A4: its
+ * `notebookInfos`, `jobInfos`, `pipelineInfos`, `queryInfos`), between the table read (`upstream`)
+ * and the table written (`downstreamId`): id `lakehouse:catalog_job:{env}:{kind}/{entity id}`
+ * (`catalogJobId`), edges CONSUMES upstream -> job and PRODUCES job -> downstream (`docs/contract.md`
+ * section 2). Empty when the entry names no entity (the caller then links the tables by TRANSFORMS).
+ */
+export function lakehouseCatalogJobs(
+  entry: LakehouseLineageEntry,
+  upstream: Pick<Node, 'id' | 'environment_id' | 'cluster_id'>,
+  downstreamId: string,
+  workspaceUrl: string,
+): { nodes: Node[]; edges: Edge[] } {
+  const nodes: Node[] = [];
+  const edges: Edge[] = [];
+  for (const [field, kind, idField] of LINEAGE_ENTITY_KINDS) {
+    for (const entity of entry[field] ?? []) {
+      const raw = entity?.[idField];
+      if (raw === undefined || raw === null || String(raw) === '') continue;
+      const entityId = String(raw);
+      const id = catalogJobId('LAKEHOUSE', upstream.environment_id ?? 'unknown', `${kind}/${entityId}`);
+      if (!nodes.some((node) => node.id === id))
+        nodes.push({
+          id,
+          node_type: 'CATALOG_JOB',
+          system: 'LAKEHOUSE',
+          qualified_name: `${kind}/${entityId}`,
+          display_name: `${kind} ${entityId}`,
+          environment_id: upstream.environment_id,
+          cluster_id: upstream.cluster_id,
+          attributes: {
+            derived: true,
+            job_kind: kind,
+            entity_id: entityId,
+            workspace_id:
+              entity.workspace_id === undefined || entity.workspace_id === null ? null : String(entity.workspace_id),
+            url: lakehouseJobLink(workspaceUrl, kind, entityId),
+            discovered_from: upstream.id,
+          },
+        });
+      const source = { source: 'lakehouse_table_lineage' };
+      edges.push({ src_id: upstream.id, dst_id: id, edge_type: 'CONSUMES', attributes: source });
+      edges.push({ src_id: id, dst_id: downstreamId, edge_type: 'PRODUCES', attributes: source });
+    }
+  }
+  return { nodes, edges };
 }
 
 /** `GET /api/2.0/lineage-tracking/table-lineage` (either list may be absent when empty). */
@@ -364,7 +448,13 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
         known.set(id, target);
         result.newNodes.push(target);
       }
-      const edge: Edge = {
+      const jobs = lakehouseCatalogJobs(entry, node, id, port.workspaceUrl);
+      for (const job of jobs.nodes)
+        if (!known.has(job.id)) {
+          known.set(job.id, job);
+          result.newNodes.push(job);
+        }
+      const transforms: Edge = {
         src_id: node.id,
         dst_id: id,
         edge_type: 'TRANSFORMS',
@@ -373,10 +463,12 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
           ...(info.lineage_timestamp ? { lineage_timestamp: info.lineage_timestamp } : {}),
         },
       };
-      const key = `${edge.src_id}\tTRANSFORMS\t${edge.dst_id}`;
-      if (!edgeKeys.has(key)) {
-        edgeKeys.add(key);
-        result.newEdges.push(edge);
+      for (const edge of jobs.edges.length > 0 ? jobs.edges : [transforms]) {
+        const key = `${edge.src_id}\t${edge.edge_type}\t${edge.dst_id}`;
+        if (!edgeKeys.has(key)) {
+          edgeKeys.add(key);
+          result.newEdges.push(edge);
+        }
       }
       if (!visited.has(id)) {
         visited.add(id);
@@ -434,7 +526,148 @@ async function run(port: LakehouseCatalogPort, warehouseId: string, statement: s
   }
 }
 
-/** Push of lineage into lakehouse tables (see the module comment). Never throws for a catalog failure. */
+/** One table to push: the node, its name parts and its upstream chain. */
+type PushItem = { table: Node; parts: [string, string, string]; chain: ReturnType<typeof upstreamChain> };
+
+/** The comment without its `Last synced:` line (which changes on every push). */
+const commentBody = (comment: string | null | undefined): string =>
+  (comment ?? '')
+    .split('\n')
+    .filter((line) => !line.startsWith('Last synced: '))
+    .join('\n');
+
+/**
+ * True when the table as read (`docs/catalog-apis.md` A1: `properties`, `comment`) already holds
+ * what a push would write, `lineage_svc.last_synced` and the comment's `Last synced:` line aside.
+ */
+export function lakehouseTableUnchanged(
+  info: Pick<LakehouseTableInfo, 'properties' | 'comment'>,
+  wanted: { properties?: Record<string, string> | undefined; comment?: string | undefined },
+): boolean {
+  if (wanted.properties) {
+    for (const [key, value] of Object.entries(wanted.properties))
+      if (key !== 'lineage_svc.last_synced' && info.properties?.[key] !== value) return false;
+    for (const key of Object.keys(info.properties ?? {}))
+      if (key.startsWith('lineage_svc.') && key !== 'lineage_svc.last_synced' && !(key in wanted.properties))
+        return false;
+  }
+  return wanted.comment === undefined || commentBody(info.comment) === commentBody(wanted.comment);
+}
+
+/** Resolves the warehouse to run statements on, or the error line. */
+async function resolveWarehouse(deps: LakehouseDeps): Promise<{ id: string } | { error: string }> {
+  if (deps.warehouseId) return { id: deps.warehouseId };
+  try {
+    const id = chooseWarehouse(await deps.port.listWarehouses())?.id;
+    if (id) return { id };
+    return { error: 'no SQL warehouse found in the workspace; create one or set LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID' };
+  } catch (error) {
+    return { error: `no SQL warehouse: listing warehouses failed: ${describeFailure(error)}` };
+  }
+}
+
+/**
+ * Pushes properties and comment of one table: reads it first (A1) and writes nothing when it already
+ * holds the same lineage (`unchanged`); a table that cannot be read for lack of access or existence
+ * is `skipped`. Returns whether its bridge rows should be written.
+ */
+async function pushLakehouseTable(
+  item: PushItem,
+  options: PushOptions,
+  context: { port: LakehouseCatalogPort; warehouseId: string; syncedAt: string; result: PushResult },
+): Promise<boolean> {
+  const { port, warehouseId, syncedAt, result } = context;
+  const name = item.table.qualified_name;
+  const { properties, capped } = lineageProperties({ table: item.table, chain: item.chain, syncedAt });
+  const comment = commentTree(item.table, capped, syncedAt);
+  const wanted = {
+    ...(options.set_properties ? { properties } : {}),
+    ...(options.set_comments ? { comment } : {}),
+  };
+  const base = { kind: 'table' as const, name, node_id: item.table.id };
+  if (options.set_properties || options.set_comments) {
+    try {
+      const info = await port.getTable(item.parts.join('.'));
+      if (!options.create_bridge_table && lakehouseTableUnchanged(info, wanted)) {
+        result.results.push({ ...base, status: 'unchanged' });
+        return false;
+      }
+    } catch (error) {
+      if (error instanceof CatalogApiError && error.skippable) {
+        const reason = `not readable: ${describeFailure(error)}`;
+        result.skipped.push(`${name}: ${reason}`);
+        result.results.push({ ...base, status: 'skipped', reason });
+        return false;
+      }
+    }
+  }
+  const failures: Array<Exclude<StepOutcome, { ok: true }> & { step: string }> = [];
+  let updated = false;
+  const step = async (label: string, statement: string, onSuccess: () => void) => {
+    const outcome = await run(port, warehouseId, statement);
+    if (outcome.ok) {
+      onSuccess();
+      updated = true;
+    } else failures.push({ ...outcome, step: label });
+  };
+  if (options.set_properties)
+    await step('properties not set', setPropertiesStatement(item.parts, properties), () => {
+      result.properties_set += Object.keys(properties).length;
+    });
+  if (options.set_comments)
+    await step('comment not set', commentStatement(item.parts, comment), () => {
+      result.comments_set += 1;
+    });
+  for (const failure of failures)
+    (failure.benign ? result.skipped : result.errors).push(`${name}: ${failure.step}: ${failure.message}`);
+  if (updated) result.tables_updated += 1;
+  const message = failures.map((failure) => `${failure.step}: ${failure.message}`).join('; ');
+  if (updated || (!options.set_properties && !options.set_comments))
+    result.results.push({ ...base, status: 'updated', ...(message ? { error: message } : {}) });
+  else if (failures.every((failure) => failure.benign))
+    result.results.push({ ...base, status: 'skipped', reason: message });
+  else result.results.push({ ...base, status: 'failed', error: message });
+  return true;
+}
+
+/** The bridge table rows of the pushed tables, per catalog (see the module comment). */
+async function pushBridgeRows(
+  items: readonly PushItem[],
+  context: { port: LakehouseCatalogPort; warehouseId: string; syncedAt: string; result: PushResult },
+): Promise<void> {
+  const { port, warehouseId, syncedAt, result } = context;
+  const note = (name: string, step: string, outcome: Exclude<StepOutcome, { ok: true }>) =>
+    (outcome.benign ? result.skipped : result.errors).push(`${name}: ${step}: ${outcome.message}`);
+  const byCatalog = new Map<string, PushItem[]>();
+  for (const item of items)
+    (byCatalog.get(item.parts[0]) ?? byCatalog.set(item.parts[0], []).get(item.parts[0])!).push(item);
+  for (const [catalog, catalogItems] of [...byCatalog].sort(([a], [b]) => a.localeCompare(b))) {
+    const bridge = bridgeTableParts(catalog).join('.');
+    const created = await run(port, warehouseId, createBridgeTableStatement(catalog));
+    if (!created.ok) {
+      result.errors.push(`bridge table ${bridge}: not created: ${created.message}`);
+      continue;
+    }
+    for (const item of catalogItems) {
+      const rows = bridgeRows({ table: item.table, chain: item.chain, syncedAt });
+      const cleared = await run(port, warehouseId, deleteBridgeRowsStatement(catalog, item.table.qualified_name));
+      if (!cleared.ok) {
+        note(item.table.qualified_name, `bridge rows of earlier pushes not removed from ${bridge}`, cleared);
+        continue;
+      }
+      const inserted = await run(port, warehouseId, insertBridgeRowsStatement(catalog, rows));
+      if (inserted.ok) result.bridge_rows_inserted += rows.length;
+      else note(item.table.qualified_name, `bridge rows not inserted into ${bridge}`, inserted);
+    }
+  }
+}
+
+/**
+ * Push of lineage into lakehouse tables (see the module comment). Per table, `results` says
+ * `updated`, `unchanged` (the table already held the same properties and comment: nothing is
+ * written, so a second push of the same graph changes nothing), `skipped` (no upstream lineage,
+ * missing or forbidden) or `failed`. Never throws for a catalog failure.
+ */
 export async function pushLakehouse(
   graph: LineageGraph,
   options: PushOptions,
@@ -445,84 +678,35 @@ export async function pushLakehouse(
   const syncedAt = (deps.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const index = indexGraph(graph);
   const tables = graph.nodes.filter(isLakehouseTable).sort((a, b) => (a.qualified_name < b.qualified_name ? -1 : 1));
-  const work: Array<{ table: Node; parts: [string, string, string]; chain: ReturnType<typeof upstreamChain> }> = [];
+  const work: PushItem[] = [];
   for (const table of tables) {
     const chain = upstreamChain(index, table.id);
-    if (chain.length === 0) result.skipped.push(`${table.qualified_name}: no upstream lineage in the graph`);
-    else work.push({ table, parts: tableParts(table), chain });
+    if (chain.length > 0) work.push({ table, parts: tableParts(table), chain });
+    else {
+      result.skipped.push(`${table.qualified_name}: no upstream lineage in the graph`);
+      const reason = 'no upstream lineage in the graph';
+      result.results.push({ kind: 'table', name: table.qualified_name, node_id: table.id, status: 'skipped', reason });
+    }
   }
   if (work.length === 0 || (!options.set_properties && !options.set_comments && !options.create_bridge_table))
     return result;
-
-  let warehouseId = deps.warehouseId;
-  if (!warehouseId) {
-    try {
-      warehouseId = chooseWarehouse(await port.listWarehouses())?.id;
-    } catch (error) {
-      result.errors.push(`no SQL warehouse: listing warehouses failed: ${describeFailure(error)}`);
-      return result;
-    }
-    if (!warehouseId) {
-      result.errors.push(
-        'no SQL warehouse found in the workspace; create one or set LINEAGE_SVC_LAKEHOUSE_WAREHOUSE_ID',
-      );
-      return result;
-    }
+  const warehouse = await resolveWarehouse(deps);
+  if ('error' in warehouse) {
+    result.errors.push(warehouse.error);
+    for (const item of work)
+      result.results.push({
+        kind: 'table',
+        name: item.table.qualified_name,
+        node_id: item.table.id,
+        status: 'failed',
+        error: warehouse.error,
+      });
+    return result;
   }
-  const note = (name: string, step: string, outcome: Exclude<StepOutcome, { ok: true }>) =>
-    (outcome.benign ? result.skipped : result.errors).push(`${name}: ${step}: ${outcome.message}`);
-
-  const pushed: typeof work = [];
-  for (const item of work) {
-    const name = item.table.qualified_name;
-    const { properties, capped } = lineageProperties({ table: item.table, chain: item.chain, syncedAt });
-    let updated = false;
-    if (options.set_properties) {
-      const outcome = await run(port, warehouseId, setPropertiesStatement(item.parts, properties));
-      if (outcome.ok) {
-        result.properties_set += Object.keys(properties).length;
-        updated = true;
-      } else note(name, 'properties not set', outcome);
-    }
-    if (options.set_comments) {
-      const outcome = await run(
-        port,
-        warehouseId,
-        commentStatement(item.parts, commentTree(item.table, capped, syncedAt)),
-      );
-      if (outcome.ok) {
-        result.comments_set += 1;
-        updated = true;
-      } else note(name, 'comment not set', outcome);
-    }
-    if (updated) result.tables_updated += 1;
-    pushed.push(item);
-  }
-
-  if (options.create_bridge_table) {
-    const byCatalog = new Map<string, typeof work>();
-    for (const item of pushed)
-      (byCatalog.get(item.parts[0]) ?? byCatalog.set(item.parts[0], []).get(item.parts[0])!).push(item);
-    for (const [catalog, items] of [...byCatalog].sort(([a], [b]) => a.localeCompare(b))) {
-      const bridge = bridgeTableParts(catalog).join('.');
-      const created = await run(port, warehouseId, createBridgeTableStatement(catalog));
-      if (!created.ok) {
-        result.errors.push(`bridge table ${bridge}: not created: ${created.message}`);
-        continue;
-      }
-      for (const item of items) {
-        const rows = bridgeRows({ table: item.table, chain: item.chain, syncedAt });
-        const cleared = await run(port, warehouseId, deleteBridgeRowsStatement(catalog, item.table.qualified_name));
-        if (!cleared.ok) {
-          note(item.table.qualified_name, `bridge rows of earlier pushes not removed from ${bridge}`, cleared);
-          continue;
-        }
-        const inserted = await run(port, warehouseId, insertBridgeRowsStatement(catalog, rows));
-        if (inserted.ok) result.bridge_rows_inserted += rows.length;
-        else note(item.table.qualified_name, `bridge rows not inserted into ${bridge}`, inserted);
-      }
-    }
-  }
+  const context = { port, warehouseId: warehouse.id, syncedAt, result };
+  const pushed: PushItem[] = [];
+  for (const item of work) if (await pushLakehouseTable(item, options, context)) pushed.push(item);
+  if (options.create_bridge_table) await pushBridgeRows(pushed, context);
   return result;
 }
 

@@ -79,6 +79,30 @@ export const DEFAULT_PUSH_OPTIONS: PushOptions = {
   create_bridge_table: false,
 };
 
+/**
+ * What a push did to one table or one job (`docs/catalogs.md`, "Push results"):
+ * - `updated`: the catalog was written and now holds the graph's lineage for it;
+ * - `unchanged`: the catalog already held exactly that lineage (nothing was written);
+ * - `skipped`: left out on purpose or for lack of access or existence (`reason` says why);
+ * - `failed`: the write failed (`error` says how).
+ */
+export type PushItemStatus = 'updated' | 'unchanged' | 'skipped' | 'failed';
+
+/** One table's or one job's outcome in a push. */
+export interface PushItemResult {
+  /** `table` for catalog tables (lakehouse, datalake), `job` for lineage events (warehouse, data governance). */
+  kind: 'table' | 'job';
+  /** The table's qualified name, or the job's `{namespace}:{name}` as the catalog shows it. */
+  name: string;
+  /** The graph node it stands for, when there is one. */
+  node_id?: string | undefined;
+  status: PushItemStatus;
+  /** Why it was skipped (only with `skipped`). */
+  reason?: string | undefined;
+  /** What failed (only with `failed`). */
+  error?: string | undefined;
+}
+
 /** What a push did (the peer's PushResult, snake_case). */
 export interface PushResult {
   /** Tables for which at least one statement succeeded. */
@@ -91,11 +115,53 @@ export interface PushResult {
   errors: string[];
   /** Tables or steps left out on purpose or for lack of access (404/401/403, no upstream lineage). */
   skipped: string[];
+  /** One entry per table or job the push considered, in the order it considered them. */
+  results: PushItemResult[];
 }
 
 /** An empty result. */
 export function emptyPushResult(): PushResult {
-  return { tables_updated: 0, properties_set: 0, comments_set: 0, bridge_rows_inserted: 0, errors: [], skipped: [] };
+  return {
+    tables_updated: 0,
+    properties_set: 0,
+    comments_set: 0,
+    bridge_rows_inserted: 0,
+    errors: [],
+    skipped: [],
+    results: [],
+  };
+}
+
+/** How many results of a push have each status (`{updated: 2, unchanged: 1, skipped: 0, failed: 0}`). */
+export function countResults(result: Pick<PushResult, 'results'>): Record<PushItemStatus, number> {
+  const counts: Record<PushItemStatus, number> = { updated: 0, unchanged: 0, skipped: 0, failed: 0 };
+  for (const item of result.results) counts[item.status] += 1;
+  return counts;
+}
+
+/**
+ * A record of what was pushed to catalogs that keep no readable copy of it (lineage events: the
+ * warehouse's Data Lineage API, the data governance's DataZone), so that a second push of the same
+ * lineage sends nothing and reports `unchanged`. Keys name a target and a job (`{domain}|{job}`);
+ * values are content fingerprints (hex). Implementations live outside the providers
+ * (`createMemoryPushLedger` below; the catalog gateway keeps one per catalog type).
+ */
+export interface PushLedger {
+  /** The fingerprint last recorded for `key`, or undefined. */
+  get(key: string): Promise<string | undefined>;
+  /** Records that `fingerprint` was pushed for `key`. */
+  set(key: string, fingerprint: string): Promise<void>;
+}
+
+/** A `PushLedger` held in memory (lost with the process). */
+export function createMemoryPushLedger(): PushLedger {
+  const entries = new Map<string, string>();
+  return {
+    get: async (key) => entries.get(key),
+    set: async (key, fingerprint) => {
+      entries.set(key, fingerprint);
+    },
+  };
 }
 
 /** What every provider's enrich and push get besides the graph. */
@@ -103,6 +169,8 @@ export interface ProviderDeps<Port> {
   port: Port;
   /** Time of the push (ISO strings in properties); default now. */
   now?: Date;
+  /** What was pushed before, for providers whose catalog cannot be read back (lineage events); default none. */
+  ledger?: PushLedger | undefined;
 }
 
 /** Facts about a provider that need no client: what `GET /catalogs` lists. */

@@ -3,16 +3,17 @@
  * the facts `GET /api/v1/catalogs` lists and, once implemented, the provider itself.
  *
  * Implemented: the lakehouse (`LAKEHOUSE_CATALOG`), the datalake (`DATALAKE_CATALOG`, AWS Glue,
- * `./datalake.ts`) and the warehouse (`WAREHOUSE_LINEAGE`, BigQuery + Data Lineage, `./warehouse.ts`).
- * The data governance (`DATA_GOVERNANCE`) entry is listed with its settings but no provider yet:
- * `provider` is undefined and its capabilities are empty. To add one, set `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory
- * in `infra/catalogs/catalogService.ts`.
+ * `./datalake.ts`), the warehouse (`WAREHOUSE_LINEAGE`, BigQuery + Data Lineage, `./warehouse/`) and
+ * the data governance (`DATA_GOVERNANCE`, AWS DataZone, push only, `./dataGovernance.ts`). An entry
+ * whose `provider` is undefined would be listed with empty capabilities; to add a provider, set
+ * `provider` here to a `CatalogProvider` (see `./provider.ts`) and add its port factory in
+ * `infra/catalogs/catalogService.ts`.
  */
-import type { Config } from '../config.js';
 import { CATALOG_TYPES, type CatalogType } from '../graph/model.js';
 import { datalakeProvider } from './datalake.js';
 import { lakehouseProvider } from './lakehouse.js';
-import { missingOf, type CatalogProvider, type CatalogProviderInfo } from './provider.js';
+import { dataGovernanceProvider } from './dataGovernance.js';
+import { type CatalogProvider, type CatalogProviderInfo } from './provider.js';
 import { warehouseProvider } from './warehouse/index.js';
 
 /** One registry entry. */
@@ -22,33 +23,12 @@ export interface CatalogRegistryEntry extends CatalogProviderInfo {
   provider: CatalogProvider<any> | undefined;
 }
 
-const planned = (
-  info: Omit<CatalogProviderInfo, 'missingSettings'>,
-  required: (config: Config) => Record<string, string | undefined>,
-): CatalogRegistryEntry => ({
-  ...info,
-  missingSettings: (config) => missingOf(required(config)),
-  provider: undefined,
-});
-
 /** Every catalog type, in `CATALOG_TYPES` order. */
 export const CATALOG_REGISTRY: readonly CatalogRegistryEntry[] = [
   { ...lakehouseProvider, provider: lakehouseProvider },
   { ...datalakeProvider, provider: datalakeProvider },
   { ...warehouseProvider, provider: warehouseProvider },
-  planned(
-    {
-      catalogType: 'DATA_GOVERNANCE',
-      system: null,
-      shortName: 'data_governance',
-      settings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
-      requiredSettings: ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', 'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID'],
-    },
-    (config) => ({
-      LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: config.dataGovernance.domainId,
-      LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: config.dataGovernance.projectId,
-    }),
-  ),
+  { ...dataGovernanceProvider, provider: dataGovernanceProvider },
 ];
 
 /** Accepted spellings of a provider name: the catalog type or the short name, any case, `-` or `_`. */

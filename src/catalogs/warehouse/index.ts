@@ -50,6 +50,7 @@ export {
   warehouseDatasetIdentity,
   warehouseEvents,
   type DatasetIdentity,
+  type DatasetIdentityMap,
   type WarehouseEventPlan,
 } from './lineagePush.js';
 export {

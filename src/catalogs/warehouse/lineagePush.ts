@@ -13,12 +13,12 @@
  * table). The lakehouse switches do not apply: `create_bridge_table` is reported in `skipped`.
  * Indexing on Google's side is asynchronous (5 to 15 minutes).
  */
-import pLimit from 'p-limit';
 import { v5 as uuidv5 } from 'uuid';
 import { JOB_NODE_TYPES, type LineageGraph, type NodeType } from '../../graph/model.js';
 import { graphToRunEvents } from '../../openlineage/fromGraph.js';
 import type { Dataset, RunEvent } from '../../openlineage/model.js';
 import { emptyPushResult, type ProviderDeps, type PushOptions, type PushResult } from '../provider.js';
+import { sendRunEvents } from '../lineageEvents.js';
 import { registerTopicAssets } from './dataplex.js';
 import { describeFailure, ENRICH_CONCURRENCY, type WarehouseCatalogPort } from './port.js';
 
@@ -34,6 +34,9 @@ export interface DatasetIdentity {
   namespace: string;
   name: string;
 }
+
+/** Maps a dataset identity to the one a catalog understands, or null to drop the dataset. */
+export type DatasetIdentityMap = (namespace: string, name: string) => DatasetIdentity | null;
 
 /**
  * Maps one dataset identity to the form Google's lineage service understands, or null to drop it:
@@ -74,12 +77,12 @@ type ColumnLineage = {
 } & Record<string, unknown>;
 
 /** Rewrites the input identities of a `columnLineage` facet; drops inputs that map to nothing and fields left empty. */
-function normalizeColumnLineage(facet: ColumnLineage): ColumnLineage | undefined {
+function normalizeColumnLineage(facet: ColumnLineage, identityOf: DatasetIdentityMap): ColumnLineage | undefined {
   const mapInputs = (inputs: unknown[] | undefined) =>
     (inputs ?? []).flatMap((input) => {
       const entry = input as { namespace?: unknown; name?: unknown };
       if (typeof entry.namespace !== 'string' || typeof entry.name !== 'string') return [];
-      const identity = warehouseDatasetIdentity(entry.namespace, entry.name);
+      const identity = identityOf(entry.namespace, entry.name);
       return identity ? [{ ...(input as object), ...identity }] : [];
     });
   const fields: Record<string, { inputFields: unknown[] }> = {};
@@ -94,14 +97,14 @@ function normalizeColumnLineage(facet: ColumnLineage): ColumnLineage | undefined
 }
 
 /** A dataset with its identity rewritten (and its column lineage inputs), or null when dropped. */
-function normalizeDataset(dataset: Dataset): Dataset | null {
-  const identity = warehouseDatasetIdentity(dataset.namespace, dataset.name);
+function normalizeDataset(dataset: Dataset, identityOf: DatasetIdentityMap): Dataset | null {
+  const identity = identityOf(dataset.namespace, dataset.name);
   if (!identity) return null;
   const out: Dataset = { ...dataset, ...identity };
   const columnLineage = dataset.facets?.columnLineage as ColumnLineage | undefined;
   if (columnLineage && typeof columnLineage === 'object') {
     const facets = { ...dataset.facets };
-    const rewritten = normalizeColumnLineage(columnLineage);
+    const rewritten = normalizeColumnLineage(columnLineage, identityOf);
     if (rewritten) facets.columnLineage = rewritten as NonNullable<Dataset['facets']>[string];
     else delete facets.columnLineage;
     out.facets = facets;
@@ -110,17 +113,20 @@ function normalizeDataset(dataset: Dataset): Dataset | null {
 }
 
 /**
- * Normalises the dataset namespaces of one RunEvent for Google's lineage service (pure; returns a
- * new event): every input and output goes through `warehouseDatasetIdentity` (dropped when it maps
+ * Normalizes the dataset namespaces of one RunEvent for Google's lineage service (pure; returns a
+ * new event): every input and output goes through `identityOf` (default `warehouseDatasetIdentity`; dropped when it maps
  * to nothing; two datasets that map to the same identity are listed once), column lineage inputs
  * likewise. Returns null when no input and no output is left (the event is skipped). The job's
  * namespace is kept: Google uses it only for the process display name.
  */
-export function normalizeRunEvent(event: RunEvent): RunEvent | null {
+export function normalizeRunEvent(
+  event: RunEvent,
+  identityOf: DatasetIdentityMap = warehouseDatasetIdentity,
+): RunEvent | null {
   const map = (datasets: readonly Dataset[]) => {
     const seen = new Set<string>();
     return datasets.flatMap((dataset) => {
-      const normalized = normalizeDataset(dataset);
+      const normalized = normalizeDataset(dataset, identityOf);
       if (!normalized) return [];
       const key = `${normalized.namespace}\u0000${normalized.name}`;
       if (seen.has(key)) return [];
@@ -151,7 +157,7 @@ export interface WarehouseEventPlan {
   skipped: string[];
 }
 
-/** The events of a push (pure): one per pushed job node, normalised; the empty ones listed in `skipped`. */
+/** The events of a push (pure): one per pushed job node, normalized; the empty ones listed in `skipped`. */
 export function warehouseEvents(graph: LineageGraph, eventTime: Date | string): WarehouseEventPlan {
   const plan: WarehouseEventPlan = { events: [], skipped: [] };
   for (const event of graphToRunEvents(pushableGraph(graph), { eventTime })) {
@@ -177,7 +183,7 @@ export function requestIdOf(event: Pick<RunEvent, 'run' | 'eventTime'>): string 
  * topics in Dataplex Catalog. The event time is `deps.now`, else the current time.
  * @returns a PushResult: `tables_updated` = events accepted; `errors` = registration failures and
  *   events not sent (`{job namespace}:{job name} (run {runId}): not sent: ...`), or one error when
- *   `authenticate()` fails; `skipped` = events left empty by normalisation and, when asked,
+ *   `authenticate()` fails; `skipped` = events left empty by normalization and, when asked,
  *   `create_bridge_table`. Never throws for a catalog failure.
  */
 export async function pushWarehouse(
@@ -188,8 +194,11 @@ export async function pushWarehouse(
   const { port } = deps;
   const result = emptyPushResult();
   const plan = warehouseEvents(graph, deps.now ?? new Date());
-  for (const name of plan.skipped)
-    result.skipped.push(`${name}: no Kafka or BigQuery input or output after namespace normalisation`);
+  for (const name of plan.skipped) {
+    const reason = 'no Kafka or BigQuery input or output after namespace normalization';
+    result.skipped.push(`${name}: ${reason}`);
+    result.results.push({ kind: 'job', name, status: 'skipped', reason });
+  }
   if (options.create_bridge_table)
     result.skipped.push('bridge table: not supported by the warehouse provider; lineage goes to the Data Lineage API');
   const hasTopics = graph.nodes.some((node) => node.node_type === 'TOPIC' && node.cluster_id);
@@ -197,27 +206,21 @@ export async function pushWarehouse(
   try {
     await port.authenticate();
   } catch (error) {
-    result.errors.push(`warehouse: nothing pushed: ${describeFailure(error)}`);
+    const message = `nothing pushed: ${describeFailure(error)}`;
+    result.errors.push(`warehouse: ${message}`);
+    for (const event of plan.events)
+      result.results.push({ kind: 'job', name: processName(event), status: 'failed', error: message });
     return result;
   }
   const registration = await registerTopicAssets(graph, port);
   result.errors.push(...registration.errors);
-  const limit = pLimit(ENRICH_CONCURRENCY);
-  const outcomes = await Promise.all(
-    plan.events.map((event) =>
-      limit(async () => {
-        try {
-          await port.processOpenLineageRunEvent(event, requestIdOf(event));
-          return undefined;
-        } catch (error) {
-          return `${processName(event)} (run ${event.run.runId}): not sent: ${describeFailure(error)}`;
-        }
-      }),
-    ),
-  );
-  for (const outcome of outcomes) {
-    if (outcome === undefined) result.tables_updated += 1;
-    else result.errors.push(outcome);
-  }
+  await sendRunEvents(plan.events, result, {
+    send: async (event) => {
+      await port.processOpenLineageRunEvent(event, requestIdOf(event));
+    },
+    ledger: deps.ledger,
+    target: `${port.projectId}/${port.location}`,
+    concurrency: ENRICH_CONCURRENCY,
+  });
   return result;
 }
