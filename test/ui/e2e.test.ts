@@ -86,6 +86,7 @@ describe('web UI in headless Chromium', { skip }, () => {
     assert.match(panel, /partitions/);
     assert.match(panel, /Schema orders_enriched-value/);
     assert.match(panel, /Topic in Confluent Cloud/);
+    await screenshot(page, 'search-and-panel'); // docs/ui-screenshot.png is this picture
     guarded.assertClean();
   });
 

@@ -152,6 +152,9 @@ export class GraphView {
       defaultEdgeType: 'arrow',
       renderEdgeLabels: false,
       labelRenderedSizeThreshold: 7,
+      // Fewer, wider-spaced labels: lineage names are long and layers sit close together.
+      labelDensity: 0.6,
+      labelGridCellSize: 160,
       labelFont: 'system-ui, sans-serif',
       zIndex: true,
       minCameraRatio: 0.002,
