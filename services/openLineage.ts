@@ -1,14 +1,15 @@
 /**
  * The OpenLineage endpoints' use cases (issue 6 items 1-3; contract section 4; specification
  * "Endpoints"): ingestion (`POST /lineage`, `POST /lineage/events`), the `/lineage/...` queries
- * answered by the OpenLineage projection (`projections/openLineage/`), and the two graph views
- * (`GET /graphs/confluent/view`, `/graphs/enriched/view`), whose events are stored so that dataset
- * lineage finds them. One function per endpoint; each throws our errors (`ValidationError` 400,
- * `NotFoundError` 404) and nothing else on bad input. Query parameters arrive checked by the route
- * schemas (`infra/http/routes/openLineage.ts`).
+ * answered by the OpenLineage projection (`projections/openLineage/`, which joins the extracted graphs
+ * by itself), and the two graph views (`GET /graphs/confluent/view`, `/graphs/enriched/view`). One
+ * function per endpoint; each throws our errors (`ValidationError` 400, `NotFoundError` 404) and
+ * nothing else on bad input. Query parameters arrive checked by the route schemas
+ * (`infra/http/routes/openLineage.ts`).
  *
- * Writes go through the runtime's OpenLineage ingestor (`src/openlineage/ingestion.ts`) and wait for
- * the projector to fold what they appended, so a read right after a write sees it.
+ * Only ingestion writes: it goes through the runtime's OpenLineage ingestor
+ * (`src/openlineage/ingestion.ts`) and waits for the projector to fold what it appended, so a read
+ * right after a write sees it. Every other function here only reads, the views included.
  */
 import { randomUUID } from 'node:crypto';
 import { ValidationError, type ValidationIssue } from '../src/errors.js';
@@ -170,8 +171,6 @@ export interface ViewAnswer {
   systems: System[] | null;
   events: RunEvent[];
   count: number;
-  /** How many of `events` were stored by this call (0 when every job was unchanged since the last call). */
-  stored: number;
 }
 
 /**
@@ -200,16 +199,14 @@ export function parseSystems(value: string | undefined): Set<System> | undefined
 /**
  * `GET /graphs/confluent/view` and `/graphs/enriched/view`: one COMPLETE RunEvent per job of the graph
  * (`graph_id`, default the most recently changed graph), stream platform only (`confluent`) or the
- * systems asked (`enriched`, all by default). What is returned is stored through the ingestor's `recordViewEvents`
- * (idempotent per runId, so an unchanged job is stored once), so that `/lineage/datasets/lineage`
- * finds it.
+ * systems asked (`enriched`, all by default), `eventTime` now. It only reads: the `/lineage/...`
+ * queries join the graphs' jobs by themselves (`projections/openLineage/extracted.ts`).
  * @throws NotFoundError for an unknown graph or when there is no graph; ValidationError for an unknown system.
  */
 export async function lineageView(
   runtime: OpenLineageRuntime,
   view: ViewName,
   query: { graph_id?: string | undefined; systems?: string | undefined },
-  options: { correlationId?: string | undefined } = {},
 ): Promise<ViewAnswer> {
   const systems = view === 'enriched' ? parseSystems(query.systems) : undefined;
   const state = query.graph_id === undefined ? defaultGraph(runtime) : await readGraph(runtime, query.graph_id);
@@ -218,21 +215,11 @@ export async function lineageView(
     state,
     view === 'confluent' ? { streamOnly: true, eventTime } : { ...(systems ? { systems } : {}), eventTime },
   );
-  let stored = 0;
-  if (events.length > 0) {
-    const results = await runtime.openLineageIngestor.recordViewEvents(events, {
-      correlation_id: options.correlationId ?? randomUUID(),
-      actor: 'api',
-    });
-    stored = results.filter((result) => result.status === 'accepted').length;
-    if (stored > 0) await catchUp(runtime);
-  }
   return {
     view,
     graph_id: state.graphId,
     systems: view === 'confluent' ? ['STREAM'] : systems ? [...systems] : null,
     events,
     count: events.length,
-    stored,
   };
 }

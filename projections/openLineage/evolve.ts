@@ -4,13 +4,21 @@
  *
  * - `OpenLineageEventIngested` events are folded once per `dedupe_key`, so a duplicate that reached
  *   the store (two processes storing the same event in different batches) never shows twice.
- * - `NodesAdded` and `NodesChanged` (graph streams) are read only for the bootstrap endpoints of
- *   stream nodes: `kafka://{bootstrap}` becomes an alias of `stream://{env}/{cluster}`.
+ * - `OpenLineageEventIngested` events that a graph view stored (metadata `cause: view`, written
+ *   before views stopped storing) are skipped: the extracted graphs are joined as they are now
+ *   (`extracted.ts`), and those copies would keep deleted or changed jobs alive.
+ * - Graph events (graph streams) keep `graphNodes`: `NodesAdded` and `NodesChanged` index each dataset
+ *   node under its OpenLineage identity (and register that identity) and each job node under its
+ *   OpenLineage name, `NodesRemoved` unindexes, `GraphCreated` and `GraphDeleted` forget the graph.
+ *   `NodesAdded` and `NodesChanged` also make `kafka://{bootstrap}` an alias of
+ *   `stream://{env}/{cluster}` for stream nodes that carry a bootstrap endpoint. Edges are not kept:
+ *   the queries read them from the graph projection.
  * - Every event advances `state.position`; other types change nothing else.
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { StoredLineageEvent } from '../../src/events.js';
-import type { Node } from '../../src/graph/model.js';
+import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Node } from '../../src/graph/model.js';
+import { openLineageIdentity } from '../../src/openlineage/fromGraph.js';
 import {
   datasetKey,
   kafkaNamespace,
@@ -20,6 +28,7 @@ import {
 } from '../../src/openlineage/identity.js';
 import { NON_UUID_RUN_NAMESPACE, parseEventTime } from '../../src/openlineage/ingest.js';
 import { isUuid, type IngestedEvent, type OpenLineageEventKind } from '../../src/openlineage/model.js';
+import { isGraphEvent } from '../graphProjection.js';
 import {
   byTime,
   datasetNode,
@@ -40,12 +49,20 @@ import {
 export function evolveOpenLineage(state: OpenLineageState, event: StoredLineageEvent): OpenLineageState {
   state.position = event.position;
   switch (event.type) {
+    case 'GraphCreated':
+    case 'GraphDeleted':
+      if (isGraphEvent(event)) forgetGraph(state, event.data.graph_id);
+      break;
     case 'NodesAdded':
     case 'NodesChanged':
       learnKafkaAliases(state, event.data.nodes);
+      if (isGraphEvent(event)) indexNodes(state, event.data.graph_id, event.data.nodes);
+      break;
+    case 'NodesRemoved':
+      if (isGraphEvent(event)) for (const id of event.data.node_ids) unindexNode(state, event.data.graph_id, id);
       break;
     case 'OpenLineageEventIngested':
-      if (state.dedupeKeys.has(event.data.dedupe_key)) break;
+      if (event.metadata.cause === 'view' || state.dedupeKeys.has(event.data.dedupe_key)) break;
       state.dedupeKeys.add(event.data.dedupe_key);
       foldIngested(state, event.data.kind, event.data.event);
       break;
@@ -63,6 +80,54 @@ function learnKafkaAliases(state: OpenLineageState, nodes: readonly Node[]): voi
     const kafka = bootstrap === null ? null : kafkaNamespace(bootstrap);
     if (kafka !== null) state.identities.alias(kafka, streamNamespace(node.environment_id, node.cluster_id));
   }
+}
+
+/**
+ * Indexes nodes of graph `graphId` in `graphNodes` (replacing what a changed node was indexed under):
+ * a dataset node under `datasetNode(datasetKey(namespace, name))`, its identity registered in
+ * `identities` so that symlinks and Kafka aliases join it; a job node under `jobNode(name)`.
+ */
+function indexNodes(state: OpenLineageState, graphId: string, nodes: readonly Node[]): void {
+  let keys = state.graphNodeKeys.get(graphId);
+  if (!keys) state.graphNodeKeys.set(graphId, (keys = new Map()));
+  for (const node of nodes) {
+    let indexKey: string | null = null;
+    if (DATASET_NODE_TYPES.has(node.node_type)) {
+      const identity = openLineageIdentity(node);
+      indexKey = datasetNode(state.identities.add(identity.namespace, identity.name));
+    } else if (JOB_NODE_TYPES.has(node.node_type)) {
+      indexKey = jobNode(openLineageIdentity(node).name);
+    }
+    const before = keys.get(node.id);
+    if (before === indexKey) continue;
+    if (before !== undefined) unindexNode(state, graphId, node.id);
+    if (indexKey === null) continue;
+    keys.set(node.id, indexKey);
+    let byGraph = state.graphNodes.get(indexKey);
+    if (!byGraph) state.graphNodes.set(indexKey, (byGraph = new Map()));
+    let ids = byGraph.get(graphId);
+    if (!ids) byGraph.set(graphId, (ids = new Set()));
+    ids.add(node.id);
+  }
+}
+
+/** Removes one node of graph `graphId` from `graphNodes` (nothing when it is not indexed). */
+function unindexNode(state: OpenLineageState, graphId: string, nodeId: string): void {
+  const keys = state.graphNodeKeys.get(graphId);
+  const indexKey = keys?.get(nodeId);
+  if (indexKey === undefined) return;
+  keys!.delete(nodeId);
+  const byGraph = state.graphNodes.get(indexKey)!;
+  const ids = byGraph.get(graphId)!;
+  ids.delete(nodeId);
+  if (ids.size === 0) byGraph.delete(graphId);
+  if (byGraph.size === 0) state.graphNodes.delete(indexKey);
+}
+
+/** Forgets every node of graph `graphId` (it was deleted, or created anew). */
+function forgetGraph(state: OpenLineageState, graphId: string): void {
+  for (const nodeId of [...(state.graphNodeKeys.get(graphId)?.keys() ?? [])]) unindexNode(state, graphId, nodeId);
+  state.graphNodeKeys.delete(graphId);
 }
 
 /** The job of an event (`job.namespace`, `job.name`, `job.facets`), or null when it has none. */

@@ -10,6 +10,7 @@
  * | `datasets.ts` | `listDatasets`, `datasetDetail` (`GET /lineage/datasets`, `/lineage/datasets/detail`) |
  * | `jobs.ts` | `listJobs`, `jobDetail` (`GET /lineage/jobs`, `/lineage/jobs/detail`) |
  * | `datasetLineage.ts` | `datasetLineage` (`GET /lineage/datasets/lineage`) |
+ * | `extracted.ts` | `graphJoin`: the extracted graphs' jobs and datasets, joined by the queries above |
  * | `projection.ts` | `createOpenLineageProjection()`, what the projector drives |
  */
 export {
@@ -32,4 +33,17 @@ export {
   type DatasetLineageResult,
   type LineageDirection,
 } from './datasetLineage.js';
-export { createOpenLineageProjection, type OpenLineageProjection } from './projection.js';
+export {
+  createGraphJoinCache,
+  graphJoin,
+  type ExtractedDataset,
+  type ExtractedGraphs,
+  type ExtractedJob,
+  type GraphJoin,
+  type GraphJoinCache,
+} from './extracted.js';
+export {
+  createOpenLineageProjection,
+  type OpenLineageProjection,
+  type OpenLineageProjectionOptions,
+} from './projection.js';

@@ -1,11 +1,15 @@
 /**
  * Job queries of the OpenLineage projection (docs/openlineage.md, "Queries"; docs/api.md,
  * "OpenLineage"): `GET /lineage/jobs` (`listJobs`) and `GET /lineage/jobs/detail` (`jobDetail`).
- * A job's latest run is the run of its RunEvent with the latest eventTime. Pure reads of the state.
+ * A job's latest run is the run of its RunEvent with the latest eventTime. Pure reads of the state
+ * and of the extracted graphs (`extracted.ts`): a job that ingested events name is answered from them;
+ * a job that only an extracted graph holds is answered from the RunEvent the graph gives for it (its
+ * one COMPLETE run, at the graph's last change).
  */
 import { NotFoundError } from '../../src/errors.js';
 import { datasetKey } from '../../src/openlineage/identity.js';
 import type { DatasetRef } from '../../src/openlineage/model.js';
+import { graphJoin, type ExtractedJob, type GraphJoin } from './extracted.js';
 import { byNamespaceThenName, byTime, iso, isObject, type EventRecord, type OpenLineageState } from './state.js';
 
 /** A job as listed. */
@@ -43,11 +47,17 @@ export function latestEventsOfJob(state: OpenLineageState, jobKey: string): Even
   return job.latestJobEvent ? [job.latestJobEvent] : [];
 }
 
-/** Jobs, optionally of one namespace (exact), sorted by namespace then name. */
-export function listJobs(state: OpenLineageState, query: { namespace?: string | undefined } = {}): JobSummary[] {
-  return [...state.jobs.values()]
+/**
+ * Jobs, optionally of one namespace (exact), sorted by namespace then name: those ingested events
+ * name, then (through `join`) those of the extracted graphs that no ingested event names (once per identity).
+ */
+export function listJobs(
+  state: OpenLineageState,
+  query: { namespace?: string | undefined } = {},
+  join: GraphJoin = graphJoin(state),
+): JobSummary[] {
+  const jobs: JobSummary[] = [...state.jobs.values()]
     .filter((job) => query.namespace === undefined || job.namespace === query.namespace)
-    .sort(byNamespaceThenName)
     .map((job) => {
       const latest = latestEventsOfJob(state, datasetKey(job.namespace, job.name)).at(-1);
       return {
@@ -59,17 +69,42 @@ export function listJobs(state: OpenLineageState, query: { namespace?: string | 
         latest_event_time: iso(job.lastMs),
       };
     });
+  const listed = new Set<string>();
+  for (const extracted of join.jobs()) {
+    const { job } = extracted.event;
+    if (state.jobs.has(extracted.jobKey) || listed.has(extracted.jobKey)) continue;
+    if (query.namespace !== undefined && job.namespace !== query.namespace) continue;
+    listed.add(extracted.jobKey);
+    jobs.push({
+      namespace: job.namespace,
+      name: job.name,
+      facets: job.facets ?? {},
+      latest_run_id: extracted.event.run.runId,
+      latest_event_type: extracted.event.eventType,
+      latest_event_time: extracted.event.eventTime,
+    });
+  }
+  return jobs.sort(byNamespaceThenName);
 }
 
 /**
  * One job, with the inputs and outputs of its latest run: the union, by `(namespace, name)`, of the
- * datasets of that run's events (a later event's entry replaces an earlier one's).
- * @throws NotFoundError when no event named the job.
+ * datasets of that run's events (a later event's entry replaces an earlier one's). A job only an
+ * extracted graph holds (`join`) answers its graph RunEvent (the first graph holding it).
+ * @throws NotFoundError when neither an event nor an extracted graph names the job.
  */
-export function jobDetail(state: OpenLineageState, query: { namespace: string; name: string }): JobDetail {
+export function jobDetail(
+  state: OpenLineageState,
+  query: { namespace: string; name: string },
+  join: GraphJoin = graphJoin(state),
+): JobDetail {
   const jobKey = datasetKey(query.namespace, query.name);
   const job = state.jobs.get(jobKey);
-  if (!job) throw new NotFoundError(`job "${query.name}" in namespace "${query.namespace}" is not known`);
+  if (!job) {
+    const extracted = join.jobsNamed(query.namespace, query.name)[0];
+    if (extracted) return extractedDetail(extracted);
+    throw new NotFoundError(`job "${query.name}" in namespace "${query.namespace}" is not known`);
+  }
   const records = latestEventsOfJob(state, jobKey);
   const latest = records.at(-1);
   return {
@@ -80,6 +115,16 @@ export function jobDetail(state: OpenLineageState, query: { namespace: string; n
         : { run_id: job.latestRunId, event_type: latest.eventType, event_time: iso(latest.timeMs) },
     latest_inputs: datasetsOf(records, 'inputs'),
     latest_outputs: datasetsOf(records, 'outputs'),
+  };
+}
+
+/** The detail of a job of an extracted graph: its one COMPLETE RunEvent. */
+function extractedDetail({ event }: ExtractedJob): JobDetail {
+  return {
+    job: { namespace: event.job.namespace, name: event.job.name, facets: event.job.facets ?? {} },
+    latest_run: { run_id: event.run.runId, event_type: event.eventType, event_time: event.eventTime },
+    latest_inputs: event.inputs ?? [],
+    latest_outputs: event.outputs ?? [],
   };
 }
 

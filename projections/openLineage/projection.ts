@@ -3,10 +3,12 @@
  * `OpenLineageState`, folded by `evolveOpenLineage`, behind the `/lineage/...` queries
  * (docs/openlineage.md, "Queries"). `reset()` replaces the state with a fresh one.
  *
- * It folds `OpenLineageEventIngested` events (ingested through the API, the Kafka transport, or
- * stored by the graph views) and the bootstrap endpoints of graph nodes; see `evolve.ts`. The query
- * parameters arrive checked by the route schemas (`infra/http/routes/openLineage.ts`): nothing here
- * validates HTTP input.
+ * It folds `OpenLineageEventIngested` events (ingested through the API or the Kafka transport) and,
+ * from graph events, where each dataset and job of the extracted graphs sits; see `evolve.ts`. The
+ * dataset and job queries join the live graphs of `options.graphs` (the graph projection) at query
+ * time (`extracted.ts`); without it they answer the ingested events alone. The query parameters
+ * arrive checked by the route schemas (`infra/http/routes/openLineage.ts`): nothing here validates
+ * HTTP input. No query changes the store.
  */
 import type { StoredLineageEvent } from '../../src/events.js';
 import type { IngestedEvent } from '../../src/openlineage/model.js';
@@ -15,6 +17,7 @@ import { datasetLineage, type DatasetLineageQuery, type DatasetLineageResult } f
 import { datasetDetail, listDatasets, type DatasetDetail, type DatasetSummary } from './datasets.js';
 import { eventsOfRun, queryEvents, type EventQuery } from './events.js';
 import { evolveOpenLineage } from './evolve.js';
+import { createGraphJoinCache, graphJoin, type ExtractedGraphs } from './extracted.js';
 import { jobDetail, listJobs, type JobDetail, type JobSummary } from './jobs.js';
 import { initialOpenLineageState, type OpenLineageState } from './state.js';
 
@@ -31,25 +34,40 @@ export interface OpenLineageProjection extends Projection {
    * Not an event: a `reset()` forgets it.
    */
   addNamespaceAlias(namespaceA: string, namespaceB: string): void;
-  /** Walks dataset lineage (`GET /lineage/datasets/lineage`, see `datasetLineage`). @throws NotFoundError for an unknown dataset. */
+  /**
+   * Walks dataset lineage over the ingested events and the extracted graphs (`GET /lineage/datasets/lineage`,
+   * see `datasetLineage`). @throws NotFoundError for an unknown dataset.
+   */
   datasetLineage(query: DatasetLineageQuery): DatasetLineageResult;
   /** Events matching the filters, ordered by eventTime (then arrival), paged (`GET /lineage/events`). */
   queryEvents(query?: EventQuery): { events: IngestedEvent[]; total: number };
   /** Events of one run, ordered by eventTime (`GET /lineage/events/{run_id}`). @throws NotFoundError for an unknown run. */
   eventsOfRun(runId: string): IngestedEvent[];
-  /** Datasets, optionally of one namespace, sorted by namespace then name (`GET /lineage/datasets`). */
+  /** Datasets of the ingested events and the extracted graphs, optionally of one namespace, sorted (`GET /lineage/datasets`). */
   listDatasets(query?: { namespace?: string | undefined }): DatasetSummary[];
   /** One dataset (`GET /lineage/datasets/detail`). @throws NotFoundError when unknown. */
   datasetDetail(query: { namespace: string; name: string }): DatasetDetail;
-  /** Jobs, optionally of one namespace, sorted by namespace then name (`GET /lineage/jobs`). */
+  /** Jobs of the ingested events and the extracted graphs, optionally of one namespace, sorted (`GET /lineage/jobs`). */
   listJobs(query?: { namespace?: string | undefined }): JobSummary[];
   /** One job with its latest run's inputs and outputs (`GET /lineage/jobs/detail`). @throws NotFoundError when unknown. */
   jobDetail(query: { namespace: string; name: string }): JobDetail;
 }
 
+/** What an OpenLineage projection joins. */
+export interface OpenLineageProjectionOptions {
+  /**
+   * The live extracted graphs (the runtime's graph projection, driven by the same projector), joined
+   * by the dataset and job queries. Absent: those queries answer the ingested events alone.
+   */
+  graphs?: ExtractedGraphs;
+}
+
 /** Creates an OpenLineage projection over a fresh state. */
-export function createOpenLineageProjection(): OpenLineageProjection {
+export function createOpenLineageProjection(options: OpenLineageProjectionOptions = {}): OpenLineageProjection {
   let state = initialOpenLineageState();
+  // The graphs' RunEvents built by earlier queries, each for its graph's current revision (`extracted.ts`).
+  let cache = createGraphJoinCache();
+  const join = () => graphJoin(state, options.graphs, cache);
   return {
     get state() {
       return state;
@@ -65,15 +83,16 @@ export function createOpenLineageProjection(): OpenLineageProjection {
     },
     reset() {
       state = initialOpenLineageState();
+      cache = createGraphJoinCache();
     },
     hasDedupeKey: (dedupeKey) => state.dedupeKeys.has(dedupeKey),
     addNamespaceAlias: (namespaceA, namespaceB) => state.identities.alias(namespaceA, namespaceB),
-    datasetLineage: (query) => datasetLineage(state, query),
+    datasetLineage: (query) => datasetLineage(state, query, join()),
     queryEvents: (query) => queryEvents(state, query),
     eventsOfRun: (runId) => eventsOfRun(state, runId),
-    listDatasets: (query) => listDatasets(state, query),
-    datasetDetail: (query) => datasetDetail(state, query),
-    listJobs: (query) => listJobs(state, query),
-    jobDetail: (query) => jobDetail(state, query),
+    listDatasets: (query) => listDatasets(state, query, join()),
+    datasetDetail: (query) => datasetDetail(state, query, join()),
+    listJobs: (query) => listJobs(state, query, join()),
+    jobDetail: (query) => jobDetail(state, query, join()),
   };
 }

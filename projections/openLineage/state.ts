@@ -10,7 +10,9 @@
  * - datasets by `datasetKey`, and their keys by namespace;
  * - jobs by `datasetKey`, with their latest run;
  * - a graphology bipartite graph, dataset -> job (input) and job -> dataset (output), accumulated
- *   over every run, and the dataset identities (`src/openlineage/identity.ts`).
+ *   over every run, and the dataset identities (`src/openlineage/identity.ts`);
+ * - where the extracted graphs hold each dataset and job (`graphNodes`), which the queries join
+ *   with the graph projection (`extracted.ts`).
  */
 import { DirectedGraph } from 'graphology';
 import { DatasetIdentities } from '../../src/openlineage/identity.js';
@@ -88,6 +90,14 @@ export interface OpenLineageState {
   identities: DatasetIdentities;
   /** Nodes `datasetNode(key)` and `jobNode(key)`; edges dataset -> job (input) and job -> dataset (output). */
   graph: DirectedGraph;
+  /**
+   * Nodes of the live extracted graphs by OpenLineage identity: under `datasetNode(datasetKey)` the
+   * dataset nodes of that identity, under `jobNode(job name)` the job nodes of that name (a job's
+   * namespace may depend on its neighbours, see `openLineageIdentity`); each as graph id -> node ids.
+   */
+  graphNodes: Map<string, Map<string, Set<string>>>;
+  /** The `graphNodes` key of every indexed node, by graph id and node id (to unindex a changed or removed node). */
+  graphNodeKeys: Map<string, Map<string, string>>;
 }
 
 /** A fresh, empty state: what the projection starts from and what `reset()` goes back to. */
@@ -106,6 +116,8 @@ export function initialOpenLineageState(): OpenLineageState {
     jobs: new Map(),
     identities: new DatasetIdentities(),
     graph: new DirectedGraph(),
+    graphNodes: new Map(),
+    graphNodeKeys: new Map(),
   };
 }
 

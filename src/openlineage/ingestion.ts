@@ -24,7 +24,6 @@ import type { EventStore } from '../eventStore.js';
 import { streams, toAppend, type EventContext } from '../events.js';
 import type { Logger } from '../logger.js';
 import { dedupeKeyOf, normalizeOpenLineage, type NormalizedEvent } from './ingest.js';
-import type { RunEvent } from './model.js';
 
 /** The outcome of one body. */
 export interface IngestionResult {
@@ -82,19 +81,6 @@ export interface OpenLineageIngestor {
    * @throws StorageError when the append fails: nothing of this call was stored, and a retry is safe.
    */
   ingest(bodies: readonly unknown[], context?: IngestionContext): Promise<IngestionResult[]>;
-  /**
-   * Stores the RunEvents a view (`GET /graphs/confluent/view`, `/graphs/enriched/view`) returned, so
-   * that `/lineage/datasets/lineage` finds them (docs/openlineage.md, "Graph to OpenLineage").
-   *
-   * A view event's dedupe key is its `runId` and `eventType` (not its content): the runId is a hash of
-   * the job's definition and its inputs and outputs (`graphToRunEvents`), so calling a view again while
-   * a job is unchanged stores nothing new, whatever the `eventTime`; a changed job gets a new runId and
-   * its new event is stored.
-   *
-   * @returns one result per event (`accepted` or `duplicate`).
-   * @throws StorageError when the append fails.
-   */
-  recordViewEvents(runEvents: readonly RunEvent[], context?: IngestionContext): Promise<IngestionResult[]>;
 }
 
 /** Creates an ingestor over `options.store`, with an empty memory of recent keys and an idle queue. */
@@ -110,15 +96,11 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
     return next;
   }
 
-  function run(
-    bodies: readonly unknown[],
-    context: IngestionContext,
-    keyOf?: (normalized: NormalizedEvent) => string,
-  ): Promise<IngestionResult[]> {
+  function run(bodies: readonly unknown[], context: IngestionContext): Promise<IngestionResult[]> {
     const normalized = bodies.map((body) => normalizeOpenLineage(body, normalizeOptions));
     return serialised(async () => {
       const isKnown = (key: string) => recent.has(key) || options.dedupeIndex?.hasDedupeKey(key) === true;
-      const { results, fresh } = classify(normalized, isKnown, keyOf);
+      const { results, fresh } = classify(normalized, isKnown);
       if (fresh.length === 0) return results;
       const keys = await appendFresh(options, fresh, context);
       recent.remember(keys);
@@ -127,19 +109,7 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
     });
   }
 
-  return {
-    ingest: (bodies, context = {}) => run(bodies, context),
-    recordViewEvents: (runEvents, context = {}) => run(runEvents, { cause: 'view', ...context }, viewKeyOf),
-  };
-}
-
-/** A view event's dedupe key: its runId and eventType. */
-function viewKeyOf(normalized: NormalizedEvent): string {
-  return dedupeKeyOf({
-    view: true,
-    runId: normalized.run_id,
-    eventType: (normalized.event as { eventType?: unknown }).eventType,
-  });
+  return { ingest: (bodies, context = {}) => run(bodies, context) };
 }
 
 /** An accepted event not seen before, and the result it will be reported in. */
@@ -155,7 +125,6 @@ interface FreshEvent {
 function classify(
   normalizedAll: ReadonlyArray<ReturnType<typeof normalizeOpenLineage>>,
   isKnown: (key: string) => boolean,
-  keyOf?: (normalized: NormalizedEvent) => string,
 ): { results: IngestionResult[]; fresh: FreshEvent[] } {
   const results: IngestionResult[] = [];
   const fresh: FreshEvent[] = [];
@@ -165,7 +134,6 @@ function classify(
       results.push({ index, status: 'rejected', warnings: [], errors: normalized.errors });
       return;
     }
-    if (keyOf) normalized.dedupe_key = keyOf(normalized);
     const result: IngestionResult = {
       index,
       status: 'accepted',

@@ -2,8 +2,9 @@
  * The OpenLineage endpoints over a real socket, on the memory and sqlite stores, with authentication
  * on: ingestion on `POST /lineage` and `POST /lineage/events` (single, array, gzip, deflate, corrupt
  * gzip, zip bomb, duplicates, lenient warnings, strict rejections), every `/lineage/...` query with
- * its filters, paging, 404s and 400s, the two graph views (what they return is stored), and a
- * Spark-like `kafka://` event joining the topics of an extraction of the demo simulator.
+ * its filters, paging, 404s and 400s, the two graph views (they store nothing), a RunEvent reading
+ * one of our topics joining the extracted graph's jobs with no view called (and following the graph's
+ * changes), and a Spark-like `kafka://` event joining the topics of an extraction of the demo simulator.
  */
 import assert from 'node:assert/strict';
 import { deflateSync, gzipSync } from 'node:zlib';
@@ -11,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { extract } from '../../src/extraction/extract.js';
 import { silentLogger } from '../../src/logger.js';
-import { CLUSTER, ENV, sampleGraph } from '../helpers/sampleGraph.js';
+import { CLUSTER, ENV, ids, sampleGraph } from '../helpers/sampleGraph.js';
 import { DEV, PROD, fastApi } from '../extraction/helpers.js';
 import { BACKENDS, assertProblem, call, startApi, type Answer, type TestApi } from './helpers.js';
 
@@ -397,17 +398,25 @@ for (const backend of BACKENDS) {
       assertProblem(await get('/lineage/datasets/lineage?name=final'), 400);
     });
 
-    it('serves the confluent view (stream only) and the enriched view (systems filter), and stores what they return', async () => {
+    it('serves the confluent view (stream only) and the enriched view (systems filter), storing nothing', async () => {
       const created = await post('/graphs', { name: 'views' });
       graphId = created.body.graph_id;
       assert.equal((await post(`/graphs/${graphId}/import`, sampleGraph())).status, 200);
+      const head = await api.runtime.store.headPosition();
+
+      const lineage = await get(
+        `/lineage/datasets/lineage?namespace=${encodeURIComponent(NS)}&name=orders_enriched&direction=upstream&depth=2`,
+      );
+      assert.equal(lineage.status, 200, lineage.text);
+      const jobs = new Set(lineage.body.events.map((event: { job: { name: string } }) => event.job.name));
+      assert.ok(jobs.has('enrich-orders') && jobs.has('pg-orders-cdc'), `no view called yet: ${[...jobs].join(', ')}`);
 
       const confluent = await get('/graphs/confluent/view');
       assert.equal(confluent.status, 200, confluent.text);
       assert.equal(confluent.body.graph_id, graphId, 'default graph: the most recently changed');
       assert.equal(confluent.body.count, confluent.body.events.length);
       assert.ok(confluent.body.count > 0);
-      assert.equal(confluent.body.stored, confluent.body.count);
+      assert.equal('stored' in confluent.body, false);
       const namespaces = (answer: Answer) =>
         new Set<string>(
           answer.body.events.flatMap(
@@ -442,18 +451,12 @@ for (const backend of BACKENDS) {
       assert.ok(!kept.some((namespace) => namespace.startsWith('lakehouse://')), kept.join(', '));
 
       const again = await get('/graphs/confluent/view');
-      assert.equal(again.body.stored, 0, 'an unchanged graph stores nothing new');
       assert.deepEqual(
         again.body.events.map((event: { run: { runId: string } }) => event.run.runId),
         confluent.body.events.map((event: { run: { runId: string } }) => event.run.runId),
+        'an unchanged graph keeps its runIds',
       );
-
-      const lineage = await get(
-        `/lineage/datasets/lineage?namespace=${encodeURIComponent(NS)}&name=orders_enriched&direction=upstream&depth=2`,
-      );
-      assert.equal(lineage.status, 200, lineage.text);
-      const jobs = new Set(lineage.body.events.map((event: { job: { name: string } }) => event.job.name));
-      assert.ok(jobs.has('enrich-orders') && jobs.has('pg-orders-cdc'), [...jobs].join(', '));
+      assert.equal(await api.runtime.store.headPosition(), head, 'the views and the lineage query stored nothing');
 
       assertProblem(await get('/graphs/enriched/view?systems=stream,mainframe'), 400, /mainframe/);
       assertProblem(await get('/graphs/confluent/view?graph_id=00000000-0000-4000-8000-000000000000'), 404);
@@ -535,6 +538,138 @@ describe('a Spark-like kafka:// event joins the topics of an extraction (sqlite 
     assert.ok(
       detail.body.consumed_by.some((job: { name: string }) => job.name === 'daily_rollup'),
       'the Spark job reads our topic',
+    );
+  });
+});
+
+describe('a RunEvent reading one of our topics joins the extracted graph as it is, with no view called (memory store)', () => {
+  const BOOTSTRAP = 'pkc-join.aws.confluent.cloud:9092';
+  let api: TestApi;
+  let graphId: string;
+  const get = (path: string) => call(api.base, 'GET', `/api/v1${path}`, { headers: AUTH });
+  const post = (path: string, json: unknown) => call(api.base, 'POST', `/api/v1${path}`, { json, headers: AUTH });
+  /** The graph with a bootstrap endpoint on its topics, without the nodes `without`, and their edges. */
+  const graphWithout = (...without: string[]) => {
+    const graph = sampleGraph();
+    graph.nodes = graph.nodes
+      .filter((node) => !without.includes(node.id))
+      .map((node) =>
+        node.node_type === 'TOPIC'
+          ? { ...node, attributes: { ...node.attributes, bootstrap_endpoint: BOOTSTRAP } }
+          : node,
+      );
+    graph.edges = graph.edges.filter((edge) => !without.includes(edge.src_id) && !without.includes(edge.dst_id));
+    return graph;
+  };
+  type LineageEvent = { job: { namespace: string; name: string }; run: { runId: string }; eventTime: string };
+  /** Upstream of the Spark job's output: the events by job name. */
+  const upstream = async (): Promise<{
+    body: { jobs_visited: number; datasets_visited: number };
+    byJob: Map<string, LineageEvent>;
+  }> => {
+    const answer = await get(
+      `/lineage/datasets/lineage?namespace=${encodeURIComponent('s3://reports')}&name=orders_daily&depth=3`,
+    );
+    assert.equal(answer.status, 200, answer.text);
+    return {
+      body: answer.body,
+      byJob: new Map(answer.body.events.map((event: LineageEvent) => [event.job.name, event])),
+    };
+  };
+
+  before(async () => {
+    api = await startApi({ env: { LINEAGE_SVC_API_KEY: KEY } });
+    graphId = (await post('/graphs', { name: 'joined' })).body.graph_id;
+    assert.equal((await post(`/graphs/${graphId}/import`, graphWithout())).status, 200);
+    const spark = runEvent({
+      namespace: 'spark',
+      job: 'orders_report',
+      runId: runIdOf(700),
+      inputs: [{ namespace: `kafka://${BOOTSTRAP}`, name: 'orders_enriched' }],
+      outputs: [{ namespace: 's3://reports', name: 'orders_daily' }],
+    });
+    assert.equal((await post('/lineage', spark)).body.accepted, 1);
+  });
+  after(() => api.dispose());
+
+  it('answers the graph jobs the Spark job reads from, as the views build them, at the graph time, storing nothing', async () => {
+    const head = await api.runtime.store.headPosition();
+    const { body, byJob } = await upstream();
+    assert.deepEqual([...byJob.keys()].sort(), ['enrich-orders', 'orders_report', 'pg-orders-cdc']);
+    assert.deepEqual(
+      [body.jobs_visited, body.datasets_visited],
+      [3, 4],
+      'orders_daily, orders_enriched, orders, postgres',
+    );
+    const summary = await get(`/graphs/${graphId}`);
+    assert.equal(
+      byJob.get('enrich-orders')!.eventTime,
+      summary.body.updated_at,
+      'eventTime: the graph as of its last change',
+    );
+    assert.equal(await api.runtime.store.headPosition(), head);
+    // The same RunEvents as the enriched view (this GET stores nothing either), eventTime aside.
+    const view = await get(`/graphs/enriched/view?graph_id=${graphId}`);
+    const viewRunIds = new Map(view.body.events.map((event: LineageEvent) => [event.job.name, event.run.runId]));
+    for (const job of ['enrich-orders', 'pg-orders-cdc'])
+      assert.equal(byJob.get(job)!.run.runId, viewRunIds.get(job), job);
+    assert.equal(await api.runtime.store.headPosition(), head);
+
+    const jobs = await get(`/lineage/jobs?namespace=${encodeURIComponent(NS)}`);
+    assert.ok(
+      jobs.body.jobs.some((job: { name: string }) => job.name === 'enrich-orders'),
+      'the graph jobs are listed',
+    );
+    const detail = await get(`/lineage/jobs/detail?namespace=${encodeURIComponent(NS)}&name=enrich-orders`);
+    assert.deepEqual(
+      [detail.body.latest_run.run_id, detail.body.latest_inputs.map((dataset: { name: string }) => dataset.name)],
+      [viewRunIds.get('enrich-orders'), ['shop.public.orders']],
+    );
+    const topic = await get(`/lineage/datasets/detail?namespace=${encodeURIComponent(NS)}&name=orders_enriched`);
+    assert.ok(
+      topic.body.identities.some((identity: { namespace: string }) => identity.namespace === `kafka://${BOOTSTRAP}`),
+    );
+    assert.deepEqual(topic.body.produced_by, [{ namespace: NS, name: 'enrich-orders' }]);
+    assert.ok(topic.body.consumed_by.some((job: { name: string }) => job.name === 'orders_report'));
+  });
+
+  it('follows a changed node: the job gets its new definition and a new runId', async () => {
+    const previous = (await upstream()).byJob.get('enrich-orders')!;
+    const enrich = graphWithout().nodes.find((node) => node.id === ids.enrich)!;
+    const changed = await post(`/graphs/${graphId}/nodes`, {
+      ...enrich,
+      attributes: { ...enrich.attributes, sql: 'SELECT * FROM orders WHERE amount > 0' },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    const next = (await upstream()).byJob.get('enrich-orders') as LineageEvent & {
+      job: { facets: { sql?: { query: string } } };
+    };
+    assert.notEqual(next.run.runId, previous.run.runId);
+    assert.equal(next.job.facets.sql?.query, 'SELECT * FROM orders WHERE amount > 0');
+  });
+
+  it('follows a removed node, then a deleted graph', async () => {
+    const replaced = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import?mode=replace`, {
+      json: graphWithout(ids.enrich),
+      headers: AUTH,
+    });
+    assert.equal(replaced.status, 200, replaced.text);
+    const { body, byJob } = await upstream();
+    assert.deepEqual([[...byJob.keys()], body.jobs_visited, body.datasets_visited], [['orders_report'], 1, 2]);
+    const topic = await get(`/lineage/datasets/detail?namespace=${encodeURIComponent(NS)}&name=orders_enriched`);
+    assert.deepEqual(topic.body.produced_by, [], 'enrich-orders is gone');
+
+    assert.equal((await call(api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers: AUTH })).status, 200);
+    const consumers = await get(`/lineage/datasets/detail?namespace=${encodeURIComponent(NS)}&name=orders_enriched`);
+    assert.deepEqual(
+      consumers.body.consumed_by,
+      [{ namespace: 'spark', name: 'orders_report' }],
+      'only the ingested job',
+    );
+    assertProblem(
+      await get(`/lineage/jobs/detail?namespace=${encodeURIComponent(NS)}&name=pg-orders-cdc`),
+      404,
+      /not known/,
     );
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Shared setup of the OpenLineage tests: a memory store, the OpenLineage projection, a projector and
- * an ingestor over them (as `infra/runtime.ts` wires them), the fixture folder beside the repository
+ * Shared setup of the OpenLineage tests: a memory store, the graph projection, the OpenLineage
+ * projection joining it, a projector and an ingestor over them, and the graph commands' dependencies
+ * (as `infra/runtime.ts` wires them), the fixture folder beside the repository
  * (`FIXTURES`, never copied into the project; tests that need it skip without it), and the list of
  * complete (`FULL`) event files from its SOURCES.md.
  */
@@ -8,9 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
+import { createGraphProjection, graphStateSource, type GraphProjection } from '../../projections/graphProjection.js';
 import { createOpenLineageProjection, type OpenLineageProjection } from '../../projections/openLineage/index.js';
 import { createProjector, type Projector } from '../../projections/projector.js';
 import type { EventStore } from '../../src/eventStore.js';
+import type { GraphCommandDeps } from '../../src/graphCommands.js';
 import {
   createOpenLineageIngestor,
   type IngestionResult,
@@ -54,11 +57,14 @@ export function completeEventFiles(): string[] {
 }
 
 /**
- * A memory store, a started projector over an OpenLineage projection, an ingestor deduping against
- * that projection, and `ingest`, which ingests and waits for the projection to fold the result.
+ * A memory store, a started projector over a graph projection and an OpenLineage projection that
+ * joins it, an ingestor deduping against the OpenLineage projection, the graph commands' dependencies
+ * (`commands`, for `recordGraph`), and `ingest`, which ingests and waits for the projection to fold the result.
  */
 export async function setup(t: TestContext): Promise<{
   store: EventStore;
+  graphs: GraphProjection;
+  commands: GraphCommandDeps;
   projection: OpenLineageProjection;
   projector: Projector;
   ingestor: OpenLineageIngestor;
@@ -66,8 +72,9 @@ export async function setup(t: TestContext): Promise<{
   sync: () => Promise<void>;
 }> {
   const store = createMemoryEventStore({ now: () => new Date('2026-01-01T00:00:00.000Z') });
-  const projection = createOpenLineageProjection();
-  const projector = createProjector({ store, projections: [projection] });
+  const graphs = createGraphProjection();
+  const projection = createOpenLineageProjection({ graphs });
+  const projector = createProjector({ store, projections: [graphs, projection] });
   await projector.start();
   t.after(async () => {
     await projector.stop();
@@ -77,6 +84,8 @@ export async function setup(t: TestContext): Promise<{
   const sync = async () => projector.waitFor(await store.headPosition());
   return {
     store,
+    graphs,
+    commands: { store, state: graphStateSource(graphs, projector, store) },
     projection,
     projector,
     ingestor,

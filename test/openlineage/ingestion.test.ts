@@ -3,10 +3,12 @@ import { describe, it } from 'node:test';
 import { createOpenLineageProjection, initialOpenLineageState } from '../../projections/openLineage/index.js';
 import { createProjector } from '../../projections/projector.js';
 import { NotFoundError } from '../../src/errors.js';
-import { graphToRunEvents } from '../../src/openlineage/fromGraph.js';
+import { recordGraph } from '../../src/graphCommands.js';
 import { dedupeKeyOf, normalizeOpenLineage } from '../../src/openlineage/ingest.js';
 import { CLUSTER, ENV, sampleGraph } from '../helpers/sampleGraph.js';
 import { completeEventFiles, fixturesPresent, readFixture, runEvent, setup } from './helpers.js';
+
+const GRAPH_ID = '5b0e7c1a-2f6d-4e8b-9a3c-1d2e3f4a5b6c';
 
 const warningsOf = (raw: unknown) => {
   const result = normalizeOpenLineage(raw, { now: () => new Date('2026-05-05T00:00:00.000Z') });
@@ -348,24 +350,16 @@ describe('OpenLineage ingestion and the projection', () => {
     assert.equal(lineage.events.length, 1, 'the events of the latest run only');
   });
 
-  it('joins kafka:// with stream:// through the view, and Spark symlinks', async (t) => {
-    const { ingest, projection, ingestor } = await setup(t);
+  it('joins kafka:// with stream:// through the extracted graph, and Spark symlinks', async (t) => {
+    const { ingest, projection, commands, sync } = await setup(t);
     const graph = sampleGraph();
     graph.nodes = graph.nodes.map((node) =>
       node.node_type === 'TOPIC'
         ? { ...node, attributes: { ...node.attributes, bootstrap_endpoint: 'pkc-1.aws.confluent.cloud:9092' } }
         : node,
     );
-    const view = graphToRunEvents(graph, { streamOnly: true, eventTime: '2026-02-01T00:00:00Z' });
-    const recorded = await ingestor.recordViewEvents(view, { actor: 'test' });
-    assert.ok(recorded.every((result) => result.status === 'accepted'));
-    const again = await ingestor.recordViewEvents(
-      graphToRunEvents(graph, { streamOnly: true, eventTime: '2026-02-02T00:00:00Z' }),
-    );
-    assert.ok(
-      again.every((result) => result.status === 'duplicate'),
-      'repeated view calls are idempotent',
-    );
+    await recordGraph(commands, GRAPH_ID, graph, { mode: 'replace', createIfMissing: true }, { actor: 'test' });
+    await sync();
     // A Spark job reads our topic under its kafka:// name and writes a table known by a symlink.
     await ingest([
       runEvent({

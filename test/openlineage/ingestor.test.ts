@@ -9,7 +9,6 @@ import { describe, it } from 'node:test';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
 import { StorageError } from '../../src/errors.js';
 import type { EventStore } from '../../src/eventStore.js';
-import { streams } from '../../src/events.js';
 import { createOpenLineageIngestor, type IngestionResult } from '../../src/openlineage/ingestion.js';
 import { runEvent } from './helpers.js';
 
@@ -95,18 +94,5 @@ describe('OpenLineage ingestor', () => {
     assert.ok(failed.status === 'rejected' && failed.reason instanceof StorageError);
     assert.deepEqual(next.status === 'fulfilled' ? statuses(next.value) : next, ['accepted'], 'the retry is stored');
     assert.equal(await store.headPosition(), 1);
-  });
-
-  it('records view events under their runId and eventType, whatever their eventTime', async () => {
-    const store = createMemoryEventStore();
-    const ingestor = createOpenLineageIngestor({ store });
-    const view = { ...runEvent({ job: 'v' }), eventTime: '2026-01-01T00:00:00Z' };
-    const [first] = await ingestor.recordViewEvents([view as never]);
-    assert.equal(first!.status, 'accepted');
-    const later = { ...view, eventTime: '2026-01-02T00:00:00Z' };
-    assert.deepEqual(statuses(await ingestor.recordViewEvents([later as never])), ['duplicate']);
-    assert.deepEqual(statuses(await ingestor.ingest([later])), ['accepted'], 'ingestion keys by content, not by runId');
-    const [recorded] = await store.readStream(streams.openLineage(first!.dedupe_key!));
-    assert.equal(recorded?.metadata.cause, 'view');
   });
 });

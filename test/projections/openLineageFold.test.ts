@@ -14,7 +14,7 @@ import {
 } from '../../projections/openLineage/index.js';
 import type { EventOf, StoredLineageEvent } from '../../src/events.js';
 import type { Node } from '../../src/graph/model.js';
-import { splitDatasetKey } from '../../src/openlineage/identity.js';
+import { datasetKey, splitDatasetKey } from '../../src/openlineage/identity.js';
 import { NON_UUID_RUN_NAMESPACE, normalizeOpenLineage } from '../../src/openlineage/ingest.js';
 import { recorded, type EventToRecord } from '../helpers/recordedEvents.js';
 import { specification, type Fold } from '../helpers/specification.js';
@@ -382,4 +382,92 @@ describe('OpenLineage fold: identities', () => {
       topicAdded({ bootstrap_endpoint: 'b1:9092' }, 'EXTERNAL'),
       topicAdded({}),
     ]).then([]));
+});
+
+/** A stream node of `env-1`/`lkc-1` (a topic unless `fields` say otherwise). */
+function streamNode(name: string, fields: Partial<Node> = {}): Node {
+  return {
+    id: `stream:topic:env-1:lkc-1/${name}`,
+    node_type: 'TOPIC',
+    system: 'STREAM',
+    qualified_name: `lkc-1/${name}`,
+    display_name: name,
+    environment_id: 'env-1',
+    cluster_id: 'lkc-1',
+    attributes: null,
+    ...fields,
+  };
+}
+const GROUP = streamNode('readers', { id: 'stream:consumer_group:env-1:lkc-1/readers', node_type: 'CONSUMER_GROUP' });
+const SCHEMA = streamNode('orders-value', {
+  id: 'stream:schema:env-1:orders-value',
+  node_type: 'SCHEMA',
+  qualified_name: 'orders-value',
+  cluster_id: null,
+});
+
+/** `graphNodes` as `{index key: {graph id: node ids}}`, index keys `d:{namespace}|{name}` and `j:{job name}`. */
+const graphIndex = given((state) =>
+  Object.fromEntries(
+    [...state.graphNodes].map(([indexKey, byGraph]) => [
+      indexKey.startsWith('d')
+        ? `d:${Object.values(splitDatasetKey(indexKey.slice(2))).join('|')}`
+        : `j:${indexKey.slice(2)}`,
+      Object.fromEntries([...byGraph].map(([graphId, nodeIds]) => [graphId, [...nodeIds]])),
+    ]),
+  ),
+);
+
+describe('OpenLineage fold: where the extracted graphs hold datasets and jobs', () => {
+  it('indexes dataset nodes under their OpenLineage identity and job nodes under their name; schemas are not indexed', () =>
+    graphIndex([
+      { type: 'NodesAdded', data: { graph_id: 'g-1', nodes: [streamNode('orders'), GROUP, SCHEMA] } },
+      { type: 'NodesAdded', data: { graph_id: 'g-2', nodes: [streamNode('orders')] } },
+    ]).then({
+      'd:stream://env-1/lkc-1|orders': { 'g-1': [streamNode('orders').id], 'g-2': [streamNode('orders').id] },
+      'j:readers': { 'g-1': [GROUP.id] },
+    }));
+
+  it('registers the identity of an indexed dataset, so that its Kafka alias joins it', () =>
+    given((state) =>
+      state.identities
+        .members(datasetKey('stream://env-1/lkc-1', 'orders'))
+        .map((key) => Object.values(splitDatasetKey(key)).join('|'))
+        .sort(),
+    )([
+      {
+        type: 'NodesAdded',
+        data: { graph_id: 'g-1', nodes: [streamNode('orders', { attributes: { bootstrap_endpoint: 'b1' } })] },
+      },
+    ]).then(['kafka://b1:9092|orders', 'stream://env-1/lkc-1|orders']));
+
+  it('re-indexes a node whose identity changes, and unindexes removed nodes', () =>
+    graphIndex([
+      { type: 'NodesAdded', data: { graph_id: 'g-1', nodes: [streamNode('orders'), streamNode('refunds')] } },
+      {
+        type: 'NodesChanged',
+        data: { graph_id: 'g-1', nodes: [streamNode('orders', { qualified_name: 'lkc-1/orders_v2' })] },
+      },
+      { type: 'NodesRemoved', data: { graph_id: 'g-1', node_ids: [streamNode('refunds').id, 'stream:topic:unknown'] } },
+    ]).then({ 'd:stream://env-1/lkc-1|orders_v2': { 'g-1': [streamNode('orders').id] } }));
+
+  it('forgets a deleted graph, and a graph created anew starts empty; other graphs stay', () =>
+    graphIndex([
+      { type: 'GraphCreated', data: { graph_id: 'g-1', name: 'a', description: null } },
+      { type: 'NodesAdded', data: { graph_id: 'g-1', nodes: [streamNode('orders'), GROUP] } },
+      { type: 'NodesAdded', data: { graph_id: 'g-2', nodes: [streamNode('orders')] } },
+      { type: 'GraphDeleted', data: { graph_id: 'g-1' } },
+      { type: 'GraphCreated', data: { graph_id: 'g-1', name: 'a', description: null } },
+    ]).then({ 'd:stream://env-1/lkc-1|orders': { 'g-2': [streamNode('orders').id] } }));
+
+  it('leaves node events outside graph streams out of the index', () =>
+    graphIndex([
+      { type: 'NodesAdded', data: { graph_id: 'g-1', nodes: [streamNode('orders')] }, stream: 'elsewhere-1' },
+    ]).then({}));
+
+  it('skips the RunEvents a graph view stored (cause view): the graph is joined as it is now', () =>
+    events([
+      { ...ingested('k1', runEvent({ job: 'stale-view-job' })), metadata: { cause: 'view' } },
+      ingested('k2', runEvent({ job: 'spark' })),
+    ]).then({ events: [[0, 'RunEvent', 'spark', RUN_1, 'COMPLETE']], dedupe_keys: 1, position: 2 }));
 });

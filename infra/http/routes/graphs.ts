@@ -166,17 +166,14 @@ function graphListRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
 /** The OpenLineage views of a graph: `GET /graphs/confluent/view` and `/graphs/enriched/view`. */
 function viewRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
   // The views come before `/graphs/:graph_id` so that the literal segments read as the interface
-  // (find-my-way prefers static segments anyway). Each stores what it returns (`recordViewEvents`).
+  // (find-my-way prefers static segments anyway). They only read: the `/lineage/...` queries join the
+  // graphs' jobs by themselves (`projections/openLineage/extracted.ts`).
   const ViewAnswerSchema = z.object({
     view: z.enum(['confluent', 'enriched']),
     graph_id: z.string(),
     systems: z.array(z.string()).nullable().describe('Systems kept, upper-case; null for all'),
     events: z.array(z.record(z.string(), z.unknown())).describe('OpenLineage 2-0-2 COMPLETE RunEvents, one per job'),
     count: z.number().int().describe('Length of events'),
-    stored: z
-      .number()
-      .int()
-      .describe('Events stored by this call (0 when every job was unchanged since the last call)'),
   });
   const ViewGraphQuery = z
     .string()
@@ -190,7 +187,7 @@ function viewRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void
     {
       schema: {
         tags,
-        summary: 'OpenLineage view of the stream platform only (one COMPLETE RunEvent per job); the events are stored',
+        summary: 'OpenLineage view of the stream platform only (one COMPLETE RunEvent per job)',
         querystring: z.object({ graph_id: ViewGraphQuery }),
         response: withProblems({ 200: ViewAnswerSchema }),
       },
@@ -204,7 +201,7 @@ function viewRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void
     {
       schema: {
         tags,
-        summary: 'OpenLineage view across systems (one COMPLETE RunEvent per job); the events are stored',
+        summary: 'OpenLineage view across systems (one COMPLETE RunEvent per job)',
         querystring: z.object({
           graph_id: ViewGraphQuery,
           systems: z
