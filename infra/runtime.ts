@@ -24,7 +24,7 @@ export interface LineageRuntime {
   graphs: GraphProjection;
   /** Tasks started through the API (`task-{id}` streams). */
   tasks: TaskProjection;
-  /** Ingested and view-recorded OpenLineage events (`openlineage-{key}` streams): the `/lineage/...` queries. */
+  /** Ingested OpenLineage events (`openlineage-{key}` streams), joined with the live graphs of `graphs`: the `/lineage/...` queries. */
   openLineage: OpenLineageProjection;
   /** Appends OpenLineage events to `store`, deduped against `openLineage` and its own recent keys (one per store). */
   openLineageIngestor: OpenLineageIngestor;
@@ -82,7 +82,7 @@ export async function openRuntime(
       : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
   );
   const tasks = createTaskProjection();
-  const openLineage = createOpenLineageProjection();
+  const openLineage = createOpenLineageProjection({ graphs });
   const watchers = createWatcherProjection();
   const processes = createProcessProjection();
   const projector = createProjector({ store, projections: [graphs, tasks, openLineage, watchers, processes], logger });
