@@ -77,10 +77,15 @@ export const LARGE_GRAPH_EDGES = 4_000;
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
 
+/** Starts the layout web worker (once); returns it. */
+export function startLayoutWorker(): Worker {
+  layoutWorker ??= new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+  return layoutWorker;
+}
+
 /** Runs the layered layout in the web worker; rejects with the worker's error message. */
 export function layoutInWorker(input: LayoutInput): Promise<LayoutResult> {
-  layoutWorker ??= new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
-  const worker = layoutWorker;
+  const worker = startLayoutWorker();
   const requestId = ++layoutRequests;
   return new Promise((resolve, reject) => {
     const onMessage = (

@@ -17,7 +17,7 @@ import {
 } from './api';
 import { formatTime, h, replaceChildren } from './dom';
 import { diffScene, findPath, passesFilters, diffEdgeKey } from './graphData';
-import { edgeKey, GraphView, type GraphScene } from './graphView';
+import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphView';
 import { buildOperations } from './operations';
 import { renderNodePanel } from './panel';
 import { EDGE_TYPE_COLOURS, NODE_TYPE_COLOURS, SYSTEM_COLOURS, humanise, DIFF_COLOURS } from './styles';
@@ -174,6 +174,7 @@ app.append(
 );
 
 const view = new GraphView(canvas, (nodeId) => setState({ node: nodeId, tab: 'node' }));
+startLayoutWorker(); // its script loads while the graph is fetched
 const operations = buildOperations({
   graphId: () => state.graph,
   environmentIds: () => [
@@ -257,6 +258,13 @@ async function refreshNow() {
   graphPicker.value = graphId;
   const pointInTime = state.diffFrom ? state.diffTo : state.asOf;
   const key = `${graphId}@${pointInTime ?? 'now'}`;
+  // The graph and its history are fetched together.
+  const summary = graphs.find((graph) => graph.graph_id === graphId)!;
+  const nextHistoryKey = `${graphId}#${summary.revision}`;
+  const historyRequest =
+    nextHistoryKey !== historyKey
+      ? api<{ changes: HistoryChange[] }>('GET', `/graphs/${encodeURIComponent(graphId)}/history`)
+      : undefined;
   if (key !== documentKey) {
     announce('Loading the graph…');
     graphDocument = await api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
@@ -264,11 +272,8 @@ async function refreshNow() {
     nodesById = new Map(graphDocument.nodes.map((node) => [node.id, node]));
     documentKey = key;
   }
-  const summary = graphs.find((graph) => graph.graph_id === graphId)!;
-  const nextHistoryKey = `${graphId}#${summary.revision}`;
-  if (nextHistoryKey !== historyKey) {
-    history = (await api<{ changes: HistoryChange[] }>('GET', `/graphs/${encodeURIComponent(graphId)}/history`))
-      .changes;
+  if (historyRequest) {
+    history = (await historyRequest).changes;
     historyKey = nextHistoryKey;
   }
   diff = state.diffFrom
