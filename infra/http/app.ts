@@ -46,6 +46,8 @@ import { catalogPushers, type CatalogPush } from '../../services/push.js';
 import { watcherEngineDeps } from '../../services/watcherEngine.js';
 import { createServiceContext } from '../serviceContext.js';
 import { hostname } from 'node:os';
+import { startConfiguredPublisher } from '../publish/index.js';
+import type { ChangeSink } from '../../services/publisher.js';
 import {
   createOwnershipSweeper,
   createProcessLease,
@@ -77,6 +79,8 @@ export interface AppOptions {
   watchers?: { engineDeps?: WatcherDepsFactory; pushers?: Readonly<Record<string, CatalogPush>>; maxRunning?: number };
   /** Sweep interval of the ownership sweeper in ms (default a third of `config.processes.leaseSeconds`); tests shorten it. */
   sweepMilliseconds?: number;
+  /** Where lineage changes are published; default the sinks of `config.publish` (none unless configured). */
+  publishSink?: ChangeSink;
 }
 
 /** The app, with the task and watcher services and this process's lease (so that callers can wait for tasks, e.g. on shutdown). */
@@ -113,7 +117,9 @@ const REDOC_PAGE = `<!doctype html>
  * third of `config.processes.leaseSeconds`) and sweeps every third of it: tasks and watchers whose owner's
  * lease expired are interrupted (watchers resumed with `config.processes.resumeWatchers`), once; the
  * work of live processes, this one's or another's, is left alone. Closing the app drains tasks,
- * stops its watchers, then releases the lease (`ProcessStopped`).
+ * stops its watchers, then releases the lease (`ProcessStopped`). With a sink configured
+ * (`config.publish`), it also publishes lineage changes while it holds the publisher's claim
+ * (`services/publisher.ts`).
  */
 export async function buildApp(options: AppOptions): Promise<LineageApp> {
   const { config, logger, runtime } = options;
@@ -218,7 +224,10 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
       await watchers.stopInterrupted();
     },
   });
+  // Lineage changes as CloudEvents, when a sink is configured; one process publishes at a time.
+  const publication = startConfiguredPublisher({ config, runtime, lease, logger, sink: options.publishSink });
   app.addHook('onClose', async () => {
+    await publication.stop();
     await sweeper.stop();
     await tasks.drain(TASK_DRAIN_MS);
     await watchers.stopAll();
