@@ -5,7 +5,8 @@
  *
  * `evolveGraph` is the fold, and only ever uses idempotent graphology operations keyed by node id and
  * edge key, so that replaying an event twice changes nothing. Graphs "as of" a revision or a time
- * are folded afresh from the stream up to that point (`foldGraphAsOf`).
+ * are folded from the stream up to that point (`foldGraphAsOf`), from its start or from the nearest
+ * snapshot before that point (`projections/snapshots.ts`).
  */
 import { MultiDirectedGraph } from 'graphology';
 import type { EventStore } from '../src/eventStore.js';
@@ -49,6 +50,7 @@ export interface GraphState {
   position: number;
   deleted: boolean;
   graph: LineageGraphology;
+  /** The changes, oldest first; a state restored from a snapshot holds only those after it (`projections/snapshots.ts`). */
   history: GraphHistoryEntry[];
   /** Edges skipped on replay because an endpoint was missing (0 unless the stream is damaged). */
   skippedEdges: number;
@@ -336,22 +338,45 @@ export function parseAsOf(value: string): AsOf {
   return { time: new Date(time).toISOString() };
 }
 
+/** How `foldGraphAsOf` starts and what it reports while it folds. */
+export interface FoldAsOfOptions {
+  /**
+   * The state to continue from (taken over and changed in place), e.g. one restored from a snapshot
+   * (`projections/snapshots.ts`): only the events after its revision are read. Default: the empty state.
+   */
+  from?: GraphState;
+  /** Called with each event just before it is applied (the state still as it was). */
+  before?: (state: GraphState, event: StoredLineageEvent) => void;
+  /** Called with each event just after it is applied. */
+  after?: (state: GraphState, event: StoredLineageEvent) => void;
+}
+
 /**
- * Folds a graph's stream from the store up to a revision (inclusive) or a time (events recorded at
- * or before it).
+ * Folds a graph's stream from the store up to a revision (inclusive) or a time (the events up to the
+ * first one recorded after it), from its start or from `options.from`. This is the fold from the
+ * start that snapshots shortcut (`readGraphAsOf` in `projections/snapshots.ts`).
  * @throws NotFoundError when the graph has no events at or before that point.
  */
-export async function foldGraphAsOf(store: EventStore, graphId: string, asOf: AsOf): Promise<GraphState> {
-  const state = initialGraphState(graphId);
+export async function foldGraphAsOf(
+  store: EventStore,
+  graphId: string,
+  asOf: AsOf,
+  options: FoldAsOfOptions = {},
+): Promise<GraphState> {
+  const state = options.from ?? initialGraphState(graphId);
   const toRevision = 'revision' in asOf ? asOf.revision : undefined;
   const limit = 'time' in asOf ? Date.parse(asOf.time) : Number.POSITIVE_INFINITY;
-  for await (const recorded of iterateStream(
-    store,
-    streams.graph(graphId),
-    toRevision === undefined ? {} : { toRevision },
-  )) {
-    if (Date.parse(recorded.recorded_at) > limit) break;
-    evolveGraph(state, decodeTrustedEvent(recorded));
+  if (toRevision === undefined || toRevision > state.revision) {
+    for await (const recorded of iterateStream(store, streams.graph(graphId), {
+      fromRevision: state.revision + 1,
+      ...(toRevision === undefined ? {} : { toRevision }),
+    })) {
+      if (Date.parse(recorded.recorded_at) > limit) break;
+      const event = decodeTrustedEvent(recorded);
+      options.before?.(state, event);
+      evolveGraph(state, event);
+      options.after?.(state, event);
+    }
   }
   if (state.revision < 0) {
     const point = 'revision' in asOf ? `revision ${asOf.revision}` : asOf.time;

@@ -132,8 +132,88 @@ export interface EventStore {
   /** Catch-up-then-live subscription to every stream. */
   subscribe(options?: SubscribeOptions): Subscription;
 
+  /**
+   * The store's snapshot table: derived data kept beside the events (never events themselves, never
+   * read by the projector or the publication), which a reader may use to skip folding a stream from
+   * its start. See `SnapshotStore`.
+   */
+  readonly snapshots: SnapshotStore;
+
   /** Flushes and releases the backend. Further calls reject. */
   close(): Promise<void>;
+}
+
+/**
+ * What is known of a stored snapshot without reading its payload. A snapshot is identified by its
+ * `key` (what it is a snapshot of, e.g. `graph-{graph_id}`), its `format` (the version of the code
+ * that wrote it: a reader ignores the formats it does not know) and the stream `revision` it was
+ * taken at.
+ */
+export interface SnapshotInfo {
+  key: string;
+  format: string;
+  /** Revision of the last event folded into the snapshot. */
+  revision: number;
+  /** Global position of that event. */
+  position: number;
+  /** ISO 8601 time: the latest `recorded_at` of the events folded into the snapshot. */
+  recorded_at: string;
+  /** Size of the payload in bytes. */
+  bytes: number;
+}
+
+/**
+ * The snapshot table of a store (`EventStore.snapshots`). Snapshots are derived data: the events
+ * stay the only source of truth, a snapshot may vanish or be unreadable at any time, and readers
+ * must then fold from the start. Writes are idempotent: a snapshot already stored under the same
+ * key, format and revision is kept, so that several processes taking the same snapshot do not fight.
+ * Every adapter provides one; `test/projections/snapshotsStore.test.ts` is its contract suite.
+ * Methods reject with `StorageError` when the backend fails.
+ */
+export interface SnapshotStore {
+  /** Stores a snapshot; answers false (and keeps the stored one) when that key, format and revision exist already. */
+  put(info: Omit<SnapshotInfo, 'bytes'>, payload: Uint8Array): Promise<boolean>;
+  /** Every snapshot of `key` (any format), by revision ascending, then format. */
+  list(key: string): Promise<SnapshotInfo[]>;
+  /** The payload of one snapshot, or undefined when it is not (or no longer) stored. */
+  read(key: string, format: string, revision: number): Promise<Uint8Array | undefined>;
+  /** Deletes one snapshot (nothing when absent). */
+  remove(key: string, format: string, revision: number): Promise<void>;
+}
+
+/**
+ * A snapshot table in process memory: the memory store's, and the fallback of adapters that keep
+ * none on their backend (the snapshots are lost when the process ends, which only costs time).
+ */
+export function memorySnapshotStore(): SnapshotStore {
+  const rows = new Map<string, Map<string, { info: SnapshotInfo; payload: Uint8Array }>>();
+  const id = (format: string, revision: number) => `${format}@${revision}`;
+  return {
+    async put(info, payload) {
+      const byKey = rows.get(info.key) ?? new Map();
+      rows.set(info.key, byKey);
+      if (byKey.has(id(info.format, info.revision))) return false;
+      byKey.set(id(info.format, info.revision), {
+        info: { ...info, bytes: payload.byteLength },
+        payload: payload.slice(),
+      });
+      return true;
+    },
+    async list(key) {
+      return [...(rows.get(key)?.values() ?? [])].map((row) => ({ ...row.info })).sort(compareSnapshotInfo);
+    },
+    async read(key, format, revision) {
+      return rows.get(key)?.get(id(format, revision))?.payload.slice();
+    },
+    async remove(key, format, revision) {
+      rows.get(key)?.delete(id(format, revision));
+    },
+  };
+}
+
+/** Orders snapshot infos by revision, then format (the order `SnapshotStore.list` answers in). */
+export function compareSnapshotInfo(a: SnapshotInfo, b: SnapshotInfo): number {
+  return a.revision - b.revision || (a.format < b.format ? -1 : a.format > b.format ? 1 : 0);
 }
 
 /** Human-readable form of an expected revision, for error messages. */

@@ -57,6 +57,7 @@ import {
 import {
   appendNotifier,
   describeExpectedRevision,
+  memorySnapshotStore,
   pollingSubscription,
   subscriptionRegistry,
   type AppendOptions,
@@ -157,6 +158,8 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
 
   const store: EventStoreDbEventStore = {
     backend: 'eventstoredb',
+    // Snapshots are kept in process memory on EventStoreDB (see `memorySnapshotStore`): they are lost at exit.
+    snapshots: memorySnapshotStore(),
 
     async append(
       stream: string,

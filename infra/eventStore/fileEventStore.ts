@@ -5,6 +5,7 @@
  * - `events.jsonl`: one `RecordedEvent` per line, in position order. The last line of each append
  *   also carries `"commit":true`; it is what makes the batch count on reopen (see Recovery).
  * - `lock`: the pid of the process that has the store open.
+ * - `snapshots/`: the snapshot table, one file per snapshot (derived data, `infra/eventStore/snapshotTables.ts`).
  *
  * **Single process only.** The store keeps its index in memory and assumes it is the only writer,
  * so opening takes an exclusive lock: the `lock` file is created atomically (written aside, then
@@ -50,6 +51,7 @@ import {
   type Subscription,
 } from '../../src/eventStore.js';
 import { serialiseEvent } from './serialisation.js';
+import { fileSnapshotStore } from './snapshotTables.js';
 
 const write = promisify(fs.write);
 const fsync = promisify(fs.fsync);
@@ -167,6 +169,7 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
 
   const store: FileEventStore = {
     backend: 'file',
+    snapshots: fileSnapshotStore(folder),
     recovery,
     file,
 

@@ -8,6 +8,7 @@ import {
   appendNotifier,
   assertExpectedRevision,
   pollingSubscription,
+  memorySnapshotStore,
   subscriptionRegistry,
   type AppendOptions,
   type AppendResult,
@@ -40,6 +41,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
 
   return {
     backend: 'memory',
+    snapshots: memorySnapshotStore(),
 
     async append(
       stream: string,

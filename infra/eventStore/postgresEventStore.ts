@@ -8,6 +8,7 @@
  *   what is read is exactly what was written), `recorded_at` ISO 8601 text;
  * - `lineage_streams(stream TEXT PRIMARY KEY, revision INTEGER NOT NULL)`: each stream's last
  *   revision, read for the expected-revision check.
+ * Beside the schema, the snapshot table `lineage_snapshots` (derived data, `infra/eventStore/snapshotTables.ts`).
  *
  * Positions are gap-free and become visible in order: each append is one transaction that first
  * takes a transaction-level advisory lock (`pg_advisory_xact_lock`, one key per schema), then checks
@@ -39,6 +40,7 @@ import {
   type Subscription,
 } from '../../src/eventStore.js';
 import { serialiseEvent } from './serialisation.js';
+import { postgresSnapshotStore } from './snapshotTables.js';
 
 /** The schema version this code writes and reads. */
 export const POSTGRES_EVENT_STORE_SCHEMA_VERSION = 1;
@@ -192,6 +194,7 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
 
   const store: PostgresEventStore = {
     backend: 'postgres',
+    snapshots: postgresSnapshotStore(pool, where),
 
     async append(
       stream: string,

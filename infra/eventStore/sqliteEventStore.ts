@@ -8,6 +8,7 @@
  *   ISO 8601 text;
  * - `streams(stream TEXT PRIMARY KEY, revision INTEGER NOT NULL)`: each stream's last revision, read
  *   for the expected-revision check.
+ * Beside the schema, the snapshot table `snapshots` (derived data, `infra/eventStore/snapshotTables.ts`).
  *
  * The database runs with `journal_mode=WAL` and `synchronous=FULL`: an append is durable when it
  * resolves. Each append is one `BEGIN IMMEDIATE` transaction that takes the write lock first, then
@@ -39,6 +40,7 @@ import {
   type Subscription,
 } from '../../src/eventStore.js';
 import { serialiseEvent } from './serialisation.js';
+import { sqliteSnapshotStore } from './snapshotTables.js';
 
 /** Name of the database file inside the store's folder. */
 export const SQLITE_EVENT_STORE_FILE = 'events.sqlite';
@@ -155,6 +157,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
   const store: SqliteEventStore = {
     backend: 'sqlite',
     file,
+    snapshots: sqliteSnapshotStore(db, file),
 
     async append(
       stream: string,

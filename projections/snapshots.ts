@@ -1,0 +1,447 @@
+/**
+ * Graph snapshots: the state of a graph's fold at a stream revision, kept in the store's snapshot
+ * table (`EventStore.snapshots`, `src/eventStore.ts`) so that `as_of` reads and diffs fold from the
+ * nearest snapshot before the point asked instead of from the stream's start.
+ *
+ * - **Derived, never required.** The events stay the only source of truth. A snapshot that is
+ *   missing, unreadable (its gzip checksum or JSON fails) or of another format is skipped: the read
+ *   folds from the next older one, or from the start. Nothing here appends an event.
+ * - **Where.** Snapshots are taken every `interval` events of a stream (default 1,000), at the
+ *   revisions `interval - 1`, `2 * interval - 1`, ...: the same points in every process, and a
+ *   snapshot's content is a function of the stream alone, so processes that take the same one write
+ *   the same bytes and the store keeps the first (`SnapshotStore.put` is idempotent).
+ * - **When.** A fold that passes a snapshot point the store lacks takes that snapshot (written in the
+ *   background after the answer); `writeGraphSnapshots` takes every missing one of a stream.
+ * - **Format.** `GRAPH_SNAPSHOT_FORMAT` names the payload layout and the version of every graph event
+ *   type, so a snapshot folded by code that read events differently is never used. The payload is
+ *   gzip of one JSON object, `GraphSnapshotPayload`, documented in docs/storage.md.
+ *
+ * Diffs (`diffGraphAsOf`) replay only the events between their two points onto the `from` state,
+ * noting the first value of every node and edge an event touches, and compare only those; a diff
+ * across more than `interval` events compares two states restored from snapshots instead. Either
+ * way its cost is bounded by the change or the graph, never by the length of the history.
+ */
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
+import { MultiDirectedGraph } from 'graphology';
+import type { EventStore, SnapshotInfo } from '../src/eventStore.js';
+import { NotFoundError } from '../src/errors.js';
+import { CURRENT_VERSIONS, streams, type StoredLineageEvent } from '../src/events.js';
+import { diffGraph, sameEdge, sameNode } from '../src/graph/changes.js';
+import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
+import {
+  foldGraphAsOf,
+  graphReader,
+  initialGraphState,
+  toLineageGraph,
+  type AsOf,
+  type GraphState,
+} from './graphProjection.js';
+
+const gzipAsync = promisify(gzip);
+
+/** The graph event types whose schema versions a snapshot's format depends on. */
+const GRAPH_EVENT_TYPES = [
+  'GraphCreated',
+  'GraphDeleted',
+  'NodesAdded',
+  'NodesChanged',
+  'NodesRemoved',
+  'EdgesAdded',
+  'EdgesChanged',
+  'EdgesRemoved',
+] as const;
+
+/**
+ * The format of the snapshots this code writes and reads: the payload layout (`graph-1`) and the
+ * schema version of each graph event type. A snapshot of any other format is ignored (stale).
+ */
+export const GRAPH_SNAPSHOT_FORMAT = `graph-1;${GRAPH_EVENT_TYPES.map((type) => CURRENT_VERSIONS[type]).join('.')}`;
+
+/** Events of a stream between two snapshots, by default. */
+export const DEFAULT_SNAPSHOT_INTERVAL = 1000;
+
+/** The snapshot key of a graph: its stream's name. */
+export const graphSnapshotKey = (graphId: string): string => streams.graph(graphId);
+
+/** The decoded payload of a graph snapshot (JSON, then gzip). Times are ISO 8601. */
+export interface GraphSnapshotPayload {
+  graph_id: string;
+  name: string | null;
+  description: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  /** Revision and global position of the last event folded. */
+  revision: number;
+  position: number;
+  deleted: boolean;
+  skipped_edges: number;
+  /** Every node, whole, in the graph's insertion order. */
+  nodes: Node[];
+  /** Every edge, whole, in the graph's insertion order. */
+  edges: Edge[];
+}
+
+/** How snapshots are used and taken. */
+export interface SnapshotOptions {
+  /** Events between snapshot points (default `DEFAULT_SNAPSHOT_INTERVAL`). */
+  interval?: number;
+  /** Take the snapshots a fold passes and the store lacks (default true). */
+  write?: boolean;
+  /** Receives the failure of a background snapshot write (default: ignored; the snapshot is just missing). */
+  onWriteError?: (error: unknown) => void;
+}
+
+/** A state folded to a point, with the latest `recorded_at` of the events folded into it. */
+export interface FoldedGraph {
+  state: GraphState;
+  /** ISO 8601, null before any event. */
+  maxRecordedAt: string | null;
+}
+
+/** The snapshot payload of a state, in the graph's insertion order. Pure. */
+export function snapshotPayload(state: GraphState): GraphSnapshotPayload {
+  const { nodes, edges } = toLineageGraph(state);
+  return {
+    graph_id: state.graphId,
+    name: state.name,
+    description: state.description,
+    created_at: state.createdAt,
+    updated_at: state.updatedAt,
+    revision: state.revision,
+    position: state.position,
+    deleted: state.deleted,
+    skipped_edges: state.skippedEdges,
+    nodes,
+    edges,
+  };
+}
+
+/** Encodes a payload: gzip of its JSON. */
+export async function encodeSnapshot(payload: GraphSnapshotPayload): Promise<Uint8Array> {
+  return gzipAsync(JSON.stringify(payload));
+}
+
+/**
+ * Restores the state a payload was taken from (its history empty: the changes before the snapshot
+ * are not in it).
+ * @throws Error when the bytes are not a gzip of a graph snapshot payload (corrupt or foreign).
+ */
+export function decodeSnapshot(bytes: Uint8Array): GraphState {
+  const payload = JSON.parse(gunzipSync(bytes).toString('utf8')) as GraphSnapshotPayload;
+  if (!Array.isArray(payload.nodes) || !Array.isArray(payload.edges) || typeof payload.revision !== 'number') {
+    throw new Error('not a graph snapshot payload');
+  }
+  const state = initialGraphState(payload.graph_id);
+  Object.assign(state, {
+    name: payload.name,
+    description: payload.description,
+    createdAt: payload.created_at,
+    updatedAt: payload.updated_at,
+    revision: payload.revision,
+    position: payload.position,
+    deleted: payload.deleted,
+    skippedEdges: payload.skipped_edges,
+  });
+  const graph: GraphState['graph'] = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+  for (const node of payload.nodes) graph.addNode(node.id, node);
+  for (const edge of payload.edges) graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+  state.graph = graph;
+  return state;
+}
+
+/** Whether a snapshot may start the fold to `asOf`: it holds only events the fold from the start would apply. */
+function usableFor(info: SnapshotInfo, asOf: AsOf): boolean {
+  if (info.format !== GRAPH_SNAPSHOT_FORMAT) return false;
+  return 'revision' in asOf ? info.revision <= asOf.revision : Date.parse(info.recorded_at) <= Date.parse(asOf.time);
+}
+
+/**
+ * The state restored from the latest usable snapshot before `asOf`, trying older ones when one cannot
+ * be read; undefined when there is none (fold from the start).
+ */
+async function restoreNearest(store: EventStore, key: string, infos: SnapshotInfo[], asOf: AsOf) {
+  const usable = infos.filter((info) => usableFor(info, asOf));
+  for (let at = usable.length - 1; at >= 0; at -= 1) {
+    const info = usable[at]!;
+    try {
+      const bytes = await store.snapshots.read(key, info.format, info.revision);
+      if (!bytes) continue;
+      const state = decodeSnapshot(bytes);
+      if (state.revision !== info.revision) continue;
+      return { state, maxRecordedAt: info.recorded_at };
+    } catch {
+      // A corrupt or unreadable snapshot only means folding from further back.
+    }
+  }
+  return undefined;
+}
+
+/** Pending background snapshot writes of this process, by `{key}@{revision}` (so one is written once). */
+const pendingWrites = new Map<string, Promise<void>>();
+
+/** Resolves once every snapshot write started so far has finished (tests and benchmarks wait on it). */
+export async function snapshotWritesSettled(): Promise<void> {
+  while (pendingWrites.size > 0) await Promise.allSettled([...pendingWrites.values()]);
+}
+
+/** Writes a snapshot of `state` as it is now, in the background; the payload is captured at once. */
+function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: string, options: SnapshotOptions) {
+  const key = graphSnapshotKey(state.graphId);
+  const id = `${key}@${state.revision}`;
+  if (pendingWrites.has(id)) return;
+  // Nodes and edges are never changed in place (the fold replaces them), so these arrays stay as they are.
+  const payload = snapshotPayload(state);
+  const info = { key, format: GRAPH_SNAPSHOT_FORMAT, revision: state.revision, position: state.position };
+  const write = (async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(payload));
+  })()
+    .catch((error: unknown) => options.onWriteError?.(error))
+    .finally(() => pendingWrites.delete(id));
+  pendingWrites.set(id, write);
+}
+
+/**
+ * Folds a graph to `asOf` from the nearest usable snapshot before it (or from the start), taking the
+ * missing snapshots it passes (`options.write`). Gives the same state as `foldGraphAsOf` from the
+ * start, except that `history` holds only the changes after the snapshot.
+ * @throws NotFoundError when the graph has no events at or before that point.
+ */
+export async function readGraphAsOf(
+  store: EventStore,
+  graphId: string,
+  asOf: AsOf,
+  options: SnapshotOptions = {},
+): Promise<FoldedGraph> {
+  const interval = options.interval ?? DEFAULT_SNAPSHOT_INTERVAL;
+  const key = graphSnapshotKey(graphId);
+  const infos = await store.snapshots.list(key);
+  const restored = await restoreNearest(store, key, infos, asOf);
+  const taken = new Set(infos.filter((info) => info.format === GRAPH_SNAPSHOT_FORMAT).map((info) => info.revision));
+  let maxRecordedAt = restored?.maxRecordedAt ?? null;
+  const state = await foldGraphAsOf(store, graphId, asOf, {
+    ...(restored ? { from: restored.state } : {}),
+    after: (folded, event) => {
+      if (maxRecordedAt === null || Date.parse(event.recorded_at) > Date.parse(maxRecordedAt)) {
+        maxRecordedAt = event.recorded_at;
+      }
+      if (options.write === false || (folded.revision + 1) % interval !== 0 || taken.has(folded.revision)) return;
+      writeInBackground(store, folded, maxRecordedAt, options);
+    },
+  });
+  return { state, maxRecordedAt };
+}
+
+/**
+ * Takes every snapshot a graph's stream lacks up to its end, and waits for them to be stored.
+ * Answers the number of snapshot points passed (taken now or already there).
+ */
+export async function writeGraphSnapshots(
+  store: EventStore,
+  graphId: string,
+  options: Omit<SnapshotOptions, 'write'> = {},
+): Promise<number> {
+  const interval = options.interval ?? DEFAULT_SNAPSHOT_INTERVAL;
+  try {
+    await readGraphAsOf(store, graphId, { revision: Number.MAX_SAFE_INTEGER }, { ...options, write: true });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  await snapshotWritesSettled();
+  return Math.floor(((await store.streamRevision(streams.graph(graphId))) + 1) / interval);
+}
+
+/** One end of a diff: the revision and the time of its last event (-1 and null before the graph existed). */
+export interface DiffEnd {
+  revision: number;
+  time: string | null;
+}
+
+/** What changed between two points of a graph; every list is sorted by node id or edge key. */
+export interface GraphStateDiff {
+  from: DiffEnd;
+  to: DiffEnd;
+  nodes: { added: Node[]; removed: Node[]; changed: Array<{ id: string; before: Node; after: Node }> };
+  edges: { added: Edge[]; removed: Edge[]; changed: Array<{ id: string; before: Edge; after: Edge }> };
+}
+
+/** The id of an edge in a diff: `{src_id} -[{edge_type}]-> {dst_id}`. */
+export function edgeLabel(edge: Pick<Edge, 'src_id' | 'dst_id' | 'edge_type'>): string {
+  return `${edge.src_id} -[${edge.edge_type}]-> ${edge.dst_id}`;
+}
+
+/** A graph's state at a point, or the empty state when the graph did not exist yet there. */
+async function stateAt(store: EventStore, graphId: string, asOf: AsOf, options: SnapshotOptions) {
+  try {
+    return await readGraphAsOf(store, graphId, asOf, options);
+  } catch (error) {
+    if (error instanceof NotFoundError) return { state: initialGraphState(graphId), maxRecordedAt: null };
+    throw error;
+  }
+}
+
+/**
+ * What changed in a graph from `from` to `to` (a point before the graph existed counts as the empty
+ * graph). Equal to comparing the two states folded from the start (`diffGraph` in replace mode),
+ * with every list sorted.
+ */
+export async function diffGraphAsOf(
+  store: EventStore,
+  graphId: string,
+  from: AsOf,
+  to: AsOf,
+  options: SnapshotOptions = {},
+): Promise<GraphStateDiff> {
+  const interval = options.interval ?? DEFAULT_SNAPSHOT_INTERVAL;
+  const before = await stateAt(store, graphId, from, options);
+  const start: DiffEnd = { revision: before.state.revision, time: before.state.updatedAt };
+  if (await replayable(store, graphId, before, to, interval)) {
+    const touched = { nodes: new Map<string, Node | null>(), edges: new Map<string, Edge | null>() };
+    let after = before.state;
+    try {
+      after = await foldGraphAsOf(store, graphId, to, {
+        from: before.state,
+        before: (state, event) => noteBefore(state, event, touched),
+      });
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    return { from: start, to: { revision: after.revision, time: after.updatedAt }, ...touchedChanges(after, touched) };
+  }
+  const after = (await stateAt(store, graphId, to, options)).state;
+  return {
+    from: start,
+    to: { revision: after.revision, time: after.updatedAt },
+    ...wholeChanges(before.state, after),
+  };
+}
+
+/**
+ * Whether `to`'s state is `from`'s state plus at most about `interval` more events, so that replaying
+ * them is exact and cheap: `to` is a revision at or after it, or a time at or after every event in it,
+ * and the stream (for a time, its nearest snapshot before `to`) is not more than `interval` events on.
+ */
+async function replayable(
+  store: EventStore,
+  graphId: string,
+  from: FoldedGraph,
+  to: AsOf,
+  interval: number,
+): Promise<boolean> {
+  const at = from.state.revision;
+  if ('revision' in to) {
+    if (to.revision < at) return false;
+    if (to.revision - at <= interval) return true;
+    return (await store.streamRevision(streams.graph(graphId))) - at <= interval;
+  }
+  if (from.maxRecordedAt !== null && Date.parse(from.maxRecordedAt) > Date.parse(to.time)) return false;
+  const infos = await store.snapshots.list(graphSnapshotKey(graphId));
+  const nearest = infos.filter((info) => usableFor(info, to)).pop();
+  return nearest === undefined || nearest.revision - at <= interval;
+}
+
+/** Notes the value, before `event`, of every node and edge it may change (the first time each is seen). */
+function noteBefore(
+  state: GraphState,
+  event: StoredLineageEvent,
+  touched: { nodes: Map<string, Node | null>; edges: Map<string, Edge | null> },
+): void {
+  const { graph } = state;
+  const node = (id: string) => {
+    if (!touched.nodes.has(id)) touched.nodes.set(id, graph.hasNode(id) ? graph.getNodeAttributes(id) : null);
+  };
+  const edge = (key: string) => {
+    if (!touched.edges.has(key)) touched.edges.set(key, graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null);
+  };
+  switch (event.type) {
+    case 'GraphCreated':
+    case 'GraphDeleted':
+      graph.forEachNode((id) => node(id));
+      graph.forEachEdge((key) => edge(key));
+      break;
+    case 'NodesAdded':
+    case 'NodesChanged':
+      for (const added of event.data.nodes) node(added.id);
+      break;
+    case 'NodesRemoved':
+      for (const id of event.data.node_ids) {
+        node(id);
+        if (graph.hasNode(id)) graph.forEachEdge(id, (key) => edge(key));
+      }
+      break;
+    case 'EdgesAdded':
+    case 'EdgesChanged':
+    case 'EdgesRemoved':
+      for (const changed of event.data.edges) edge(edgeKey(changed));
+      break;
+    default:
+      break;
+  }
+}
+
+/** The changes among the touched nodes and edges: their noted values against the state reached. */
+function touchedChanges(
+  after: GraphState,
+  touched: { nodes: Map<string, Node | null>; edges: Map<string, Edge | null> },
+): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+  const result = emptyChanges();
+  const { graph } = after;
+  for (const [id, old] of touched.nodes) {
+    const now = graph.hasNode(id) ? graph.getNodeAttributes(id) : null;
+    if (!old && now) result.nodes.added.push(now);
+    else if (old && !now) result.nodes.removed.push(old);
+    else if (old && now && !sameNode(old, now)) result.nodes.changed.push({ id, before: old, after: now });
+  }
+  for (const [key, old] of touched.edges) {
+    const now = graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null;
+    if (!old && now) result.edges.added.push(now);
+    else if (old && !now) result.edges.removed.push(old);
+    else if (old && now && !sameEdge(old, now))
+      result.edges.changed.push({ id: edgeLabel(now), before: old, after: now });
+  }
+  return sortChanges(result);
+}
+
+/**
+ * The changes from one whole state to another (`diffGraph` in replace mode), sorted. What a diff
+ * costs when both states are folded from the start; `diffGraphAsOf` uses it for wide diffs.
+ */
+export function wholeChanges(before: GraphState, after: GraphState): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+  const reader = graphReader(before);
+  const changes = diffGraph(reader, toLineageGraph(after), { mode: 'replace' });
+  const result = emptyChanges();
+  result.nodes.added = changes.nodesAdded;
+  result.nodes.removed = changes.nodesRemoved.flatMap((id) => reader.getNode(id) ?? []);
+  result.nodes.changed = changes.nodesChanged.flatMap((node) => {
+    const old = reader.getNode(node.id);
+    return old ? [{ id: node.id, before: old, after: node }] : [];
+  });
+  result.edges.added = changes.edgesAdded;
+  result.edges.removed = changes.edgesRemoved.flatMap((key) => reader.getEdge(edgeKey(key)) ?? []);
+  result.edges.changed = changes.edgesChanged.flatMap((edge) => {
+    const old = reader.getEdge(edgeKey(edge));
+    return old ? [{ id: edgeLabel(edge), before: old, after: edge }] : [];
+  });
+  return sortChanges(result);
+}
+
+function emptyChanges(): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+  return { nodes: { added: [], removed: [], changed: [] }, edges: { added: [], removed: [], changed: [] } };
+}
+
+/** Sorts every list of a diff: nodes by id, edges by key (source, type, target). */
+function sortChanges(changes: Pick<GraphStateDiff, 'nodes' | 'edges'>): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const byKey = (a: Edge, b: Edge) => {
+    const [x, y] = [edgeKey(a), edgeKey(b)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  changes.nodes.added.sort(byId);
+  changes.nodes.removed.sort(byId);
+  changes.nodes.changed.sort(byId);
+  changes.edges.added.sort(byKey);
+  changes.edges.removed.sort(byKey);
+  changes.edges.changed.sort((a, b) => byKey(a.after, b.after));
+  return changes;
+}
