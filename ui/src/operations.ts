@@ -25,6 +25,13 @@ export interface OperationsContext {
   announce(message: string): void;
 }
 
+/** One line per watcher extraction: when, status, nodes, error. */
+function describeExtraction(run: WatcherExtraction): string {
+  const nodes = run.node_count !== null ? `, ${run.node_count} nodes` : '';
+  const error = run.error ? `: ${run.error}` : '';
+  return `${formatTime(run.started_at)} ${run.status}${nodes}${error}`;
+}
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const splitIds = (text: string) => text.split(/[\s,]+/).filter((id) => id !== '');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -198,17 +205,7 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
               : h('p', {}, 'none yet'),
             h('h5', {}, 'Extractions'),
             history.extractions.length > 0
-              ? h(
-                  'ul',
-                  {},
-                  ...history.extractions.map((run) =>
-                    h(
-                      'li',
-                      {},
-                      `${formatTime(run.started_at)} ${run.status}${run.node_count !== null ? `, ${run.node_count} nodes` : ''}${run.error ? `: ${run.error}` : ''}`,
-                    ),
-                  ),
-                )
+              ? h('ul', {}, ...history.extractions.map((run) => h('li', {}, describeExtraction(run))))
               : h('p', {}, 'none yet'),
             running
               ? h('button', { type: 'button', onclick: () => void stopWatcher(watcher.watcher_id) }, 'Stop watcher')
