@@ -10,14 +10,13 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../src/errors.js';
 import type { EventContext } from '../src/events.js';
-import { countChanges, diffGraph } from '../src/graph/changes.js';
+import { countChanges } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type EdgeType, type Node, type NodeType, type System } from '../src/graph/model.js';
 import { parseEdge, parseLineageGraph, parseNode } from '../src/graph/validation.js';
 import { createGraph, deleteGraph, recordGraph } from '../src/graphCommands.js';
+import { diffGraphAsOf, edgeLabel, readGraphAsOf } from '../projections/snapshots.js';
 import {
-  foldGraphAsOf,
   graphReader,
-  initialGraphState,
   parseAsOf,
   toLineageGraph,
   type GraphHistoryEntry,
@@ -102,7 +101,8 @@ export function resolveGraphId(runtime: Pick<GraphRuntime, 'graphs'>, idOrName: 
 }
 
 /**
- * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision), by id or unique name.
+ * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision), by id or unique name. A past
+ * state is folded from the nearest snapshot before that point (`readGraphAsOf` in `projections/snapshots.ts`).
  * @throws NotFoundError for an unknown or deleted graph (or one deleted or not yet created as of that point);
  *   ValidationError for a malformed `asOf`.
  */
@@ -115,7 +115,7 @@ export async function readGraph(runtime: GraphRuntime, idOrName: string, asOf?: 
   }
   const point = parseAsOf(asOf);
   if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
-  const state = await foldGraphAsOf(runtime.store, graphId, point);
+  const { state } = await readGraphAsOf(runtime.store, graphId, point);
   if (state.deleted) throw new NotFoundError(`graph "${graphId}" was deleted as of ${asOf}`);
   return state;
 }
@@ -391,13 +391,13 @@ export interface GraphDiff {
 }
 
 /** The id of an edge in a diff: `{src_id} -[{edge_type}]-> {dst_id}`. */
-export function edgeLabel(edge: Pick<Edge, 'src_id' | 'dst_id' | 'edge_type'>): string {
-  return `${edge.src_id} -[${edge.edge_type}]-> ${edge.dst_id}`;
-}
+export { edgeLabel };
 
 /**
  * What changed in a graph between `from` and `to` (each an ISO 8601 time or a stream revision; `to`
- * defaults to now). A point before the graph was created counts as the empty graph.
+ * defaults to now). A point before the graph was created counts as the empty graph. Computed from the
+ * events between the two points (`diffGraphAsOf` in `projections/snapshots.ts`), so its cost follows
+ * the change, not the length of the history; every list is sorted by node id or edge key.
  * @throws NotFoundError for an unknown graph; ValidationError for a malformed point.
  */
 export async function diffGraphHistory(
@@ -407,42 +407,13 @@ export async function diffGraphHistory(
   to?: string,
 ): Promise<GraphDiff> {
   if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
-  const fold = async (value: string | undefined): Promise<GraphState> => {
-    const point = value === undefined ? { revision: Number.MAX_SAFE_INTEGER } : parseAsOf(value);
-    try {
-      return await foldGraphAsOf(runtime.store, graphId, point);
-    } catch (error) {
-      if (error instanceof NotFoundError) return initialGraphState(graphId);
-      throw error;
-    }
-  };
-  const [before, after] = [await fold(from), await fold(to)];
-  const beforeReader = graphReader(before);
-  const changes = diffGraph(beforeReader, toLineageGraph(after), { mode: 'replace' });
-  const point = (value: string | undefined, state: GraphState): DiffPoint => ({
-    as_of: value ?? null,
-    revision: state.revision,
-    time: state.updatedAt,
-  });
+  const toPoint = to === undefined ? { revision: Number.MAX_SAFE_INTEGER } : parseAsOf(to);
+  const diff = await diffGraphAsOf(runtime.store, graphId, parseAsOf(from), toPoint);
   return {
     graph_id: graphId,
-    from: point(from, before),
-    to: point(to, after),
-    nodes: {
-      added: changes.nodesAdded,
-      removed: changes.nodesRemoved.flatMap((id) => beforeReader.getNode(id) ?? []),
-      changed: changes.nodesChanged.flatMap((node) => {
-        const old = beforeReader.getNode(node.id);
-        return old ? [{ id: node.id, before: old, after: node }] : [];
-      }),
-    },
-    edges: {
-      added: changes.edgesAdded,
-      removed: changes.edgesRemoved.flatMap((key) => beforeReader.getEdge(edgeKey(key)) ?? []),
-      changed: changes.edgesChanged.flatMap((edge) => {
-        const old = beforeReader.getEdge(edgeKey(edge));
-        return old ? [{ id: edgeLabel(edge), before: old, after: edge }] : [];
-      }),
-    },
+    from: { as_of: from, ...diff.from },
+    to: { as_of: to ?? null, ...diff.to },
+    nodes: diff.nodes,
+    edges: diff.edges,
   };
 }
