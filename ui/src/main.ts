@@ -24,6 +24,9 @@ import { EDGE_TYPE_COLOURS, NODE_TYPE_COLOURS, SYSTEM_COLOURS, humanise, DIFF_CO
 import { readViewState, writeViewState, type ViewState } from './viewState';
 
 let state: ViewState = readViewState(location.search);
+/** The first list of graphs, asked for before the page is built (the answer is needed first). */
+let graphsPrefetch: Promise<{ graphs: GraphSummary[] }> | undefined = api('GET', '/graphs');
+graphsPrefetch.catch(() => undefined); // a failure is reported by the refresh that awaits it
 let graphs: GraphSummary[] = [];
 let documentKey = '';
 let graphDocument: GraphDocument | null = null;
@@ -214,7 +217,9 @@ window.addEventListener('popstate', () => {
 
 // ---- Data --------------------------------------------------------------------------------------
 async function loadGraphs() {
-  graphs = (await api<{ graphs: GraphSummary[] }>('GET', '/graphs')).graphs;
+  const request = graphsPrefetch ?? api<{ graphs: GraphSummary[] }>('GET', '/graphs');
+  graphsPrefetch = undefined;
+  graphs = (await request).graphs;
   replaceChildren(
     graphPicker,
     ...graphs.map((graph) =>
