@@ -74,6 +74,8 @@ interface GraphReader {
   /** Milliseconds since the epoch of the graph's last change (its events' `eventTime`). */
   timeMs: number;
   jobs: Map<GraphJobRef, ExtractedJob | null>;
+  /** The jobs around a dataset node: `u{node id}` the jobs writing it, `d{node id}` the jobs reading it. */
+  around: Map<string, ExtractedJob[]>;
 }
 
 /** Built RunEvents by graph id, each for one revision of its graph (see the module comment). */
@@ -104,6 +106,11 @@ export function graphJoin(
   graphs: ExtractedGraphs = NO_GRAPHS,
   cache: GraphJoinCache = createGraphJoinCache(),
 ): GraphJoin {
+  // What was built for a graph that changed or was deleted since is dropped here, read or not.
+  for (const [graphId, cached] of cache) {
+    const graph = graphs.get(graphId);
+    if (graph !== cached.graph || graph.revision !== cached.revision) cache.delete(graphId);
+  }
   const reader = (graphId: string): GraphReader | null => {
     const graph = graphs.get(graphId);
     const cached = cache.get(graphId);
@@ -121,6 +128,7 @@ export function graphJoin(
       builder: createRunEventBuilder(lookup, { eventTime }),
       timeMs: Date.parse(eventTime),
       jobs: new Map(),
+      around: new Map(),
     };
     cache.set(graphId, fresh);
     return fresh;
@@ -151,11 +159,18 @@ export function graphJoin(
     jobsAround(key, upstream) {
       const jobs: ExtractedJob[] = [];
       for (const [graphId, nodeId] of nodesUnder(state, graphs, datasetNode(key))) {
-        const lookup = reader(graphId)!.lookup;
-        for (const ref of upstream ? jobsWriting(lookup, nodeId) : jobsReading(lookup, nodeId)) {
-          const found = job(graphId, ref);
-          if (found) jobs.push(found);
+        const found = reader(graphId)!;
+        const memo = `${upstream ? 'u' : 'd'}${nodeId}`;
+        let around = found.around.get(memo);
+        if (!around) {
+          around = [];
+          for (const ref of upstream ? jobsWriting(found.lookup, nodeId) : jobsReading(found.lookup, nodeId)) {
+            const extracted = job(graphId, ref);
+            if (extracted) around.push(extracted);
+          }
+          found.around.set(memo, around);
         }
+        jobs.push(...around);
       }
       return jobs;
     },
