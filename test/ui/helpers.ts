@@ -173,6 +173,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
   const path = join(SCREENSHOT_FOLDER, `${name}.png`);
   await page.screenshot({ path });
+  console.log(`screenshot saved: ${path}`);
   return path;
 }
 

@@ -73,6 +73,8 @@ interface EdgeAttributes {
  */
 export const LARGE_GRAPH_NODES = 2_000;
 export const LARGE_GRAPH_EDGES = 4_000;
+/** Above this many edges, edges are hidden while the camera is dragged or animated (sigma's `hideEdgesOnMove`). */
+export const HIDE_EDGES_ON_MOVE_ABOVE = 20_000;
 
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
@@ -309,7 +311,7 @@ export class GraphView {
     const settings = {
       // Sorting by z-index costs a sort of every node and edge per refresh: only for small graphs.
       zIndex: scene.nodes.length <= LARGE_GRAPH_NODES,
-      hideEdgesOnMove: edges.length > 100_000,
+      hideEdgesOnMove: edges.length > HIDE_EDGES_ON_MOVE_ABOVE,
       hideLabelsOnMove: scene.nodes.length > 5_000,
     } as const;
     for (const [name, value] of Object.entries(settings) as [keyof typeof settings, boolean][]) {
