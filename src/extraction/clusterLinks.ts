@@ -1,8 +1,6 @@
 /**
- * Cluster Linking (Confluent Cloud Kafka REST v3, "Cluster Linking (v3)" endpoints,
- * https://docs.confluent.io/cloud/current/api.html#tag/Cluster-Linking-(v3); shapes in
- * `../shared/fixtures/confluent/kafka-rest-v3/oas_list_all_mirror_topics.json` and
- * `tfp_list_cluster_links.json`): a cluster link copies a source topic, byte for byte, into a
+ * Cluster Linking (Confluent Cloud Kafka REST v3, "Cluster Linking (v3)" endpoints; calls and fields
+ * in `docs/platform-apis.md` section 3): a cluster link copies a source topic, byte for byte, into a
  * read-only *mirror topic* on the destination cluster. Both are read on the destination cluster:
  *
  * - `GET /kafka/v3/clusters/{cluster_id}/links/-/mirrors` (`KafkaMirrorDataList`): every mirror topic
@@ -30,6 +28,10 @@
  * `source_cluster_id`, `mirror_status` (ACTIVE, PAUSED, STOPPED, FAILED, PENDING_STOPPED...) and
  * `mirror_lag` (the sum of the partitions' `lag`, in messages; null when no partition reports one).
  * A mirror whose link is not listed, or whose link names no other cluster, is skipped with a warning.
+ *
+ * The edge belongs to the destination cluster's scope (it reports the mirror): an extraction of the
+ * source's environment alone never removes it, and a stand-in `kafka://` source is resolved against
+ * the stored graph when the edge is recorded (`src/extraction/scopes.ts`).
  */
 import { topicId } from '../graph/ids.js';
 import type { ClusterInfo } from './environments.js';
@@ -106,7 +108,8 @@ export function clusterLinkFragment(
     const sourceClusterId = linkSourceClusterId(link);
     if (!sourceClusterId) {
       warn(
-        `${label}: cluster link ${link.link_name} names no source cluster (neither source_cluster_id nor remote_cluster_id); mirror topic ${mirror.mirror_topic_name} skipped`,
+        `${label}: cluster link ${link.link_name} names no source cluster ` +
+          `(neither source_cluster_id nor remote_cluster_id); mirror topic ${mirror.mirror_topic_name} skipped`,
       );
       continue;
     }

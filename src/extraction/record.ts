@@ -1,16 +1,17 @@
 /**
  * Recording an extraction in the event store: `ExtractionStarted` in `extraction-{id}`, the graph
  * recorded with `recordGraph` (mode `replace`, scoped to the extracted environments and, when given,
- * clusters, so that nodes of other environments stay), then `ExtractionCompleted` with counts,
- * changes, warnings, requests and duration, or `ExtractionFailed` when extraction throws. Only the
- * difference against the stored graph is appended: a re-extraction that finds nothing new appends
- * no node or edge event.
+ * clusters, so that nodes of other environments stay; edges owned by the node that reports them;
+ * references to other scopes resolved against the stored graph: `src/extraction/scopes.ts`), then
+ * `ExtractionCompleted` with counts, changes, warnings, requests and duration, or `ExtractionFailed`
+ * when extraction throws. Only the difference against the stored graph is appended: a
+ * re-extraction that finds nothing new appends no node or edge event.
  */
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from '../events.js';
-import type { Node } from '../graph/model.js';
-import { countChanges } from '../graph/changes.js';
+import { countChanges, type GraphReader, type Resolution } from '../graph/changes.js';
+import type { LineageGraph } from '../graph/model.js';
 import {
   DEFAULT_GRAPH_NAME,
   graphIdForName,
@@ -18,7 +19,10 @@ import {
   type GraphCommandDeps,
   type RecordResult,
 } from '../graphCommands.js';
-import type { ExtractionResult } from './extract.js';
+import { countGraph, type ExtractionResult } from './extract.js';
+import { extractionScope, ownsEdge, resolveAgainstStored } from './scopes.js';
+
+export { extractionScope } from './scopes.js';
 
 /** What recording needs: the store and the graph commands' dependencies (`openRuntime(...)` gives both). */
 export interface RecordDeps {
@@ -43,21 +47,13 @@ export interface RecordOptions {
 export interface RecordedExtraction {
   extractionId: string;
   graphId: string;
+  /**
+   * The extraction's result, its `graph` and `counts` those of the graph as recorded: resolved against
+   * the stored graph (`src/extraction/scopes.ts`), so it may name stored nodes of other scopes that its
+   * edges reach (e.g. the source topic of a mirror in an environment not extracted this time).
+   */
   result: ExtractionResult;
   record: RecordResult;
-}
-
-/** The replace scope: nodes of the extracted environments (and clusters, when filtered). */
-export function extractionScope(
-  environmentIds: readonly string[],
-  clusterIds: readonly string[] = [],
-): (node: Node) => boolean {
-  const environments = new Set(environmentIds);
-  const clusters = new Set(clusterIds);
-  return (node) =>
-    node.environment_id !== null &&
-    environments.has(node.environment_id) &&
-    (clusters.size === 0 || (node.cluster_id !== null && clusters.has(node.cluster_id)));
 }
 
 /**
@@ -90,18 +86,29 @@ export async function recordExtraction(
   let result: ExtractionResult | undefined;
   try {
     result = await run();
+    const scope = extractionScope(options.environmentIds, options.clusterIds);
+    const resolve = resolveAgainstStored(scope);
+    let resolved: LineageGraph = result.graph;
     const record = await recordGraph(
       deps.commands,
       graphId,
       result.graph,
       {
         mode: 'replace',
-        scope: extractionScope(options.environmentIds, options.clusterIds),
+        scope,
+        ownsEdge: ownsEdge(scope),
+        // Decided against the state the change is appended on (again after a conflict): keep the last one.
+        resolve: (current: GraphReader, next: LineageGraph): Resolution => {
+          const resolution = resolve(current, next);
+          resolved = resolution.graph;
+          return resolution;
+        },
         createIfMissing: true,
         name: graphName,
       },
       context,
     );
+    result = { ...result, graph: resolved, counts: countGraph(resolved) };
     await append({
       type: 'ExtractionCompleted',
       data: {

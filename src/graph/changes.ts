@@ -26,6 +26,17 @@ export interface GraphChanges {
   edgesRemoved: EdgeKey[];
 }
 
+/**
+ * What `DiffOptions.resolve` returns: the version to record, and the nodes outside the scope that it
+ * replaces (e.g. an extraction's stand-ins for nodes it now brings), removed whatever the mode.
+ */
+export interface Resolution {
+  graph: LineageGraph;
+  /** Ids of current nodes to remove although `scope` does not hold for them; their edges go too. */
+  replaced?: readonly string[];
+}
+
+/** How `diffGraph` compares: what may be removed, and how the new version is first resolved. */
 export interface DiffOptions {
   /**
    * `merge` upserts the new nodes and edges and removes nothing; `replace` also removes what the new
@@ -37,6 +48,19 @@ export interface DiffOptions {
    * node. An extraction of environment A passes "node belongs to A" so that it leaves B alone.
    */
   scope?: (node: Node) => boolean;
+  /**
+   * In `replace` mode, which current edges the new version answers for: such an edge is removed when
+   * the new version lacks it. Default: edges with an end in `scope`. An edge that loses an end (its
+   * node removed) is removed whatever this says. Extractions pass "the node that reports the edge is
+   * in scope" (`src/extraction/scopes.ts`).
+   */
+  ownsEdge?: (edge: Edge, current: GraphReader) => boolean;
+  /**
+   * Rewrites the new version against the current state before it is compared (in either mode), e.g.
+   * to link references to nodes another writer recorded (`src/extraction/scopes.ts`). Called once
+   * per decision, with the state the change is decided on; must be pure.
+   */
+  resolve?: (current: GraphReader, next: LineageGraph) => Resolution;
 }
 
 /** True when two nodes are the same in every field (a missing and a null `catalog_type` are equal). */
@@ -60,7 +84,9 @@ export function sameEdge(a: Edge, b: Edge): boolean {
 }
 
 /** Computes the changes that turn `current` into `next` (see `DiffOptions`). */
-export function diffGraph(current: GraphReader, next: LineageGraph, options: DiffOptions): GraphChanges {
+export function diffGraph(current: GraphReader, given: LineageGraph, options: DiffOptions): GraphChanges {
+  const resolution: Resolution = options.resolve ? options.resolve(current, given) : { graph: given };
+  const next = resolution.graph;
   const changes: GraphChanges = {
     nodesAdded: [],
     nodesChanged: [],
@@ -84,29 +110,36 @@ export function diffGraph(current: GraphReader, next: LineageGraph, options: Dif
     if (!existing) changes.edgesAdded.push(edge);
     else if (!sameEdge(existing, edge)) changes.edgesChanged.push(edge);
   }
+  const removed = new Set<string>();
+  for (const id of resolution.replaced ?? []) {
+    if (!nextNodeIds.has(id) && current.getNode(id) !== undefined) removed.add(id);
+  }
   if (options.mode === 'replace') {
     const inScope = options.scope ?? (() => true);
-    const removed = new Set<string>();
     for (const node of current.nodes()) {
-      if (!nextNodeIds.has(node.id) && inScope(node)) {
-        removed.add(node.id);
-        changes.nodesRemoved.push(node.id);
-      }
+      if (!nextNodeIds.has(node.id) && inScope(node)) removed.add(node.id);
     }
+  }
+  changes.nodesRemoved.push(...removed);
+  if (options.mode === 'replace' || removed.size > 0) {
+    const owns = options.mode === 'replace' ? (options.ownsEdge ?? touchesScope(options.scope)) : () => false;
     for (const edge of current.edges()) {
       if (nextEdgeKeys.has(edgeKey(edge))) continue;
-      const touchesRemoved = removed.has(edge.src_id) || removed.has(edge.dst_id);
-      const touchesScope =
-        touchesRemoved ||
-        [edge.src_id, edge.dst_id].some((id) => {
-          const node = current.getNode(id);
-          return node !== undefined && inScope(node);
-        });
-      if (touchesScope)
+      if (removed.has(edge.src_id) || removed.has(edge.dst_id) || owns(edge, current))
         changes.edgesRemoved.push({ src_id: edge.src_id, dst_id: edge.dst_id, edge_type: edge.edge_type });
     }
   }
   return changes;
+}
+
+/** The default edge ownership of `replace` mode: an edge with an end in `scope` (every edge without one). */
+function touchesScope(scope: ((node: Node) => boolean) | undefined): (edge: Edge, current: GraphReader) => boolean {
+  if (!scope) return () => true;
+  return (edge, current) =>
+    [edge.src_id, edge.dst_id].some((id) => {
+      const node = current.getNode(id);
+      return node !== undefined && scope(node);
+    });
 }
 
 /** The number of nodes and edges in each kind of change. */
