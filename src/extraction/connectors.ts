@@ -1,14 +1,19 @@
 /**
- * Managed connectors (`connect/v1 ... connectors?expand=info,status,id`; `confluent-apis.md`
+ * Managed connectors (`connect/v1 ... connectors?expand=info,status,id`; `docs/platform-apis.md`
  * section 4). One CONNECTOR node per connector, `stream:connector:{env}:{cluster}/{name}`, with
  * attributes `connector_class`, `connector_type` (`source`/`sink`), `connector_id` (`lcc-...`),
  * `state`, `tasks` and the data formats.
  *
- * Topics: a source writes `kafka.topic`, or, Debezium-style, `{topic.prefix}.{schema}.{table}` for
- * each entry of `table.include.list` (`database.server.name` as the prefix on older connectors); a
- * sink reads `topics` (comma-separated) or every listed topic of its cluster that `topics.regex`
- * matches entirely. Edges: `connector -> topic` PRODUCES for sources, `topic -> connector` CONSUMES
- * for sinks. Topics not listed become placeholders that merge with the real topic later.
+ * Topics: a source writes `kafka.topic`, or, Debezium-style, `{topic.prefix}.{schema}.{table}`
+ * (`database.server.name` as the prefix on older connectors) for each table its filters capture:
+ * `table.include.list`, `table.exclude.list`, `schema.*` and `database.*` lists are regular
+ * expressions matched against the tables of the cluster's listed topics (`debeziumTopics`); a CDC
+ * source without an include list captures every table of its prefix. The platform reports no
+ * connector's topics (connect/v1 has no `.../topics` endpoint), so the listed topics are the only
+ * evidence. A sink reads `topics` (comma-separated) or every listed topic of its cluster that
+ * `topics.regex` matches entirely. Edges: `connector -> topic` PRODUCES for sources,
+ * `topic -> connector` CONSUMES for sinks. Topics not listed become placeholders that merge with the
+ * real topic later.
  *
  * External systems become EXTERNAL_DATASET nodes named by OpenLineage-style URIs
  * (`s3://bucket/prefix`, `postgres://host:5432/db.schema.table`, `bigquery://project/dataset`, ...):
@@ -53,8 +58,11 @@ export function connectorTypeOf(
 }
 
 /**
- * The topics a connector writes (source) or reads (sink). `topics.regex` is matched, whole-string,
- * against `listedTopics`; an invalid pattern matches nothing.
+ * The topics a connector writes (source) or reads (sink). A sink reads `topics` and every listed topic
+ * that `topics.regex` matches entirely (an invalid pattern matches nothing). A source writes
+ * `kafka.topic`, or, Debezium-style, the topics of `debeziumTopics` when it has a topic prefix.
+ * @param listedTopics the topics the cluster lists (Kafka REST), matched against patterns.
+ * @returns topic names, sorted, without duplicates.
  */
 export function connectorTopics(
   type: ConnectorType,
@@ -64,25 +72,102 @@ export function connectorTopics(
   const topics = new Set<string>();
   if (type === 'sink') {
     for (const topic of splitList(config.topics)) topics.add(topic);
-    const pattern = config['topics.regex'];
-    if (pattern) {
-      let regex: RegExp | undefined;
-      try {
-        regex = new RegExp(`^(?:${pattern})$`);
-      } catch {
-        regex = undefined;
-      }
-      if (regex) for (const topic of listedTopics) if (regex.test(topic)) topics.add(topic);
-    }
+    const regex = wholeMatch(config['topics.regex'], '');
+    if (regex) for (const topic of listedTopics) if (regex.test(topic)) topics.add(topic);
   } else if (type === 'source') {
     for (const topic of splitList(config['kafka.topic'])) topics.add(topic);
-    const prefix = config['topic.prefix'] || config['database.server.name'];
-    const tables = splitList(config['table.include.list'] ?? config['table.whitelist']);
-    if (prefix && tables.length > 0) for (const table of tables) topics.add(`${prefix}.${table}`);
+    const prefix = topicPrefixOf(config);
+    if (prefix) for (const topic of debeziumTopics(config, prefix, listedTopics)) topics.add(topic);
     if (!prefix && config['topic.prefix'] === undefined)
       for (const topic of splitList(config.topics)) topics.add(topic);
   }
   return [...topics].sort();
+}
+
+/** The topic prefix of a Debezium-style source: `topic.prefix`, else `database.server.name` (older connectors). */
+export function topicPrefixOf(config: Record<string, string | null | undefined>): string | undefined {
+  return config['topic.prefix'] || config['database.server.name'] || undefined;
+}
+
+/** True for a change-data-capture source: a `Cdc` managed class (`PostgresCdcSourceV2`...) or a Debezium class. */
+export function isCdcSource(config: Record<string, string | null | undefined>): boolean {
+  return /cdc|debezium/i.test(config['connector.class'] ?? '');
+}
+
+/** A pattern matched against the whole string (`^(?:...)$`), with `flags`; undefined when absent or invalid. */
+function wholeMatch(pattern: string | null | undefined, flags: string): RegExp | undefined {
+  if (!pattern) return undefined;
+  try {
+    return new RegExp(`^(?:${pattern})$`, flags);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Comma-separated Debezium filter patterns, each matched whole and case-insensitively; invalid ones dropped. */
+function filterPatterns(value: string | null | undefined): RegExp[] {
+  return splitList(value).flatMap((pattern) => wholeMatch(pattern, 'i') ?? []);
+}
+
+/** True when a filter entry is a plain table name (`public.orders`, `public\.orders`), not a pattern. */
+function isLiteralTable(entry: string): boolean {
+  return !/[\\^$*+?()[\]{}|]/.test(entry.replace(/\\\./g, '.'));
+}
+
+/**
+ * The tables a Debezium-style topic stands for: `{prefix}.{schema}.{table}` (Postgres; `{database}.{table}`
+ * for MySQL) gives `schema.table`; a topic with one more part (`{prefix}.{database}.{schema}.{table}`,
+ * SQL Server) also gives its last two. Topics with no dot after the prefix (the schema-change topic,
+ * `{prefix}.transaction`) stand for no table.
+ */
+export function debeziumTableIds(topic: string, prefix: string): string[] {
+  if (!topic.startsWith(`${prefix}.`)) return [];
+  const rest = topic.slice(prefix.length + 1);
+  const parts = rest.split('.');
+  if (parts.length < 2) return [];
+  return parts.length > 2 ? [rest, parts.slice(-2).join('.')] : [rest];
+}
+
+/**
+ * The topics of a Debezium-style source with topic prefix `prefix` (Debezium's table filters,
+ * `docs/extraction.md`, "Debezium sources"). Its `table.include.list` (`table.whitelist`) and
+ * `table.exclude.list` (`table.blacklist`) are comma-separated regular expressions matched, whole
+ * and case-insensitively, against `schema.table` (`database.table` for MySQL);
+ * `schema.include.list` / `schema.exclude.list` and `database.include.list` /
+ * `database.exclude.list` against the part before the table. Matched against the cluster's listed
+ * topics `{prefix}.{schema}.{table}`; an include entry that is a plain table name also gives its
+ * topic when the cluster does not list it (a placeholder). A CDC source (`isCdcSource`) without an
+ * include list captures every table its other filters allow; any other source with a prefix and no
+ * include list gives no topic.
+ * @returns topic names, unsorted.
+ */
+export function debeziumTopics(
+  config: Record<string, string | null | undefined>,
+  prefix: string,
+  listedTopics: readonly string[],
+): string[] {
+  const includeList = config['table.include.list'] ?? config['table.whitelist'];
+  const include = filterPatterns(includeList);
+  const exclude = filterPatterns(config['table.exclude.list'] ?? config['table.blacklist']);
+  const ownerInclude = filterPatterns(config['schema.include.list'] ?? config['database.include.list']);
+  const ownerExclude = filterPatterns(config['schema.exclude.list'] ?? config['database.exclude.list']);
+  const captured = (table: string): boolean => {
+    const owner = table.slice(0, table.lastIndexOf('.'));
+    if (ownerInclude.length > 0 && !ownerInclude.some((regex) => regex.test(owner))) return false;
+    if (ownerExclude.some((regex) => regex.test(owner)) || exclude.some((regex) => regex.test(table))) return false;
+    return include.length > 0 ? include.some((regex) => regex.test(table)) : true;
+  };
+  const topics = new Set<string>();
+  if (include.length > 0 || isCdcSource(config)) {
+    for (const topic of listedTopics) {
+      if (debeziumTableIds(topic, prefix).some(captured)) topics.add(topic);
+    }
+  }
+  for (const entry of splitList(includeList)) {
+    const table = entry.replace(/\\\./g, '.');
+    if (isLiteralTable(entry) && captured(table)) topics.add(`${prefix}.${table}`);
+  }
+  return [...topics];
 }
 
 function hostOf(url: string | null | undefined): string | undefined {
@@ -132,7 +217,7 @@ export function externalDatasets(
     const database = get('database.dbname', 'db.name', 'database.name');
     if (host) {
       const base = `${scheme}://${host}${port ? `:${port}` : ''}`;
-      const tables = splitList(get('table.include.list', 'table.whitelist', 'table.name.format'));
+      const tables = sourceTables(config, type, topics);
       if (type === 'sink' && tables.length === 0) {
         for (const topic of topics) uris.push(`${base}/${database ? `${database}.` : ''}${topic}`);
       } else if (tables.length > 0) {
@@ -170,6 +255,27 @@ export function externalDatasets(
     if (region) uris.push(`dynamodb://${region}`);
   }
   return [...new Set(uris)].sort();
+}
+
+/**
+ * The tables a connector's database dataset names: for a source with a topic prefix, the tables its
+ * topics stand for (`debeziumTableIds`, `schema.table`), else the plain names of `table.include.list`
+ * (`table.whitelist`, `table.name.format`); patterns never become table names.
+ */
+function sourceTables(
+  config: Record<string, string | null | undefined>,
+  type: ConnectorType,
+  topics: readonly string[],
+): string[] {
+  const prefix = topicPrefixOf(config);
+  if (type === 'source' && prefix) {
+    const fromTopics = topics.flatMap((topic) => debeziumTableIds(topic, prefix).slice(-1));
+    if (fromTopics.length > 0) return fromTopics;
+  }
+  const listed = config['table.include.list'] || config['table.whitelist'] || config['table.name.format'];
+  return splitList(listed)
+    .filter(isLiteralTable)
+    .map((entry) => entry.replace(/\\\./g, '.'));
 }
 
 /** The dead-letter topic of a sink connector: `errors.deadletterqueue.topic.name`, else `dlq-{lcc id}`. */

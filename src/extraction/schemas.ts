@@ -1,16 +1,19 @@
 /**
  * Schema Registry (`GET /schemas?latestOnly=true`: every subject's latest version in one call;
- * `confluent-apis.md` section 7). One SCHEMA node per subject, `stream:schema:{env}:{subject}`,
+ * `docs/platform-apis.md` section 7). One SCHEMA node per subject, `stream:schema:{env}:{subject}`,
  * with attributes `schema_type` (AVRO when the registry omits it), `version`, `schema_id`,
  * `fields` (`{name, type, description?}` of the top-level record/object/message), `field_count`,
  * `references` and `registry_id`.
  *
- * Links (`topic -> schema` HAS_SCHEMA with attribute `role`):
+ * Links (`topic -> schema` HAS_SCHEMA with attribute `role`), `subjectLinks`:
  * - TopicNameStrategy: `{topic}-key` / `{topic}-value` -> role `key` / `value`;
  * - TopicRecordNameStrategy: `{topic}-{record full name}` (the suffix equals the schema's record
- *   full name) -> role `value`, when the topic is known.
- * A subject under plain RecordNameStrategy names no topic and gets no edge. The registry is shared
- * by the environment's clusters, so a subject links to the topic of that name in each cluster.
+ *   full name) -> role `value`, when the topic is known;
+ * - RecordNameStrategy (the subject is the record full name and names no topic): from the references
+ *   of a topic's union subject, a record namespace that is a topic name (CDC envelopes), or the
+ *   record name of a topic's own subject; other such subjects get no edge.
+ * The registry is shared by the environment's clusters, so a subject links to the topic of that
+ * name in each cluster.
  */
 import { schemaId, topicId } from '../graph/ids.js';
 import { makeEdge, makeNode, type Fragment } from './graphBuilder.js';
@@ -156,9 +159,154 @@ export function subjectTopic(
   return undefined;
 }
 
+/** Why a subject is linked to a topic: its name (`TopicNameStrategy`, `TopicRecordNameStrategy`) or RecordNameStrategy evidence. */
+export type SubjectEvidence = 'subject_name' | 'reference' | 'record_namespace' | 'record_name';
+
+/** A subject linked to a topic name (in every cluster of the environment that lists it). */
+export interface SubjectLink {
+  subject: string;
+  topic: string;
+  role: 'key' | 'value';
+  evidence: SubjectEvidence;
+  /** With evidence `reference`: the subject whose schema references this one. */
+  referencedBy?: string;
+}
+
+/** What `subjectLinks` needs of a subject: its name, its record full name, its id and the subjects it references. */
+export interface SubjectSummary {
+  subject: string;
+  fullName: string | undefined;
+  schemaId: number;
+  references: readonly string[];
+  /** True when the schema is a union of other types (`isUnionSchema`): a multi-type topic's subject. */
+  union: boolean;
+}
+
+/**
+ * True for a schema that is a union at its top level, the form a topic carrying several record types
+ * takes under its own subject: an Avro array (`["com.acme.OrderCreated", "com.acme.OrderShipped"]`)
+ * or a JSON Schema whose top level is a `oneOf` / `anyOf`. Protobuf schemas are never unions here.
+ */
+export function isUnionSchema(schemaType: string, schema: string): boolean {
+  if (schemaType !== 'AVRO' && schemaType !== 'JSON') return false;
+  try {
+    const parsed = JSON.parse(schema) as unknown;
+    if (schemaType === 'AVRO') return Array.isArray(parsed);
+    const object = parsed as { oneOf?: unknown; anyOf?: unknown } | null;
+    return Array.isArray(object?.oneOf) || Array.isArray(object?.anyOf);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The topics each subject of a registry describes (`docs/extraction.md`, "Schemas"):
+ *
+ * - by name: `{topic}-key` / `{topic}-value` (TopicNameStrategy) and `{topic}-{record full name}`
+ *   (TopicRecordNameStrategy) when the topic is known;
+ * - RecordNameStrategy subjects (named by their record, naming no topic), from the registry's own evidence:
+ *   1. `reference`: a subject that a topic's union subject references (`isUnionSchema`: a multi-type
+ *      topic) describes that topic, with the same role; references from a record (nested types such
+ *      as an address field) are parts of the topic's record, not its records, and give no link;
+ *   2. `record_namespace`: a record whose namespace is a known topic (`{topic}.Envelope`,
+ *      `{topic}.Value`, `{topic}.Key`: the records Debezium and Confluent CDC connectors write) describes
+ *      that topic, role `key` for a record named `Key`, else `value`;
+ *   3. `record_name`: a subject whose record full name is that of a topic's key or value subject describes
+ *      that topic, with that role, when one topic only has it or the schema ids are the same.
+ *   Any other RecordNameStrategy subject is left unlinked.
+ * Pure.
+ * @param knownTopics topic names listed in the environment's extracted clusters.
+ * @returns links sorted by subject, then topic; a subject linked by name gets no RecordNameStrategy link.
+ */
+export function subjectLinks(subjects: readonly SubjectSummary[], knownTopics: ReadonlySet<string>): SubjectLink[] {
+  const links: SubjectLink[] = [];
+  const byName = new Map<string, SubjectLink>();
+  for (const summary of subjects) {
+    const link = subjectTopic(summary.subject, summary.fullName, knownTopics);
+    if (!link) continue;
+    const named: SubjectLink = { subject: summary.subject, ...link, evidence: 'subject_name' };
+    byName.set(summary.subject, named);
+    links.push(named);
+  }
+  const registered = new Map(subjects.map((summary) => [summary.subject, summary]));
+  const unnamed = subjects.filter((summary) => !byName.has(summary.subject));
+  links.push(
+    ...referenceLinks(byName, registered),
+    ...recordNameLinks(unnamed, [...byName.values()], registered, knownTopics),
+  );
+  const seen = new Set<string>();
+  return links
+    .filter((link) => {
+      const key = `${link.subject}\t${link.topic}\t${link.role}`;
+      return !seen.has(key) && (seen.add(key), true);
+    })
+    .sort((a, b) => compareKeys([a.subject, a.topic, a.role], [b.subject, b.topic, b.role]));
+}
+
+/** Orders tuples of strings element by element. */
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let index = 0; index < a.length; index += 1) {
+    const [x, y] = [a[index] ?? '', b[index] ?? ''];
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Rule 1: the subjects a union subject linked by name references (never one linked by name itself). */
+function referenceLinks(
+  byName: ReadonlyMap<string, SubjectLink>,
+  registered: ReadonlyMap<string, SubjectSummary>,
+): SubjectLink[] {
+  const links: SubjectLink[] = [];
+  for (const named of byName.values()) {
+    const referrer = registered.get(named.subject);
+    if (!referrer?.union) continue;
+    for (const referenced of referrer.references) {
+      if (byName.has(referenced) || !registered.has(referenced)) continue;
+      links.push({
+        subject: referenced,
+        topic: named.topic,
+        role: named.role,
+        evidence: 'reference',
+        referencedBy: named.subject,
+      });
+    }
+  }
+  return links;
+}
+
+/** Rules 2 and 3, for subjects that name no topic and are named by their record (subject = record full name). */
+function recordNameLinks(
+  unnamed: readonly SubjectSummary[],
+  named: readonly SubjectLink[],
+  registered: ReadonlyMap<string, SubjectSummary>,
+  knownTopics: ReadonlySet<string>,
+): SubjectLink[] {
+  const links: SubjectLink[] = [];
+  for (const summary of unnamed) {
+    const fullName = summary.fullName;
+    if (fullName === undefined || summary.subject !== fullName) continue;
+    const dot = fullName.lastIndexOf('.');
+    const namespace = dot > 0 ? fullName.slice(0, dot) : undefined;
+    if (namespace !== undefined && knownTopics.has(namespace)) {
+      const role = fullName.slice(dot + 1) === 'Key' ? 'key' : 'value';
+      links.push({ subject: summary.subject, topic: namespace, role, evidence: 'record_namespace' });
+      continue;
+    }
+    const sameRecord = named.filter((link) => registered.get(link.subject)?.fullName === fullName);
+    const topics = new Set(sameRecord.map((link) => link.topic));
+    const sameSchema = sameRecord.filter((link) => registered.get(link.subject)?.schemaId === summary.schemaId);
+    for (const link of topics.size === 1 ? sameRecord : sameSchema)
+      links.push({ subject: summary.subject, topic: link.topic, role: link.role, evidence: 'record_name' });
+  }
+  return links;
+}
+
 /**
  * SCHEMA nodes of one environment's registry and HAS_SCHEMA edges to the topics of the given
- * clusters (`topicsByCluster`: cluster id -> topic names listed there).
+ * clusters (`topicsByCluster`: cluster id -> topic names listed there), by `subjectLinks`. Edge
+ * attributes: `role`, and for RecordNameStrategy subjects `strategy: "RecordNameStrategy"`,
+ * `evidence` (`reference`, `record_namespace`, `record_name`) and, for references, `referenced_by`.
  */
 export function schemaFragment(
   environmentId: string,
@@ -169,42 +317,66 @@ export function schemaFragment(
   const known = new Set<string>();
   for (const topics of topicsByCluster.values()) for (const topic of topics) known.add(topic);
   const fragment: Fragment = { nodes: [], edges: [] };
+  const summaries: SubjectSummary[] = [];
   for (const schema of [...schemas].sort((a, b) => (a.subject < b.subject ? -1 : 1))) {
     const type = (schema.schemaType ?? 'AVRO').toUpperCase();
-    const fields = schemaFields(type, schema.schema);
-    const id = schemaId(environmentId, schema.subject);
-    fragment.nodes.push(
-      makeNode({
-        id,
-        nodeType: 'SCHEMA',
-        system: 'STREAM',
-        qualifiedName: schema.subject,
-        displayName: schema.subject,
-        environmentId,
-        clusterId: null,
-        attributes: {
-          schema_type: type,
-          version: schema.version,
-          schema_id: schema.id,
-          fields,
-          field_count: fields === null ? null : fields.length,
-          references: (schema.references ?? []).map((ref) => ({
-            name: ref.name ?? null,
-            subject: ref.subject ?? null,
-            version: ref.version ?? null,
-          })),
-          registry_id: registryId,
-        },
-      }),
-    );
-    const link = subjectTopic(schema.subject, recordFullName(type, schema.schema), known);
-    if (!link) continue;
+    fragment.nodes.push(schemaNode(environmentId, registryId, schema, type));
+    summaries.push({
+      subject: schema.subject,
+      fullName: recordFullName(type, schema.schema),
+      schemaId: schema.id,
+      references: (schema.references ?? []).flatMap((ref) => (ref.subject ? [ref.subject] : [])),
+      union: isUnionSchema(type, schema.schema),
+    });
+  }
+  for (const link of subjectLinks(summaries, known)) {
+    const attributes =
+      link.evidence === 'subject_name'
+        ? { role: link.role }
+        : {
+            role: link.role,
+            strategy: 'RecordNameStrategy',
+            evidence: link.evidence,
+            referenced_by: link.referencedBy,
+          };
     for (const [clusterId, topics] of topicsByCluster) {
       if (topics.has(link.topic))
         fragment.edges.push(
-          makeEdge(topicId(environmentId, clusterId, link.topic), 'HAS_SCHEMA', id, { role: link.role }),
+          makeEdge(
+            topicId(environmentId, clusterId, link.topic),
+            'HAS_SCHEMA',
+            schemaId(environmentId, link.subject),
+            attributes,
+          ),
         );
     }
   }
   return fragment;
+}
+
+/** The SCHEMA node of a subject's latest version. */
+function schemaNode(environmentId: string, registryId: string | null, schema: SchemaBody, type: string) {
+  const fields = schemaFields(type, schema.schema);
+  return makeNode({
+    id: schemaId(environmentId, schema.subject),
+    nodeType: 'SCHEMA',
+    system: 'STREAM',
+    qualifiedName: schema.subject,
+    displayName: schema.subject,
+    environmentId,
+    clusterId: null,
+    attributes: {
+      schema_type: type,
+      version: schema.version,
+      schema_id: schema.id,
+      fields,
+      field_count: fields === null ? null : fields.length,
+      references: (schema.references ?? []).map((ref) => ({
+        name: ref.name ?? null,
+        subject: ref.subject ?? null,
+        version: ref.version ?? null,
+      })),
+      registry_id: registryId,
+    },
+  });
 }
