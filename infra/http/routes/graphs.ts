@@ -60,7 +60,7 @@ const ExportFormatQuery = z
 
 /** Options of the graph routes. */
 export interface GraphRoutesOptions {
-  /** The graph runtime, plus the OpenLineage ingestor, projection and projector the views store their events through. */
+  /** The graph runtime, plus the OpenLineage projection that the views and lineage queries read. */
   runtime: GraphRuntime & OpenLineageRuntime;
 }
 
