@@ -64,7 +64,7 @@ demo: build
 
 # The whole stack: simulator, demo extraction into the sqlite store, API and UI; Ctrl-C stops it all.
 serve: build
-	node dist/infra/ui/serve.js
+	node dist/commands/serve.js
 
 bench: build browser
 	node --expose-gc dist/bench/run.js

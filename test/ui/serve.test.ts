@@ -1,5 +1,5 @@
 /**
- * `make serve` (`infra/ui/serve.ts`) as a user runs it: the simulator, the demo extraction into a
+ * `make serve` (`commands/serve.ts`) as a user runs it: the simulator, the demo extraction into a
  * sqlite store, the API and the UI start; the printed URL serves the app and, through the UI's
  * proxy, the demo graph; SIGINT stops everything with exit code 0. Real sockets on 127.0.0.1 (free
  * ports picked by the system), a temporary working directory, no timing assertions.
@@ -30,7 +30,7 @@ describe('make serve', () => {
     const [apiPort, uiPort] = [await freePort(), await freePort()];
     // tsx by its resolved URL: the working directory is the temporary folder.
     const tsx = import.meta.resolve('tsx');
-    const child = spawn(process.execPath, ['--import', tsx, join(process.cwd(), 'infra/ui/serve.ts')], {
+    const child = spawn(process.execPath, ['--import', tsx, join(process.cwd(), 'commands/serve.ts')], {
       cwd: folder,
       env: {
         ...process.env,

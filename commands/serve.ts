@@ -13,16 +13,17 @@
  *
  * Each server runs as its own command (a child process), exactly as a user would start it.
  */
+import './environment.js'; // first: .env settings before anything reads the environment
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../../simulators/confluent/index.js';
+import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../simulators/confluent/index.js';
 
 const NAME = 'lineage-svc serve';
 const here = dirname(fileURLToPath(import.meta.url));
 const extension = extname(fileURLToPath(import.meta.url));
 /** A command's entry point, compiled (`dist/commands/x.js`) or from source under tsx (`commands/x.ts`). */
-const commandPath = (name: string) => resolve(here, '..', '..', 'commands', `${name}${extension}`);
+const commandPath = (name: string) => resolve(here, `${name}${extension}`);
 
 /** Waits until `url` answers 2xx, polling every 200 ms for at most `timeoutMs`; throws otherwise. */
 export async function waitUntilAnswering(url: string, timeoutMs: number, isAlive: () => boolean): Promise<void> {
