@@ -1,6 +1,6 @@
 /**
  * Stream Catalog (`GET /catalog/v1/search/basic?type=kafka_topic`, and business metadata per topic;
- * `confluent-apis.md` section 8). Enrichment only: it adds attributes to topics already extracted,
+ * `docs/platform-apis.md` section 8). Enrichment only: it adds attributes to topics already extracted,
  * never creates nodes. Attributes: `tags` (the entity's classification names, sorted),
  * `business_metadata` (`{definition name: {attribute: value}}`), `owner`, `owner_email`,
  * `description`.

@@ -1,6 +1,6 @@
 /**
  * Consumer groups (Kafka REST v3 `consumer-groups`, Metrics API `consumer_lag_offsets`, Kafka REST
- * `lags`; `confluent-apis.md` sections 3 and 10). One CONSUMER_GROUP node per group,
+ * `lags`; `docs/platform-apis.md` sections 3 and 10). One CONSUMER_GROUP node per group,
  * `stream:consumer_group:{env}:{cluster}/{group}`, and one CONSUMES edge `topic -> group` per topic
  * the group reads, with attribute `lag` (messages behind, summed over partitions). The group's
  * `total_lag` attribute is the sum over its topics.

@@ -1,5 +1,5 @@
 /**
- * Environment and cluster discovery (`org/v2`, `cmk/v2`; `confluent-apis.md` sections 1-2): turns the
+ * Environment and cluster discovery (`org/v2`, `cmk/v2`; `docs/platform-apis.md` sections 1-2): turns the
  * cluster list of an environment into the `ClusterInfo` records the other extractors work from.
  * Environments and clusters are not graph nodes; they scope the ids of everything else.
  */

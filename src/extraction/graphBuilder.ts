@@ -1,6 +1,6 @@
 /**
  * Accumulates the fragments the extractors return into one lineage graph, with the merge rules of
- * the reference implementation (`peer-implementation.md` section 3.4), made deterministic:
+ * `docs/extraction.md` ("Graph", merge rules), made deterministic:
  *
  * - a node added twice keeps one entry; attributes are merged key by key (the later value wins,
  *   keys only on the earlier node stay); `environment_id`, `cluster_id` and `catalog_type` take the

@@ -2,7 +2,7 @@
  * Lenient zod schemas of the platform (Confluent Cloud) response bodies the extractors read, and the
  * TypeScript types inferred from them. Only the fields lineage needs are required; everything else
  * passes through untouched (`z.looseObject`), so that new fields on the platform never break an
- * extraction. Shapes: `../shared/reference/confluent-apis.md` sections 1-10 and the official OpenAPI
+ * extraction. Shapes: `docs/platform-apis.md` sections 1-10 and the official OpenAPI
  * specs they cite.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * Stream processing: ksqlDB persistent queries (SQL_QUERY) and Flink SQL statements (STREAM_JOB)
- * (`confluent-apis.md` sections 5-6).
+ * (`docs/platform-apis.md` sections 5-6).
  *
  * This module builds nodes and edges only from what the platform reports directly:
  * - ksqlDB `SHOW QUERIES EXTENDED`: each query's `sources` and `sinks` are stream/table names,

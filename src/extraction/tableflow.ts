@@ -1,6 +1,6 @@
 /**
  * Table materialisation (Tableflow `tableflow-topics` and `catalog-integrations`;
- * `confluent-apis.md` section 9, specification "Lakehouse catalog").
+ * `docs/platform-apis.md` section 9, specification "Lakehouse catalog").
  *
  * - Each Tableflow topic gives a MATERIALIZED_TABLE `stream:materialized_table:{env}:{cluster}/{topic}`
  *   (attributes `table_formats`, `storage_kind`, `table_path`, `phase`, `suspended`, `write_mode`,

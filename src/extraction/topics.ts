@@ -1,5 +1,5 @@
 /**
- * Topics (Kafka REST v3 `topics` and `topics/-/configs`; `confluent-apis.md` section 3): one TOPIC
+ * Topics (Kafka REST v3 `topics` and `topics/-/configs`; `docs/platform-apis.md` section 3): one TOPIC
  * node per listed topic, `stream:topic:{env}:{cluster}/{topic}`, with attributes `partitions`,
  * `replication_factor`, `bootstrap_endpoint` (`host:port`) and `configs` (the configs that differ from the defaults, from the single
  * cluster-wide configs call: no request per topic). Platform-internal topics (`is_internal`, or a
