@@ -201,6 +201,3 @@ export async function api<T>(method: string, path: string, query: Query = {}, bo
   }
   return parsed as T;
 }
-
-/** Percent-encodes an id for a path segment (node ids hold colons and slashes). */
-export const segment = encodeURIComponent;

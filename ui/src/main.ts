@@ -16,7 +16,7 @@ import {
   type Traversal,
 } from './api';
 import { formatTime, h, replaceChildren } from './dom';
-import { diffScene, findPath, passesFilters, diffEdgeKey } from './graphData';
+import { diffScene, findPath, passesFilters } from './graphData';
 import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphView';
 import { buildOperations } from './operations';
 import { renderNodePanel } from './panel';
@@ -355,7 +355,7 @@ async function refreshNow() {
   renderFocus();
   renderPath(pathNodes);
   renderLegend();
-  renderHistory(graphId);
+  renderHistory();
   renderChanges();
   renderNodePanel(nodePanel, state.node ? (nodesById.get(state.node) ?? diffNode(state.node)) : null, {
     graphId,
@@ -561,7 +561,7 @@ function renderLegend() {
   );
 }
 
-function renderHistory(graphId: string) {
+function renderHistory() {
   slider.max = String(Math.max(0, history.length - 1));
   const index = state.asOf ? history.findIndex((change) => String(change.revision) === state.asOf) : history.length - 1;
   slider.value = String(index >= 0 ? index : history.length - 1);
@@ -584,7 +584,6 @@ function renderHistory(graphId: string) {
   ];
   replaceChildren(diffFrom, ...options(state.diffFrom ?? String(history[0]?.revision ?? ''), false));
   replaceChildren(diffTo, ...options(state.diffTo, true));
-  void graphId;
 }
 
 let sliderTimer: ReturnType<typeof setTimeout> | undefined;
@@ -671,7 +670,6 @@ function renderChanges() {
       diff.edges.changed.map((change) => ({ id: change.after.src_id, text: `${edgeText(change.after)}` })),
     ),
   );
-  void diffEdgeKey;
 }
 
 function changedFields(before: LineageNode, after: LineageNode): string {
