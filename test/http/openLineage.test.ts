@@ -51,7 +51,7 @@ async function postBytes(base: string, path: string, bytes: Buffer, headers: Rec
   const response = await fetch(`${base}/api/v1${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...AUTH, ...headers },
-    body: bytes,
+    body: new Uint8Array(bytes),
   });
   const text = await response.text();
   const type = response.headers.get('content-type') ?? '';
