@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { benchApi } from './api.js';
 import { benchEventStores } from './eventStore.js';
 import { benchExtraction } from './extraction.js';
+import { benchHistory } from './history.js';
 import { benchOpenLineage } from './openLineage.js';
 import { benchProjection } from './projection.js';
 import { benchUi } from './ui.js';
@@ -67,6 +68,55 @@ console.table([projection]);
 results.projection = projection;
 check('projection build', projection.build_seconds, 's', '< 3', projection.build_seconds < 3);
 check('projection peak RSS', projection.peak_rss_mb, 'MB', '< 400', projection.peak_rss_mb < 400);
+
+console.log(
+  '\nHistory: as_of and diff on a 10,000-node / 30,000-edge graph after 1,000, 10,000 and 100,000 changes (sqlite), against the fold from the start',
+);
+const history = await benchHistory();
+console.table(
+  history.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, round(value, 2)]))),
+);
+results.history = history;
+for (const row of history) {
+  const at = `${row.changes.toLocaleString('en-US')} changes`;
+  check(`as_of, ${at}, p50`, row.as_of_p50_ms, 'ms', '< 20', row.as_of_p50_ms < 20);
+  check(`as_of speed-up over the fold from the start, ${at}`, row.as_of_speedup, 'x', '>= 1', row.as_of_speedup >= 1);
+  check(
+    `diff across 100 changes, ${at}, p50`,
+    row.diff_100_changes_p50_ms,
+    'ms',
+    '< 20',
+    row.diff_100_changes_p50_ms < 20,
+  );
+  check(
+    `diff import to now, ${at}, p50`,
+    row.diff_import_to_now_p50_ms,
+    'ms',
+    '< 20',
+    row.diff_import_to_now_p50_ms < 20,
+  );
+}
+const [shortest, longest] = [history[0], history[history.length - 1]];
+if (shortest && longest) {
+  // Flat: 100 times the history may not cost more than twice as much (the full fold costs about 100 times more).
+  const flat = (figure: 'as_of_p50_ms' | 'diff_100_changes_p50_ms' | 'diff_import_to_now_p50_ms') =>
+    longest[figure] / shortest[figure];
+  check('as_of, longest over shortest history', flat('as_of_p50_ms'), 'x', '< 2 (flat)', flat('as_of_p50_ms') < 2);
+  check(
+    'diff across 100 changes, longest over shortest history',
+    flat('diff_100_changes_p50_ms'),
+    'x',
+    '< 2 (flat)',
+    flat('diff_100_changes_p50_ms') < 2,
+  );
+  check(
+    'diff import to now, longest over shortest history',
+    flat('diff_import_to_now_p50_ms'),
+    'x',
+    '< 2 (flat)',
+    flat('diff_import_to_now_p50_ms') < 2,
+  );
+}
 
 console.log(
   '\nExtraction: 10 environments x 10 clusters x 100 topics (10,000 topics, 2,000 connectors, 20,000 consumer groups), 50 ms latency per request',

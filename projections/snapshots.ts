@@ -53,10 +53,10 @@ const GRAPH_EVENT_TYPES = [
 ] as const;
 
 /**
- * The format of the snapshots this code writes and reads: the payload layout (`graph-1`) and the
+ * The format of the snapshots this code writes and reads: the payload layout (`graph-2`) and the
  * schema version of each graph event type. A snapshot of any other format is ignored (stale).
  */
-export const GRAPH_SNAPSHOT_FORMAT = `graph-1;${GRAPH_EVENT_TYPES.map((type) => CURRENT_VERSIONS[type]).join('.')}`;
+export const GRAPH_SNAPSHOT_FORMAT = `graph-2;${GRAPH_EVENT_TYPES.map((type) => CURRENT_VERSIONS[type]).join('.')}`;
 
 /** Events of a stream between two snapshots, by default. */
 export const DEFAULT_SNAPSHOT_INTERVAL = 1000;
@@ -78,8 +78,11 @@ export interface GraphSnapshotPayload {
   skipped_edges: number;
   /** Every node, whole, in the graph's insertion order. */
   nodes: Node[];
-  /** Every edge, whole, in the graph's insertion order. */
-  edges: Edge[];
+  /**
+   * Every edge in the graph's insertion order, as `[source, target, edge_type, attributes]` where
+   * source and target are indexes into `nodes` (an edge is about a twelfth of its JSON object's size).
+   */
+  edges: Array<[number, number, Edge['edge_type'], Edge['attributes']]>;
 }
 
 /** How snapshots are used and taken. */
@@ -102,6 +105,7 @@ export interface FoldedGraph {
 /** The snapshot payload of a state, in the graph's insertion order. Pure. */
 export function snapshotPayload(state: GraphState): GraphSnapshotPayload {
   const { nodes, edges } = toLineageGraph(state);
+  const index = new Map(nodes.map((node, at) => [node.id, at]));
   return {
     graph_id: state.graphId,
     name: state.name,
@@ -113,7 +117,7 @@ export function snapshotPayload(state: GraphState): GraphSnapshotPayload {
     deleted: state.deleted,
     skipped_edges: state.skippedEdges,
     nodes,
-    edges,
+    edges: edges.map((edge) => [index.get(edge.src_id)!, index.get(edge.dst_id)!, edge.edge_type, edge.attributes]),
   };
 }
 
@@ -144,8 +148,12 @@ export function decodeSnapshot(bytes: Uint8Array): GraphState {
     skippedEdges: payload.skipped_edges,
   });
   const graph: GraphState['graph'] = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
-  for (const node of payload.nodes) graph.addNode(node.id, node);
-  for (const edge of payload.edges) graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+  const { nodes } = payload;
+  for (const node of nodes) graph.addNode(node.id, node);
+  for (const [source, target, type, attributes] of payload.edges) {
+    const edge: Edge = { src_id: nodes[source]!.id, dst_id: nodes[target]!.id, edge_type: type, attributes };
+    graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+  }
   state.graph = graph;
   return state;
 }
@@ -179,13 +187,18 @@ async function restoreNearest(store: EventStore, key: string, infos: SnapshotInf
 
 /** Pending background snapshot writes of this process, by `{key}@{revision}` (so one is written once). */
 const pendingWrites = new Map<string, Promise<void>>();
+/** The last background write queued: writes run one after the other, so that each blocks the event loop alone. */
+let writeQueue: Promise<void> = Promise.resolve();
 
 /** Resolves once every snapshot write started so far has finished (tests and benchmarks wait on it). */
 export async function snapshotWritesSettled(): Promise<void> {
   while (pendingWrites.size > 0) await Promise.allSettled([...pendingWrites.values()]);
 }
 
-/** Writes a snapshot of `state` as it is now, in the background; the payload is captured at once. */
+/**
+ * Writes a snapshot of `state` as it is now, in the background, after the writes queued before it;
+ * the payload is captured at once (its encoding, the costly part, waits its turn).
+ */
 function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: string, options: SnapshotOptions) {
   const key = graphSnapshotKey(state.graphId);
   const id = `${key}@${state.revision}`;
@@ -193,12 +206,14 @@ function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: 
   // Nodes and edges are never changed in place (the fold replaces them), so these arrays stay as they are.
   const payload = snapshotPayload(state);
   const info = { key, format: GRAPH_SNAPSHOT_FORMAT, revision: state.revision, position: state.position };
-  const write = (async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(payload));
-  })()
+  const write = writeQueue
+    .then(() => new Promise((resolve) => setImmediate(resolve)))
+    .then(async () => {
+      await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(payload));
+    })
     .catch((error: unknown) => options.onWriteError?.(error))
     .finally(() => pendingWrites.delete(id));
+  writeQueue = write;
   pendingWrites.set(id, write);
 }
 
