@@ -16,6 +16,7 @@ import { createTaskProjection, type TaskProjection } from '../projections/taskPr
 import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineage/index.js';
 import { createWatcherProjection, type WatcherProjection } from '../projections/watcherProjection.js';
 import { createProcessProjection, type ProcessProjection } from '../projections/processProjection.js';
+import { createMetricsProjection, type MetricsProjection } from '../projections/metricsProjection.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
 /** Everything a command or the API needs to read and write lineage. */
@@ -32,6 +33,8 @@ export interface LineageRuntime {
   watchers: WatcherProjection;
   /** Processes sharing the store and their leases (`process-{id}` streams): who owns live work. */
   processes: ProcessProjection;
+  /** Metric samples of graphs' nodes (`metrics-{graph_id}` streams): latest values and bounded series. */
+  metrics: MetricsProjection;
   projector: Projector;
   /** Dependencies of `src/graphCommands.ts`. */
   commands: GraphCommandDeps;
@@ -85,7 +88,12 @@ export async function openRuntime(
   const openLineage = createOpenLineageProjection({ graphs });
   const watchers = createWatcherProjection();
   const processes = createProcessProjection();
-  const projector = createProjector({ store, projections: [graphs, tasks, openLineage, watchers, processes], logger });
+  const metrics = createMetricsProjection();
+  const projector = createProjector({
+    store,
+    projections: [graphs, tasks, openLineage, watchers, processes, metrics],
+    logger,
+  });
   try {
     await projector.start();
   } catch (error) {
@@ -107,6 +115,7 @@ export async function openRuntime(
     openLineageIngestor: createOpenLineageIngestor({ store, dedupeIndex: openLineage, logger }),
     watchers,
     processes,
+    metrics,
     projector,
     commands: { store, state: graphStateSource(graphs, projector, store) },
     async close() {

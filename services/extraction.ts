@@ -5,16 +5,24 @@
  *
  * - `runExtraction`: extracts the requested environments from the platform (`src/extraction/extract.ts`),
  *   records the graph in the graph named `default` (`src/extraction/record.ts`: a diff, scoped to the
- *   extracted environments and clusters), then, when asked, enriches it from every available catalog
- *   and records that as a second write (cause `enrichment`, the extraction's correlation id).
+ *   extracted environments and clusters; with metrics, their samples in one append to
+ *   `metrics-{graph_id}`), then, when asked, enriches it from every available catalog and records that
+ *   as a second write (cause `enrichment`, the extraction's correlation id).
  * - `enrichLineageGraph`: catalog and metrics enrichment of a graph value (no store).
  * - `enrichStoredGraph`: the same over a stored graph, recorded (mode `merge`, cause `enrichment`).
+ *
+ * Metrics are samples, never lineage: what is recorded as the graph carries no `metrics_*` attribute
+ * (`withoutMetricAttributes`), the samples are recorded as `MetricsSampled` with the same correlation
+ * id, and the graph values these functions answer (what the command writes to the graph file) carry
+ * this run's samples as attributes (`withMetricAttributes`).
  */
+import { randomUUID } from 'node:crypto';
 import { catalogEntry } from '../src/catalogs/registry.js';
 import { ConfigurationError } from '../src/errors.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
 import { enrichWithMetrics } from '../src/extraction/enrich.js';
-import { recordExtraction } from '../src/extraction/record.js';
+import { withMetricAttributes, withoutMetricAttributes, type MetricSamples } from '../src/extraction/metrics.js';
+import { recordExtraction, recordMetricSamples } from '../src/extraction/record.js';
 import type { ChangeCounts } from '../src/events.js';
 import { countChanges, type GraphChanges } from '../src/graph/changes.js';
 import type { CatalogType, LineageGraph } from '../src/graph/model.js';
@@ -65,8 +73,13 @@ export interface ExtractionRequest {
 export interface ExtractionOutcome {
   extractionId: string;
   graphId: string;
-  /** The extracted graph, enriched when catalog enrichment ran. */
+  /**
+   * The extracted graph, enriched when catalog enrichment ran, with this run's metric samples as
+   * node attributes (what the graph file shows; the store keeps them apart, as `metrics`).
+   */
   graph: LineageGraph;
+  /** The metric samples recorded (`MetricsSampled`), null without metrics. */
+  metrics: MetricSamples | null;
   counts: ExtractionCounts;
   /** What the extraction changed in the stored graph. */
   changes: GraphChanges;
@@ -118,7 +131,8 @@ export async function runExtraction(context: ServiceContext, request: Extraction
   const outcome: ExtractionOutcome = {
     extractionId: recorded.extractionId,
     graphId: recorded.graphId,
-    graph: result.graph,
+    graph: withMetricAttributes(result.graph, result.metrics),
+    metrics: result.metrics,
     counts: result.counts,
     changes: record.changes,
     enrichmentChanges: null,
@@ -133,7 +147,7 @@ export async function runExtraction(context: ServiceContext, request: Extraction
   const enriched = await context.catalogs.enrich(result.graph);
   outcome.warnings.push(...enriched.warnings);
   outcome.catalogsEnriched = enriched.ran;
-  outcome.graph = enriched.graph;
+  outcome.graph = withMetricAttributes(enriched.graph, result.metrics);
   outcome.counts = countGraph(enriched.graph);
   const enrichment = await recordGraph(
     runtime.commands,
@@ -168,7 +182,10 @@ export interface EnrichmentRequest {
 
 /** An enriched graph value. */
 export interface EnrichedGraph {
+  /** The graph, enriched; with metrics, their samples as node attributes (`withMetricAttributes`). */
   graph: LineageGraph;
+  /** The metric samples of the graph's nodes, null when metrics were not asked for. */
+  metrics: MetricSamples | null;
   warnings: string[];
   catalogsEnriched: CatalogType[];
 }
@@ -186,12 +203,14 @@ export async function enrichLineageGraph(
   let current = graph;
   const warnings: string[] = [];
   let catalogsEnriched: CatalogType[] = [];
+  let metrics: MetricSamples | null = null;
   if (request.metrics) {
     requireCloudCredentials(context.config, 'metrics enrichment');
     const hours = request.metricsLookbackHours ?? 1;
     request.onProgress?.({ label: 'Metrics', message: `throughput metrics over the last ${hours} h` });
     const enriched = await enrichWithMetrics(current, context.platform(), hours);
     current = enriched.graph;
+    metrics = enriched.samples;
     warnings.push(...enriched.warnings);
   }
   if (request.catalogs) {
@@ -205,7 +224,7 @@ export async function enrichLineageGraph(
       catalogsEnriched = enriched.ran;
     }
   }
-  return { graph: current, warnings, catalogsEnriched };
+  return { graph: current, metrics, warnings, catalogsEnriched };
 }
 
 /** The answer of an enrichment of a stored graph (the `enrich` task's result). */
@@ -250,8 +269,10 @@ export async function enrichAndRecordGraph(
 }
 
 /**
- * Records an enriched graph into `graphId` (mode `merge`, cause `enrichment`) and reads back its
- * size. With `createAs`, a missing graph is created with that name; without, it is a NotFoundError.
+ * Records an enriched graph into `graphId` (mode `merge`, cause `enrichment`) without its `metrics_*`
+ * attributes, then its metric samples (`MetricsSampled` in `metrics-{graph_id}`, one append, the same
+ * correlation id), and reads back its size. With `createAs`, a missing graph is created with that
+ * name; without, it is a NotFoundError.
  */
 async function recordEnrichment(
   context: ServiceContext,
@@ -262,13 +283,16 @@ async function recordEnrichment(
 ): Promise<StoredEnrichmentOutcome> {
   const { runtime } = context;
   request.onProgress?.({ label: 'Recording', message: `recording the enrichment of graph ${graphId}` });
+  const events = { cause: 'enrichment', actor: request.actor, correlation_id: randomUUID() };
   const record = await recordGraph(
     runtime.commands,
     graphId,
-    enriched.graph,
+    withoutMetricAttributes(enriched.graph),
     { mode: 'merge', createIfMissing: createAs !== undefined, name: createAs ?? null },
-    { cause: 'enrichment', actor: request.actor },
+    events,
   );
+  const sampled = await recordMetricSamples(runtime.store, graphId, enriched.metrics, events);
+  if (sampled) await runtime.projector.waitFor(sampled.position);
   const after = await readGraph(runtime, graphId);
   return {
     graph_id: graphId,

@@ -10,7 +10,8 @@
  * Streams: `graph-{graph_id}` (graph lifecycle and node/edge changes), `extraction-{extraction_id}`,
  * `task-{task_id}`, `watcher-{watcher_id}`, `openlineage-{key}` (ingested OpenLineage events),
  * `process-{process_id}` (a process's identity and lease), `publisher-checkpoint` (which process
- * publishes lineage changes, and how far it got). See docs/events.md.
+ * publishes lineage changes, and how far it got), `metrics-{graph_id}` (metric samples of a graph's
+ * nodes). See docs/events.md.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -111,6 +112,35 @@ export const ExtractionFailed = z.object({
     error: z.string(),
     warnings: z.array(z.string()),
     duration_ms: z.number().nonnegative(),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Metrics: `metrics-{graph_id}`. Throughput samples of a graph's nodes, apart from the graph's own
+// stream, so that they never count as graph changes (history, diff). `projections/metricsProjection.ts`
+// folds them; graph reads show each node's latest sample as its `metrics_*` attributes.
+
+/** A metric value: a count (bytes, records, consumer lag in records), a flag (`metrics_active`), or null (unknown). */
+export const MetricValueSchema = z.union([z.number(), z.boolean(), z.null()]);
+/** One node's metrics over a window, keyed by their attribute names (`metrics_received_bytes`, ...; always `metrics_*`). */
+export const NodeMetricSampleSchema = z.object({
+  node_id: z.string().min(1),
+  metrics: z.record(z.string().regex(/^metrics_/), MetricValueSchema),
+});
+export type NodeMetricSample = z.infer<typeof NodeMetricSampleSchema>;
+/**
+ * Metrics of some of a graph's nodes over one window (an extraction's or an enrichment's metrics
+ * phase); at most 1,000 samples per event, one node at most once per event.
+ */
+export const MetricsSampled = z.object({
+  type: z.literal('MetricsSampled'),
+  data: z.object({
+    graph_id: graphId,
+    /** ISO 8601 start of the window the values were summed over. */
+    window_start: isoTime,
+    /** ISO 8601 end of the window. */
+    window_end: isoTime,
+    samples: z.array(NodeMetricSampleSchema).min(1),
   }),
 });
 
@@ -313,6 +343,7 @@ export const LineageEventSchema = z.discriminatedUnion('type', [
   ProcessLeaseExpired,
   PublisherClaimed,
   PublisherCheckpointed,
+  MetricsSampled,
 ]);
 
 /** Any event: `{ type, data }`. */
@@ -458,6 +489,8 @@ export const streams = {
   watcher: (watcherId: string) => `watcher-${watcherId}`,
   openLineage: (key: string) => `openlineage-${key}`,
   process: (processId: string) => `process-${processId}`,
+  /** A graph's metric samples (`MetricsSampled`), apart from its lineage. */
+  metrics: (graphId: string) => `metrics-${graphId}`,
   /** The publisher's claims and checkpoints (one stream for the whole store). */
   publisherCheckpoint: 'publisher-checkpoint',
 } as const;

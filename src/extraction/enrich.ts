@@ -2,27 +2,33 @@
  * Enrichment of an existing graph (rather than a fresh extraction).
  */
 import type { LineageGraph } from '../graph/model.js';
-import { GraphBuilder } from './graphBuilder.js';
 import {
   derivedMetricEnrichments,
   metricEnrichments,
   metricRequests,
-  metricsInterval,
+  metricSamples,
+  metricsWindow,
+  withMetricAttributes,
   type MetricRequest,
+  type MetricSamples,
 } from './metrics.js';
 import type { MetricsPointBody } from './platformTypes.js';
 import type { PlatformPort } from './port.js';
 
 /**
- * Phase 5 (metrics) on an existing graph: `--enrich-only --metrics` and the API's enrichment tasks. Clusters, connectors and compute
- * pools are read from the graph's nodes. Failed metric queries become warnings.
+ * Phase 5 (metrics) on an existing graph: `--enrich-only --metrics` and the API's enrichment tasks.
+ * Clusters, connectors and compute pools are read from the graph's nodes. Failed metric queries
+ * become warnings (`Metrics: {message}`).
+ * @returns the samples of the graph's nodes (`MetricSamples`: each node once, sorted by id; what is
+ *   recorded as `MetricsSampled`), the graph with them as attributes (`withMetricAttributes`: what a
+ *   graph file shows; other nodes and the edges unchanged), and the warnings.
  */
 export async function enrichWithMetrics(
   graph: LineageGraph,
   platform: Pick<PlatformPort, 'queryMetrics'>,
   lookbackHours: number,
   now = new Date(),
-): Promise<{ graph: LineageGraph; warnings: string[] }> {
+): Promise<{ graph: LineageGraph; samples: MetricSamples; warnings: string[] }> {
   const clusters = new Map<string, { environmentId: string; clusterId: string }>();
   const pools = new Map<string, { environmentId: string; computePoolId: string }>();
   const connectors = new Map<string, string>();
@@ -39,10 +45,11 @@ export async function enrichWithMetrics(
     const lcc = node.attributes?.connector_id;
     if (node.node_type === 'CONNECTOR' && typeof lcc === 'string') connectors.set(lcc, node.id);
   }
+  const window = metricsWindow(now, lookbackHours);
   const requests = metricRequests({
     clusters: [...clusters.values()],
     computePools: [...pools.values()],
-    interval: metricsInterval(now, lookbackHours),
+    interval: `${window.start}/${window.end}`,
   });
   const answers: { request: MetricRequest; points: MetricsPointBody[] }[] = [];
   const warnings: string[] = [];
@@ -54,17 +61,14 @@ export async function enrichWithMetrics(
       ),
     ),
   );
-  const builder = new GraphBuilder();
-  builder.add({ nodes: graph.nodes, edges: graph.edges });
-  for (const enrichment of [
-    ...metricEnrichments(answers, connectors, lookbackHours),
-    ...derivedMetricEnrichments(graph.nodes, now, lookbackHours),
-  ]) {
-    builder.enrich(enrichment.nodeId, enrichment.attributes);
-  }
-  const built = builder.build();
-  return {
-    graph: graph.metadata ? { ...built.graph, metadata: graph.metadata } : built.graph,
-    warnings: [...warnings, ...built.warnings],
-  };
+  const nodeIds = new Set(graph.nodes.map((node) => node.id));
+  const samples = metricSamples(
+    [
+      ...metricEnrichments(answers, connectors, lookbackHours),
+      ...derivedMetricEnrichments(graph.nodes, now, lookbackHours),
+    ],
+    window,
+    (nodeId) => nodeIds.has(nodeId),
+  );
+  return { graph: withMetricAttributes(graph, samples), samples, warnings };
 }

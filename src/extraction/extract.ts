@@ -31,6 +31,7 @@ import { LineageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { linkMirrorTopics } from './phases/clusterLinking.js';
 import { discoverEnvironment, type EnvironmentDiscovery } from './phases/discovery.js';
+import type { MetricSamples } from './metrics.js';
 import { extractMetrics } from './phases/metrics.js';
 import { extractSchemasAndCatalog } from './phases/schemas.js';
 import { extractStreamProcessing } from './phases/streamProcessing.js';
@@ -108,6 +109,11 @@ export interface ExtractionResult {
   requests: Record<string, number>;
   durationMs: number;
   counts: ExtractionCounts;
+  /**
+   * With `enableMetrics`, the metrics phase's samples (never node attributes of `graph`: recording
+   * appends them as `MetricsSampled`, `withMetricAttributes` puts them on nodes); null without.
+   */
+  metrics: MetricSamples | null;
 }
 
 /** Counts nodes by system and type and edges by type. */
@@ -127,7 +133,8 @@ export function countGraph(graph: LineageGraph): ExtractionCounts {
  * and phases 1-4 per environment, one environment after the other, then the Cluster Linking edges,
  * then with `enableMetrics` phase 5.
  * @returns the graph (passes `parseLineageGraph`), the warnings, the requests made per API during
- *   this extraction, the duration in milliseconds and the node/edge counts.
+ *   this extraction, the duration in milliseconds, the node/edge counts and, with `enableMetrics`,
+ *   the metric samples (`metrics`; the graph's nodes carry no metric attributes).
  * @throws ExtractionError when no environment could be read at all (e.g. a wrong cloud key).
  */
 export async function extract(deps: ExtractDeps, options: ExtractOptions): Promise<ExtractionResult> {
@@ -144,8 +151,8 @@ export async function extract(deps: ExtractDeps, options: ExtractOptions): Promi
     if (discovery.status === 'found') environments.push(await extractEnvironment(run, discovery.environment));
   }
   linkMirrorTopics(run, environments);
-  if (options.enableMetrics) await extractMetrics(run, environments);
-  return finish(run);
+  const metrics = options.enableMetrics ? await extractMetrics(run, environments) : null;
+  return finish(run, metrics);
 }
 
 /**
@@ -191,7 +198,7 @@ async function extractEnvironment(
 }
 
 /** Builds the graph (its merge warnings join the run's), counts it, reports `Done` and the requests made since the run began. */
-function finish(run: ExtractionRun): ExtractionResult {
+function finish(run: ExtractionRun, metrics: MetricSamples | null): ExtractionResult {
   const { graph, warnings: buildWarnings } = run.builder.build();
   for (const warning of buildWarnings) run.warn(warning);
   const counts = countGraph(graph);
@@ -202,5 +209,5 @@ function finish(run: ExtractionRun): ExtractionResult {
     const delta = count - (run.requestsBefore[api] ?? 0);
     if (delta > 0) requests[api] = delta;
   }
-  return { graph, warnings: run.warnings, requests, durationMs: performance.now() - run.startedAt, counts };
+  return { graph, warnings: run.warnings, requests, durationMs: performance.now() - run.startedAt, counts, metrics };
 }

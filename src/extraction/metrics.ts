@@ -1,22 +1,32 @@
 /**
- * Throughput metrics (Metrics API v2 `POST /v2/metrics/cloud/query`; `confluent-apis.md` section 10),
+ * Throughput metrics (Metrics API v2 `POST /v2/metrics/cloud/query`; `docs/platform-apis.md`),
  * phase 5, only with `--metrics`. Over the lookback window (default 1 hour), summed
  * (`granularity: ALL`):
  *
- * | nodes | metrics (`io.confluent...`) | filter | group by | attributes |
- * |---|---|---|---|---|
- * | TOPIC | `kafka.server/{received,sent}_{bytes,records}` | `resource.kafka.id` | `metric.topic` | `metrics_received_bytes`, `metrics_sent_bytes`, `metrics_received_records`, `metrics_sent_records` |
- * | CONNECTOR | `kafka.connect/{received,sent}_records` | `resource.kafka.id` | `resource.connector.id` | `metrics_received_records`, `metrics_sent_records` |
- * | STREAM_JOB | `flink/num_records_{in,out}` | `resource.compute_pool.id` | `resource.flink_statement.name` | `metrics_records_in`, `metrics_records_out` |
+ * - TOPIC: `io.confluent.kafka.server/{received,sent}_{bytes,records}`, filtered on `resource.kafka.id`,
+ *   grouped by `metric.topic`: `metrics_received_bytes`, `metrics_sent_bytes` (bytes),
+ *   `metrics_received_records`, `metrics_sent_records` (records);
+ * - CONNECTOR: `io.confluent.kafka.connect/{received,sent}_records`, filtered on `resource.kafka.id`,
+ *   grouped by `resource.connector.id`: `metrics_received_records`, `metrics_sent_records`;
+ * - STREAM_JOB: `io.confluent.flink/num_records_{in,out}`, filtered on `resource.compute_pool.id`,
+ *   grouped by `resource.flink_statement.name`: `metrics_records_in`, `metrics_records_out`.
  *
  * Every node that got a data point also gets `metrics_active` (any value > 0) and
  * `metrics_window_hours`. Derived from the graph without a request: consumer groups get
  * `metrics_total_lag` (their `total_lag`) and `metrics_active` (lag > 0 or state STABLE); SQL
  * queries `metrics_active` (state RUNNING); catalog tables `metrics_active` when their newest
  * modification time (`updated_at`, `last_sync_at`, ...) falls inside the window.
+ *
+ * These values are **samples, not lineage**: the metrics phase answers them as `MetricSamples`
+ * (`metricSamples`), recorded as `MetricsSampled` events in the graph's `metrics-{graph_id}` stream
+ * (`src/events.ts`), never as node changes. `withMetricAttributes` puts them back onto nodes, under the
+ * attribute names above, for the graph file and graph reads; `withoutMetricAttributes` takes them off
+ * a graph before it is recorded. Units: bytes and records summed over the window, consumer lag in
+ * records (offsets), the window in hours.
  */
+import type { NodeMetricSample } from '../events.js';
 import { topicId, streamJobId } from '../graph/ids.js';
-import type { Node } from '../graph/model.js';
+import type { LineageGraph, Node } from '../graph/model.js';
 import type { Enrichment } from './catalog.js';
 import type { MetricsPointBody, MetricsQuery } from './platformTypes.js';
 
@@ -32,11 +42,23 @@ export interface MetricRequest {
   query: MetricsQuery;
 }
 
-/** `start/end` ISO interval ending at `now`, `hours` long. */
-export function metricsInterval(now: Date, hours: number): string {
+/** A metrics window: ISO 8601 UTC times, whole seconds (`2025-01-31T11:00:00Z`). */
+export interface MetricsWindow {
+  start: string;
+  end: string;
+}
+
+/** The window ending at `now` (rounded down to the second), `hours` long. */
+export function metricsWindow(now: Date, hours: number): MetricsWindow {
   const end = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const start = new Date(end.getTime() - hours * 3_600_000);
-  return `${start.toISOString().replace('.000Z', 'Z')}/${end.toISOString().replace('.000Z', 'Z')}`;
+  return { start: start.toISOString().replace('.000Z', 'Z'), end: end.toISOString().replace('.000Z', 'Z') };
+}
+
+/** `start/end` ISO interval ending at `now`, `hours` long (the Metrics API's `intervals` item). */
+export function metricsInterval(now: Date, hours: number): string {
+  const window = metricsWindow(now, hours);
+  return `${window.start}/${window.end}`;
 }
 
 const TOPIC_METRICS: [string, string][] = [
@@ -203,4 +225,85 @@ export function derivedMetricEnrichments(nodes: Iterable<Node>, now: Date, windo
     }
   }
   return result;
+}
+
+/** The metric samples of one metrics phase: one window, the nodes that have metrics in it (each once, sorted by id). */
+export interface MetricSamples {
+  /** ISO 8601 start of the window. */
+  window_start: string;
+  /** ISO 8601 end of the window. */
+  window_end: string;
+  samples: NodeMetricSample[];
+}
+
+/** The window's length in hours (`metrics_window_hours`), from its ISO 8601 ends. */
+export function windowHours(window: { window_start: string; window_end: string }): number {
+  return (Date.parse(window.window_end) - Date.parse(window.window_start)) / 3_600_000;
+}
+
+/**
+ * Turns enrichments (`metricEnrichments`, `derivedMetricEnrichments`) into samples: one per node
+ * (the attributes of several enrichments of a node merged, later ones winning), only the `metrics_*`
+ * values that are numbers, booleans or null, without `metrics_window_hours` (the window says it).
+ * @param keep which nodes may have a sample (e.g. the nodes of the graph); default every node.
+ */
+export function metricSamples(
+  enrichments: readonly Enrichment[],
+  window: MetricsWindow,
+  keep: (nodeId: string) => boolean = () => true,
+): MetricSamples {
+  const byNode = new Map<string, NodeMetricSample['metrics']>();
+  for (const { nodeId, attributes } of enrichments) {
+    if (!keep(nodeId)) continue;
+    let metrics = byNode.get(nodeId);
+    if (!metrics) byNode.set(nodeId, (metrics = {}));
+    for (const [name, value] of Object.entries(attributes)) {
+      if (!name.startsWith('metrics_') || name === 'metrics_window_hours') continue;
+      if (value === null || typeof value === 'number' || typeof value === 'boolean') metrics[name] = value;
+    }
+  }
+  const samples = [...byNode.entries()]
+    .filter(([, metrics]) => Object.keys(metrics).length > 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([node_id, metrics]) => ({ node_id, metrics }));
+  return { window_start: window.start, window_end: window.end, samples };
+}
+
+/** A node's metric attributes from its sample: the sample's values plus `metrics_window_hours`. */
+export function metricAttributes(
+  metrics: NodeMetricSample['metrics'],
+  window: { window_start: string; window_end: string },
+): Record<string, unknown> {
+  return { ...metrics, metrics_window_hours: windowHours(window) };
+}
+
+/**
+ * The graph with each sampled node's metrics as attributes (`metricAttributes`, replacing the node's
+ * `metrics_*` attributes of the same names): what the graph file shows. Nodes without a sample, and
+ * edges, are kept as they are (the same objects).
+ */
+export function withMetricAttributes(graph: LineageGraph, samples: MetricSamples | null): LineageGraph {
+  if (!samples || samples.samples.length === 0) return graph;
+  const byNode = new Map(samples.samples.map((sample) => [sample.node_id, sample.metrics]));
+  const nodes = graph.nodes.map((node) => {
+    const metrics = byNode.get(node.id);
+    return metrics ? { ...node, attributes: { ...node.attributes, ...metricAttributes(metrics, samples) } } : node;
+  });
+  return { ...graph, nodes };
+}
+
+/**
+ * The graph without any `metrics_*` node attribute (what is recorded as lineage: metrics are recorded
+ * as samples). Nodes without one are kept as they are (the same objects).
+ */
+export function withoutMetricAttributes(graph: LineageGraph): LineageGraph {
+  const nodes = graph.nodes.map((node) => {
+    const attributes = node.attributes;
+    if (!attributes || !Object.keys(attributes).some((name) => name.startsWith('metrics_'))) return node;
+    return {
+      ...node,
+      attributes: Object.fromEntries(Object.entries(attributes).filter(([name]) => !name.startsWith('metrics_'))),
+    };
+  });
+  return { ...graph, nodes };
 }

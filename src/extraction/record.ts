@@ -5,10 +5,12 @@
  * references to other scopes resolved against the stored graph: `src/extraction/scopes.ts`), then
  * `ExtractionCompleted` with counts, changes, warnings, requests and duration, or `ExtractionFailed`
  * when extraction throws. Only the difference against the stored graph is appended: a
- * re-extraction that finds nothing new appends no node or edge event.
+ * re-extraction that finds nothing new appends no node or edge event. With metrics, the samples are appended to `metrics-{graph_id}` in one append
+ * (`recordMetricSamples`, same correlation id), after the graph and before `ExtractionCompleted`: they
+ * never count as graph changes.
  */
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '../eventStore.js';
+import type { AppendResult, EventStore } from '../eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from '../events.js';
 import { countChanges, type GraphReader, type Resolution } from '../graph/changes.js';
 import type { LineageGraph } from '../graph/model.js';
@@ -20,9 +22,42 @@ import {
   type RecordResult,
 } from '../graphCommands.js';
 import { countGraph, type ExtractionResult } from './extract.js';
+import type { MetricSamples } from './metrics.js';
 import { extractionScope, ownsEdge, resolveAgainstStored } from './scopes.js';
 
 export { extractionScope } from './scopes.js';
+
+/** Most samples in one `MetricsSampled` event (as node changes: at most 1,000 per event). */
+export const SAMPLES_PER_EVENT = 1_000;
+
+/**
+ * Appends metric samples of graph `graphId` to `metrics-{graph_id}` as `MetricsSampled` events of at
+ * most `SAMPLES_PER_EVENT` samples each, all in one append (atomic; no expected revision: samples of
+ * different runs never conflict). Nothing is appended when there is no sample.
+ * @returns the append's result, or null when nothing was appended.
+ * @throws ValidationError when a sample is invalid (a metric name without the `metrics_` prefix).
+ */
+export async function recordMetricSamples(
+  store: EventStore,
+  graphId: string,
+  samples: MetricSamples | null,
+  context: EventContext,
+): Promise<AppendResult | null> {
+  if (!samples || samples.samples.length === 0) return null;
+  const events: LineageEvent[] = [];
+  for (let at = 0; at < samples.samples.length; at += SAMPLES_PER_EVENT) {
+    events.push({
+      type: 'MetricsSampled',
+      data: {
+        graph_id: graphId,
+        window_start: samples.window_start,
+        window_end: samples.window_end,
+        samples: samples.samples.slice(at, at + SAMPLES_PER_EVENT),
+      },
+    });
+  }
+  return store.append(streams.metrics(graphId), toAppend(events, context));
+}
 
 /** What recording needs: the store and the graph commands' dependencies (`openRuntime(...)` gives both). */
 export interface RecordDeps {
@@ -109,6 +144,8 @@ export async function recordExtraction(
       context,
     );
     result = { ...result, graph: resolved, counts: countGraph(resolved) };
+    const sampled = await recordMetricSamples(deps.store, graphId, result.metrics, context);
+    if (sampled) await deps.commands.state.waitFor(sampled.position);
     await append({
       type: 'ExtractionCompleted',
       data: {

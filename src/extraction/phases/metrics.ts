@@ -1,36 +1,41 @@
 /**
  * Phase 5 (`Phase 5/4 (metrics)`), only with `enableMetrics` (`--metrics`): throughput metrics over
  * the lookback window, once for every environment (`docs/extraction.md`, "Phases", item 5;
- * `src/extraction/metrics.ts` for the queries and attributes). Requests: `metrics.query` per
+ * `src/extraction/metrics.ts` for the queries and metric names). Requests: `metrics.query` per
  * cluster and per compute pool and metric group, all in parallel, as one guarded extractor `Metrics`.
+ * The phase changes no node: it answers samples (`MetricSamples`), which the extraction's result
+ * carries (`ExtractionResult.metrics`) and recording appends as `MetricsSampled`.
  */
 import {
   derivedMetricEnrichments,
   metricEnrichments,
   metricRequests,
-  metricsInterval,
+  metricSamples,
+  metricsWindow,
   type MetricRequest,
+  type MetricSamples,
 } from '../metrics.js';
-import type { Enrichment } from '../catalog.js';
 import { failureWarning } from '../failures.js';
 import type { MetricsPointBody } from '../platformTypes.js';
 import type { DiscoveredEnvironment, ExtractionRun, StreamProcessingInventory } from '../runContext.js';
 
 /**
  * Runs phase 5: the metric queries of every environment's clusters and compute pools, their points
- * as enrichments of topics, connectors and stream jobs, then the enrichments derived from the graph
- * itself (consumer group lag, SQL query and catalog table activity). Failed queries give one
- * warning with their count; the others still apply. Reads the clock twice (`run.now`): for the
- * window, then for the activity of catalog tables. Never rejects for a platform failure.
+ * as samples of topics, connectors and stream jobs, then the samples derived from the graph itself
+ * (consumer group lag, SQL query and catalog table activity). Failed queries give one warning with
+ * their count; the others still count. Reads the clock twice (`run.now`): for the window, then for
+ * the activity of catalog tables. Never rejects for a platform failure.
  * @param environments every environment extracted in this run.
+ * @returns the samples of the nodes `run.builder` holds (each once, sorted by id) and their window.
  */
 export async function extractMetrics(
   run: ExtractionRun,
   environments: readonly (DiscoveredEnvironment &
     Pick<StreamProcessingInventory, 'computePools' | 'connectorsByLccId'>)[],
-): Promise<void> {
+): Promise<MetricSamples> {
   const lookbackHours = run.settings.metricsLookbackHours;
   run.progress(5, 'Phase 5/4 (metrics)', `throughput metrics over the last ${lookbackHours} h`);
+  const window = metricsWindow(run.now(), lookbackHours);
   const requests = metricRequests({
     clusters: environments.flatMap((environment) =>
       environment.clusters.map((cluster) => ({
@@ -41,14 +46,17 @@ export async function extractMetrics(
     computePools: environments.flatMap((environment) =>
       environment.computePools.map((pool) => ({ environmentId: environment.environmentId, computePoolId: pool.id })),
     ),
-    interval: metricsInterval(run.now(), lookbackHours),
+    interval: `${window.start}/${window.end}`,
   });
   const answers = await queryAll(run, requests);
   const connectors = new Map<string, string>();
   for (const environment of environments)
     for (const [lcc, id] of environment.connectorsByLccId) connectors.set(lcc, id);
-  applyEnrichments(run, metricEnrichments(answers, connectors, lookbackHours));
-  applyEnrichments(run, derivedMetricEnrichments([...run.builder.allNodes()], run.now(), lookbackHours));
+  const enrichments = [
+    ...metricEnrichments(answers, connectors, lookbackHours),
+    ...derivedMetricEnrichments([...run.builder.allNodes()], run.now(), lookbackHours),
+  ];
+  return metricSamples(enrichments, window, (nodeId) => run.builder.has(nodeId));
 }
 
 /** Every query in parallel; the answers in the order they arrived. Failures give one warning `(n of m metric queries failed)`. */
@@ -78,9 +86,4 @@ async function queryAll(
       `${failureWarning('Metrics', failures[0])} (${failures.length} of ${requests.length} metric queries failed)`,
     );
   return answers;
-}
-
-/** Merges enrichments into the nodes `run.builder` holds (never creating one). */
-function applyEnrichments(run: ExtractionRun, enrichments: readonly Enrichment[]): void {
-  for (const enrichment of enrichments) run.builder.enrich(enrichment.nodeId, enrichment.attributes);
 }
