@@ -127,6 +127,11 @@ export interface DiscoveredEnvironment {
   environmentName: string | null;
   /** Sorted by cluster id; never empty (an environment without clusters is not extracted). */
   clusters: ClusterInfo[];
+  /**
+   * Every cluster of the environment, before the `--cluster` filter, sorted by id (default `clusters`):
+   * names that statements give to clusters not extracted still resolve to them.
+   */
+  allClusters?: ClusterInfo[];
 }
 
 /** The mirror topics and cluster links read on one destination cluster. */

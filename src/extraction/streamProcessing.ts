@@ -147,8 +147,10 @@ function edgeColumnLineage(
 
 /**
  * Parses `spec.statement` (Flink dialect) and resolves its tables to topics (`src/sql/resolve.ts`);
- * adds the platform-reported sources (`status.latest_offsets`). Unresolvable names are left out with
- * a warning; an unparsable statement gives `parseError` and only the reported sources.
+ * adds the platform-reported sources (`status.latest_offsets`). A reported source placed on a cluster
+ * that does not list it (a guess) yields to the parsed source of that topic name on another cluster.
+ * Unresolvable names are left out with a warning; an unparsable statement gives `parseError` and
+ * only the reported sources.
  */
 export const parsedStatementLineage: StatementLineageResolver = {
   resolve(statement, clusters) {
@@ -176,11 +178,15 @@ export const parsedStatementLineage: StatementLineageResolver = {
       if (warn) warnings.push(`statement ${statement.name}: ${resolution.reason}; left unresolved`);
       return undefined;
     };
-    const sources = [...reported.sources];
-    for (const table of parsed.sources) {
-      const topic = resolveRef(table, true);
-      if (topic && !sources.some((s) => sameTopic(s, topic))) sources.push(topic);
-    }
+    const parsedSources = parsed.sources.flatMap((table) => resolveRef(table, true) ?? []);
+    // A reported topic placed on a cluster that does not list it (a guess: e.g. its cluster was filtered
+    // out) yields to the cluster the SQL names for a topic of that name.
+    const listed = (ref: TopicRef) => clusters.topics?.get(ref.clusterId)?.has(ref.topic) === true;
+    const sources = reported.sources.filter(
+      (ref) =>
+        listed(ref) || !parsedSources.some((topic) => topic.topic === ref.topic && topic.clusterId !== ref.clusterId),
+    );
+    for (const topic of parsedSources) if (!sources.some((s) => sameTopic(s, topic))) sources.push(topic);
     const sinks: TopicRef[] = [];
     for (const table of parsed.sinks) {
       const topic = resolveRef(table, true);

@@ -4,6 +4,7 @@
  * through the cluster link `retail-prod-to-dev`) are extracted in every order and subset, each
  * sequence into a fresh store. Whatever the order, the final graph depends only on which
  * environments were extracted, and no write removes a node or edge that a later write adds back.
+ * Likewise for retail-prod's two clusters extracted one at a time (`--cluster`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +18,7 @@ import { recordExtraction } from '../../src/extraction/record.js';
 import { extractionScope, ownsEdge, reportingEnd, resolveAgainstStored } from '../../src/extraction/scopes.js';
 import { DEFAULT_GRAPH_NAME, graphIdForName } from '../../src/graphCommands.js';
 import { silentLogger } from '../../src/logger.js';
-import { DEDICATED, DEV, PROD, fastApi } from './helpers.js';
+import { DEDICATED, DEV, PROD, STANDARD, fastApi } from './helpers.js';
 
 const Q = PROD;
 const X = DEV;
@@ -66,14 +67,21 @@ after(async () => {
   await sim.close();
 });
 
-/** Extracts and records each step of `sequence`, one after the other, into a fresh memory store. */
-async function runSequence(sequence: readonly string[][]): Promise<SequenceOutcome> {
+/**
+ * Extracts and records each step of `sequence`, one after the other, into a fresh memory store; a
+ * step is the environments of one extraction, with `clusterIds` as its cluster filter when given.
+ */
+async function runSequence(
+  sequence: readonly string[][],
+  clusterIds: readonly (string[] | undefined)[] = [],
+): Promise<SequenceOutcome> {
   const runtime = await openRuntime({ storage: { backend: 'memory', path: '', url: undefined } }, silentLogger());
   try {
     const api = fastApi(sim);
-    for (const environmentIds of sequence) {
-      await recordExtraction(runtime, { environmentIds, enableMetrics: false }, () =>
-        extract({ platform: api, logger: silentLogger() }, { environmentIds }),
+    for (const [index, environmentIds] of sequence.entries()) {
+      const clusters = clusterIds[index];
+      await recordExtraction(runtime, { environmentIds, clusterIds: clusters, enableMetrics: false }, () =>
+        extract({ platform: api, logger: silentLogger() }, { environmentIds, clusterIds: clusters }),
       );
     }
     const reader = runtime.commands.state.snapshot(GRAPH_ID)!.reader;
@@ -154,6 +162,37 @@ describe('extraction scopes: the linked demo environments in every order and sub
     const prodOnly = finals.get(Q)!.outcome;
     assert.ok(prodOnly.nodes.has(PROD_TOPIC));
     assert.ok(![...prodOnly.nodes.values()].some((node) => node.environment_id === X), 'nothing of retail-dev');
+  });
+});
+
+/** Node ids and edge keys of an outcome, for comparisons. */
+function shape(outcome: SequenceOutcome): { nodes: string[]; edges: string[] } {
+  return { nodes: [...outcome.nodes.keys()].sort(), edges: [...outcome.edges.keys()].sort() };
+}
+
+describe('extraction scopes: one cluster at a time', () => {
+  it('extracting the two clusters of retail-prod one after the other, in either order, gives retail-prod whole', async () => {
+    const whole = await runSequence([[Q]]);
+    for (const order of [
+      [STANDARD, DEDICATED],
+      [DEDICATED, STANDARD],
+    ]) {
+      const outcome = await runSequence(
+        order.map(() => [Q]),
+        order.map((cluster) => [cluster]),
+      );
+      assert.deepEqual(outcome.readded, [], `${order.join(' then ')}: removed then added back`);
+      const [got, want] = [shape(outcome), shape(whole)];
+      const missing = [
+        ...want.nodes.filter((id) => !got.nodes.includes(id)),
+        ...want.edges.filter((key) => !got.edges.includes(key)),
+      ];
+      const extra = [
+        ...got.nodes.filter((id) => !want.nodes.includes(id)),
+        ...got.edges.filter((key) => !want.edges.includes(key)),
+      ];
+      assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, order.join(' then '));
+    }
   });
 });
 

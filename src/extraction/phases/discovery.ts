@@ -55,7 +55,8 @@ export async function discoverEnvironment(run: ExtractionRun, environmentId: str
     run.warn(`Discovery:${environmentId}: no Kafka clusters found${filter}`);
     return { status: 'no_clusters', clusterIds };
   }
-  return { status: 'found', clusterIds, environment: { environmentId, environmentName, clusters } };
+  const allClusters = clustersOfEnvironment(environmentId, environmentName, clusterBodies);
+  return { status: 'found', clusterIds, environment: { environmentId, environmentName, clusters, allClusters } };
 }
 
 /** True for a refusal that an environment the key cannot see answers with: 403 or 404. */

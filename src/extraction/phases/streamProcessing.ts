@@ -135,9 +135,11 @@ async function readFlink(
   const [organization] = await run.platform.listOrganizations();
   if (!organization) throw new Error('no organisation found for the Flink SQL path');
   const endpoints = await flinkEndpoints(run, env, pools);
+  // Every cluster of the environment, filtered or not: a statement's name for another cluster resolves to it.
+  const clusters = environment.allClusters ?? environment.clusters;
   const directory: ClusterDirectory = {
-    byName: new Map(environment.clusters.map((cluster) => [cluster.displayName, cluster.clusterId])),
-    ids: new Set(environment.clusters.map((cluster) => cluster.clusterId)),
+    byName: new Map(clusters.map((cluster) => [cluster.displayName, cluster.clusterId])),
+    ids: new Set(clusters.map((cluster) => cluster.clusterId)),
     topics: environment.topicsByCluster,
     environmentId: env,
     environmentName: environment.environmentName,
