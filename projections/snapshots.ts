@@ -11,7 +11,8 @@
  *   snapshot's content is a function of the stream alone, so processes that take the same one write
  *   the same bytes and the store keeps the first (`SnapshotStore.put` is idempotent).
  * - **When.** A fold that passes a snapshot point the store lacks takes that snapshot (written in the
- *   background after the answer); `writeGraphSnapshots` takes every missing one of a stream.
+ *   background after the answer); `writeGraphSnapshots` takes every missing one of a stream; and
+ *   `followGraphSnapshots` takes them as the live projection reaches each point.
  * - **Format.** `GRAPH_SNAPSHOT_FORMAT` names the payload layout and the version of every graph event
  *   type, so a snapshot folded by code that read events differently is never used. The payload is
  *   gzip of one JSON object, `GraphSnapshotPayload`, documented in docs/storage.md.
@@ -33,6 +34,7 @@ import {
   foldGraphAsOf,
   graphReader,
   initialGraphState,
+  isGraphEvent,
   toLineageGraph,
   type AsOf,
   type GraphState,
@@ -209,6 +211,9 @@ function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: 
   const write = writeQueue
     .then(() => new Promise((resolve) => setImmediate(resolve)))
     .then(async () => {
+      // Another process (or an earlier fold) may have taken it: then the encoding is spared.
+      const taken = await store.snapshots.list(key);
+      if (taken.some((row) => row.format === info.format && row.revision === info.revision)) return;
       await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(payload));
     })
     .catch((error: unknown) => options.onWriteError?.(error))
@@ -265,6 +270,41 @@ export async function writeGraphSnapshots(
   }
   await snapshotWritesSettled();
   return Math.floor(((await store.streamRevision(streams.graph(graphId))) + 1) / interval);
+}
+
+/**
+ * Takes each graph's snapshots as the live graph projection reaches their points (events applied
+ * live, not while catching up), in the background. Only graphs whose stream the projector delivered
+ * from revision 0 are snapshotted: a snapshot records the latest `recorded_at` of its events, which
+ * only a listener that saw them all knows. Answers the function that stops it.
+ */
+export function followGraphSnapshots(options: {
+  projector: { onApplied(listener: (event: StoredLineageEvent, replay: boolean) => void): () => void };
+  projection: { getIncludingDeleted(graphId: string): GraphState | undefined };
+  store: EventStore;
+  interval?: number;
+  onWriteError?: (error: unknown) => void;
+}): () => void {
+  const interval = options.interval ?? DEFAULT_SNAPSHOT_INTERVAL;
+  // Per graph seen from revision 0: the latest recorded_at so far, as recorded.
+  const latest = new Map<string, string>();
+  const unknown = new Set<string>();
+  return options.projector.onApplied((event, replay) => {
+    if (!isGraphEvent(event) || unknown.has(event.data.graph_id)) return;
+    const graphId = event.data.graph_id;
+    const before = latest.get(graphId);
+    if (before === undefined && event.revision !== 0) {
+      unknown.add(graphId);
+      return;
+    }
+    const time =
+      before !== undefined && Date.parse(before) >= Date.parse(event.recorded_at) ? before : event.recorded_at;
+    latest.set(graphId, time);
+    if (replay || (event.revision + 1) % interval !== 0) return;
+    const state = options.projection.getIncludingDeleted(graphId);
+    if (state?.revision !== event.revision) return;
+    writeInBackground(options.store, state, time, options);
+  });
 }
 
 /** One end of a diff: the revision and the time of its last event (-1 and null before the graph existed). */
