@@ -60,6 +60,24 @@ const GRAPH_EVENT_TYPES = [
  */
 export const GRAPH_SNAPSHOT_FORMAT = `graph-2;${GRAPH_EVENT_TYPES.map((type) => CURRENT_VERSIONS[type]).join('.')}`;
 
+/**
+ * Whether `format` is older than `GRAPH_SNAPSHOT_FORMAT`: an earlier payload layout, or the same one
+ * with no event version newer than ours and one older. A format this code cannot order (a newer
+ * build's, or a foreign one) is not older: several builds sharing a store never delete each other's.
+ */
+export function isOlderFormat(format: string): boolean {
+  const parse = (value: string) => {
+    const match = /^graph-(\d+);([\d.]+)$/.exec(value);
+    return match ? { layout: Number(match[1]), versions: match[2]!.split('.').map(Number) } : undefined;
+  };
+  const [theirs, ours] = [parse(format), parse(GRAPH_SNAPSHOT_FORMAT)!];
+  if (!theirs) return false;
+  if (theirs.layout !== ours.layout) return theirs.layout < ours.layout;
+  if (theirs.versions.length !== ours.versions.length) return false;
+  const older = theirs.versions.some((version, at) => version < ours.versions[at]!);
+  return older && theirs.versions.every((version, at) => version <= ours.versions[at]!);
+}
+
 /** Events of a stream between two snapshots, by default. */
 export const DEFAULT_SNAPSHOT_INTERVAL = 1000;
 
@@ -215,6 +233,11 @@ function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: 
       const taken = await store.snapshots.list(key);
       if (taken.some((row) => row.format === info.format && row.revision === info.revision)) return;
       await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(payload));
+      // Snapshots of an older format are replaced by this one and its successors: drop those at or before it.
+      for (const row of taken) {
+        if (row.revision <= info.revision && isOlderFormat(row.format))
+          await store.snapshots.remove(key, row.format, row.revision);
+      }
     })
     .catch((error: unknown) => options.onWriteError?.(error))
     .finally(() => pendingWrites.delete(id));

@@ -1,8 +1,8 @@
 /**
  * `followGraphSnapshots` (`projections/snapshots.ts`): the live projection's snapshots are taken at
  * their points, only for events applied live and only for graphs seen from revision 0, and the
- * states they hold equal the fold from the start; a stale-format snapshot is ignored and the current
- * one is taken beside it.
+ * states they hold equal the fold from the start. Also: taking a snapshot deletes the older-format
+ * ones up to it, never those of a format this code cannot order (a newer build's).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +18,9 @@ import {
   decodeSnapshot,
   followGraphSnapshots,
   graphSnapshotKey,
+  isOlderFormat,
   snapshotWritesSettled,
+  writeGraphSnapshots,
 } from '../../projections/snapshots.js';
 
 const node = (index: number, version: number): Node => ({
@@ -94,6 +96,46 @@ describe('followGraphSnapshots', () => {
     assert.deepEqual(await store.snapshots.list(graphSnapshotKey(graphId)), []);
     stop();
     await projector.stop();
+    await store.close();
+  });
+
+  it('deletes older-format snapshots up to the one it takes, and keeps newer or foreign ones', async () => {
+    const store = createMemoryEventStore();
+    const graphId = randomUUID();
+    await changes(store, graphId, 6, true); // revisions 0..6
+    const key = graphSnapshotKey(graphId);
+    const versions = GRAPH_SNAPSHOT_FORMAT.split(';')[1]!;
+    const layout = Number(/^graph-(\d+);/.exec(GRAPH_SNAPSHOT_FORMAT)![1]);
+    const bumped = versions.split('.').map((version, at) => (at === 0 ? Number(version) + 1 : Number(version)));
+    const formats = {
+      olderLayout: `graph-${layout - 1};${versions}`,
+      newerLayout: `graph-${layout + 1};${versions}`,
+      newerEvents: `graph-${layout};${bumped.join('.')}`,
+      foreign: 'graph-0;stale',
+    };
+    assert.equal(isOlderFormat(formats.olderLayout), true);
+    assert.equal(isOlderFormat(GRAPH_SNAPSHOT_FORMAT), false);
+    assert.equal(isOlderFormat(formats.newerLayout), false);
+    assert.equal(isOlderFormat(formats.newerEvents), false);
+    assert.equal(isOlderFormat(formats.foreign), false);
+    const put = (format: string, revision: number) =>
+      store.snapshots.put(
+        { key, format, revision, position: 1, recorded_at: '2026-01-01T00:00:00.000Z' },
+        new Uint8Array([1]),
+      );
+    for (const format of Object.values(formats)) await put(format, 2);
+    await put(formats.olderLayout, 100);
+    await writeGraphSnapshots(store, graphId, { interval: 3 });
+    const rows = (await store.snapshots.list(key)).map((row) => `${row.format}@${row.revision}`).sort();
+    const expected = [
+      `${GRAPH_SNAPSHOT_FORMAT}@2`,
+      `${GRAPH_SNAPSHOT_FORMAT}@5`,
+      `${formats.newerLayout}@2`,
+      `${formats.newerEvents}@2`,
+      `${formats.foreign}@2`,
+      `${formats.olderLayout}@100`,
+    ].sort();
+    assert.deepEqual(rows, expected);
     await store.close();
   });
 });
