@@ -6,7 +6,7 @@ import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import type { ServiceContext } from '../services/context.js';
 import { createCatalogGateway, type CatalogClientOptions } from './catalogs/catalogService.js';
-import type { HttpClientOptions } from './confluent/httpClient.js';
+import { createPlatformBudgets, type HttpClientOptions } from './confluent/httpClient.js';
 import { createPlatformApi } from './confluent/platformApi.js';
 import type { LineageRuntime } from './runtime.js';
 
@@ -21,14 +21,19 @@ export interface ServiceContextOptions {
   catalogClientOptions?: CatalogClientOptions | undefined;
 }
 
-/** The use cases' dependencies over the real adapters. */
+/**
+ * The use cases' dependencies over the real adapters. Every platform client it creates (one per task
+ * or watcher extraction) shares one request budget per credential + base URL (`createPlatformBudgets`),
+ * so the configured rate (about 1,000 requests an hour per key) holds for the process as a whole.
+ */
 export function createServiceContext(options: ServiceContextOptions): ServiceContext {
   const { config, runtime, logger } = options;
+  const budgets = options.httpOptions?.budgets ?? createPlatformBudgets();
   return {
     config,
     runtime,
     logger,
-    platform: () => createPlatformApi(config.stream, { logger, ...options.httpOptions }),
+    platform: () => createPlatformApi(config.stream, { logger, ...options.httpOptions, budgets }),
     catalogs: createCatalogGateway(config, { ...options.catalogClientOptions, logger }),
   };
 }

@@ -49,6 +49,53 @@ const corsOrigins = optionalString
     'must be * or a comma-separated list of origins such as https://lineage.example.com',
   );
 
+/** The roles an API key may hold (`docs/contract.md` section 4). */
+export const API_ROLES = ['read', 'write', 'operate'] as const;
+/** One role: `read` (every GET), `write` (graph writes, OpenLineage ingestion), `operate` (tasks, watchers, pushes). */
+export type ApiRole = (typeof API_ROLES)[number];
+
+/** One API key and the roles it holds. */
+export interface ApiKeyEntry {
+  key: string;
+  roles: ApiRole[];
+}
+
+/**
+ * `LINEAGE_SVC_API_KEYS`: keys with roles, comma-separated `KEY=ROLE[+ROLE...]` entries, e.g.
+ * `k1=read,k2=read+write,k3=read+write+operate`. Keys may not contain `=`, `,` or whitespace.
+ */
+const apiKeys = optionalString
+  .refine(
+    (value) =>
+      value === undefined ||
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+        .every((entry) => /^[^=\s,]+=(read|write|operate)(\+(read|write|operate))*$/.test(entry)),
+    'must be comma-separated KEY=ROLE[+ROLE] entries with roles read, write and operate',
+  )
+  .transform((value): ApiKeyEntry[] =>
+    (value ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+      .map((entry) => {
+        const at = entry.indexOf('=');
+        const roles = [...new Set(entry.slice(at + 1).split('+'))] as ApiRole[];
+        return { key: entry.slice(0, at), roles };
+      }),
+  );
+
+/** A non-negative integer; `fallback` when unset. */
+const count = (fallback: number, max: number) =>
+  optionalString
+    .refine(
+      (value) => value === undefined || (/^\d+$/.test(value) && Number(value) <= max),
+      `must be an integer from 0 to ${max}`,
+    )
+    .transform((value) => (value === undefined ? fallback : Number(value)));
+
 /** A number of seconds, above 0 and at most `max`; `fallback` when unset. */
 const seconds = (fallback: number, max: number) =>
   optionalString
@@ -108,6 +155,10 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_API_HOST: optionalString.transform((value) => value ?? '0.0.0.0'),
   LINEAGE_SVC_API_PORT: port(8000),
   LINEAGE_SVC_API_KEY: optionalString,
+  LINEAGE_SVC_API_KEYS: apiKeys,
+  LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: count(1200, 1_000_000),
+  LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS: count(120, 86_400),
+  LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS: seconds(10, 86_400),
   LINEAGE_SVC_API_URL: url('http://127.0.0.1:8000'),
   LINEAGE_SVC_API_CORS_ORIGINS: corsOrigins,
   LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: url(),
@@ -166,6 +217,7 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'LINEAGE_SVC_KSQLDB_API_SECRET',
   'LINEAGE_SVC_TABLEFLOW_API_SECRET',
   'LINEAGE_SVC_API_KEY',
+  'LINEAGE_SVC_API_KEYS',
   'LINEAGE_SVC_LAKEHOUSE_TOKEN',
   'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN',
   'LINEAGE_SVC_STORAGE__URL',
@@ -206,7 +258,21 @@ export interface Config {
    * The API's bind address and port, its key (authentication on when set), where clients find it,
    * and the origins allowed by CORS (empty: CORS off; `['*']`: any origin).
    */
-  api: { host: string; port: number; key: string | undefined; url: string; corsOrigins: string[] };
+  api: {
+    host: string;
+    port: number;
+    key: string | undefined;
+    url: string;
+    corsOrigins: string[];
+    /** `LINEAGE_SVC_API_KEYS`: keys with roles; `key` above holds every role. */
+    keys: ApiKeyEntry[];
+    /** Writes and ingestion calls per client (API key, else address) per minute; 0 turns the limit off. Default 1,200. */
+    rateLimitPerMinute: number;
+    /** Longest a request may take to arrive whole (headers and body), in seconds; 0 turns it off. Default 120. */
+    requestTimeoutSeconds: number;
+    /** Smallest `poll_interval_seconds` a watcher may be given through the API, in seconds. Default 10. */
+    minPollIntervalSeconds: number;
+  };
   lakehouse: { workspaceUrl: string | undefined; token: string | undefined; warehouseId: string | undefined };
   warehouse: {
     projectId: string | undefined;
@@ -343,6 +409,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       key: variables.LINEAGE_SVC_API_KEY,
       url: variables.LINEAGE_SVC_API_URL!,
       corsOrigins: variables.LINEAGE_SVC_API_CORS_ORIGINS,
+      keys: variables.LINEAGE_SVC_API_KEYS,
+      rateLimitPerMinute: variables.LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE,
+      requestTimeoutSeconds: variables.LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS,
+      minPollIntervalSeconds: variables.LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS,
     },
     lakehouse: {
       workspaceUrl: variables.LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL,
@@ -434,7 +504,11 @@ export function redactConfig(config: Config): unknown {
         tableflow: hidePair(credentials.tableflow),
       },
     },
-    api: { ...config.api, key: hide(config.api.key) },
+    api: {
+      ...config.api,
+      key: hide(config.api.key),
+      keys: config.api.keys.map((entry) => ({ ...entry, key: REDACTED })),
+    },
     lakehouse: { ...config.lakehouse, token: hide(config.lakehouse.token) },
     warehouse: { ...config.warehouse, accessToken: hide(config.warehouse.accessToken) },
     storage: { ...config.storage, url: config.storage.url?.replace(/\/\/([^:/@]+):[^@]*@/, `//$1:${REDACTED}@`) },

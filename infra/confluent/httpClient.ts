@@ -51,6 +51,11 @@ export interface HttpClientOptions {
   pageSize?: number;
   /** Token bucket per credential + base URL; `false` turns it off. Default `{ burst: 1000, perHour: 1000 }`. */
   rateLimit?: { burst: number; perHour: number } | false;
+  /**
+   * Token buckets shared with other clients (`createPlatformBudgets`), so that every task and watcher
+   * of a process draws on one budget per credential + base URL. Default: this client's own.
+   */
+  budgets?: PlatformBudgets;
   /** The fetch implementation (default the global one). */
   fetch?: typeof fetch;
   /** How to wait (default `setTimeout`); tests may replace it. */
@@ -90,7 +95,7 @@ export interface HttpClient {
 }
 
 /** A token bucket: `take()` resolves when a token is available. */
-class TokenBucket {
+export class TokenBucket {
   private tokens: number;
   private last = Date.now();
   constructor(
@@ -112,6 +117,31 @@ class TokenBucket {
       await this.sleep(Math.ceil((1 - this.tokens) / this.perMs));
     }
   }
+}
+
+/**
+ * The request budgets of a process: one token bucket per credential + base URL, shared by every
+ * client created with it (each extraction task, each watcher), so that the configured rate applies to
+ * all of them together.
+ */
+export interface PlatformBudgets {
+  /** The bucket of `key` (credential and base URL), created with `rate` on first use. */
+  bucket(key: string, rate: { burst: number; perHour: number }, sleep: (ms: number) => Promise<void>): TokenBucket;
+}
+
+/** A new, empty set of shared budgets (one per process: `infra/serviceContext.ts`). */
+export function createPlatformBudgets(): PlatformBudgets {
+  const buckets = new Map<string, TokenBucket>();
+  return {
+    bucket(key, rate, sleep) {
+      let bucket = buckets.get(key);
+      if (!bucket) {
+        bucket = new TokenBucket(rate.burst, rate.perHour / 3_600_000, sleep);
+        buckets.set(key, bucket);
+      }
+      return bucket;
+    },
+  };
 }
 
 /** Parses `Retry-After` (delta seconds or an HTTP date) into ms; undefined when absent or unreadable. */
@@ -165,6 +195,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const global = pLimit(options.maxConcurrent ?? 16);
   const limits = new Map<string, { limit: LimitFunction; bucket: TokenBucket | undefined }>();
+  const budgets = options.budgets ?? createPlatformBudgets();
   const counts = new Map<string, number>();
 
   const budgetOf = (target: Target) => {
@@ -173,7 +204,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     if (!budget) {
       budget = {
         limit: pLimit(perTarget),
-        bucket: rate === false ? undefined : new TokenBucket(rate.burst, rate.perHour / 3_600_000, sleep),
+        bucket: rate === false ? undefined : budgets.bucket(key, rate, sleep),
       };
       limits.set(key, budget);
     }

@@ -12,6 +12,14 @@
  *
  * Request bodies are limited to `DEFAULT_BODY_LIMIT` (10 MiB; graph imports 128 MiB); a larger body
  * is answered 413 as problem+json.
+ *
+ * Hardening (issue 15, `infra/http/hardening.ts`): JSON bodies must be valid UTF-8, nest at most
+ * `MAX_BODY_DEPTH` levels and hold no `__proto__` key; a malformed URL is a 400 problem+json; a request
+ * must arrive whole (headers and body) within `config.api.requestTimeoutSeconds` and a connection
+ * silent that long is closed; closing the app closes connections still open after
+ * `CONNECTION_DRAIN_MS`; request logs show query values of the API's own parameters only; unknown
+ * query parameters on writes are a 400; writes are rate limited per client; every answer carries
+ * helmet's security headers.
  */
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,7 +38,14 @@ import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
 import type { LineageRuntime } from '../runtime.js';
 import { registerApiKeyAuth } from './auth.js';
-import { registerProblemHandling } from './problem.js';
+import {
+  registerJsonBodyParser,
+  registerSecurityHeaders,
+  registerWriteRateLimit,
+  serializeRequest,
+  strictWriteQuerystrings,
+} from './hardening.js';
+import { problem, registerProblemHandling, sendProblem } from './problem.js';
 import { graphRoutes } from './routes/graphs.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
@@ -61,6 +76,12 @@ export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 /** Longest path parameter, in characters: node ids are up to 2,048 characters, percent-encoded. */
 export const MAX_PARAM_LENGTH = 8 * 1024;
 
+/**
+ * How long closing the app lets open connections finish their requests before closing them, in ms
+ * (a stalled upload would otherwise hold the close until the process is killed).
+ */
+export const CONNECTION_DRAIN_MS = 3_000;
+
 /** How long closing the app waits for running tasks before closing anyway, in ms. */
 export const TASK_DRAIN_MS = 5_000;
 
@@ -89,7 +110,13 @@ export type LineageApp = FastifyInstance & { tasks: TaskService; watchers: Watch
 /** Every configured secret value, to be masked out of task errors. */
 export function secretValues(config: Config): string[] {
   const credentials = Object.values(config.stream.credentials).flatMap((pair) => (pair ? [pair.key, pair.secret] : []));
-  const others = [config.api.key, config.lakehouse.token, config.warehouse.accessToken, config.storage.url];
+  const others = [
+    config.api.key,
+    ...config.api.keys.map((entry) => entry.key),
+    config.lakehouse.token,
+    config.warehouse.accessToken,
+    config.storage.url,
+  ];
   return [
     ...new Set(
       [...credentials, ...others].filter((value): value is string => typeof value === 'string' && value !== ''),
@@ -123,16 +150,27 @@ const REDOC_PAGE = `<!doctype html>
  */
 export async function buildApp(options: AppOptions): Promise<LineageApp> {
   const { config, logger, runtime } = options;
+  const timeoutMs = config.api.requestTimeoutSeconds * 1000;
   const app = Fastify({
-    loggerInstance: logger,
+    loggerInstance: logger.child({}, { serializers: { req: serializeRequest } }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    requestTimeout: timeoutMs,
+    connectionTimeout: timeoutMs,
+    // Node checks request timeouts at this interval (30 s by default, too coarse for short timeouts).
+    http: { connectionsCheckingInterval: Math.max(250, Math.min(30_000, timeoutMs / 4 || 30_000)) } as object,
+    frameworkErrors: (error, _request, reply) =>
+      sendProblem(reply, problem(400, `the request URL is malformed: ${error.message}`, { code: 'BAD_URL' })),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandling(app);
+  registerJsonBodyParser(app);
+  app.addHook('onRoute', strictWriteQuerystrings);
   const metrics = await registerOperationalHooks(app, { config, runtime }); // CORS and timing, before the key check
-  registerApiKeyAuth(app, config.api.key);
+  registerApiKeyAuth(app, config.api.key, config.api.keys);
+  await registerSecurityHeaders(app);
+  await registerWriteRateLimit(app, config.api.rateLimitPerMinute);
 
   const info = packageInfo();
   await app.register(swagger, {
@@ -196,7 +234,12 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     pushTypes: Object.keys(pushers),
     ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
   });
-  await app.register(watcherRoutes, { prefix: '/api/v1', watchers: runtime.watchers, service: watchers });
+  await app.register(watcherRoutes, {
+    prefix: '/api/v1',
+    watchers: runtime.watchers,
+    service: watchers,
+    minPollIntervalSeconds: config.api.minPollIntervalSeconds,
+  });
   await app.register(operationsRoutes, { config, runtime, metrics });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -226,6 +269,11 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   });
   // Lineage changes as CloudEvents, when a sink is configured; one process publishes at a time.
   const publication = startConfiguredPublisher({ config, runtime, lease, logger, sink: options.publishSink });
+  app.addHook('preClose', async () => {
+    app.server.closeIdleConnections();
+    const timer = setTimeout(() => app.server.closeAllConnections(), CONNECTION_DRAIN_MS);
+    app.server.once('close', () => clearTimeout(timer));
+  });
   app.addHook('onClose', async () => {
     await publication.stop();
     await sweeper.stop();

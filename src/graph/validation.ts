@@ -51,8 +51,29 @@ export function assertNotPre050Graph(input: unknown): void {
   }
 }
 
+/**
+ * Characters refused in ids and names (issue 15): C0 and C1 control characters (NUL, CR, LF, TAB,
+ * ...), zero-width characters (U+200B-U+200D, U+2060, U+FEFF), directional marks and overrides
+ * (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and the invisible operators U+2061-U+2064. In
+ * identifiers they can only do harm: split log lines and headers, or make two different ids look the
+ * same. Used for node ids, graph names, environment and cluster ids, and OpenLineage job namespaces,
+ * job names and runIds.
+ */
+export const UNSAFE_ID_CHARACTERS =
+  /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+
+/** Why `value` is refused as an id or name, or undefined when it holds no `UNSAFE_ID_CHARACTERS`. */
+export function unsafeCharacterMessage(value: string): string | undefined {
+  const found = UNSAFE_ID_CHARACTERS.exec(value);
+  if (!found) return undefined;
+  const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  return `contains U+${code}, a control or invisible formatting character, which ids and names may not hold`;
+}
+
 /** Problems with one node's id: it must agree with the node's system, type and qualified name. */
 export function nodeIdIssues(node: Node, path: string): ValidationIssue[] {
+  const unsafe = unsafeCharacterMessage(node.id);
+  if (unsafe !== undefined) return [{ path: `${path}.id`, message: unsafe }];
   let parsed;
   try {
     parsed = parseNodeId(node.id);

@@ -153,6 +153,21 @@ function hostOf(url: string): string {
 }
 
 /**
+ * `uri` as an RFC 3986 URI (the `uri` format of the OpenLineage schema): every character a URI may
+ * not hold (spaces, non-ASCII, `[]"<>\\^`{|}`, controls, a second `#`) is percent-encoded as UTF-8; a lone surrogate
+ * becomes U+FFFD; a `%` not followed by two hex digits becomes `%25`; valid escapes and reserved
+ * characters are kept.
+ */
+export function encodeUriForOpenLineage(uri: string): string {
+  return uri
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
+    .replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/gu, (character) =>
+      encodeURIComponent(character.isWellFormed() ? character : '\ufffd'),
+    )
+    .replace(/(?<=#.*)#/g, '%23');
+}
+
+/**
  * Splits a URI into OpenLineage namespace (scheme + authority) and name (path without the leading
  * slash). Returns null for a string that is not `scheme://...`.
  */
@@ -339,10 +354,15 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
     if (node.node_type === 'EXTERNAL_DATASET') {
       facets.dataSource = facet('dataSource', {
         name: identity.namespace,
-        uri: /^[A-Za-z][A-Za-z0-9+.-]*:/.test(node.qualified_name) ? node.qualified_name : identity.namespace,
+        uri: encodeUriForOpenLineage(
+          /^[A-Za-z][A-Za-z0-9+.-]*:/.test(node.qualified_name) ? node.qualified_name : identity.namespace,
+        ),
       });
     } else {
-      facets.dataSource = facet('dataSource', { name: identity.namespace, uri: identity.namespace });
+      facets.dataSource = facet('dataSource', {
+        name: identity.namespace,
+        uri: encodeUriForOpenLineage(identity.namespace),
+      });
     }
     const description = str(node.attributes?.description) ?? str(node.attributes?.comment);
     if (description !== null) facets.documentation = facet('datasetDocumentation', { description });

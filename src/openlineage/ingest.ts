@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import type { ValidationIssue } from '../errors.js';
-import { zodIssues } from '../graph/validation.js';
+import { unsafeCharacterMessage, zodIssues } from '../graph/validation.js';
 import {
   EVENT_TYPES,
   LenientDatasetEventSchema,
@@ -144,6 +144,37 @@ function facetsLackingBase(facets: unknown): string[] {
   return lacking;
 }
 
+/** Deepest nesting of objects and arrays accepted in one event (the body parser applies the same limit). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when `value` nests objects and arrays deeper than `max` levels (a scalar is depth 0, `{}` is
+ * 1). Iterative, so that it never overflows the stack however deep the value is.
+ */
+export function exceedsJsonDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(current as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Control or invisible formatting characters in `job.namespace`, `job.name` and `run.runId` (`UNSAFE_ID_CHARACTERS`). */
+function unsafeIdentifierIssues(raw: Record<string, unknown>): ValidationIssue[] {
+  const fields: Array<[string, unknown]> = [
+    ['job.namespace', isObject(raw.job) ? raw.job.namespace : undefined],
+    ['job.name', isObject(raw.job) ? raw.job.name : undefined],
+    ['run.runId', isObject(raw.run) ? raw.run.runId : undefined],
+  ];
+  return fields.flatMap(([path, value]) => {
+    const message = typeof value === 'string' ? unsafeCharacterMessage(value) : undefined;
+    return message === undefined ? [] : [{ path, message }];
+  });
+}
+
 /**
  * Normalises one OpenLineage event.
  * @returns `{ok: true, ...}` with the event to store and its warnings, or `{ok: false, errors}` with
@@ -159,6 +190,12 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
           message: `an OpenLineage event must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
         },
       ],
+    };
+  }
+  if (exceedsJsonDepth(raw)) {
+    return {
+      ok: false,
+      errors: [{ path: '', message: `event nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels` }],
     };
   }
   const size = options.sizeBytes ?? Buffer.byteLength(JSON.stringify(raw), 'utf8');
@@ -194,6 +231,7 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
       if (issue.path === 'eventType') issue.message = `eventType must be one of ${EVENT_TYPES.join(', ')}`;
   }
 
+  errors.push(...unsafeIdentifierIssues(raw));
   const warnings: string[] = [];
   const event: Record<string, unknown> = { ...raw };
 

@@ -97,7 +97,7 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
   }
 
   function run(bodies: readonly unknown[], context: IngestionContext): Promise<IngestionResult[]> {
-    const normalized = bodies.map((body) => normalizeOpenLineage(body, normalizeOptions));
+    const normalized = bodies.map((body) => normalizeSafely(body, normalizeOptions));
     return serialised(async () => {
       const isKnown = (key: string) => recent.has(key) || options.dedupeIndex?.hasDedupeKey(key) === true;
       const { results, fresh } = classify(normalized, isKnown);
@@ -110,6 +110,21 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
   }
 
   return { ingest: (bodies, context = {}) => run(bodies, context) };
+}
+
+/**
+ * `normalizeOpenLineage`, but an item it cannot handle (an unforeseen shape that throws) is rejected
+ * on its own with a message, so that the valid items of the same batch are still stored.
+ */
+export function normalizeSafely(
+  body: unknown,
+  options: Parameters<typeof normalizeOpenLineage>[1],
+): ReturnType<typeof normalizeOpenLineage> {
+  try {
+    return normalizeOpenLineage(body, options);
+  } catch (error) {
+    return { ok: false, errors: [{ path: '', message: `event could not be read: ${errorMessage(error)}` }] };
+  }
 }
 
 /** An accepted event not seen before, and the result it will be reported in. */

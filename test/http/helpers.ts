@@ -67,6 +67,9 @@ export async function startApi(options: StartOptions = {}): Promise<TestApi> {
   const config = loadConfig({
     LINEAGE_SVC_STORAGE__BACKEND: options.backend ?? 'memory',
     LINEAGE_SVC_STORAGE__PATH: folder,
+    // Tests poll fast and write much from one address; the hardening tests set these themselves.
+    LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS: '0.1',
+    LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '0',
     ...options.env,
   });
   const logs: string[] = [];

@@ -111,6 +111,8 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
       LINEAGE_SVC_API_HOST: '127.0.0.1',
       LINEAGE_SVC_API_PORT: '0',
       LINEAGE_SVC_LOG_LEVEL: 'INFO',
+      LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS: '0.1',
+      LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '0',
       LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), `absent-${randomUUID()}.json`),
       ...env,
     },

@@ -46,6 +46,8 @@ import {
   paging,
   rawJsonSerializer,
   sendSerialisedJson,
+  noUnsafeCharacters,
+  UNSAFE_CHARACTERS_MESSAGE,
 } from './schemas.js';
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
@@ -153,7 +155,10 @@ function graphListRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
         tags,
         summary: 'Create an empty graph',
         body: z
-          .object({ name: z.string().max(200).nullish(), description: z.string().max(2000).nullish() })
+          .object({
+            name: z.string().max(200).refine(noUnsafeCharacters, UNSAFE_CHARACTERS_MESSAGE).nullish(),
+            description: z.string().max(2000).nullish(),
+          })
           .strict()
           .nullish(),
         response: withProblems({ 201: GraphSummarySchema }),

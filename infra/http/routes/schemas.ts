@@ -16,6 +16,7 @@ import {
   SYSTEMS,
 } from '../../../src/graph/model.js';
 import type { PooledBytes } from '../../../projections/traversal/index.js';
+import { unsafeCharacterMessage } from '../../../src/graph/validation.js';
 
 /** A node in a request body: the model's schema (accepts lower-case enums, fills defaults). */
 export const NodeInput = NodeSchema;
@@ -121,3 +122,11 @@ export function sendSerialisedJson(reply: FastifyReply, answer: PooledBytes): Fa
  * comes from the projection, which only ever holds validated nodes and edges.
  */
 export const rawJsonSerializer: FastifySerializerCompiler<unknown> = () => (data) => JSON.stringify(data);
+
+/** No control or invisible formatting characters (`UNSAFE_ID_CHARACTERS` of `src/graph/validation.ts`). */
+export const noUnsafeCharacters = (value: string) => unsafeCharacterMessage(value) === undefined;
+/** The message of `noUnsafeCharacters`. */
+export const UNSAFE_CHARACTERS_MESSAGE = 'must not contain control or invisible formatting characters';
+
+/** An environment, cluster or graph id: 1 to 256 characters, none of them control or invisible formatting characters. */
+export const SafeId = z.string().min(1).max(256).refine(noUnsafeCharacters, UNSAFE_CHARACTERS_MESSAGE);

@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { noUnsafeCharacters, SafeId, UNSAFE_CHARACTERS_MESSAGE } from './schemas.js';
 import type { Config } from '../../../src/config.js';
 import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { TASK_TYPES } from '../../../src/events.js';
@@ -21,7 +22,7 @@ export interface TaskRoutesOptions {
   service: TaskService;
 }
 
-const idList = z.array(z.string().min(1).max(256)).max(1000);
+const idList = z.array(SafeId).max(1000);
 const lookbackHours = z
   .number()
   .positive()
@@ -112,7 +113,12 @@ export const taskRoutes: FastifyPluginAsyncZod<TaskRoutesOptions> = async (app, 
     tags,
     summary: 'Start an extraction; poll GET /tasks/{task_id}',
     querystring: z.object({
-      environment_ids: z.string().max(10_000).optional().describe('Comma-separated environment ids'),
+      environment_ids: z
+        .string()
+        .max(10_000)
+        .refine(noUnsafeCharacters, UNSAFE_CHARACTERS_MESSAGE)
+        .optional()
+        .describe('Comma-separated environment ids'),
     }),
     body: ExtractRequestSchema.nullish(),
     response: { 202: AcceptedSchema, ...problemResponses },

@@ -18,7 +18,8 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { NotFoundError } from '../../../src/errors.js';
+import { SafeId } from './schemas.js';
+import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { WATCHER_STATES } from '../../../src/events.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
 import type { WatcherProjection, WatcherState } from '../../../projections/watcherProjection.js';
@@ -29,9 +30,11 @@ import type { WatcherService } from '../../../services/watchers.js';
 export interface WatcherRoutesOptions {
   watchers: WatcherProjection;
   service: WatcherService;
+  /** Smallest `poll_interval_seconds` accepted, in seconds (`LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS`); default 0.1. */
+  minPollIntervalSeconds?: number;
 }
 
-const idList = z.array(z.string().min(1).max(256)).max(1000);
+const idList = z.array(SafeId).max(1000);
 const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
 
 /** Body of `POST /watchers`; unknown fields are rejected. */
@@ -116,7 +119,10 @@ const responses = { ...problemResponses, 409: ProblemSchema.describe('Too many r
 const tags = ['watchers'];
 
 /** Registers the watcher routes (register with `{ prefix: '/api/v1' }`). */
-export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async (app, { watchers, service }) => {
+export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async (
+  app,
+  { watchers, service, minPollIntervalSeconds = 0.1 },
+) => {
   const view = (watcher: WatcherState): z.infer<typeof WatcherSchema> => ({
     watcher_id: watcher.watcher_id,
     state: watcher.state,
@@ -153,6 +159,11 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
     },
     async (request, reply) => {
       const body = request.body;
+      if (body.poll_interval_seconds < minPollIntervalSeconds)
+        throw new ValidationError(
+          `poll_interval_seconds must be at least ${minPollIntervalSeconds} (LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS)`,
+          [{ path: 'body.poll_interval_seconds', message: `must be at least ${minPollIntervalSeconds} seconds` }],
+        );
       const watcher = await service.start({
         environmentIds: [...new Set(body.environment_ids)],
         clusterIds: [...new Set(body.cluster_ids)],

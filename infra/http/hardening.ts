@@ -1,0 +1,220 @@
+/**
+ * Hostile input, slow clients and abusive callers (issue 15): the pieces `buildApp` installs on the
+ * API, kept apart so that other servers (the web UI's) can reuse them.
+ *
+ * - `parseJsonBody`: the JSON body parser. It answers 400 (problem+json) for a body that is not valid
+ *   UTF-8 (`body is not valid UTF-8`), nests deeper than `MAX_BODY_DEPTH` levels, is empty, is not
+ *   JSON, or holds a `__proto__` or `constructor.prototype` key (named in the message). JSON.parse
+ *   has no depth option, so depth is checked after parsing, iteratively (V8's parser itself does not
+ *   overflow on deep input; what overflowed was later recursive code, such as JSON.stringify).
+ * - `redactedRequestUrl`: the `url` of request logs, with the value of every query parameter not in
+ *   `LOGGED_QUERY_PARAMETERS` replaced by `[redacted]`.
+ * - `strictWriteQuerystrings`: an `onRoute` hook that makes every write route's querystring schema
+ *   strict, so that unknown query parameters on POST, PUT, PATCH and DELETE are a 400.
+ * - `registerSecurityHeaders`: `@fastify/helmet` with a content security policy that the Swagger UI,
+ *   ReDoc and the web UI pages work under.
+ * - `registerWriteRateLimit`: `@fastify/rate-limit` on every write (GET, HEAD and OPTIONS are free),
+ *   per client (API key, else address), answered 429 problem+json with `Retry-After`.
+ */
+import { createHash } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyRequest, RouteOptions } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { z } from 'zod';
+import { ValidationError } from '../../src/errors.js';
+import { exceedsJsonDepth } from '../../src/openlineage/ingest.js';
+import type { AnyFastifyInstance } from './problem.js';
+
+/**
+ * Deepest nesting of objects and arrays accepted in a request body. Bodies deeper than this are a
+ * 400 as a whole; each OpenLineage event has its own, smaller limit (`MAX_JSON_DEPTH`, 64) checked
+ * per item, so that one deep event in a batch is rejected alone.
+ */
+export const MAX_BODY_DEPTH = 512;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A 400 about the body as a whole. */
+function badBody(message: string): ValidationError {
+  return new ValidationError(message, [{ path: 'body', message }]);
+}
+
+/**
+ * Parses a JSON request body (a buffer of at most the route's body limit).
+ * @throws ValidationError (400) for invalid UTF-8, an empty body, invalid JSON, a forbidden key or
+ *   nesting deeper than `MAX_BODY_DEPTH`.
+ */
+export function parseJsonBody(body: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw badBody('body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw badBody('body is empty; send a JSON document');
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/prototype property/i.test(message))
+      throw badBody('body holds the key "__proto__" or "constructor.prototype", which is not accepted');
+    throw badBody(`body is not valid JSON: ${message.slice(0, 200)}`);
+  }
+  if (exceedsJsonDepth(value, MAX_BODY_DEPTH))
+    throw badBody(`body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`);
+  return value;
+}
+
+/** Replaces fastify's JSON parser on `app` (before routes are registered, so that every route inherits it). */
+export function registerJsonBodyParser(app: AnyFastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
+
+/** Query parameters whose values are logged as sent: the API's own, none of which carries a secret. */
+export const LOGGED_QUERY_PARAMETERS: ReadonlySet<string> = new Set([
+  'as_of',
+  'mode',
+  'hops',
+  'limit',
+  'offset',
+  'node_type',
+  'system',
+  'systems',
+  'from',
+  'to',
+  'type',
+  'status',
+  'edge_type',
+  'direction',
+  'depth',
+  'format',
+  'event_type',
+  'since',
+  'until',
+  'graph_id',
+  'namespace',
+  'name',
+  'job',
+  'run_id',
+  'node_id',
+  'cluster_id',
+  'environment_ids',
+]);
+
+/**
+ * The path of `url` with its query string, where the value of every parameter not in
+ * `LOGGED_QUERY_PARAMETERS` (e.g. `api_secret`) is `[redacted]`. A query that cannot be split is
+ * replaced whole.
+ */
+export function redactedRequestUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const parts = url
+    .slice(at + 1)
+    .split('&')
+    .filter((part) => part !== '')
+    .map((part) => {
+      const equals = part.indexOf('=');
+      const rawName = equals < 0 ? part : part.slice(0, equals);
+      let name: string;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        return '[redacted]';
+      }
+      return LOGGED_QUERY_PARAMETERS.has(name) ? part : `${rawName.slice(0, 64)}=[redacted]`;
+    });
+  return `${url.slice(0, at)}?${parts.join('&')}`;
+}
+
+/** The `req` serializer of request logs: fastify's fields, with `redactedRequestUrl`; other values are kept as they are. */
+export function serializeRequest(request: FastifyRequest): unknown {
+  if (request === null || typeof request !== 'object' || typeof request.url !== 'string' || !('socket' in request))
+    return request;
+  return {
+    method: request.method,
+    url: redactedRequestUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * `onRoute` hook: a write route's querystring schema becomes strict (a zod object gets `.strict()`,
+ * a route without one gets an empty strict object), so unknown query parameters are a 400 that names
+ * them. Routes with another kind of querystring schema are left alone.
+ */
+export function strictWriteQuerystrings(route: RouteOptions): void {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.some((method) => WRITE_METHODS.has(method))) return;
+  const schema = (route.schema ?? {}) as { querystring?: unknown; hide?: boolean };
+  if (schema.querystring === undefined) route.schema = { ...schema, querystring: z.strictObject({}) };
+  else if (schema.querystring instanceof z.ZodObject)
+    route.schema = { ...schema, querystring: (schema.querystring as z.ZodObject).strict() };
+}
+
+/**
+ * Security headers (`@fastify/helmet`) on every answer of `app`: a content security policy allowing
+ * only same-origin scripts, inline styles (ReDoc and Swagger UI), `data:` images and `blob:` workers
+ * (ReDoc), plus helmet's defaults (`X-Content-Type-Options: nosniff`, `X-Frame-Options`, `Referrer-Policy`,
+ * ...). Exported for the web UI server (`infra/ui/`), which may call it on its own instance.
+ */
+export async function registerSecurityHeaders(app: AnyFastifyInstance): Promise<void> {
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'", 'https:'],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'https:', 'data:'],
+        workerSrc: ["'self'", 'blob:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    // Same-origin API calls from other origins are governed by CORS (`LINEAGE_SVC_API_CORS_ORIGINS`).
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  });
+}
+
+/**
+ * A per-client limit of `perMinute` writes a minute (`@fastify/rate-limit`): every POST, PUT, PATCH
+ * and DELETE counts, per API key (its SHA-256) when one is sent, else per address. Over the limit:
+ * 429 problem+json with `Retry-After` (seconds). `perMinute` 0 installs nothing.
+ */
+export async function registerWriteRateLimit(app: AnyFastifyInstance, perMinute: number): Promise<void> {
+  if (perMinute <= 0) return;
+  await app.register(rateLimit, {
+    global: true,
+    max: perMinute,
+    timeWindow: 60_000,
+    allowList: (request) => !WRITE_METHODS.has(request.method),
+    keyGenerator: (request) => {
+      const header = request.headers['x-api-key'];
+      const key = Array.isArray(header) ? header[0] : header;
+      return key ? `key:${createHash('sha256').update(key).digest('hex')}` : `ip:${request.ip}`;
+    },
+    errorResponseBuilder: (_request, context) =>
+      Object.assign(
+        new Error(
+          `more than ${context.max} writes a minute from this client; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        ),
+        { statusCode: 429 },
+      ),
+  });
+}
