@@ -10,11 +10,16 @@ import type { Edge, Node } from './model.js';
 /** A field of a SCHEMA node's `fields` attribute, as stored (only `name` is certain to be a string). */
 export type StoredSchemaField = Record<string, unknown> & { name: string };
 
-/** The HAS_SCHEMA edges among a topic's outgoing edges, value schemas first (stable otherwise). */
+/**
+ * The HAS_SCHEMA edges among a topic's outgoing edges, in the order readers should trust them: the
+ * topic's own value subject first, then its other own subjects, then subjects linked by a
+ * RecordNameStrategy (edges with a `strategy` attribute, found through references or record names),
+ * value before key within each group; stable otherwise.
+ */
 export function schemaEdgesValueFirst(outgoing: readonly Edge[]): Edge[] {
-  return outgoing
-    .filter((edge) => edge.edge_type === 'HAS_SCHEMA')
-    .sort((a, b) => (a.attributes?.role === 'value' ? -1 : 0) - (b.attributes?.role === 'value' ? -1 : 0));
+  const rank = (edge: Edge) =>
+    (edge.attributes?.strategy === undefined ? 0 : 2) + (edge.attributes?.role === 'value' ? 0 : 1);
+  return outgoing.filter((edge) => edge.edge_type === 'HAS_SCHEMA').sort((a, b) => rank(a) - rank(b));
 }
 
 /** The fields of a SCHEMA node that have a string `name`, in schema order; [] when it has none. */
