@@ -10,9 +10,10 @@
  *   revisions `interval - 1`, `2 * interval - 1`, ...: the same points in every process, and a
  *   snapshot's content is a function of the stream alone, so processes that take the same one write
  *   the same bytes and the store keeps the first (`SnapshotStore.put` is idempotent).
- * - **When.** A fold that passes a snapshot point the store lacks takes that snapshot (written in the
- *   background after the answer); `writeGraphSnapshots` takes every missing one of a stream; and
- *   `followGraphSnapshots` takes them as the live projection reaches each point.
+ * - **When.** An `as_of` read to a revision takes the last snapshot point it passes when the store
+ *   lacks it (written in the background after the answer, one write at a time);
+ *   `writeGraphSnapshots` takes every missing one of a stream; `followGraphSnapshots` takes them as
+ *   the live projection reaches each point.
  * - **Format.** `GRAPH_SNAPSHOT_FORMAT` names the payload layout and the version of every graph event
  *   type, so a snapshot folded by code that read events differently is never used. The payload is
  *   gzip of one JSON object, `GraphSnapshotPayload`, documented in docs/storage.md.
@@ -124,8 +125,14 @@ export interface FoldedGraph {
 
 /** The snapshot payload of a state, in the graph's insertion order. Pure. */
 export function snapshotPayload(state: GraphState): GraphSnapshotPayload {
+  return compactPayload(captureState(state));
+}
+
+/** What a snapshot needs of a state, taken at once (arrays of the graph's node and edge objects, which the fold never changes in place). */
+type CapturedState = Omit<GraphSnapshotPayload, 'edges'> & { edges: Edge[] };
+
+function captureState(state: GraphState): CapturedState {
   const { nodes, edges } = toLineageGraph(state);
-  const index = new Map(nodes.map((node, at) => [node.id, at]));
   return {
     graph_id: state.graphId,
     name: state.name,
@@ -137,8 +144,20 @@ export function snapshotPayload(state: GraphState): GraphSnapshotPayload {
     deleted: state.deleted,
     skipped_edges: state.skippedEdges,
     nodes,
-    edges: edges.map((edge) => [index.get(edge.src_id)!, index.get(edge.dst_id)!, edge.edge_type, edge.attributes]),
+    edges,
   };
+}
+
+/** The payload of a captured state: its edges as node indexes. */
+function compactPayload(captured: CapturedState): GraphSnapshotPayload {
+  const index = new Map(captured.nodes.map((node, at) => [node.id, at]));
+  const edges = captured.edges.map((edge): GraphSnapshotPayload['edges'][number] => [
+    index.get(edge.src_id)!,
+    index.get(edge.dst_id)!,
+    edge.edge_type,
+    edge.attributes,
+  ]);
+  return { ...captured, edges };
 }
 
 /** Encodes a payload: gzip of its JSON. */
@@ -216,29 +235,32 @@ export async function snapshotWritesSettled(): Promise<void> {
 }
 
 /**
+ * Stores the snapshot of a captured state unless the store has it already (another process or an
+ * earlier fold took it: the encoding is then spared), then deletes the older-format snapshots up to it.
+ */
+async function storeSnapshot(store: EventStore, captured: CapturedState, maxRecordedAt: string): Promise<void> {
+  const key = graphSnapshotKey(captured.graph_id);
+  const info = { key, format: GRAPH_SNAPSHOT_FORMAT, revision: captured.revision, position: captured.position };
+  const taken = await store.snapshots.list(key);
+  if (taken.some((row) => row.format === info.format && row.revision === info.revision)) return;
+  await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(compactPayload(captured)));
+  for (const row of taken) {
+    if (row.revision <= info.revision && isOlderFormat(row.format))
+      await store.snapshots.remove(key, row.format, row.revision);
+  }
+}
+
+/**
  * Writes a snapshot of `state` as it is now, in the background, after the writes queued before it;
- * the payload is captured at once (its encoding, the costly part, waits its turn).
+ * the state is captured at once (its encoding, the costly part, waits its turn).
  */
 function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: string, options: SnapshotOptions) {
-  const key = graphSnapshotKey(state.graphId);
-  const id = `${key}@${state.revision}`;
+  const id = `${graphSnapshotKey(state.graphId)}@${state.revision}`;
   if (pendingWrites.has(id)) return;
-  // Nodes and edges are never changed in place (the fold replaces them), so these arrays stay as they are.
-  const payload = snapshotPayload(state);
-  const info = { key, format: GRAPH_SNAPSHOT_FORMAT, revision: state.revision, position: state.position };
+  const captured = captureState(state);
   const write = writeQueue
     .then(() => new Promise((resolve) => setImmediate(resolve)))
-    .then(async () => {
-      // Another process (or an earlier fold) may have taken it: then the encoding is spared.
-      const taken = await store.snapshots.list(key);
-      if (taken.some((row) => row.format === info.format && row.revision === info.revision)) return;
-      await store.snapshots.put({ ...info, recorded_at: maxRecordedAt }, await encodeSnapshot(payload));
-      // Snapshots of an older format are replaced by this one and its successors: drop those at or before it.
-      for (const row of taken) {
-        if (row.revision <= info.revision && isOlderFormat(row.format))
-          await store.snapshots.remove(key, row.format, row.revision);
-      }
-    })
+    .then(() => storeSnapshot(store, captured, maxRecordedAt))
     .catch((error: unknown) => options.onWriteError?.(error))
     .finally(() => pendingWrites.delete(id));
   writeQueue = write;
@@ -246,9 +268,11 @@ function writeInBackground(store: EventStore, state: GraphState, maxRecordedAt: 
 }
 
 /**
- * Folds a graph to `asOf` from the nearest usable snapshot before it (or from the start), taking the
- * missing snapshots it passes (`options.write`). Gives the same state as `foldGraphAsOf` from the
- * start, except that `history` holds only the changes after the snapshot.
+ * Folds a graph to `asOf` from the nearest usable snapshot before it (or from the start). With
+ * `options.write`, a fold to a revision takes the last snapshot point it passes when the store lacks
+ * it (one at most, so that a read's side work stays bounded; `writeGraphSnapshots` takes them all).
+ * Gives the same state as `foldGraphAsOf` from the start, except that `history` holds only the
+ * changes after the snapshot.
  * @throws NotFoundError when the graph has no events at or before that point.
  */
 export async function readGraphAsOf(
@@ -261,38 +285,67 @@ export async function readGraphAsOf(
   const key = graphSnapshotKey(graphId);
   const infos = await store.snapshots.list(key);
   const restored = await restoreNearest(store, key, infos, asOf);
-  const taken = new Set(infos.filter((info) => info.format === GRAPH_SNAPSHOT_FORMAT).map((info) => info.revision));
-  let maxRecordedAt = restored?.maxRecordedAt ?? null;
-  const state = await foldGraphAsOf(store, graphId, asOf, {
-    ...(restored ? { from: restored.state } : {}),
-    after: (folded, event) => {
-      if (maxRecordedAt === null || Date.parse(event.recorded_at) > Date.parse(maxRecordedAt)) {
-        maxRecordedAt = event.recorded_at;
-      }
-      if (options.write === false || (folded.revision + 1) % interval !== 0 || taken.has(folded.revision)) return;
-      writeInBackground(store, folded, maxRecordedAt, options);
-    },
+  let point = -1;
+  if (options.write !== false && 'revision' in asOf) {
+    const end = Math.min(asOf.revision, await store.streamRevision(streams.graph(graphId)));
+    point = Math.floor((end + 1) / interval) * interval - 1;
+    if (infos.some((info) => info.format === GRAPH_SNAPSHOT_FORMAT && info.revision === point)) point = -1;
+  }
+  const folded: FoldedGraph = {
+    state: restored?.state ?? initialGraphState(graphId),
+    maxRecordedAt: restored?.maxRecordedAt ?? null,
+  };
+  await advance(store, folded, asOf, (state) => {
+    if (state.revision === point) writeInBackground(store, state, folded.maxRecordedAt!, options);
   });
-  return { state, maxRecordedAt };
+  return folded;
 }
 
 /**
- * Takes every snapshot a graph's stream lacks up to its end, and waits for them to be stored.
- * Answers the number of snapshot points passed (taken now or already there).
+ * Folds `folded` on to `asOf` in place, keeping its latest `recorded_at`; `after` sees the state
+ * after each event.
+ * @throws NotFoundError when the state is still empty at the end.
+ */
+async function advance(store: EventStore, folded: FoldedGraph, asOf: AsOf, after?: (state: GraphState) => void) {
+  await foldGraphAsOf(store, folded.state.graphId, asOf, {
+    from: folded.state,
+    after: (state, event) => {
+      if (folded.maxRecordedAt === null || Date.parse(event.recorded_at) > Date.parse(folded.maxRecordedAt)) {
+        folded.maxRecordedAt = event.recorded_at;
+      }
+      after?.(state);
+    },
+  });
+}
+
+/**
+ * Takes every snapshot a graph's stream lacks up to its end, one after the other (each stored before
+ * the fold goes on, so that memory holds one state). Answers the number of snapshot points of the
+ * stream (taken now or already there).
  */
 export async function writeGraphSnapshots(
   store: EventStore,
   graphId: string,
-  options: Omit<SnapshotOptions, 'write'> = {},
+  options: Pick<SnapshotOptions, 'interval'> = {},
 ): Promise<number> {
   const interval = options.interval ?? DEFAULT_SNAPSHOT_INTERVAL;
-  try {
-    await readGraphAsOf(store, graphId, { revision: Number.MAX_SAFE_INTEGER }, { ...options, write: true });
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
+  const taken = new Set(
+    (await store.snapshots.list(graphSnapshotKey(graphId)))
+      .filter((info) => info.format === GRAPH_SNAPSHOT_FORMAT)
+      .map((info) => info.revision),
+  );
+  const head = await store.streamRevision(streams.graph(graphId));
+  let folded: FoldedGraph | undefined;
+  for (let point = interval - 1; point <= head; point += interval) {
+    if (taken.has(point)) {
+      folded = undefined; // the next missing point starts from this snapshot
+      continue;
+    }
+    if (folded) await advance(store, folded, { revision: point });
+    else folded = await readGraphAsOf(store, graphId, { revision: point }, { interval, write: false });
+    await storeSnapshot(store, captureState(folded.state), folded.maxRecordedAt!);
   }
-  await snapshotWritesSettled();
-  return Math.floor(((await store.streamRevision(streams.graph(graphId))) + 1) / interval);
+  return Math.floor((head + 1) / interval);
 }
 
 /**
