@@ -2,7 +2,9 @@
  * Property: no request, however malformed, gets a 5xx (`docs/contract.md` section 4: "No input gives
  * a 500"). fast-check sends random and malformed bodies, path segments and query strings to every
  * endpoint of a server holding a real graph, and checks that each answer is below 500 and that every
- * 4xx is a problem+json document. Bounded runs keep it to a few seconds.
+ * 4xx is a problem+json document. Issue 15 added hostile generators: deep nesting (to 5,000 levels,
+ * alone and inside OpenLineage batches), invalid UTF-8, control and invisible characters, hostile
+ * percent-encodings sent raw, huge numbers and prototype keys; `FUZZ_RUNS` requests (5,000) in all.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -57,7 +59,55 @@ const ENDPOINTS: Array<[string, string]> = [
   ['GET', '/api/v1/watchers/{t}/events'],
   ['GET', '/api/v1/watchers/{t}/history'],
   ['DELETE', '/api/v1/watchers/{t}'],
+  ['GET', '/api/v1/ready'],
+  ['GET', '/api/v1/graphs/{g}/nodes/{n}/metrics'],
+  ['GET', '/metrics'],
+  ['GET', '/openapi.json'],
+  ['GET', '/docs'],
+  ['GET', '/redoc'],
 ];
+
+/** Generated requests of the main property (issue 15: at least 5,000). */
+const FUZZ_RUNS = 5_000;
+
+/** Percent-encodings a client library would not produce, sent raw in paths and queries. */
+const HOSTILE_ENCODINGS = [
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%AF',
+  '%FF',
+  '%00',
+  '%2F..%2F',
+  'a%2',
+  '%25%',
+  '%F0%9F',
+  '%u0041',
+];
+
+/** Characters that ids and names refuse (controls, zero-width, directional overrides). */
+const NASTY_CHARACTERS = [
+  '\u0000',
+  '\r',
+  '\n',
+  '\t',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u200b',
+  '\u202e',
+  '\u2066',
+  '\ufeff',
+];
+
+/** `[[[...]]]` or `{"a":{"a":...}}` nested `depth` levels, as text. */
+const nested = (depth: number, object: boolean) =>
+  object ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth);
+
+/** An OpenLineage RunEvent with `name` as its job name and `runId`. */
+const runEvent = (name: string, runId: string, facets = '{}') =>
+  `{"eventType":"COMPLETE","eventTime":"2024-01-01T00:00:00Z","run":{"runId":${JSON.stringify(runId)}},` +
+  `"job":{"namespace":"n","name":${JSON.stringify(name)},"facets":${facets}},"inputs":[],"outputs":[]}`;
 
 const QUERY_NAMES = [
   'as_of',
@@ -110,6 +160,41 @@ describe('fuzz: no input yields a 5xx', () => {
   after(async () => api.dispose());
 
   it('answers random requests to every endpoint below 500, 4xx as problem+json', async () => {
+    const nasty = fc
+      .tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...NASTY_CHARACTERS), fc.string({ maxLength: 8 }))
+      .map(([before, character, after]) => `${before}${character}${after}`);
+    const hostileBody = fc.oneof(
+      // Deep nesting, alone, as a field and as one item of an OpenLineage batch.
+      fc.tuple(fc.integer({ min: 1, max: 5000 }), fc.boolean()).map(([depth, object]) => nested(depth, object)),
+      fc
+        .integer({ min: 60, max: 3000 })
+        .map((depth) => `[${runEvent('ok', 'r-ok')},${runEvent('deep', 'r-deep', nested(depth, true))}]`),
+      fc.integer({ min: 1, max: 3000 }).map((depth) => `{"name":${nested(depth, true)},"environment_ids":["e"]}`),
+      // Invalid UTF-8 inside otherwise valid JSON, and raw bytes.
+      fc
+        .uint8Array({ minLength: 1, maxLength: 8 })
+        .map((bytes) =>
+          Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from(bytes), Buffer.from('"}')]),
+        ),
+      fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+      // Control and invisible characters in names, ids, runIds and environment ids.
+      nasty.map((text) => JSON.stringify({ name: text })),
+      nasty.map((text) => runEvent(text, 'r1')),
+      nasty.map((text) => runEvent('j', text)),
+      nasty.map((text) => JSON.stringify({ environment_ids: [text], poll_interval_seconds: 60 })),
+      nasty.map((text) => JSON.stringify({ ...sampleGraph().nodes[0], id: `${sampleGraph().nodes[0]!.id}${text}` })),
+      // Huge numbers and prototype keys.
+      fc.constantFrom(
+        '{"poll_interval_seconds":1e400,"environment_ids":["e"]}',
+        '{"limit":123456789012345678901234567890}',
+        '{"hops":-1e309}',
+        '[1e999999]',
+        '{"__proto__":{"admin":true}}',
+        '{"constructor":{"prototype":{"x":1}}}',
+        '[{"__proto__":null}]',
+        `{"eventType":"COMPLETE","run":{"runId":"r"},"job":{"namespace":"n","name":"j"},"__proto__":{}}`,
+      ),
+    );
     const segment = fc.oneof(
       fc.constantFrom(ids.orders, ids.postgres, 'x', '', '..', '%', '%zz', '%00', 'a/b', ' ', '\u00e9', '0', '-1'),
       fc.string({ maxLength: 40 }),
@@ -173,6 +258,7 @@ describe('fuzz: no input yields a 5xx', () => {
           return 'unserializable';
         }
       }),
+      hostileBody,
     );
     const contentType = fc.constantFrom(
       'application/json',
@@ -185,8 +271,10 @@ describe('fuzz: no input yields a 5xx', () => {
     );
     // Request bodies may claim a compression (the OpenLineage ingestion routes decompress gzip and deflate).
     const contentEncoding = fc.constantFrom('', '', '', 'gzip', 'deflate', 'br', 'identity');
+    const rawSegment = fc.constantFrom(...HOSTILE_ENCODINGS);
     const request = fc.record({
       endpoint: fc.constantFrom(...ENDPOINTS),
+      raw: fc.option(fc.tuple(rawSegment, fc.constantFrom('path', 'query', 'name')), { freq: 6 }),
       graph: fc.oneof(fc.constant('{graph}'), segment),
       node: segment,
       task: segment,
@@ -197,34 +285,43 @@ describe('fuzz: no input yields a 5xx', () => {
       method: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), { freq: 5 }),
     });
 
+    let sent = 0;
     await fc.assert(
       fc.asyncProperty(request, async (input) => {
+        sent += 1;
         const [defaultMethod, template] = input.endpoint;
         const method = input.method ?? defaultMethod;
         const path = template
           .replace('{g}', input.graph === '{graph}' ? graphId : encodeURIComponent(input.graph))
           .replace('{n}', encodeURIComponent(input.node))
           .replace('{t}', encodeURIComponent(input.task));
-        const search = input.query
+        let search = input.query
           .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
           .join('&');
+        let target = path;
+        if (input.raw) {
+          const [raw, where] = input.raw;
+          if (where === 'path') target = path.replace(/\/[^/]*$/, `/${raw}`);
+          else search = where === 'query' ? `${search}${search ? '&' : ''}limit=${raw}` : `${raw}=1`;
+        }
         const headers: Record<string, string> = {};
         if (input.contentType !== '' && input.body !== undefined) headers['content-type'] = input.contentType;
         if (input.contentEncoding !== '' && input.body !== undefined)
           headers['content-encoding'] = input.contentEncoding;
         const sendsBody = input.body !== undefined && method !== 'GET';
-        const response = await fetch(`${api.base}${path}${search ? `?${search}` : ''}`, {
+        const response = await fetch(`${api.base}${target}${search ? `?${search}` : ''}`, {
           method,
           headers,
-          ...(sendsBody ? { body: input.body as string } : {}),
+          ...(sendsBody ? { body: input.body as string | Uint8Array } : {}),
         });
         const text = await response.text();
-        assert.ok(response.status < 500, `${method} ${path}?${search} -> ${response.status}: ${text.slice(0, 300)}`);
+        assert.ok(response.status < 500, `${method} ${target}?${search} -> ${response.status}: ${text.slice(0, 300)}`);
         if (response.status >= 400)
           assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
       }),
-      { numRuns: 600, seed: 20250101 },
+      { numRuns: FUZZ_RUNS, seed: 20250101 },
     );
+    assert.ok(sent >= FUZZ_RUNS, `${sent} requests sent`);
     // And the server still works.
     const health = await fetch(`${api.base}/api/v1/health`);
     assert.equal(health.status, 200);
