@@ -47,6 +47,7 @@ import {
 } from './hardening.js';
 import { problem, registerProblemHandling, sendProblem } from './problem.js';
 import { graphRoutes } from './routes/graphs.js';
+import { nodeMetricsRoutes } from './routes/nodeMetrics.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
 import { pushRoutes } from './routes/push.js';
@@ -217,6 +218,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
 
   await app.register(metaRoutes, { prefix: '/api/v1', config });
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
+  await app.register(nodeMetricsRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
