@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import { withMetricAttributes } from '../../src/extraction/metrics.js';
 import { extract, type ExtractOptions } from '../../src/extraction/extract.js';
 import {
   connectorId,
@@ -264,8 +265,14 @@ describe('extract against the simulator', () => {
     assert.equal(sim.requestCounts()['kafka-rest.topics'], 1);
   });
 
-  it('adds metrics with --metrics', async () => {
-    const { graph } = await run({ enableMetrics: true });
+  it('samples metrics with --metrics, apart from the graph', async () => {
+    const result = await run({ enableMetrics: true });
+    assert.ok(
+      result.graph.nodes.every((node) => !Object.keys(node.attributes ?? {}).some((key) => key.startsWith('metrics_'))),
+      'the extracted graph carries no metric attribute',
+    );
+    assert.ok(result.metrics && result.metrics.samples.length > 0);
+    const graph = withMetricAttributes(result.graph, result.metrics);
     const topic = graph.nodes.find((n) => n.id === topicId(PROD, DEDICATED, 'dlq-lcc-bq42r7'));
     assert.equal(topic?.attributes?.metrics_received_records, 60);
     assert.equal(topic?.attributes?.metrics_active, true);

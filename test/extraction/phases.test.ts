@@ -600,7 +600,7 @@ describe('phase 5: metrics', () => {
     });
     const run = runOf(platform, { metricsLookbackHours: 3 });
     run.builder.add(topicFragment(clusterOf('lkc-1'), [topic('orders')], []));
-    await extractMetrics(run, [extracted()]);
+    const samples = await extractMetrics(run, [extracted()]);
     const queries = platform.callsOf('metrics.query').map((call) => call.args[0] as MetricsQuery);
     assert.equal(
       queries.length,
@@ -608,9 +608,12 @@ describe('phase 5: metrics', () => {
       'four topic and two connector metrics per cluster, two Flink metrics per pool',
     );
     assert.ok(queries.every((query) => query.intervals[0] === '2026-11-20T07:00:30Z/2026-11-20T10:00:30Z'));
-    const orders = run.builder.build().graph.nodes.find((n) => n.id === topicId(ENV, 'lkc-1', 'orders'));
-    assert.equal(orders?.attributes?.metrics_received_records, 60);
-    assert.equal(orders?.attributes?.metrics_window_hours, 3);
+    const orders = samples?.samples.find((sample) => sample.node_id === topicId(ENV, 'lkc-1', 'orders'));
+    assert.equal(orders?.metrics.metrics_received_records, 60);
+    assert.equal(samples?.window_start, '2026-11-20T07:00:30Z');
+    assert.equal(samples?.window_end, '2026-11-20T10:00:30Z');
+    const node = run.builder.build().graph.nodes.find((n) => n.id === topicId(ENV, 'lkc-1', 'orders'));
+    assert.equal(node?.attributes?.metrics_received_records, undefined, 'samples stay apart from the graph');
     assert.deepEqual(run.warnings, []);
   });
 

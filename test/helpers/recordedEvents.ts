@@ -60,6 +60,8 @@ export function streamOf(event: LineageEvent): string {
     case 'PublisherClaimed':
     case 'PublisherCheckpointed':
       return streams.publisherCheckpoint;
+    case 'MetricsSampled':
+      return streams.metrics(event.data.graph_id);
     default:
       return streams.graph(event.data.graph_id);
   }
