@@ -5,17 +5,26 @@
  *
  * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
  * cluster), `--output PATH` (default `./lineage_graph.json`), `--no-enrich`, `--enrich-only`,
- * `--push-lineage`, `--metrics`, `--metrics-lookback-hours N` (default 1).
+ * `--push-lineage [LIST]` (every configured catalog, or the comma-separated `lakehouse`, `datalake`,
+ * `warehouse`, `data_governance`; `--push-lineage-catalogs LIST` is the same list spelled as an
+ * option), `--metrics`, `--metrics-lookback-hours N` (default 1).
  * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
  *
  * Exit codes: 0 success; 1 interrupted (SIGINT/SIGTERM); 2 bad flags or configuration, or the
  * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
-import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
+import { array, command, flag, multioption, option, optional, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { loadConfig } from '../src/config.js';
-import { reportError, runExtract, type ExtractArgs } from './shared.js';
+import type { CatalogType } from '../src/graph/model.js';
+import {
+  expandPushLineageArgument,
+  parsePushLineageCatalogs,
+  reportError,
+  runExtract,
+  type ExtractArgs,
+} from './shared.js';
 
 const NAME = 'lineage-svc-extract';
 
@@ -27,6 +36,14 @@ const positiveHours: Type<string, number> = {
       throw new Error(`--metrics-lookback-hours must be a number of hours above 0 and at most 744, got "${text}"`);
     }
     return value;
+  },
+};
+
+/** A comma-separated list of catalog providers (`parsePushLineageCatalogs`). */
+const catalogList: Type<string, CatalogType[]> = {
+  displayName: 'catalogs',
+  async from(text: string): Promise<CatalogType[]> {
+    return parsePushLineageCatalogs(text);
   },
 };
 
@@ -59,7 +76,14 @@ export const extractCli = command({
     }),
     pushLineage: flag({
       long: 'push-lineage',
-      description: 'push lineage to lakehouse catalog tables after extraction',
+      description:
+        'push lineage to every configured catalog after extraction; or to a list: --push-lineage lakehouse,warehouse',
+    }),
+    pushLineageCatalogs: option({
+      long: 'push-lineage-catalogs',
+      type: optional(catalogList),
+      description:
+        'the catalogs --push-lineage pushes to (what --push-lineage LIST sets): lakehouse, datalake, warehouse, data_governance',
     }),
     metrics: flag({ long: 'metrics', description: 'include throughput metrics' }),
     metricsLookbackHours: option({
@@ -74,9 +98,10 @@ export const extractCli = command({
 });
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = await parseArguments(extractCli, NAME, argv);
+  const parsed = await parseArguments(extractCli, NAME, expandPushLineageArgument(argv));
   if ('exitCode' in parsed) return parsed.exitCode;
   const args = parsed.args as ExtractArgs;
+  if (args.pushLineageCatalogs && !args.pushLineage) args.pushLineage = true;
   let config;
   try {
     config = loadConfig(process.env);

@@ -11,8 +11,8 @@ import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
 import { createCatalogGateway, type CatalogClientOptions } from '../infra/catalogs/catalogService.js';
 import { createServiceContext } from '../infra/serviceContext.js';
-import type { PushResult } from '../src/catalogs/provider.js';
-import { catalogEntry } from '../src/catalogs/registry.js';
+import { countResults, type PushResult } from '../src/catalogs/provider.js';
+import { CATALOG_REGISTRY, catalogEntry, findCatalogEntry } from '../src/catalogs/registry.js';
 import type { CatalogType, LineageGraph } from '../src/graph/model.js';
 import type { Config } from '../src/config.js';
 import { countGraph, type ExtractionCounts } from '../src/extraction/extract.js';
@@ -36,6 +36,11 @@ export interface ExtractArgs {
   noEnrich: boolean;
   enrichOnly: boolean;
   pushLineage: boolean;
+  /**
+   * The catalogs `--push-lineage` pushes to (`--push-lineage lakehouse,warehouse`, parsed by
+   * `pushLineageCatalogs`); absent or empty: every available catalog.
+   */
+  pushLineageCatalogs?: CatalogType[] | undefined;
   metrics: boolean;
   metricsLookbackHours: number;
 }
@@ -104,29 +109,100 @@ export function summaryLines(input: {
   ];
 }
 
-/** One line per push result: `Push: 3 lakehouse table(s) updated, ...`, then its errors and skips. */
-function pushLines(catalogType: CatalogType, result: PushResult): string[] {
+/**
+ * Lines per push result: `Push: 3 lakehouse table(s) updated, ...` with the per-table or per-job
+ * counts (`2 updated, 1 unchanged, 0 skipped, 0 failed`), then its errors and skips.
+ */
+export function pushLines(catalogType: CatalogType, result: PushResult): string[] {
+  const counts = countResults(result);
   return [
     `Push: ${result.tables_updated} ${catalogEntry(catalogType).shortName} table(s) updated, ` +
       `${result.properties_set} properties, ${result.comments_set} comments, ${result.bridge_rows_inserted} bridge rows; ` +
-      `${result.errors.length} error(s), ${result.skipped.length} skipped`,
+      `${result.errors.length} error(s), ${result.skipped.length} skipped; per table or job: ` +
+      `${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.skipped} skipped, ${counts.failed} failed`,
     ...result.errors.map((error) => `warning: push: ${error}`),
     ...result.skipped.map((skipped) => `push skipped: ${skipped}`),
   ];
 }
 
-/** The flag check that needs the configuration: `--push-lineage` needs at least one available catalog. */
+/**
+ * The catalog list of `--push-lineage lakehouse,warehouse`: comma-separated provider names (short
+ * names or catalog types, any case), in the order given, without repeats.
+ * @throws Error naming the unknown names
+ */
+export function parsePushLineageCatalogs(text: string): CatalogType[] {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => findCatalogEntry(name) === undefined);
+  if (names.length === 0 || unknown.length > 0)
+    throw new Error(
+      `--push-lineage takes a comma-separated list of ${CATALOG_REGISTRY.map((e) => e.shortName).join(', ')}; ` +
+        `got "${text}"`,
+    );
+  return [...new Set(names.map((name) => findCatalogEntry(name)!.catalogType))];
+}
+
+/**
+ * Rewrites `--push-lineage LIST` and `--push-lineage=LIST` into `--push-lineage
+ * --push-lineage-catalogs LIST`, so that cmd-ts keeps `--push-lineage` a bare flag
+ * (`docs/specification.md`, "Command-line tools") while it also takes an optional list. A following
+ * word is taken as the list only when every comma-separated part of it names a catalog provider.
+ */
+export function expandPushLineageArgument(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    const inline = /^--push-lineage=(.*)$/.exec(arg);
+    if (inline) out.push('--push-lineage', '--push-lineage-catalogs', inline[1]!);
+    else if (arg === '--push-lineage' && isCatalogList(argv[i + 1])) {
+      out.push('--push-lineage', '--push-lineage-catalogs', argv[i + 1]!);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+const isCatalogList = (word: string | undefined): boolean =>
+  word !== undefined &&
+  !word.startsWith('-') &&
+  word.split(',').every((name) => name.trim() !== '' && findCatalogEntry(name) !== undefined);
+
+/** The catalogs `--push-lineage` pushes to: the list given, else every available one. */
+function pushLineageTargets(args: Pick<ExtractArgs, 'pushLineageCatalogs'>, available: CatalogType[]): CatalogType[] {
+  return args.pushLineageCatalogs && args.pushLineageCatalogs.length > 0 ? args.pushLineageCatalogs : available;
+}
+
+/**
+ * The flag check that needs the configuration: `--push-lineage` needs at least one available
+ * catalog, and each catalog of its list must be available (the message names the variables to set).
+ */
 function pushLineageProblem(args: ExtractArgs, config: Config): Error | undefined {
-  if (!args.pushLineage || createCatalogGateway(config).available().length > 0) return undefined;
+  if (!args.pushLineage) return undefined;
+  const gateway = createCatalogGateway(config);
+  if (args.pushLineageCatalogs && args.pushLineageCatalogs.length > 0) {
+    const reasons = args.pushLineageCatalogs
+      .map((catalogType) => gateway.unavailableReason(catalogType))
+      .filter((reason) => reason !== undefined);
+    return reasons.length > 0 ? new ConfigurationError(`--push-lineage: ${reasons.join('; ')}`) : undefined;
+  }
+  if (gateway.available().length > 0) return undefined;
   return new ConfigurationError(
     '--push-lineage needs a configured catalog: LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL and LINEAGE_SVC_LAKEHOUSE_TOKEN, ' +
-      'LINEAGE_SVC_DATALAKE_REGION, or LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION',
+      'LINEAGE_SVC_DATALAKE_REGION, LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION, or ' +
+      'LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID and LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID',
   );
 }
 
-/** `--push-lineage`: pushes `graph` to every available catalog with the default switches. */
-async function pushToEveryCatalog(context: ServiceContext, graph: LineageGraph, io: CommandIo): Promise<void> {
-  for (const catalogType of context.catalogs.available()) {
+/** `--push-lineage`: pushes `graph` to each catalog asked for (default every available one) with the default switches. */
+async function pushToEveryCatalog(
+  context: ServiceContext,
+  graph: LineageGraph,
+  io: CommandIo,
+  args: Pick<ExtractArgs, 'pushLineageCatalogs'>,
+): Promise<void> {
+  for (const catalogType of pushLineageTargets(args, context.catalogs.available())) {
     const result = await pushLineageGraph(context, graph, catalogType);
     io.stderr.write(`${pushLines(catalogType, result).join('\n')}\n`);
   }
@@ -146,7 +222,7 @@ async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, io: C
     onProgress: progressWriter(io),
   });
   await writeGraphFile(args.output, enriched.graph);
-  if (args.pushLineage) await pushToEveryCatalog(context, enriched.graph, io);
+  if (args.pushLineage) await pushToEveryCatalog(context, enriched.graph, io, args);
   for (const warning of enriched.warnings) io.stderr.write(`warning: ${warning}\n`);
   const lines = summaryLines({
     counts: countGraph(enriched.graph),
@@ -180,7 +256,7 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, io: Com
   });
   await writeGraphFile(args.output, outcome.graph);
   for (const warning of outcome.warnings) io.stderr.write(`warning: ${warning}\n`);
-  if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, io);
+  if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, io, args);
   const changes = outcome.changes;
   const lines = summaryLines({ ...outcome, output: args.output });
   lines.push(

@@ -6,7 +6,8 @@
  *
  * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
  * cluster), `--cooldown SECONDS` (float, default 30.0), `--poll-interval SECONDS` (float, default
- * 10.0), `--push-lakehouse`, `--push-datalake`, and `--output PATH` (default `./lineage_graph.json`).
+ * 10.0), `--push-lakehouse`, `--push-datalake`, `--push-warehouse`, `--push-data-governance`, and
+ * `--output PATH` (default `./lineage_graph.json`).
  * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
  *
  * It extracts once at start, then after each cooldown; every extraction is recorded in the event
@@ -81,6 +82,11 @@ export const watchCli = command({
     }),
     pushLakehouse: flag({ long: 'push-lakehouse', description: 'push to the lakehouse catalog after each extraction' }),
     pushDatalake: flag({ long: 'push-datalake', description: 'push to the data-lake catalog after each extraction' }),
+    pushWarehouse: flag({ long: 'push-warehouse', description: 'push to the warehouse catalog after each extraction' }),
+    pushDataGovernance: flag({
+      long: 'push-data-governance',
+      description: 'push to the data governance catalog after each extraction',
+    }),
     output: option({
       long: 'output',
       type: string,
@@ -102,6 +108,8 @@ export interface WatchArgs {
   pollInterval: number;
   pushLakehouse: boolean;
   pushDatalake: boolean;
+  pushWarehouse?: boolean | undefined;
+  pushDataGovernance?: boolean | undefined;
   output: string;
 }
 
@@ -110,7 +118,7 @@ export interface WatchArgs {
  * catalog's configuration and a push implementation.
  */
 export function pushTargets(
-  args: Pick<WatchArgs, 'pushLakehouse' | 'pushDatalake'>,
+  args: Pick<WatchArgs, 'pushLakehouse' | 'pushDatalake' | 'pushWarehouse' | 'pushDataGovernance'>,
   config: Config,
   pushers: Readonly<Record<string, CatalogPush>>,
 ): string[] | Error {
@@ -129,6 +137,20 @@ export function pushTargets(
       'DATALAKE_CATALOG',
       Boolean(config.datalake.region),
       'LINEAGE_SVC_DATALAKE_REGION',
+    ],
+    [
+      args.pushWarehouse === true,
+      '--push-warehouse',
+      'WAREHOUSE_LINEAGE',
+      Boolean(config.warehouse.projectId && config.warehouse.location),
+      'LINEAGE_SVC_WAREHOUSE_PROJECT_ID and LINEAGE_SVC_WAREHOUSE_LOCATION',
+    ],
+    [
+      args.pushDataGovernance === true,
+      '--push-data-governance',
+      'DATA_GOVERNANCE',
+      Boolean(config.dataGovernance.domainId && config.dataGovernance.projectId),
+      'LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID and LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID',
     ],
   ];
   for (const [asked, flagName, catalogType, configured, settings] of wanted) {

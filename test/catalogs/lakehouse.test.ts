@@ -20,7 +20,8 @@ import { lakehouseProvider } from '../../src/catalogs/lakehouse.js';
 import { applyEnrichment, CatalogApiError, DEFAULT_PUSH_OPTIONS } from '../../src/catalogs/provider.js';
 import { byteLength, CHAIN_MAX_BYTES, indexGraph, toHop, upstreamChain } from '../../src/catalogs/upstreamChain.js';
 import { extract } from '../../src/extraction/extract.js';
-import { lakehouseTableId } from '../../src/graph/ids.js';
+import { catalogJobId, lakehouseTableId } from '../../src/graph/ids.js';
+import { parseLineageGraph } from '../../src/graph/validation.js';
 import type { LineageGraph } from '../../src/graph/model.js';
 import { silentLogger } from '../../src/logger.js';
 import { DEDICATED, PROD, fastApi } from '../extraction/helpers.js';
@@ -174,7 +175,17 @@ describe('lakehouse enrichment', () => {
       });
       assert.equal(enrichment.attributes.url, `${sim.url}/explore/data/retail_prod/${DEDICATED}/orders_enriched`);
 
-      assert.deepEqual(result.newNodes.map((n) => n.id).sort(), [DASHBOARD_ID, FORBIDDEN_ID, GOLD_ID].sort());
+      const NOTEBOOK_ID = catalogJobId('LAKEHOUSE', PROD, 'notebook/1148372950163720');
+      const QUERY_ID = catalogJobId('LAKEHOUSE', PROD, 'query/3f9c2a71-5b8e-4d16-a0c4-7e2b9d1f6a83');
+      assert.deepEqual(
+        result.newNodes.map((n) => n.id).sort(),
+        [DASHBOARD_ID, FORBIDDEN_ID, GOLD_ID, NOTEBOOK_ID, QUERY_ID].sort(),
+      );
+      const notebook = result.newNodes.find((n) => n.id === NOTEBOOK_ID)!;
+      assert.equal(notebook.node_type, 'CATALOG_JOB');
+      assert.equal(notebook.system, 'LAKEHOUSE');
+      assert.equal(notebook.attributes?.job_kind, 'notebook');
+      assert.equal(notebook.attributes?.url, `${sim.url}/#notebook/1148372950163720`);
       const gold = result.newNodes.find((n) => n.id === GOLD_ID)!;
       assert.equal(gold.attributes?.derived, true);
       assert.equal(gold.attributes?.owner, 'analytics@acme-retail.com', 'discovered tables are enriched too');
@@ -184,9 +195,11 @@ describe('lakehouse enrichment', () => {
       assert.deepEqual(
         result.newEdges.map((e) => [e.src_id, e.edge_type, e.dst_id]).sort(),
         [
-          [TABLE_ID, 'TRANSFORMS', GOLD_ID],
+          [TABLE_ID, 'CONSUMES', NOTEBOOK_ID],
+          [NOTEBOOK_ID, 'PRODUCES', GOLD_ID],
           [TABLE_ID, 'TRANSFORMS', FORBIDDEN_ID],
-          [GOLD_ID, 'TRANSFORMS', DASHBOARD_ID],
+          [GOLD_ID, 'CONSUMES', QUERY_ID],
+          [QUERY_ID, 'PRODUCES', DASHBOARD_ID],
         ].sort(),
       );
       assert.equal(result.warnings.length, 1);
@@ -196,7 +209,11 @@ describe('lakehouse enrichment', () => {
       );
 
       const graph = applyEnrichment(extracted, result);
-      assert.equal(graph.nodes.length, extracted.nodes.length + 3);
+      assert.equal(graph.nodes.length, extracted.nodes.length + 5);
+      assert.doesNotThrow(
+        () => parseLineageGraph(structuredClone(graph)),
+        'catalog jobs sit between tables by the edge rules',
+      );
       assert.equal(
         graph.nodes.find((n) => n.id === TABLE_ID)?.attributes?.catalog_integration_id,
         'tci-u4n8k2',
@@ -230,6 +247,29 @@ describe('lakehouse enrichment', () => {
 describe('lakehouse push', () => {
   const now = new Date('2025-01-02T03:04:05.678Z');
 
+  it('a second push of the same graph writes nothing and reports every pushed table unchanged', async () => {
+    await withLakehouse(demo, async (sim) => {
+      const port = client(sim);
+      const graph = applyEnrichment(extracted, await lakehouseProvider.enrich(extracted, { port }));
+      const first = await lakehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port, now });
+      assert.equal(first.results.filter((r) => r.status === 'updated').length, 3);
+      const written = sim.statements().length;
+      const state = JSON.stringify(sim.table(TABLE));
+      const second = await lakehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, {
+        port,
+        now: new Date('2025-01-03T00:00:00Z'),
+      });
+      assert.equal(sim.statements().length, written, 'no statement the second time');
+      assert.equal(JSON.stringify(sim.table(TABLE)), state, 'the catalog is left as it was');
+      assert.equal(second.tables_updated, 0);
+      assert.deepEqual(
+        second.results.map((r) => r.status),
+        ['skipped', 'unchanged', 'unchanged', 'unchanged'],
+      );
+      assert.match(second.results[0]!.reason ?? '', /PERMISSION_DENIED/);
+    });
+  });
+
   it('sets the properties and the comment of every table with upstream lineage, on an auto-discovered running warehouse', async () => {
     await withLakehouse(demo, async (sim) => {
       const port = client(sim);
@@ -240,10 +280,16 @@ describe('lakehouse push', () => {
       assert.equal(result.comments_set, 3);
       assert.equal(result.bridge_rows_inserted, 0);
       assert.deepEqual(result.errors, []);
-      assert.equal(result.skipped.length, 2, JSON.stringify(result.skipped));
-      assert.match(
-        result.skipped.join('\n'),
-        /margin_restricted: properties not set: FAILED BAD_REQUEST: \[INSUFFICIENT_PERMISSIONS\]/,
+      assert.equal(result.skipped.length, 1, JSON.stringify(result.skipped));
+      assert.match(result.skipped.join('\n'), /margin_restricted: not readable: .*HTTP 403 PERMISSION_DENIED/);
+      assert.deepEqual(
+        result.results.map((r) => [r.name, r.status]),
+        [
+          ['retail_prod.finance.margin_restricted', 'skipped'],
+          ['retail_prod.gold.daily_revenue', 'updated'],
+          ['retail_prod.gold.revenue_dashboard', 'updated'],
+          [TABLE, 'updated'],
+        ],
       );
 
       const statements = sim.statements();
@@ -285,7 +331,7 @@ describe('lakehouse push', () => {
         'ordered by distance',
       );
       assert.match(table.comment!, /^Upstream lineage \(lineage-svc\):\n/);
-      assert.match(table.comment!, /\n {2}- topic: pg\.retail\.public\.orders \[5 columns\]\n/);
+      assert.match(table.comment!, /\n *- topic: pg\.retail\.public\.orders \[5 columns\]\n/);
       assert.match(
         table.comment!,
         new RegExp(

@@ -2,7 +2,7 @@
  * The warehouse provider (Google BigQuery + Data Lineage API).
  *
  * Pure parts: table parts from the node, console deep link, int64 parsing, attributes from the
- * captured `tables.get` fixture (views without a row count), namespace normalisation (stream ->
+ * captured `tables.get` fixture (views without a row count), namespace normalization (stream ->
  * `kafka://{cluster}`, warehouse and BigQuery URIs -> `bigquery`, other systems dropped, column
  * lineage inputs rewritten), events of the pushed job types only, events left empty skipped, the
  * provider over a fake port (credentials failure, push failures), Google error bodies.

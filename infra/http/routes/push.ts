@@ -10,8 +10,10 @@
  *   `graph_id` (also accepted as query `graph_id`).
  *
  * Both run synchronously and answer 200 with `{catalog_type, graph_id, tables_updated,
- * properties_set, comments_set, bridge_rows_inserted, errors, skipped}`; catalog-side failures are
- * in `errors` / `skipped`, not in the status. 400 when the provider is not configured (the detail
+ * properties_set, comments_set, bridge_rows_inserted, errors, skipped, results}` (`results`: one
+ * `{kind, name, node_id?, status, reason?, error?}` per table or job, status `updated`,
+ * `unchanged`, `skipped` or `failed`); catalog-side failures are in `errors` / `skipped` /
+ * `results`, not in the status. 400 when the provider is not configured (the detail
  * names the variables to set) or not implemented yet, or for a malformed body; 404 for an unknown
  * provider name or graph, or when there is no graph yet. Unknown body fields are rejected (400).
  */
@@ -44,6 +46,18 @@ export const LineagePushRequestSchema = z.object({ catalog_type: z.enum(CATALOG_
 /** Body of `POST /push/{provider}`. */
 export const ProviderPushRequestSchema = z.object(switches).strict();
 
+/** One table's or job's outcome (`PushItemResult` of `src/catalogs/provider.ts`). */
+export const PushItemResultSchema = z
+  .object({
+    kind: z.enum(['table', 'job']).describe('table: lakehouse and datalake tables; job: lineage events'),
+    name: z.string().describe("The table's qualified name or the job's {namespace}:{name}"),
+    node_id: z.string().optional(),
+    status: z.enum(['updated', 'unchanged', 'skipped', 'failed']),
+    reason: z.string().optional().describe('Why it was skipped'),
+    error: z.string().optional().describe('What failed'),
+  })
+  .meta({ id: 'PushItemResult' });
+
 /** The answer of both push endpoints. */
 export const PushResultSchema = z
   .object({
@@ -55,6 +69,11 @@ export const PushResultSchema = z
     bridge_rows_inserted: z.number().int(),
     errors: z.array(z.string()),
     skipped: z.array(z.string()),
+    results: z
+      .array(PushItemResultSchema)
+      .describe(
+        'Per table or job: updated, unchanged (the catalog already held it), skipped with a reason, failed with an error',
+      ),
   })
   .meta({ id: 'PushResult' });
 
