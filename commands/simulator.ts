@@ -3,23 +3,32 @@
  * `lineage-svc-simulator`: runs the platform simulator (a stand-in for Confluent Cloud's REST
  * APIs, see `docs/simulator.md`) until SIGINT/SIGTERM.
  *
- * Flags: `--scenario PATH|NAME` (default `demo`: a built-in scenario name or a YAML/JSON file),
+ * Flags: `--scenario PATH|NAME` (default `demo`: a built-in scenario name or a YAML/JSON file), `--no-catalogs`,
  * `--host` (default `127.0.0.1`), `--port` (default 0: an ephemeral port), `--latency-ms`
  * (milliseconds added to every request; default the scenario's `latency_ms`).
  *
  * Prints `lineage-svc-simulator listening on http://127.0.0.1:PORT (scenario demo)`, then the
- * `export LINEAGE_SVC_...=...` lines that point an extractor at it with the scenario's keys.
+ * `export LINEAGE_SVC_...=...` lines that point an extractor at it with the scenario's keys. With
+ * `--catalogs` (the default; `--no-catalogs` leaves them out) it also serves the catalogs of the
+ * demo on ports of their own, and prints their variables: Databricks (the lakehouse,
+ * `simulators/databricks`, scenario `demo`), Google BigQuery, Data Lineage and Dataplex (the
+ * warehouse, `simulators/google`, scenario `demo`) and AWS DataZone (the data governance,
+ * `simulators/datazone`: `LINEAGE_SVC_DATA_GOVERNANCE_*`, `AWS_ENDPOINT_URL_DATAZONE`, `AWS_REGION`
+ * and example credentials, which the simulator accepts as any SigV4 signature).
  *
  * Exit codes: 0 stopped by SIGINT/SIGTERM (or `--help`); 1 the server could not run (e.g. the port
  * is taken); 2 bad flags or an invalid scenario. Errors are one line on stderr, never a stack trace.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
-import { command, option, optional, string, type Type } from 'cmd-ts';
+import { command, flag, option, optional, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { ValidationError } from '../src/errors.js';
 import { loadScenario, type Scenario } from '../simulators/confluent/scenario.js';
 import { startPlatformSimulator } from '../simulators/confluent/server.js';
 import { simulatorClientEnvironment } from '../simulators/confluent/clientEnvironment.js';
+import { loadLakehouseScenario, startLakehouseSimulator } from '../simulators/databricks/index.js';
+import { DEMO_DATAZONE_DOMAIN, DEMO_DATAZONE_PROJECT, startDataZoneSimulator } from '../simulators/datazone/index.js';
+import { loadGoogleScenario, startGoogleSimulator } from '../simulators/google/index.js';
 
 const NAME = 'lineage-svc-simulator';
 
@@ -67,6 +76,10 @@ const cli = command({
       type: optional(integerType('--latency-ms', 0, 600_000)),
       description: "milliseconds added to every request (default: the scenario's latency_ms)",
     }),
+    noCatalogs: flag({
+      long: 'no-catalogs',
+      description: 'serve only the platform, not the Databricks, Google and DataZone catalog simulators',
+    }),
   },
   handler: (args) => args,
 });
@@ -107,10 +120,51 @@ function exportLines(url: string, scenario: Scenario): string[] {
   return lines;
 }
 
+/**
+ * Starts the demo's catalog simulators (Databricks, Google, DataZone) on ephemeral ports of `host`
+ * and returns their `export` lines (and comments naming each) and a function closing them all.
+ */
+async function startCatalogSimulators(host: string): Promise<{ lines: string[]; close: () => Promise<void> }> {
+  const lakehouse = await startLakehouseSimulator({ scenario: await loadLakehouseScenario('demo'), host });
+  const google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo'), host });
+  const dataZone = await startDataZoneSimulator({ host });
+  const variables: Array<[string, string] | string> = [
+    `# Lakehouse (Databricks Unity Catalog, scenario demo) on ${lakehouse.url}`,
+    ['LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL', lakehouse.url],
+    ['LINEAGE_SVC_LAKEHOUSE_TOKEN', lakehouse.scenario.token],
+    `# Warehouse (Google BigQuery, Data Lineage, Dataplex, scenario demo) on ${google.url}`,
+    ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', google.scenario.project_id],
+    ['LINEAGE_SVC_WAREHOUSE_LOCATION', google.scenario.locations[0] ?? 'us'],
+    ['LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN', google.scenario.token],
+    ['LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL', google.url],
+    ['LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL', google.url],
+    ['LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL', google.url],
+    `# Data governance (AWS DataZone) on ${dataZone.url}; the credentials are AWS's documentation examples`,
+    ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', DEMO_DATAZONE_DOMAIN],
+    ['LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID', DEMO_DATAZONE_PROJECT],
+    ['AWS_ENDPOINT_URL_DATAZONE', dataZone.url],
+    ['AWS_REGION', 'eu-west-1'],
+    ['AWS_ACCESS_KEY_ID', 'AKIAIOSFODNN7EXAMPLE'],
+    ['AWS_SECRET_ACCESS_KEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+  ];
+  return {
+    lines: variables.map((entry) => (typeof entry === 'string' ? entry : `export ${entry[0]}=${shellQuote(entry[1])}`)),
+    close: async () => {
+      await Promise.all([lakehouse.close(), google.close(), dataZone.close()]);
+    },
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   const parsed = await parseArguments(cli, NAME, argv);
   if ('exitCode' in parsed) return parsed.exitCode;
-  const args = parsed.args as { scenario: string; host: string; port: number; latencyMs: number | undefined };
+  const args = parsed.args as {
+    scenario: string;
+    host: string;
+    port: number;
+    latencyMs: number | undefined;
+    noCatalogs: boolean;
+  };
   let scenario: Scenario;
   try {
     scenario = await loadScenario(args.scenario);
@@ -126,10 +180,13 @@ async function main(argv: string[]): Promise<number> {
   });
   process.stdout.write(`${NAME} listening on ${simulator.url} (scenario ${args.scenario})\n`);
   process.stdout.write(`${exportLines(simulator.url, scenario).join('\n')}\n`);
+  const catalogs = args.noCatalogs ? undefined : await startCatalogSimulators(args.host);
+  if (catalogs) process.stdout.write(`${catalogs.lines.join('\n')}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  await catalogs?.close();
   await simulator.close();
   return 0;
 }
