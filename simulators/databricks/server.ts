@@ -239,7 +239,9 @@ export async function startLakehouseSimulator(options: LakehouseSimulatorOptions
     const at = '2024-12-01 09:11:40.0';
     const entities = (edge: (typeof scenario.lineage)[number]) => {
       const info = (field: string, value: unknown) =>
-        value === undefined ? {} : { [field]: [{ workspace_id: scenario.workspace_id, ...value!, lineage_timestamp: at }] };
+        value === undefined
+          ? {}
+          : { [field]: [{ workspace_id: scenario.workspace_id, ...value!, lineage_timestamp: at }] };
       return {
         ...info('notebookInfos', edge.notebook_id === undefined ? undefined : { notebook_id: edge.notebook_id }),
         ...info('jobInfos', edge.job_id === undefined ? undefined : { job_id: edge.job_id }),
