@@ -8,13 +8,14 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 # files are listed here and an empty list is an error.
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
-.PHONY: help install build typecheck lint format test test-file demo bench facet-schemas clean ui browser serve
+.PHONY: help install build typecheck lint format test test-file demo bench soak facet-schemas clean ui browser serve
 
 help:
 	@echo "make demo    extract the demo estate from the built-in platform simulator"
 	@echo "make serve   run the simulator, the API and the web UI on the demo estate"
 	@echo "make test    install, build and run every test"
 	@echo "make bench   run the benchmarks; writes bench/results.json"
+	@echo "make soak    long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
 	@echo "make build   compile TypeScript to dist/"
 
 node_modules/.install-stamp: package.json $(wildcard package-lock.json)
@@ -68,6 +69,11 @@ serve: build
 
 bench: build browser
 	node --expose-gc dist/bench/run.js
+
+# Issue 15: a 60 s 50-client load, SIGKILL loops during import and ingest on file, sqlite and
+# PostgreSQL, and a full-disk run on a 2 MiB tmpfs (skipped with a notice where mount is not allowed).
+soak: install
+	node --import tsx bench/soak.ts
 
 # After changing a custom OpenLineage facet: rewrite its published JSON Schema in docs/facets/.
 facet-schemas: install

@@ -162,7 +162,7 @@ export function encodeUriForOpenLineage(uri: string): string {
   return uri
     .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
     .replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/gu, (character) =>
-      encodeURIComponent(character.isWellFormed() ? character : '\ufffd'),
+      encodeURIComponent(/^[\uD800-\uDFFF]$/.test(character) ? '\ufffd' : character),
     )
     .replace(/(?<=#.*)#/g, '%23');
 }

@@ -312,7 +312,7 @@ describe('fuzz: no input yields a 5xx', () => {
         const response = await fetch(`${api.base}${target}${search ? `?${search}` : ''}`, {
           method,
           headers,
-          ...(sendsBody ? { body: input.body as string | Uint8Array } : {}),
+          ...(sendsBody ? { body: typeof input.body === 'string' ? input.body : new Uint8Array(input.body!) } : {}),
         });
         const text = await response.text();
         assert.ok(response.status < 500, `${method} ${target}?${search} -> ${response.status}: ${text.slice(0, 300)}`);

@@ -20,7 +20,7 @@ function hostileGraph(suffix: string): LineageGraph {
     nodes: graph.nodes.map((node) => {
       if (node.node_type === 'EXTERNAL_DATASET')
         return { ...node, qualified_name: `s3://acme-datalake/${suffix}`, display_name: suffix };
-      if (node.node_type === 'KAFKA_TOPIC') return { ...node, display_name: `${node.display_name} ${suffix}` };
+      if (node.node_type === 'TOPIC') return { ...node, display_name: `${node.display_name} ${suffix}` };
       return node;
     }),
   };
