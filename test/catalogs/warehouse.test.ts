@@ -608,7 +608,7 @@ describe('warehouse provider against the Google simulator', () => {
     assert.deepEqual([view.attributes!.table_type, view.attributes!.num_rows], ['VIEW', null]);
   });
 
-  it('pushes one event per pushed job node with normalised namespaces; a re-push is idempotent', async () => {
+  it('pushes one event per pushed job node with normalized namespaces; a re-push is idempotent', async () => {
     const plan = warehouseEvents(graph, NOW);
     const jobNodes = graph.nodes.filter((n) => ['CONNECTOR', 'STREAM_JOB', 'SQL_QUERY'].includes(n.node_type));
     assert.ok(jobNodes.length >= 3);
@@ -742,6 +742,15 @@ describe('warehouse provider against the Google simulator', () => {
       assert.deepEqual(pushed.body.errors, []);
       const expected = warehouseEvents(graph, NOW).events.length;
       assert.equal(pushed.body.tables_updated, expected);
+      assert.equal(google.lineageEvents().filter((r) => r.location === 'eu').length - before, expected);
+      const statuses = (body: { results: Array<{ kind: string; status: string }> }) =>
+        body.results.filter((r) => r.kind === 'job' && r.status !== 'skipped').map((r) => r.status);
+      assert.deepEqual(statuses(pushed.body), Array(expected).fill('updated'));
+      // A second push of the same graph from the same process sends nothing: every job is unchanged.
+      const again = await call(api.base, 'POST', '/api/v1/push/warehouse', { json: {} });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.tables_updated, 0);
+      assert.deepEqual(statuses(again.body), Array(expected).fill('unchanged'));
       assert.equal(google.lineageEvents().filter((r) => r.location === 'eu').length - before, expected);
     } finally {
       await api.dispose();
