@@ -17,6 +17,7 @@ import { createOpenLineageProjection, type OpenLineageProjection } from '../proj
 import { createWatcherProjection, type WatcherProjection } from '../projections/watcherProjection.js';
 import { createProcessProjection, type ProcessProjection } from '../projections/processProjection.js';
 import { createMetricsProjection, type MetricsProjection } from '../projections/metricsProjection.js';
+import { followGraphSnapshots } from '../projections/snapshots.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
 /** Everything a command or the API needs to read and write lineage. */
@@ -107,6 +108,15 @@ export async function openRuntime(
           prepare: (milliseconds) => graphs.prepareTraversalIndexes(milliseconds),
           onBuilt: (built) => logger.debug({ graphs: built }, 'TraversalIndex:Built'),
         });
+  // Graph snapshots (projections/snapshots.ts) are taken as live graphs reach their points, so that
+  // `as_of` and diffs fold from the nearest one; a failed write only costs a longer fold later.
+  const stopSnapshots = followGraphSnapshots({
+    projector,
+    projection: graphs,
+    store,
+    onWriteError: (error) =>
+      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'Snapshot:WriteFailed'),
+  });
   return {
     store,
     graphs,
@@ -120,6 +130,7 @@ export async function openRuntime(
     commands: { store, state: graphStateSource(graphs, projector, store) },
     async close() {
       stopIndexing();
+      stopSnapshots();
       await projector.stop();
       await store.close();
     },
