@@ -18,6 +18,7 @@
 import {
   applyEnrichment,
   createMemoryPushLedger,
+  enrichmentItemResults,
   type EnrichmentResult,
   type PushLedger,
   type PushOptions,
@@ -139,6 +140,7 @@ export function createCatalogGateway(
           current,
           PORT_FACTORIES[catalogType]!(config, clientOptions),
         );
+        result.results = enrichmentItemResults(current, result);
         current = applyEnrichment(current, result);
         results.push(result);
       }

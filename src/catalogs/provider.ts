@@ -63,6 +63,57 @@ export interface EnrichmentResult {
   newEdges: Edge[];
   /** One line each, naming the table and the cause. */
   warnings: string[];
+  /**
+   * Per table of the provider's catalog type (`enrichmentItemResults`): `updated` (attributes
+   * changed, or a table found by discovery), `unchanged`, `skipped` (missing or forbidden, with the
+   * warning as `reason`) or `failed` (with the warning as `error`). Filled by the catalog gateway.
+   */
+  results?: PushItemResult[] | undefined;
+}
+
+/** True when two JSON values are equal (key order aside). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((key) => sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
+/**
+ * The per-table outcome of an enrichment (pure): for every CATALOG_TABLE of `result.catalog_type`
+ * in `graph` and every table it discovered, `updated` when its attributes change (or it is new),
+ * `unchanged` when the catalog gave what the node already held, `skipped` / `failed` when a warning
+ * names it (` {qualified name} skipped` / ` {qualified name} not enriched`; the warning is the
+ * reason or error), and `skipped` with reason `not read` otherwise.
+ */
+export function enrichmentItemResults(graph: LineageGraph, result: EnrichmentResult): PushItemResult[] {
+  const enrichments = new Map(result.enrichments.map((entry) => [entry.node_id, entry.attributes]));
+  const tables = graph.nodes.filter(
+    (node) => node.node_type === 'CATALOG_TABLE' && node.catalog_type === result.catalog_type,
+  );
+  const fromWarning = (base: Omit<PushItemResult, 'status'>, qualifiedName: string): PushItemResult | undefined => {
+    const warning = result.warnings.find((line) => line.includes(` ${qualifiedName} `));
+    if (warning === undefined) return undefined;
+    return / not enriched: /.test(warning)
+      ? { ...base, status: 'failed', error: warning }
+      : { ...base, status: 'skipped', reason: warning };
+  };
+  const items: PushItemResult[] = tables.map((node) => {
+    const base = { kind: 'table' as const, name: node.qualified_name, node_id: node.id };
+    const attributes = enrichments.get(node.id);
+    if (attributes) {
+      const changed = Object.entries(attributes).some(([key, value]) => !sameJson(node.attributes?.[key], value));
+      return { ...base, status: changed ? 'updated' : 'unchanged' };
+    }
+    return fromWarning(base, node.qualified_name) ?? { ...base, status: 'skipped', reason: 'not read' };
+  });
+  for (const node of result.newNodes) {
+    if (node.node_type !== 'CATALOG_TABLE') continue;
+    const base = { kind: 'table' as const, name: node.qualified_name, node_id: node.id };
+    items.push(fromWarning(base, node.qualified_name) ?? { ...base, status: 'updated' });
+  }
+  return items;
 }
 
 /** Switches of a push (`docs/specification.md`, "Endpoints / Tasks and push"; the three apply to the lakehouse). */

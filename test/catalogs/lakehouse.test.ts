@@ -16,7 +16,9 @@ import {
   type LakehouseScenario,
   type LakehouseSimulator,
 } from '../../simulators/databricks/index.js';
+import { createCatalogGateway } from '../../infra/catalogs/catalogService.js';
 import { lakehouseProvider } from '../../src/catalogs/lakehouse.js';
+import { loadConfig } from '../../src/config.js';
 import { applyEnrichment, CatalogApiError, DEFAULT_PUSH_OPTIONS } from '../../src/catalogs/provider.js';
 import { byteLength, CHAIN_MAX_BYTES, indexGraph, toHop, upstreamChain } from '../../src/catalogs/upstreamChain.js';
 import { extract } from '../../src/extraction/extract.js';
@@ -240,6 +242,34 @@ describe('lakehouse enrichment', () => {
       const result = await lakehouseProvider.enrich(extracted, { port: client(sim) });
       assert.equal(result.enrichments.length, 1);
       assert.match(result.warnings.join('\n'), /downstream discovery unavailable/);
+    });
+  });
+});
+
+describe('lakehouse enrichment results per table', () => {
+  it('the gateway reports each table updated, skipped or, on a second enrichment, unchanged', async () => {
+    await withLakehouse(demo, async (sim) => {
+      const config = loadConfig({
+        LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: sim.url,
+        LINEAGE_SVC_LAKEHOUSE_TOKEN: sim.scenario.token,
+      });
+      const gateway = createCatalogGateway(config, { retryBaseDelayMs: 1, pollIntervalMs: 1 });
+      const first = await gateway.enrich(extracted);
+      const statuses = (outcome: typeof first) =>
+        Object.fromEntries((outcome.results[0]!.results ?? []).map((r) => [r.name, r.status]));
+      assert.deepEqual(statuses(first), {
+        [TABLE]: 'updated',
+        'retail_prod.gold.daily_revenue': 'updated',
+        'retail_prod.gold.revenue_dashboard': 'updated',
+        'retail_prod.finance.margin_restricted': 'skipped',
+      });
+      const second = await gateway.enrich(first.graph);
+      assert.deepEqual(statuses(second), {
+        [TABLE]: 'unchanged',
+        'retail_prod.gold.daily_revenue': 'unchanged',
+        'retail_prod.gold.revenue_dashboard': 'unchanged',
+        'retail_prod.finance.margin_restricted': 'skipped',
+      });
     });
   });
 });
