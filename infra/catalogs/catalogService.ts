@@ -6,9 +6,10 @@
  * - `createCatalogGateway(config)`: the `CatalogGateway` of `services/context.ts`: which providers
  *   are available, every available provider's enrichment (providers with tables only: the data
  *   governance provider is push only; applied with `applyEnrichment`; the caller records the
- *   returned graph), and one provider's push. The gateway keeps one in-memory `PushLedger` per
- *   catalog type for its life, so that a second push of unchanged lineage to an event catalog
- *   (warehouse, data governance) sends nothing and reports `unchanged`.
+ *   returned graph), and one provider's push. The gateway gives the event providers (warehouse,
+ *   data governance) a `PushLedger` (`./pushLedger.ts`: a file next to a `file` or `sqlite` store,
+ *   else in memory; one key space per catalog type), so that a second push of unchanged lineage
+ *   sends nothing and reports `unchanged`.
  * - `pushToCatalog(graph, catalogType, options, config)`: one provider's push.
  *   @throws UnconfiguredProviderError (HTTP 400) naming the variables to set, or when the provider
  *   is not implemented yet.
@@ -17,7 +18,6 @@
  */
 import {
   applyEnrichment,
-  createMemoryPushLedger,
   enrichmentItemResults,
   type EnrichmentResult,
   type PushLedger,
@@ -34,6 +34,7 @@ import { createDatabricksClient, type DatabricksClientOptions } from './databric
 import { createDataZoneClient, type DataZoneClientOptions } from './dataZoneClient.js';
 import { createGlueClient, type GlueClientOptions } from './glueClient.js';
 import { createGoogleClient, type GoogleClientOptions } from './googleClient.js';
+import { prefixedLedger, pushLedgerFor } from './pushLedger.js';
 
 /** Client options tests may shorten (retry delays, timeouts, polling). */
 export type CatalogClientOptions = Partial<Omit<DatabricksClientOptions, 'workspaceUrl' | 'token'>> & {
@@ -45,6 +46,8 @@ export type CatalogClientOptions = Partial<Omit<DatabricksClientOptions, 'worksp
   dataZone?: Partial<Omit<DataZoneClientOptions, 'domainId' | 'logger'>> | undefined;
   /** Environment the DataZone region is read from (`AWS_REGION`); default `process.env`. */
   env?: Record<string, string | undefined> | undefined;
+  /** The record of pushed lineage events; default `pushLedgerFor(config)` (`./pushLedger.ts`). */
+  ledger?: PushLedger | undefined;
 };
 
 /** A provider that cannot run: not configured, or not implemented yet (HTTP 400). */
@@ -117,10 +120,10 @@ export function createCatalogGateway(
   clientOptions: CatalogClientOptions & { logger?: Logger | undefined } = {},
 ): CatalogGateway {
   const reason = (catalogType: CatalogType) => unavailableReason(catalogEntry(catalogType), config);
-  // What was pushed to the catalogs that keep no readable copy (lineage events), for this gateway's life.
-  const ledgers = new Map<CatalogType, PushLedger>();
+  // What was pushed to the catalogs that keep no readable copy (lineage events): next to the store on disk, else in memory.
+  let ledger: PushLedger | undefined;
   const ledgerOf = (catalogType: CatalogType) =>
-    ledgers.get(catalogType) ?? ledgers.set(catalogType, createMemoryPushLedger()).get(catalogType)!;
+    prefixedLedger((ledger ??= clientOptions.ledger ?? pushLedgerFor(config)), catalogType);
   const available = () =>
     CATALOG_REGISTRY.filter((entry) => unavailableReason(entry, config) === undefined).map(
       (entry) => entry.catalogType,

@@ -3,14 +3,19 @@
  * through the official SDK client (`infra/catalogs/dataZoneClient.ts`) and the catalog gateway:
  * namespace normalization (stream -> kafka keyed by cluster, warehouse -> bigquery, other
  * namespaces kept), one event per governed job with a Client-Token, a second push of the same
- * graph sends nothing and reports every job `unchanged`, a permission fault on one job is reported
+ * graph sends nothing and reports every job `unchanged` (in one process, and from a new gateway on
+ * the same store folder through the ledger file), a permission fault on one job is reported
  * for that job while the others are sent, a missing domain is reported per job, and the events are
  * the bytes of OpenLineage RunEvents.
  */
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCatalogGateway } from '../../infra/catalogs/catalogService.js';
 import { createDataZoneClient } from '../../infra/catalogs/dataZoneClient.js';
+import { PUSH_LEDGER_FILE } from '../../infra/catalogs/pushLedger.js';
 import {
   DEMO_DATAZONE_DOMAIN,
   DEMO_DATAZONE_PROJECT,
@@ -149,11 +154,14 @@ describe('data governance provider: pure parts', () => {
 
 describe('data governance provider against the DataZone simulator', () => {
   let sim: DataZoneSimulator;
+  let folder: string;
   before(async () => {
     sim = await startDataZoneSimulator();
+    folder = mkdtempSync(join(tmpdir(), 'lineage-svc-datazone-'));
   });
   after(async () => {
     await sim.close();
+    rmSync(folder, { recursive: true, force: true });
   });
 
   const client = (domainId = DEMO_DATAZONE_DOMAIN) =>
@@ -244,6 +252,8 @@ describe('data governance provider against the DataZone simulator', () => {
       LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: DEMO_DATAZONE_DOMAIN,
       LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: DEMO_DATAZONE_PROJECT,
       LINEAGE_SVC_DATALAKE_REGION: 'eu-west-1',
+      LINEAGE_SVC_STORAGE__BACKEND: 'file',
+      LINEAGE_SVC_STORAGE__PATH: folder,
     });
     const gateway = createCatalogGateway(config, {
       dataZone: { endpoint: sim.url, credentials: CREDENTIALS },
@@ -259,5 +269,13 @@ describe('data governance provider against the DataZone simulator', () => {
       second.results.map((r) => r.status),
       ['unchanged', 'unchanged', 'unchanged'],
     );
+    // A new process (a new gateway) on the same store folder reads the record of the first push.
+    const later = createCatalogGateway(config, { dataZone: { endpoint: sim.url, credentials: CREDENTIALS }, env: {} });
+    const third = await later.push(graph(), 'DATA_GOVERNANCE', DEFAULT_PUSH_OPTIONS);
+    assert.deepEqual(
+      third.results.map((r) => r.status),
+      ['unchanged', 'unchanged', 'unchanged'],
+    );
+    assert.ok(existsSync(join(folder, PUSH_LEDGER_FILE)));
   });
 });
