@@ -195,7 +195,7 @@ export function countResults(result: Pick<PushResult, 'results'>): Record<PushIt
  * warehouse's Data Lineage API, the data governance's DataZone), so that a second push of the same
  * lineage sends nothing and reports `unchanged`. Keys name a target and a job (`{domain}|{job}`);
  * values are content fingerprints (hex). Implementations live outside the providers
- * (`createMemoryPushLedger` below; the catalog gateway keeps one per catalog type).
+ * (`createMemoryPushLedger` below; the file of `infra/catalogs/pushLedger.ts`, which the catalog gateway uses next to a store on disk).
  */
 export interface PushLedger {
   /** The fingerprint last recorded for `key`, or undefined. */
