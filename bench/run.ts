@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { benchApi } from './api.js';
 import { benchEventStores } from './eventStore.js';
 import { benchExtraction } from './extraction.js';
+import { benchMixedLoad } from './mixedLoad.js';
 import { benchHistory } from './history.js';
 import { benchOpenLineage } from './openLineage.js';
 import { benchProjection } from './projection.js';
@@ -188,6 +189,23 @@ else {
   const large = row('synthetic-100000');
   if (large)
     check('UI first render, 100,000 nodes', large.first_render_ms, 'ms', '< 5,000', large.first_render_ms < 5000);
+}
+
+console.log(
+  '\nMixed load (traversals, reads, node upserts, OpenLineage ingest), 50 clients: two API processes on PostgreSQL, one on sqlite',
+);
+const mixedLoad = await benchMixedLoad({ seconds: Number(process.env.LINEAGE_SVC_BENCH_MIXED_SECONDS ?? 60) });
+console.table(
+  mixedLoad.map(({ error_samples: _samples, ...row }) => ({
+    ...row,
+    requests_per_second: Math.round(row.requests_per_second),
+    p50_ms: round(row.p50_ms, 2),
+    p99_ms: round(row.p99_ms, 2),
+  })),
+);
+results.mixed_load = mixedLoad;
+for (const row of mixedLoad) {
+  if (row.skipped === null) check(`mixed load errors, ${row.setup}`, row.errors, 'errors', '0', row.errors === 0);
 }
 
 console.log('\nTargets');
