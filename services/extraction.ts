@@ -17,6 +17,7 @@
  * this run's samples as attributes (`withMetricAttributes`).
  */
 import { randomUUID } from 'node:crypto';
+import type { PushItemResult } from '../src/catalogs/provider.js';
 import { catalogEntry } from '../src/catalogs/registry.js';
 import { ConfigurationError } from '../src/errors.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
@@ -142,7 +143,7 @@ export async function runExtraction(context: ServiceContext, request: Extraction
     durationMs: result.durationMs,
     catalogsEnriched: [],
   };
-  if (!request.enrichCatalogs || context.catalogs.available().length === 0) return outcome;
+  if (!request.enrichCatalogs || enrichableCatalogs(context).length === 0) return outcome;
   request.onProgress?.({ label: 'Enrichment', message: `catalog tables (${catalogNames(context)})` });
   const enriched = await context.catalogs.enrich(result.graph);
   outcome.warnings.push(...enriched.warnings);
@@ -163,10 +164,14 @@ export async function runExtraction(context: ServiceContext, request: Extraction
 
 /** The short names of the available catalogs, for progress lines: `lakehouse, datalake`. */
 function catalogNames(context: ServiceContext): string {
-  return context.catalogs
-    .available()
+  return enrichableCatalogs(context)
     .map((catalogType) => catalogEntry(catalogType).shortName)
     .join(', ');
+}
+
+/** The available catalogs that hold tables to enrich (data governance is push only). */
+function enrichableCatalogs(context: ServiceContext): CatalogType[] {
+  return context.catalogs.available().filter((catalogType) => catalogEntry(catalogType).system !== null);
 }
 
 /** Which enrichments to run. */
@@ -188,6 +193,8 @@ export interface EnrichedGraph {
   metrics: MetricSamples | null;
   warnings: string[];
   catalogsEnriched: CatalogType[];
+  /** Per catalog table: updated, unchanged, skipped (with a reason) or failed (with an error). */
+  results: PushItemResult[];
 }
 
 /**
@@ -203,6 +210,7 @@ export async function enrichLineageGraph(
   let current = graph;
   const warnings: string[] = [];
   let catalogsEnriched: CatalogType[] = [];
+  const results: PushItemResult[] = [];
   let metrics: MetricSamples | null = null;
   if (request.metrics) {
     requireCloudCredentials(context.config, 'metrics enrichment');
@@ -214,7 +222,7 @@ export async function enrichLineageGraph(
     warnings.push(...enriched.warnings);
   }
   if (request.catalogs) {
-    if (context.catalogs.available().length === 0) {
+    if (enrichableCatalogs(context).length === 0) {
       warnings.push(CATALOG_ENRICHMENT_UNAVAILABLE);
     } else {
       request.onProgress?.({ label: 'Enrichment', message: `catalog tables (${catalogNames(context)})` });
@@ -222,9 +230,10 @@ export async function enrichLineageGraph(
       current = enriched.graph;
       warnings.push(...enriched.warnings);
       catalogsEnriched = enriched.ran;
+      results.push(...enriched.results.flatMap((result) => result.results ?? []));
     }
   }
-  return { graph: current, metrics, warnings, catalogsEnriched };
+  return { graph: current, metrics, warnings, catalogsEnriched, results };
 }
 
 /** The answer of an enrichment of a stored graph (the `enrich` task's result). */
@@ -234,6 +243,8 @@ export interface StoredEnrichmentOutcome {
   edge_count: number;
   changes: ChangeCounts;
   warnings: string[];
+  /** Per catalog table: updated, unchanged, skipped (with a reason) or failed (with an error). */
+  results: PushItemResult[];
 }
 
 /**
@@ -300,5 +311,6 @@ async function recordEnrichment(
     edge_count: after.graph.size,
     changes: countChanges(record.changes),
     warnings: enriched.warnings,
+    results: enriched.results,
   };
 }

@@ -176,6 +176,15 @@ describe('catalog endpoints', () => {
       assert.equal(task.status, 'completed', JSON.stringify(task));
       assert.equal(task.result.node_count, graph.nodes.length + 5, 'three tables and two catalog jobs discovered');
       assert.match(task.result.warnings.join('\n'), /margin_restricted skipped/);
+      const results = task.result.results as Array<{ name: string; status: string }>;
+      assert.ok(
+        results.some((item) => item.status === 'updated'),
+        JSON.stringify(results),
+      );
+      assert.ok(
+        results.some((item) => item.status === 'skipped' && item.name.includes('margin_restricted')),
+        'the forbidden table is skipped, per table',
+      );
       const node = (await call(api.base, 'GET', `/api/v1/graphs/${graphId}/nodes/${encodeURIComponent(TABLE_ID)}`))
         .body;
       assert.equal(node.attributes.owner, 'data-platform@acme-retail.com');
