@@ -14,7 +14,8 @@
  * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
-import { array, command, flag, multioption, option, optional, string, type Type } from 'cmd-ts';
+import { array, command, flag, multioption, oneOf, option, optional, string, type Type } from 'cmd-ts';
+import { EXPORT_FORMATS } from '../src/export/index.js';
 import { parseArguments } from './arguments.js';
 import { loadConfig } from '../src/config.js';
 import type { CatalogType } from '../src/graph/model.js';
@@ -68,6 +69,13 @@ export const extractCli = command({
       defaultValue: () => './lineage_graph.json',
       defaultValueIsSerializable: true,
       description: 'output file',
+    }),
+    format: option({
+      long: 'format',
+      type: oneOf(EXPORT_FORMATS),
+      defaultValue: () => 'json' as const,
+      defaultValueIsSerializable: true,
+      description: `format of the output file: ${EXPORT_FORMATS.join(', ')} (json is what --enrich-only and the API read)`,
     }),
     noEnrich: flag({ long: 'no-enrich', description: 'skip catalog and metrics enrichment' }),
     enrichOnly: flag({

@@ -5,7 +5,9 @@
  *
  * Output: progress lines (`Phase 1/4: ...`) and warnings on stderr, the summary on stdout.
  */
-import { checkGraphFileWritable, readGraphFile, writeGraphFile } from '../infra/graphFile.js';
+import { checkGraphFileWritable, readGraphFile, writeGraphExport, writeGraphFile } from '../infra/graphFile.js';
+import { exportGraph, type ExportFormat } from '../src/export/index.js';
+import { DEFAULT_GRAPH_NAME } from '../src/graphCommands.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
@@ -33,6 +35,8 @@ export interface ExtractArgs {
   env: string[];
   cluster: string[];
   output: string;
+  /** Format of the output file (default `json`, the graph file `--enrich-only` and the API read). */
+  format?: ExportFormat | undefined;
   noEnrich: boolean;
   enrichOnly: boolean;
   pushLineage: boolean;
@@ -254,7 +258,8 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, io: Com
     enrichCatalogs: !args.noEnrich,
     onProgress: progressWriter(io),
   });
-  await writeGraphFile(args.output, outcome.graph);
+  if ((args.format ?? 'json') === 'json') await writeGraphFile(args.output, outcome.graph);
+  else await writeGraphExport(args.output, exportGraph(outcome.graph, args.format!, { graphName: DEFAULT_GRAPH_NAME }));
   for (const warning of outcome.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, io, args);
   const changes = outcome.changes;
@@ -293,6 +298,11 @@ export async function runExtract(
     requireCloudCredentials(config, 'extraction');
     const problem = pushLineageProblem(args, config);
     if (problem) throw problem;
+    if (args.enrichOnly && (args.format ?? 'json') !== 'json') {
+      throw new ConfigurationError(
+        '--enrich-only reads and writes the JSON graph file: --format applies to extractions',
+      );
+    }
     await checkGraphFileWritable(args.output);
     const logger = commandLogger(config, env);
     io.stderr.write(`${storeLine(config)}\n`);

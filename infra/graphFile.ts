@@ -3,8 +3,10 @@
  * Files are written atomically (a temporary file renamed over the target) with nodes sorted by id and
  * edges by key, so that two extractions of the same estate write byte-identical files.
  */
-import { constants } from 'node:fs';
-import { access, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { access, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, basename, join } from 'node:path';
 import { StorageError, ValidationError } from '../src/errors.js';
 import { edgeKey, type LineageGraph } from '../src/graph/model.js';
@@ -66,6 +68,22 @@ export async function writeGraphFile(path: string, graph: LineageGraph): Promise
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Writes an export (`src/export/`: GraphML, GEXF, DOT, Mermaid or JSON chunks) atomically, chunk by
+ * chunk, so that a large graph is never one string in memory.
+ * @throws StorageError when the folder is missing or not writable.
+ */
+export async function writeGraphExport(path: string, chunks: Iterable<string>): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    await pipeline(Readable.from(chunks), createWriteStream(temporary, { encoding: 'utf8' }));
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new StorageError(`cannot write graph file ${path}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /**
