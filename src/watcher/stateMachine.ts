@@ -99,118 +99,154 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
-/** Applies one input. Pure: `machine` is not modified. */
-export function next(machine: MachineState, input: MachineInput): MachineStep {
-  const unchanged: MachineStep = { machine, transition: null, effects: [] };
-  if (machine.state === 'STOPPED') return unchanged;
-
-  const cooldown = (base: MachineState, at: number, pending: number): MachineState => ({
+/** The machine entering (or staying in) COOLDOWN with a fresh timer for `pending` batched changes, from `at`. */
+function enterCooldown(base: MachineState, at: number, pending: number): MachineState {
+  return {
     ...base,
     state: 'COOLDOWN',
     timerGeneration: base.timerGeneration + 1,
     cooldownDeadline: at + base.cooldownMs,
     pendingChanges: pending,
-  });
-  const timer = (state: MachineState): MachineEffect => ({
+  };
+}
+
+/** The effect that (re)starts the cooldown timer of `state`'s live generation. */
+function cooldownTimer(state: MachineState): MachineEffect {
+  return {
     type: 'start-cooldown-timer',
     generation: state.timerGeneration,
     delayMs: state.cooldownMs,
-  });
+  };
+}
 
+/** The step that changes nothing. */
+function unchangedStep(machine: MachineState): MachineStep {
+  return { machine, transition: null, effects: [] };
+}
+
+/** `interrupt` in any state but STOPPED: STOPPED, cancelling the timer and stopping the watcher. */
+function onInterrupt(machine: MachineState, input: Extract<MachineInput, { type: 'interrupt' }>): MachineStep {
+  const stopped: MachineState = {
+    ...machine,
+    state: 'STOPPED',
+    cooldownDeadline: null,
+    timerGeneration: machine.timerGeneration + 1,
+  };
+  return {
+    machine: stopped,
+    transition: { from: machine.state, to: 'STOPPED', reason: input.reason },
+    effects: [{ type: 'cancel-cooldown-timer' }, { type: 'stop' }],
+  };
+}
+
+/** `start`: the initial extraction, only from a WATCHING machine that was never started. */
+function onStart(machine: MachineState): MachineStep {
+  if (machine.state !== 'WATCHING' || machine.timerGeneration !== 0 || machine.extractingChanges !== 0)
+    return unchangedStep(machine);
+  // timerGeneration 1 marks the machine as started (a second `start` is ignored).
+  const extracting: MachineState = { ...machine, state: 'EXTRACTING', timerGeneration: 1, extractingChanges: 0 };
+  return {
+    machine: extracting,
+    transition: { from: 'WATCHING', to: 'EXTRACTING', reason: 'initial extraction' },
+    effects: [{ type: 'start-extraction', changes: 0 }],
+  };
+}
+
+/** `changes`: WATCHING starts a cooldown, COOLDOWN restarts it with a bigger batch, EXTRACTING remembers them. */
+function onChanges(machine: MachineState, input: Extract<MachineInput, { type: 'changes' }>): MachineStep {
+  if (input.count <= 0) return unchangedStep(machine);
+  if (machine.state === 'WATCHING') {
+    const cooling = enterCooldown(machine, input.at, input.count);
+    return {
+      machine: cooling,
+      transition: {
+        from: 'WATCHING',
+        to: 'COOLDOWN',
+        reason: `${input.count} change(s) detected; extracting after ${seconds(machine.cooldownMs)} without changes`,
+      },
+      effects: [cooldownTimer(cooling)],
+    };
+  }
+  if (machine.state === 'COOLDOWN') {
+    const cooling = enterCooldown(machine, input.at, machine.pendingChanges + input.count);
+    return { machine: cooling, transition: null, effects: [cooldownTimer(cooling)] };
+  }
+  // EXTRACTING
+  return {
+    machine: { ...machine, changesDuringExtraction: machine.changesDuringExtraction + input.count },
+    transition: null,
+    effects: [],
+  };
+}
+
+/** `cooldown-elapsed` of the live timer in COOLDOWN: one extraction for the whole batch. */
+function onCooldownElapsed(
+  machine: MachineState,
+  input: Extract<MachineInput, { type: 'cooldown-elapsed' }>,
+): MachineStep {
+  if (machine.state !== 'COOLDOWN' || input.generation !== machine.timerGeneration) return unchangedStep(machine);
+  const extracting: MachineState = {
+    ...machine,
+    state: 'EXTRACTING',
+    cooldownDeadline: null,
+    extractingChanges: machine.pendingChanges,
+    pendingChanges: 0,
+  };
+  return {
+    machine: extracting,
+    transition: {
+      from: 'COOLDOWN',
+      to: 'EXTRACTING',
+      reason: `cooldown of ${seconds(machine.cooldownMs)} elapsed; ${machine.pendingChanges} change(s) batched`,
+    },
+    effects: [{ type: 'start-extraction', changes: machine.pendingChanges }],
+  };
+}
+
+/** `extraction-ended` in EXTRACTING: back to WATCHING, or to COOLDOWN when changes arrived meanwhile. */
+function onExtractionEnded(
+  machine: MachineState,
+  input: Extract<MachineInput, { type: 'extraction-ended' }>,
+): MachineStep {
+  if (machine.state !== 'EXTRACTING') return unchangedStep(machine);
+  const outcome = input.outcome.ok
+    ? `extraction ${input.outcome.extractionId} completed`
+    : `extraction failed: ${input.outcome.error}`;
+  const settled: MachineState = { ...machine, extractingChanges: 0, changesDuringExtraction: 0 };
+  if (machine.changesDuringExtraction > 0) {
+    const cooling = enterCooldown(settled, input.at, machine.changesDuringExtraction);
+    return {
+      machine: cooling,
+      transition: {
+        from: 'EXTRACTING',
+        to: 'COOLDOWN',
+        reason: `${outcome}; ${machine.changesDuringExtraction} change(s) detected during the extraction`,
+      },
+      effects: [cooldownTimer(cooling)],
+    };
+  }
+  return {
+    machine: { ...settled, state: 'WATCHING' },
+    transition: { from: 'EXTRACTING', to: 'WATCHING', reason: outcome },
+    effects: [],
+  };
+}
+
+/** Applies one input. Pure: `machine` is not modified. */
+export function next(machine: MachineState, input: MachineInput): MachineStep {
+  if (machine.state === 'STOPPED') return unchangedStep(machine);
   switch (input.type) {
-    case 'interrupt': {
-      const stopped: MachineState = {
-        ...machine,
-        state: 'STOPPED',
-        cooldownDeadline: null,
-        timerGeneration: machine.timerGeneration + 1,
-      };
-      return {
-        machine: stopped,
-        transition: { from: machine.state, to: 'STOPPED', reason: input.reason },
-        effects: [{ type: 'cancel-cooldown-timer' }, { type: 'stop' }],
-      };
-    }
-    case 'start': {
-      if (machine.state !== 'WATCHING' || machine.timerGeneration !== 0 || machine.extractingChanges !== 0)
-        return unchanged;
-      // timerGeneration 1 marks the machine as started (a second `start` is ignored).
-      const extracting: MachineState = { ...machine, state: 'EXTRACTING', timerGeneration: 1, extractingChanges: 0 };
-      return {
-        machine: extracting,
-        transition: { from: 'WATCHING', to: 'EXTRACTING', reason: 'initial extraction' },
-        effects: [{ type: 'start-extraction', changes: 0 }],
-      };
-    }
-    case 'changes': {
-      if (input.count <= 0) return unchanged;
-      if (machine.state === 'WATCHING') {
-        const cooling = cooldown(machine, input.at, input.count);
-        return {
-          machine: cooling,
-          transition: {
-            from: 'WATCHING',
-            to: 'COOLDOWN',
-            reason: `${input.count} change(s) detected; extracting after ${seconds(machine.cooldownMs)} without changes`,
-          },
-          effects: [timer(cooling)],
-        };
-      }
-      if (machine.state === 'COOLDOWN') {
-        const cooling = cooldown(machine, input.at, machine.pendingChanges + input.count);
-        return { machine: cooling, transition: null, effects: [timer(cooling)] };
-      }
-      // EXTRACTING
-      return {
-        machine: { ...machine, changesDuringExtraction: machine.changesDuringExtraction + input.count },
-        transition: null,
-        effects: [],
-      };
-    }
-    case 'cooldown-elapsed': {
-      if (machine.state !== 'COOLDOWN' || input.generation !== machine.timerGeneration) return unchanged;
-      const extracting: MachineState = {
-        ...machine,
-        state: 'EXTRACTING',
-        cooldownDeadline: null,
-        extractingChanges: machine.pendingChanges,
-        pendingChanges: 0,
-      };
-      return {
-        machine: extracting,
-        transition: {
-          from: 'COOLDOWN',
-          to: 'EXTRACTING',
-          reason: `cooldown of ${seconds(machine.cooldownMs)} elapsed; ${machine.pendingChanges} change(s) batched`,
-        },
-        effects: [{ type: 'start-extraction', changes: machine.pendingChanges }],
-      };
-    }
-    case 'extraction-ended': {
-      if (machine.state !== 'EXTRACTING') return unchanged;
-      const outcome = input.outcome.ok
-        ? `extraction ${input.outcome.extractionId} completed`
-        : `extraction failed: ${input.outcome.error}`;
-      const settled: MachineState = { ...machine, extractingChanges: 0, changesDuringExtraction: 0 };
-      if (machine.changesDuringExtraction > 0) {
-        const cooling = cooldown(settled, input.at, machine.changesDuringExtraction);
-        return {
-          machine: cooling,
-          transition: {
-            from: 'EXTRACTING',
-            to: 'COOLDOWN',
-            reason: `${outcome}; ${machine.changesDuringExtraction} change(s) detected during the extraction`,
-          },
-          effects: [timer(cooling)],
-        };
-      }
-      return {
-        machine: { ...settled, state: 'WATCHING' },
-        transition: { from: 'EXTRACTING', to: 'WATCHING', reason: outcome },
-        effects: [],
-      };
-    }
+    case 'interrupt':
+      return onInterrupt(machine, input);
+    case 'start':
+      return onStart(machine);
+    case 'changes':
+      return onChanges(machine, input);
+    case 'cooldown-elapsed':
+      return onCooldownElapsed(machine, input);
+    case 'extraction-ended':
+      return onExtractionEnded(machine, input);
     default:
-      return unchanged;
+      return unchangedStep(machine);
   }
 }
