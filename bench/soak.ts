@@ -3,7 +3,8 @@
  * 127.0.0.1. Every write the API acknowledges (2xx) is remembered and looked up again at the end;
  * a write acknowledged and then missing is "lost".
  *
- * 1. Load: 50 clients for 60 s (`LINEAGE_SVC_SOAK_SECONDS`) on one sqlite process, each sending a
+ * 1. Load: 50 clients for 60 s (`LINEAGE_SVC_SOAK_SECONDS`) on one sqlite process (the per-client
+ *    write rate limit off: the 50 clients share one address), each sending a
  *    mix of node reads (40%), traversals (20%), node upserts (20%) and OpenLineage ingests (20%).
  *    Errors are failed requests and answers other than 2xx (404 for a read of a node not yet written
  *    is not an error).
@@ -12,7 +13,7 @@
  *    importing graphs (merge) and ingesting OpenLineage events, killed with SIGKILL at a random moment
  *    and restarted; the acknowledged writes of every round are checked after each restart.
  * 3. Full disk: a 2 MiB tmpfs (needs root and a sandbox that allows `mount`; skipped with a notice
- *    otherwise) holding a sqlite store, filled by ingests until writes fail. Every failure must be a
+ *    otherwise) holding a file store, then a sqlite store, filled by ingests until writes fail. Every failure must be a
  *    503 problem+json; then the tmpfs is enlarged, the API restarted, and every acknowledged write
  *    must be there (no corruption: the store opens and folds).
  *
@@ -317,8 +318,8 @@ async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> } |
   };
 }
 
-/** Part 3: a sqlite store on a 2 MiB tmpfs, filled until writes fail. */
-async function fullDiskPart(): Promise<Row | string> {
+/** Part 3: a `backend` (file or sqlite) store on a 2 MiB tmpfs, filled until writes fail. */
+async function fullDiskPart(backend: string): Promise<Row | string> {
   const mountPoint = mkdtempSync(join(tmpdir(), 'soak-disk-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'pipe' });
@@ -329,7 +330,7 @@ async function fullDiskPart(): Promise<Row | string> {
   const folder = join(mountPoint, 'store');
   mkdirSync(folder);
   const env = {
-    LINEAGE_SVC_STORAGE__BACKEND: 'sqlite',
+    LINEAGE_SVC_STORAGE__BACKEND: backend,
     LINEAGE_SVC_STORAGE__PATH: folder,
   };
   const tally = new Tally();
@@ -365,7 +366,7 @@ async function fullDiskPart(): Promise<Row | string> {
     api.child.kill('SIGTERM');
     await api.exited;
     return {
-      part: 'full disk: sqlite on a 2 MiB tmpfs',
+      part: `full disk: ${backend} on a 2 MiB tmpfs`,
       requests: tally.requests,
       acknowledged: tally.acknowledged,
       errors: serverErrors + problems,
@@ -400,9 +401,11 @@ async function main(): Promise<number> {
       await postgres.drop();
     }
   } else if (parts.includes('kill')) notices.push('PostgreSQL SIGKILL part skipped');
-  const disk = parts.includes('disk') ? await fullDiskPart() : undefined;
-  if (typeof disk === 'string') notices.push(disk);
-  else if (disk) rows.push(disk);
+  for (const backend of parts.includes('disk') ? ['file', 'sqlite'] : []) {
+    const disk = await fullDiskPart(backend);
+    if (typeof disk === 'string') notices.push(disk);
+    else rows.push(disk);
+  }
 
   console.log('\n| part | requests | acknowledged writes | errors | acknowledged writes lost | notes |');
   console.log('|---|---:|---:|---:|---:|---|');

@@ -139,6 +139,48 @@ const QUERY_NAMES = [
   'graph_id',
 ];
 
+/**
+ * Issue 15's hostile bodies: deep nesting (alone, as a field, as one item of an OpenLineage batch),
+ * invalid UTF-8, control and invisible characters in names and ids, huge numbers and prototype keys.
+ */
+function hostileBodies(): fc.Arbitrary<string | Buffer> {
+  const nasty = fc
+    .tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...NASTY_CHARACTERS), fc.string({ maxLength: 8 }))
+    .map(([before, character, after]) => `${before}${character}${after}`);
+  return fc.oneof(
+    // Deep nesting, alone, as a field and as one item of an OpenLineage batch.
+    fc.tuple(fc.integer({ min: 1, max: 5000 }), fc.boolean()).map(([depth, object]) => nested(depth, object)),
+    fc
+      .integer({ min: 60, max: 3000 })
+      .map((depth) => `[${runEvent('ok', 'r-ok')},${runEvent('deep', 'r-deep', nested(depth, true))}]`),
+    fc.integer({ min: 1, max: 3000 }).map((depth) => `{"name":${nested(depth, true)},"environment_ids":["e"]}`),
+    // Invalid UTF-8 inside otherwise valid JSON, and raw bytes.
+    fc
+      .uint8Array({ minLength: 1, maxLength: 8 })
+      .map((bytes) =>
+        Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from(bytes), Buffer.from('"}')]),
+      ),
+    fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+    // Control and invisible characters in names, ids, runIds and environment ids.
+    nasty.map((text) => JSON.stringify({ name: text })),
+    nasty.map((text) => runEvent(text, 'r1')),
+    nasty.map((text) => runEvent('j', text)),
+    nasty.map((text) => JSON.stringify({ environment_ids: [text], poll_interval_seconds: 60 })),
+    nasty.map((text) => JSON.stringify({ ...sampleGraph().nodes[0], id: `${sampleGraph().nodes[0]!.id}${text}` })),
+    // Huge numbers and prototype keys.
+    fc.constantFrom(
+      '{"poll_interval_seconds":1e400,"environment_ids":["e"]}',
+      '{"limit":123456789012345678901234567890}',
+      '{"hops":-1e309}',
+      '[1e999999]',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '[{"__proto__":null}]',
+      `{"eventType":"COMPLETE","run":{"runId":"r"},"job":{"namespace":"n","name":"j"},"__proto__":{}}`,
+    ),
+  );
+}
+
 describe('fuzz: no input yields a 5xx', () => {
   let api: TestApi;
   let graphId: string;
@@ -160,41 +202,7 @@ describe('fuzz: no input yields a 5xx', () => {
   after(async () => api.dispose());
 
   it('answers random requests to every endpoint below 500, 4xx as problem+json', async () => {
-    const nasty = fc
-      .tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...NASTY_CHARACTERS), fc.string({ maxLength: 8 }))
-      .map(([before, character, after]) => `${before}${character}${after}`);
-    const hostileBody = fc.oneof(
-      // Deep nesting, alone, as a field and as one item of an OpenLineage batch.
-      fc.tuple(fc.integer({ min: 1, max: 5000 }), fc.boolean()).map(([depth, object]) => nested(depth, object)),
-      fc
-        .integer({ min: 60, max: 3000 })
-        .map((depth) => `[${runEvent('ok', 'r-ok')},${runEvent('deep', 'r-deep', nested(depth, true))}]`),
-      fc.integer({ min: 1, max: 3000 }).map((depth) => `{"name":${nested(depth, true)},"environment_ids":["e"]}`),
-      // Invalid UTF-8 inside otherwise valid JSON, and raw bytes.
-      fc
-        .uint8Array({ minLength: 1, maxLength: 8 })
-        .map((bytes) =>
-          Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from(bytes), Buffer.from('"}')]),
-        ),
-      fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
-      // Control and invisible characters in names, ids, runIds and environment ids.
-      nasty.map((text) => JSON.stringify({ name: text })),
-      nasty.map((text) => runEvent(text, 'r1')),
-      nasty.map((text) => runEvent('j', text)),
-      nasty.map((text) => JSON.stringify({ environment_ids: [text], poll_interval_seconds: 60 })),
-      nasty.map((text) => JSON.stringify({ ...sampleGraph().nodes[0], id: `${sampleGraph().nodes[0]!.id}${text}` })),
-      // Huge numbers and prototype keys.
-      fc.constantFrom(
-        '{"poll_interval_seconds":1e400,"environment_ids":["e"]}',
-        '{"limit":123456789012345678901234567890}',
-        '{"hops":-1e309}',
-        '[1e999999]',
-        '{"__proto__":{"admin":true}}',
-        '{"constructor":{"prototype":{"x":1}}}',
-        '[{"__proto__":null}]',
-        `{"eventType":"COMPLETE","run":{"runId":"r"},"job":{"namespace":"n","name":"j"},"__proto__":{}}`,
-      ),
-    );
+    const hostileBody = hostileBodies();
     const segment = fc.oneof(
       fc.constantFrom(ids.orders, ids.postgres, 'x', '', '..', '%', '%zz', '%00', 'a/b', ' ', '\u00e9', '0', '-1'),
       fc.string({ maxLength: 40 }),

@@ -75,7 +75,9 @@ describe('hardening: hostile input', () => {
 
   it('rejects one deeply nested event in a batch with a 400 item and stores the valid ones', async () => {
     const valid = JSON.stringify(RUN_EVENT('deep-batch-ok'));
-    const deep = `{"eventType":"COMPLETE","eventTime":"2024-01-01T00:00:00Z","run":{"runId":"r-deep"},"job":{"namespace":"n","name":"j","facets":${deepObject(100)}}}`;
+    const deep =
+      '{"eventType":"COMPLETE","eventTime":"2024-01-01T00:00:00Z","run":{"runId":"r-deep"},' +
+      `"job":{"namespace":"n","name":"j","facets":${deepObject(100)}}}`;
     const body = Buffer.from(`[${valid},${deep}]`);
     const answer = await rawPost(api.base, '/api/v1/lineage/events', body, key);
     assert.equal(answer.status, 200, answer.text.slice(0, 300));
