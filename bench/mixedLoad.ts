@@ -90,6 +90,8 @@ async function startApi(env: Record<string, string>): Promise<Child> {
       LINEAGE_SVC_API_PORT: '0',
       LINEAGE_SVC_LOG_LEVEL: 'INFO',
       LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), `absent-${randomUUID()}.json`),
+      // Every client comes from 127.0.0.1: the per-client write rate limit would answer most writes 429.
+      LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
