@@ -25,7 +25,8 @@ import { createServiceContext } from '../infra/serviceContext.js';
 import { writeGraphFile } from '../infra/graphFile.js';
 import { catalogPushers, type CatalogPush } from '../services/push.js';
 import { hostname } from 'node:os';
-import { createProcessLease, newProcessIdentity } from '../services/ownership.js';
+import { createProcessLease, newProcessIdentity, type ProcessLease } from '../services/ownership.js';
+import type { ServiceContext } from '../services/context.js';
 import { watcherEngineDeps } from '../services/watcherEngine.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { ConfigurationError } from '../src/errors.js';
@@ -163,6 +164,95 @@ export function pushTargets(
   return targets;
 }
 
+/** The reason the flags or configuration cannot start a watcher, or null when they can. */
+function watchPreconditionError(args: WatchArgs, config: Config): Error | null {
+  if (args.env.length === 0) return new Error('--env is required (repeat it for several environments)');
+  if (!config.stream.credentials.cloud) {
+    return new ConfigurationError(
+      'LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required',
+    );
+  }
+  return null;
+}
+
+/**
+ * This process's lease (services/ownership.ts): the watcher is its own, so API processes on the same
+ * store leave it alone while it runs, and interrupt it (or resume it) once the lease expires.
+ */
+function watchProcessLease(
+  runtime: LineageRuntime,
+  config: Config,
+  logger: ReturnType<typeof commandLogger>,
+  io: CommandIo,
+): ProcessLease {
+  return createProcessLease({
+    store: runtime.store,
+    processes: runtime.processes,
+    projector: runtime.projector,
+    logger,
+    identity: newProcessIdentity('watch', hostname(), process.pid),
+    leaseSeconds: config.processes.leaseSeconds,
+    onLost: () => io.stderr.write(`${NAME}: this process lost its lease; another process takes the watcher over\n`),
+  });
+}
+
+/** What the watcher engine is built from. */
+interface WatchEngineParts {
+  args: WatchArgs;
+  context: ServiceContext;
+  runtime: LineageRuntime;
+  pushers: Record<string, CatalogPush>;
+  settings: WatcherSettings;
+  watcherId: string;
+  ownerProcessId: string;
+  io: CommandIo;
+}
+
+/** The watcher engine: it records its events in the store, writes each graph to the output file and logs to `io`. */
+function createWatchEngine(parts: WatchEngineParts): WatcherEngine {
+  const { args, context, runtime, pushers, settings, watcherId, ownerProcessId, io } = parts;
+  const time = () => new Date().toISOString();
+  return createWatcher({
+    watcherId,
+    settings,
+    ownerProcessId,
+    ...watcherEngineDeps(context, {
+      watcherId,
+      settings,
+      pushers,
+      onExtracted: (graph) => writeGraphFile(args.output, graph),
+    }),
+    record: async (events) => {
+      await runtime.store.append(
+        streams.watcher(watcherId),
+        toAppend(events, { correlation_id: watcherId, cause: 'watcher', actor: `watcher:${watcherId}` }),
+      );
+    },
+    onLog: (entry) => (entry.level === 'warn' ? io.stderr : io.stdout).write(`${time()} ${oneLine(entry.message)}\n`),
+  });
+}
+
+/** Prints what is watched, runs `engine` until `stopSignal` resolves and stops it; resolves with the exit code. */
+async function watchUntilStopped(
+  engine: WatcherEngine,
+  args: WatchArgs,
+  settings: WatcherSettings,
+  watcherId: string,
+  io: CommandIo,
+  stopSignal: Promise<string>,
+): Promise<number> {
+  io.stdout.write(
+    `Watching ${settings.environmentIds.join(', ')}${settings.clusterIds.length > 0 ? ` (clusters ${settings.clusterIds.join(', ')})` : ''}: ` +
+      `polling every ${args.pollInterval} s (cooldown: ${args.cooldown} s); graph written to ${args.output}; watcher ${watcherId}\n`,
+  );
+  io.stdout.write('Press Ctrl+C to stop\n');
+  await engine.start();
+  const reason = await stopSignal;
+  await engine.stop(reason);
+  io.stdout.write('Stopped\n');
+  return 0;
+}
+
 /** Runs the watcher until `stopSignal` resolves; resolves with the exit code. Never throws. */
 export async function runWatch(
   args: WatchArgs,
@@ -171,15 +261,8 @@ export async function runWatch(
   io: CommandIo,
   stopSignal: Promise<string>,
 ): Promise<number> {
-  if (args.env.length === 0)
-    return reportError(io, NAME, new Error('--env is required (repeat it for several environments)'));
-  if (!config.stream.credentials.cloud) {
-    return reportError(
-      io,
-      NAME,
-      new ConfigurationError('LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required'),
-    );
-  }
+  const precondition = watchPreconditionError(args, config);
+  if (precondition) return reportError(io, NAME, precondition);
   const logger = commandLogger(config, env);
   io.stdout.write(`${storeLine(config)}\n`);
   let runtime: LineageRuntime;
@@ -195,17 +278,7 @@ export async function runWatch(
     await runtime.close().catch(() => undefined);
     return reportError(io, NAME, push);
   }
-  // This process's lease (services/ownership.ts): the watcher is its own, so API processes on the same
-  // store leave it alone while it runs, and interrupt it (or resume it) once the lease expires.
-  const lease = createProcessLease({
-    store: runtime.store,
-    processes: runtime.processes,
-    projector: runtime.projector,
-    logger,
-    identity: newProcessIdentity('watch', hostname(), process.pid),
-    leaseSeconds: config.processes.leaseSeconds,
-    onLost: () => io.stderr.write(`${NAME}: this process lost its lease; another process takes the watcher over\n`),
-  });
+  const lease = watchProcessLease(runtime, config, logger, io);
   try {
     await lease.start();
   } catch (error) {
@@ -220,36 +293,10 @@ export async function runWatch(
     pollIntervalSeconds: args.pollInterval,
     push,
   };
-  const time = () => new Date().toISOString();
-  const engine: WatcherEngine = createWatcher({
-    watcherId,
-    settings,
-    ownerProcessId: lease.identity.processId,
-    ...watcherEngineDeps(context, {
-      watcherId,
-      settings,
-      pushers,
-      onExtracted: (graph) => writeGraphFile(args.output, graph),
-    }),
-    record: async (events) => {
-      await runtime.store.append(
-        streams.watcher(watcherId),
-        toAppend(events, { correlation_id: watcherId, cause: 'watcher', actor: `watcher:${watcherId}` }),
-      );
-    },
-    onLog: (entry) => (entry.level === 'warn' ? io.stderr : io.stdout).write(`${time()} ${oneLine(entry.message)}\n`),
-  });
+  const ownerProcessId = lease.identity.processId;
+  const engine = createWatchEngine({ args, context, runtime, pushers, settings, watcherId, ownerProcessId, io });
   try {
-    io.stdout.write(
-      `Watching ${settings.environmentIds.join(', ')}${settings.clusterIds.length > 0 ? ` (clusters ${settings.clusterIds.join(', ')})` : ''}: ` +
-        `polling every ${args.pollInterval} s (cooldown: ${args.cooldown} s); graph written to ${args.output}; watcher ${watcherId}\n`,
-    );
-    io.stdout.write('Press Ctrl+C to stop\n');
-    await engine.start();
-    const reason = await stopSignal;
-    await engine.stop(reason);
-    io.stdout.write('Stopped\n');
-    return 0;
+    return await watchUntilStopped(engine, args, settings, watcherId, io, stopSignal);
   } catch (error) {
     return reportError(io, NAME, error);
   } finally {
