@@ -15,6 +15,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyHttpProxy from '@fastify/http-proxy';
 import fastifyStatic from '@fastify/static';
+import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 
@@ -25,18 +26,23 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
  * The page may load scripts, styles, workers and data from its own origin only; `blob:` and `data:`
  * images are for exported files and the canvas.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+const CONTENT_SECURITY_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  workerSrc: ["'self'", 'blob:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  frameAncestors: ["'none'"],
+};
+
+/** The content security policy of every answer, as the header reads. */
+export const CONTENT_SECURITY_POLICY = Object.entries(CONTENT_SECURITY_DIRECTIVES)
+  .map(([name, sources]) => `${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} ${sources.join(' ')}`)
+  .join(';');
 
 /** Settings of `lineage-svc-ui`, read from the environment by `loadUiSettings`. */
 export interface UiSettings {
@@ -124,11 +130,10 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
   // Connections are closed at once on close: browsers keep theirs open, and Ctrl-C should not wait for them.
   const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true });
 
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    return payload;
+  // Security headers from helmet (nosniff, frame and referrer policies, ...) with the page's own policy.
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_DIRECTIVES },
+    referrerPolicy: { policy: 'no-referrer' },
   });
 
   await app.register(fastifyHttpProxy, {

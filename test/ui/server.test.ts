@@ -47,6 +47,10 @@ describe('lineage-svc-ui server', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /text\/html/);
     assert.equal(response.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY);
+    assert.match(CONTENT_SECURITY_POLICY, /default-src 'self';.*frame-ancestors 'none'/);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    assert.ok(response.headers.get('strict-transport-security'), 'helmet headers are on');
     const html = await response.text();
     assert.doesNotMatch(html, /https?:\/\//, 'the page names no outside host');
     const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html);
