@@ -32,7 +32,7 @@
  * Not modelled: `metric.partition`, `metric.principal_id`, `order_by` other than the default.
  */
 import { HttpError } from '../errors.js';
-import { defaultRate, type World } from '../model.js';
+import { defaultRate, type ClusterModel, type EnvModel, type World } from '../model.js';
 import type { Registrar, RouteMeta } from '../server.js';
 import { decodePageToken, encodePageToken, hash32, isoSeconds, pick, q1, type Query } from '../util.js';
 
@@ -160,78 +160,89 @@ interface SeriesIndex {
   byResource: Map<string, Map<string, Series[]>>;
 }
 
-function buildSeries(world: World): SeriesIndex {
-  const all = new Map<string, Series[]>(Object.keys(METRICS).map((m) => [m, []]));
-  const add = (metric: string, labels: Record<string, string>, perHour: number): void => {
-    if (perHour <= 0) return;
-    all.get(metric)?.push({ labels, perHour });
-  };
-  for (const env of world.environments) {
-    for (const c of env.clusters) {
-      const readers = new Map<string, number>();
-      for (const g of c.groups) for (const gt of g.def.topics) readers.set(gt.topic, (readers.get(gt.topic) ?? 0) + 1);
-      for (const t of c.topics) {
-        const m = t.def.metrics;
-        if (m === false) continue;
-        const key = `${c.id}/${t.name}`;
-        const receivedBytes = m?.received_bytes ?? defaultRate(`${key}/rb`, 200_000, 80_000_000);
-        const recordSize = pick(`${key}/size`, 180, 2400);
-        const receivedRecords = m?.received_records ?? Math.max(1, Math.round(receivedBytes / recordSize));
-        const fanOut = Math.max(1, readers.get(t.name) ?? 0);
-        const labels = { 'resource.kafka.id': c.id, 'metric.topic': t.name };
-        add('io.confluent.kafka.server/received_bytes', labels, receivedBytes);
-        add('io.confluent.kafka.server/received_records', labels, receivedRecords);
-        add('io.confluent.kafka.server/sent_bytes', labels, m?.sent_bytes ?? receivedBytes * fanOut);
-        add('io.confluent.kafka.server/sent_records', labels, m?.sent_records ?? receivedRecords * fanOut);
-      }
-      for (const g of c.groups) {
-        const lagByTopic = new Map<string, number>();
-        for (const row of g.lags) lagByTopic.set(row.topic, (lagByTopic.get(row.topic) ?? 0) + row.lag);
-        for (const gt of g.def.topics) {
-          all.get('io.confluent.kafka.server/consumer_lag_offsets')?.push({
-            labels: { 'resource.kafka.id': c.id, 'metric.consumer_group_id': g.id, 'metric.topic': gt.topic },
-            perHour: lagByTopic.get(gt.topic) ?? gt.lag,
-          });
-        }
-      }
-      for (const k of c.connectors) {
-        if (k.metrics === false || k.state !== 'RUNNING') continue;
-        const m = k.metrics;
-        const labels = { 'resource.connector.id': k.id, 'resource.kafka.id': c.id };
-        const rate = defaultRate(`${k.id}/records`, 5_000, 2_000_000);
-        const size = pick(`${k.id}/size`, 200, 1800);
-        const source = k.type === 'source';
-        const sent = m?.sent_records ?? (source ? rate : 0);
-        const received = m?.received_records ?? (source ? 0 : rate);
-        add('io.confluent.kafka.connect/sent_records', labels, sent);
-        add('io.confluent.kafka.connect/received_records', labels, received);
-        add('io.confluent.kafka.connect/sent_bytes', labels, m?.sent_bytes ?? sent * size);
-        add('io.confluent.kafka.connect/received_bytes', labels, m?.received_bytes ?? received * size);
-        add(
-          'io.confluent.kafka.connect/dead_letter_queue_records',
-          labels,
-          m?.dead_letter_queue_records ?? (source ? 0 : Math.floor(received / 5000)),
-        );
-      }
-    }
-    for (const st of env.statements) {
-      if (st.def.metrics === false || st.def.phase !== 'RUNNING') continue;
-      const m = st.def.metrics;
-      const labels = {
-        'resource.compute_pool.id': st.pool.id,
-        'resource.flink_statement.name': st.name,
-        'resource.flink_statement.uid': st.uid,
-      };
-      const rate = defaultRate(`${env.id}/${st.name}/in`, 10_000, 3_000_000);
-      add('io.confluent.flink/num_records_in', labels, m?.num_records_in ?? rate);
-      add(
-        'io.confluent.flink/num_records_out',
-        labels,
-        m?.num_records_out ?? Math.round(rate * (pick(`${st.name}/ratio`, 5, 100) / 100)),
-      );
-      add('io.confluent.flink/pending_records', labels, m?.pending_records ?? pick(`${st.name}/pending`, 0, 5000));
+/** Records one series of `metric` with its hourly rate; rates of zero or less are left out. */
+type AddSeries = (metric: string, labels: Record<string, string>, perHour: number) => void;
+
+/** Kafka topic throughput series of one cluster: bytes and records received, and sent to each reading group. */
+function addTopicSeries(c: ClusterModel, add: AddSeries): void {
+  const readers = new Map<string, number>();
+  for (const g of c.groups) for (const gt of g.def.topics) readers.set(gt.topic, (readers.get(gt.topic) ?? 0) + 1);
+  for (const t of c.topics) {
+    const m = t.def.metrics;
+    if (m === false) continue;
+    const key = `${c.id}/${t.name}`;
+    const receivedBytes = m?.received_bytes ?? defaultRate(`${key}/rb`, 200_000, 80_000_000);
+    const recordSize = pick(`${key}/size`, 180, 2400);
+    const receivedRecords = m?.received_records ?? Math.max(1, Math.round(receivedBytes / recordSize));
+    const fanOut = Math.max(1, readers.get(t.name) ?? 0);
+    const labels = { 'resource.kafka.id': c.id, 'metric.topic': t.name };
+    add('io.confluent.kafka.server/received_bytes', labels, receivedBytes);
+    add('io.confluent.kafka.server/received_records', labels, receivedRecords);
+    add('io.confluent.kafka.server/sent_bytes', labels, m?.sent_bytes ?? receivedBytes * fanOut);
+    add('io.confluent.kafka.server/sent_records', labels, m?.sent_records ?? receivedRecords * fanOut);
+  }
+}
+
+/** Consumer lag series of one cluster, one per group and topic (kept even when the lag is zero). */
+function addConsumerLagSeries(c: ClusterModel, all: Map<string, Series[]>): void {
+  for (const g of c.groups) {
+    const lagByTopic = new Map<string, number>();
+    for (const row of g.lags) lagByTopic.set(row.topic, (lagByTopic.get(row.topic) ?? 0) + row.lag);
+    for (const gt of g.def.topics) {
+      all.get('io.confluent.kafka.server/consumer_lag_offsets')?.push({
+        labels: { 'resource.kafka.id': c.id, 'metric.consumer_group_id': g.id, 'metric.topic': gt.topic },
+        perHour: lagByTopic.get(gt.topic) ?? gt.lag,
+      });
     }
   }
+}
+
+/** Connect series of one cluster's running connectors: records and bytes sent and received, dead-lettered records. */
+function addConnectorSeries(c: ClusterModel, add: AddSeries): void {
+  for (const k of c.connectors) {
+    if (k.metrics === false || k.state !== 'RUNNING') continue;
+    const m = k.metrics;
+    const labels = { 'resource.connector.id': k.id, 'resource.kafka.id': c.id };
+    const rate = defaultRate(`${k.id}/records`, 5_000, 2_000_000);
+    const size = pick(`${k.id}/size`, 200, 1800);
+    const source = k.type === 'source';
+    const sent = m?.sent_records ?? (source ? rate : 0);
+    const received = m?.received_records ?? (source ? 0 : rate);
+    add('io.confluent.kafka.connect/sent_records', labels, sent);
+    add('io.confluent.kafka.connect/received_records', labels, received);
+    add('io.confluent.kafka.connect/sent_bytes', labels, m?.sent_bytes ?? sent * size);
+    add('io.confluent.kafka.connect/received_bytes', labels, m?.received_bytes ?? received * size);
+    add(
+      'io.confluent.kafka.connect/dead_letter_queue_records',
+      labels,
+      m?.dead_letter_queue_records ?? (source ? 0 : Math.floor(received / 5000)),
+    );
+  }
+}
+
+/** Flink series of one environment's running statements: records in, out and pending. */
+function addStatementSeries(env: EnvModel, add: AddSeries): void {
+  for (const st of env.statements) {
+    if (st.def.metrics === false || st.def.phase !== 'RUNNING') continue;
+    const m = st.def.metrics;
+    const labels = {
+      'resource.compute_pool.id': st.pool.id,
+      'resource.flink_statement.name': st.name,
+      'resource.flink_statement.uid': st.uid,
+    };
+    const rate = defaultRate(`${env.id}/${st.name}/in`, 10_000, 3_000_000);
+    add('io.confluent.flink/num_records_in', labels, m?.num_records_in ?? rate);
+    add(
+      'io.confluent.flink/num_records_out',
+      labels,
+      m?.num_records_out ?? Math.round(rate * (pick(`${st.name}/ratio`, 5, 100) / 100)),
+    );
+    add('io.confluent.flink/pending_records', labels, m?.pending_records ?? pick(`${st.name}/pending`, 0, 5000));
+  }
+}
+
+/** Each metric's series indexed by `field=value` of their resource labels. */
+function indexByResource(all: Map<string, Series[]>): Map<string, Map<string, Series[]>> {
   const byResource = new Map<string, Map<string, Series[]>>();
   for (const [metric, list] of all) {
     const index = new Map<string, Series[]>();
@@ -246,7 +257,25 @@ function buildSeries(world: World): SeriesIndex {
     }
     byResource.set(metric, index);
   }
-  return { all, byResource };
+  return byResource;
+}
+
+/** Every metric's series over the whole estate, with their resource index. */
+function buildSeries(world: World): SeriesIndex {
+  const all = new Map<string, Series[]>(Object.keys(METRICS).map((m) => [m, []]));
+  const add: AddSeries = (metric, labels, perHour) => {
+    if (perHour <= 0) return;
+    all.get(metric)?.push({ labels, perHour });
+  };
+  for (const env of world.environments) {
+    for (const c of env.clusters) {
+      addTopicSeries(c, add);
+      addConsumerLagSeries(c, all);
+      addConnectorSeries(c, add);
+    }
+    addStatementSeries(env, add);
+  }
+  return { all, byResource: indexByResource(all) };
 }
 
 // ---------- filters ----------
