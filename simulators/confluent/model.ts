@@ -255,6 +255,260 @@ function buildGroup(def: ConsumerGroupDef, cluster: ClusterModel): GroupModel {
   return { def, id: def.group_id, cluster, members, lags };
 }
 
+/** Compares two strings for sorting. */
+function byString(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The world's region of `cloud` and `region`, added (in order of first sight) when new. */
+function addRegion(world: World, cloud: RegionModel['cloud'], region: string): RegionModel {
+  const key = `${cloud.toLowerCase()}-${region}`;
+  let r = world.regionByKey.get(key);
+  if (r === undefined) {
+    r = { cloud, region, key };
+    world.regionByKey.set(key, r);
+    world.regions.push(r);
+  }
+  return r;
+}
+
+/** An environment's model, without its resources yet. */
+function buildEnvironment(scenario: Scenario, envDef: EnvironmentDef): EnvModel {
+  return {
+    def: envDef,
+    id: envDef.id,
+    clusters: [],
+    sr: undefined,
+    ksql: [],
+    pools: [],
+    statements: [],
+    crn: `crn://confluent.cloud/organization=${scenario.organization.id}/environment=${envDef.id}`,
+  };
+}
+
+/** A Kafka cluster's model with its topics and consumer groups, sorted by name and id. */
+function buildCluster(cDef: KafkaClusterDef, env: EnvModel): ClusterModel {
+  const cluster: ClusterModel = {
+    def: cDef,
+    id: cDef.id,
+    env,
+    bootstrapHost: cDef.bootstrap_host ?? `pkc-${token(`${cDef.id}/pkc`, 5)}`,
+    topics: [],
+    topicByName: new Map(),
+    groups: [],
+    groupById: new Map(),
+    connectors: cDef.connectors,
+    connectorByName: new Map(cDef.connectors.map((c) => [c.name, c])),
+    links: cDef.links,
+    tableflowTopics: cDef.tableflow.topics,
+    tableflowByTopic: new Map(cDef.tableflow.topics.map((t) => [t.topic, t])),
+    catalogIntegrations: cDef.tableflow.catalog_integrations,
+    cloudLower: cDef.cloud.toLowerCase(),
+  };
+  for (const tDef of cDef.topics) {
+    const topic = buildTopic(tDef, cluster);
+    cluster.topicByName.set(topic.name, topic);
+  }
+  cluster.topics = [...cluster.topicByName.values()].sort((a, b) => byString(a.name, b.name));
+  for (const gDef of cDef.consumer_groups) {
+    const group = buildGroup(gDef, cluster);
+    cluster.groupById.set(group.id, group);
+  }
+  cluster.groups = [...cluster.groupById.values()].sort((a, b) => byString(a.id, b.id));
+  return cluster;
+}
+
+/** A subject's declaration, in the registry or inline on a topic. */
+interface DeclaredSubject {
+  subject: string;
+  def: SchemaRegistryDef['subjects'][number] | NonNullable<TopicDef['value_schema']>;
+}
+
+/** The registry's subjects, then the key and value schemas declared on the environment's topics. */
+function declaredSubjects(srDef: SchemaRegistryDef, env: EnvModel): DeclaredSubject[] {
+  const pending: DeclaredSubject[] = [];
+  for (const s of srDef.subjects) pending.push({ subject: s.subject, def: s });
+  for (const c of env.clusters) {
+    for (const t of c.topics) {
+      if (t.def.key_schema !== undefined)
+        pending.push({ subject: t.def.key_schema.subject ?? `${t.name}-key`, def: t.def.key_schema });
+      if (t.def.value_schema !== undefined)
+        pending.push({ subject: t.def.value_schema.subject ?? `${t.name}-value`, def: t.def.value_schema });
+    }
+  }
+  return pending;
+}
+
+/** Indexes the subjects by name and schema id, giving the ones without an id the next free id from 100001. */
+function indexSubjects(sr: SrModel, pending: readonly DeclaredSubject[]): void {
+  const usedIds = new Set(pending.map((p) => p.def.id).filter((id): id is number => id !== undefined));
+  let nextId = 100001;
+  for (const p of pending) {
+    let id = p.def.id;
+    if (id === undefined) {
+      while (usedIds.has(nextId)) nextId++;
+      id = nextId;
+      usedIds.add(id);
+    }
+    const model: SubjectModel = {
+      subject: p.subject,
+      schemaType: p.def.schema_type,
+      schema: stringifySchema(p.def.schema),
+      version: p.def.version,
+      id,
+      references: p.def.references,
+    };
+    sr.bySubject.set(model.subject, model);
+    if (!sr.byId.has(id)) sr.byId.set(id, model);
+  }
+  sr.subjects = [...sr.bySubject.values()].sort((a, b) => byString(a.subject, b.subject));
+}
+
+/** The catalog's tag and business metadata definitions: the declared ones, then those the topics use. */
+function addCatalogDefinitions(srDef: SchemaRegistryDef, sr: SrModel): void {
+  const tagNames = new Map(srDef.tag_definitions.map((d) => [d.name, d.description]));
+  const bmDefs = new Map(
+    srDef.business_metadata_definitions.map((d) => [d.name, { ...d, attributes: [...d.attributes] }]),
+  );
+  for (const t of sr.catalogTopics) {
+    for (const tag of t.def.tags) if (!tagNames.has(tag)) tagNames.set(tag, `${tag} tag`);
+    for (const [bm, attrs] of Object.entries(t.def.business_metadata)) {
+      let d = bmDefs.get(bm);
+      if (d === undefined) {
+        d = { name: bm, description: `${bm} business metadata`, attributes: [] };
+        bmDefs.set(bm, d);
+      }
+      for (const a of Object.keys(attrs)) if (!d.attributes.includes(a)) d.attributes.push(a);
+    }
+  }
+  sr.tagDefs = [...tagNames].map(([name, description]) => ({ name, description }));
+  sr.bmDefs = [...bmDefs.values()];
+}
+
+/** An environment's Schema Registry model: its subjects, catalog topics and catalog definitions. */
+function buildSchemaRegistry(srDef: SchemaRegistryDef, env: EnvModel): SrModel {
+  const sr: SrModel = {
+    def: srDef,
+    id: srDef.id,
+    env,
+    subjects: [],
+    bySubject: new Map(),
+    byId: new Map(),
+    catalogTopics: env.clusters.flatMap((c) => c.topics),
+    topicByQualifiedName: new Map(),
+    tagDefs: [],
+    bmDefs: [],
+  };
+  indexSubjects(sr, declaredSubjects(srDef, env));
+  for (const t of sr.catalogTopics) {
+    sr.topicByQualifiedName.set(`${sr.id}:${t.cluster.id}:${t.name}`, t);
+    sr.topicByQualifiedName.set(`${t.cluster.id}:${t.name}`, t);
+  }
+  addCatalogDefinitions(srDef, sr);
+  return sr;
+}
+
+/** A ksqlDB cluster's model, its sources knowing the queries that read and write them. */
+function buildKsqlCluster(kDef: KsqlClusterDef, env: EnvModel, kafkaCluster: ClusterModel): KsqlModel {
+  const sources: KsqlSourceModel[] = kDef.sources.map((s) => ({
+    def: s,
+    name: s.name.toUpperCase(),
+    readQueries: [],
+    writeQueries: [],
+  }));
+  const sourceByName = new Map(sources.map((s) => [s.name, s]));
+  for (const q of kDef.queries) {
+    for (const n of q.sources) sourceByName.get(n.toUpperCase())?.readQueries.push(q);
+    for (const n of q.sinks) sourceByName.get(n.toUpperCase())?.writeQueries.push(q);
+  }
+  return {
+    def: kDef,
+    id: kDef.id,
+    env,
+    kafkaCluster,
+    topicPrefix: kDef.topic_prefix ?? `pksqlc-${token(`${kDef.id}/prefix`, 5)}`,
+    sources,
+    sourceByName,
+    queries: kDef.queries,
+    queryById: new Map(kDef.queries.map((q) => [q.id.toUpperCase(), q])),
+  };
+}
+
+/** A Flink statement's model: its SQL properties (current catalog and database) and latest source offsets. */
+function buildStatement(world: World, env: EnvModel, sDef: FlinkStatementDef, pool: PoolModel): StatementModel {
+  const dbCluster =
+    (sDef.kafka_cluster_id !== undefined ? world.clusters.get(sDef.kafka_cluster_id) : undefined) ??
+    env.clusters.find((c) => c.def.cloud === pool.def.cloud && c.def.region === pool.def.region) ??
+    env.clusters[0];
+  const properties: Record<string, string> = {
+    'sql.current-catalog': env.def.display_name,
+    ...(dbCluster !== undefined ? { 'sql.current-database': dbCluster.def.display_name } : {}),
+    'sql.local-time-zone': 'GMT+00:00',
+    ...sDef.properties,
+  };
+  const latestOffsets: Record<string, string> = {};
+  for (const topicName of sDef.source_topics) {
+    const topic = env.clusters.map((c) => c.topicByName.get(topicName)).find((t) => t !== undefined);
+    const parts = topic?.endOffsets ?? [pick(`${sDef.name}/${topicName}`, 1000, 90000)];
+    latestOffsets[topicName] = parts.map((off, p) => `partition:${p},offset:${off}`).join(';');
+  }
+  return {
+    def: sDef,
+    name: sDef.name,
+    env,
+    pool,
+    uid: uuidFrom(`${env.id}/${sDef.name}`),
+    sqlKind: sDef.sql_kind ?? sqlKindOf(sDef.sql),
+    properties,
+    latestOffsets,
+  };
+}
+
+/** Adds an environment's compute pools and the statements that run on them to the world. */
+function addFlink(world: World, env: EnvModel, envDef: EnvironmentDef): void {
+  for (const pDef of envDef.flink.compute_pools) {
+    const region = addRegion(world, pDef.cloud, pDef.region);
+    const pool: PoolModel = { def: pDef, id: pDef.id, env, regionKey: region.key };
+    env.pools.push(pool);
+    world.pools.set(pool.id, pool);
+  }
+  for (const sDef of envDef.flink.statements) {
+    const pool = world.pools.get(sDef.compute_pool_id);
+    if (pool === undefined) continue; // prevented by validation
+    const statement = buildStatement(world, env, sDef, pool);
+    env.statements.push(statement);
+    const key = `${env.id}/${pool.regionKey}`;
+    const list = world.statementsByEnvRegion.get(key) ?? [];
+    list.push(statement);
+    world.statementsByEnvRegion.set(key, list);
+  }
+}
+
+/** Adds one environment and all its resources to the world. */
+function addEnvironment(world: World, scenario: Scenario, envDef: EnvironmentDef): void {
+  const env = buildEnvironment(scenario, envDef);
+  world.environments.push(env);
+  world.envById.set(env.id, env);
+  for (const cDef of envDef.kafka_clusters) {
+    const cluster = buildCluster(cDef, env);
+    env.clusters.push(cluster);
+    world.clusters.set(cluster.id, cluster);
+  }
+  if (envDef.schema_registry !== undefined) {
+    const sr = buildSchemaRegistry(envDef.schema_registry, env);
+    env.sr = sr;
+    world.schemaRegistries.set(sr.id, sr);
+  }
+  for (const kDef of envDef.ksqldb_clusters) {
+    const kafkaCluster = world.clusters.get(kDef.kafka_cluster_id);
+    if (kafkaCluster === undefined) continue; // prevented by validation
+    const ksql = buildKsqlCluster(kDef, env, kafkaCluster);
+    env.ksql.push(ksql);
+    world.ksqlClusters.set(ksql.id, ksql);
+  }
+  addFlink(world, env, envDef);
+}
+
 /** Builds the indexed world from a validated scenario. */
 export function buildWorld(scenario: Scenario): World {
   const createdAt = Date.parse(scenario.created_at);
@@ -271,216 +525,11 @@ export function buildWorld(scenario: Scenario): World {
     statementsByEnvRegion: new Map(),
     createdAt: Number.isNaN(createdAt) ? Date.parse('2024-06-03T09:15:00Z') : createdAt,
   };
-  const addRegion = (cloud: RegionModel['cloud'], region: string): RegionModel => {
-    const key = `${cloud.toLowerCase()}-${region}`;
-    let r = world.regionByKey.get(key);
-    if (r === undefined) {
-      r = { cloud, region, key };
-      world.regionByKey.set(key, r);
-      world.regions.push(r);
-    }
-    return r;
-  };
-  for (const fr of scenario.flink_regions) addRegion(fr.cloud, fr.region);
-
-  for (const envDef of scenario.environments) {
-    const env: EnvModel = {
-      def: envDef,
-      id: envDef.id,
-      clusters: [],
-      sr: undefined,
-      ksql: [],
-      pools: [],
-      statements: [],
-      crn: `crn://confluent.cloud/organization=${scenario.organization.id}/environment=${envDef.id}`,
-    };
-    world.environments.push(env);
-    world.envById.set(env.id, env);
-
-    for (const cDef of envDef.kafka_clusters) {
-      const cluster: ClusterModel = {
-        def: cDef,
-        id: cDef.id,
-        env,
-        bootstrapHost: cDef.bootstrap_host ?? `pkc-${token(`${cDef.id}/pkc`, 5)}`,
-        topics: [],
-        topicByName: new Map(),
-        groups: [],
-        groupById: new Map(),
-        connectors: cDef.connectors,
-        connectorByName: new Map(cDef.connectors.map((c) => [c.name, c])),
-        links: cDef.links,
-        tableflowTopics: cDef.tableflow.topics,
-        tableflowByTopic: new Map(cDef.tableflow.topics.map((t) => [t.topic, t])),
-        catalogIntegrations: cDef.tableflow.catalog_integrations,
-        cloudLower: cDef.cloud.toLowerCase(),
-      };
-      for (const tDef of cDef.topics) {
-        const topic = buildTopic(tDef, cluster);
-        cluster.topicByName.set(topic.name, topic);
-      }
-      cluster.topics = [...cluster.topicByName.values()].sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
-      for (const gDef of cDef.consumer_groups) {
-        const group = buildGroup(gDef, cluster);
-        cluster.groupById.set(group.id, group);
-      }
-      cluster.groups = [...cluster.groupById.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      env.clusters.push(cluster);
-      world.clusters.set(cluster.id, cluster);
-    }
-
-    if (envDef.schema_registry !== undefined) {
-      const srDef = envDef.schema_registry;
-      const sr: SrModel = {
-        def: srDef,
-        id: srDef.id,
-        env,
-        subjects: [],
-        bySubject: new Map(),
-        byId: new Map(),
-        catalogTopics: env.clusters.flatMap((c) => c.topics),
-        topicByQualifiedName: new Map(),
-        tagDefs: [],
-        bmDefs: [],
-      };
-      const pending: {
-        subject: string;
-        def: SchemaRegistryDef['subjects'][number] | NonNullable<TopicDef['value_schema']>;
-      }[] = [];
-      for (const s of srDef.subjects) pending.push({ subject: s.subject, def: s });
-      for (const c of env.clusters) {
-        for (const t of c.topics) {
-          if (t.def.key_schema !== undefined)
-            pending.push({ subject: t.def.key_schema.subject ?? `${t.name}-key`, def: t.def.key_schema });
-          if (t.def.value_schema !== undefined)
-            pending.push({ subject: t.def.value_schema.subject ?? `${t.name}-value`, def: t.def.value_schema });
-        }
-      }
-      const usedIds = new Set(pending.map((p) => p.def.id).filter((id): id is number => id !== undefined));
-      let nextId = 100001;
-      for (const p of pending) {
-        let id = p.def.id;
-        if (id === undefined) {
-          while (usedIds.has(nextId)) nextId++;
-          id = nextId;
-          usedIds.add(id);
-        }
-        const model: SubjectModel = {
-          subject: p.subject,
-          schemaType: p.def.schema_type,
-          schema: stringifySchema(p.def.schema),
-          version: p.def.version,
-          id,
-          references: p.def.references,
-        };
-        sr.bySubject.set(model.subject, model);
-        if (!sr.byId.has(id)) sr.byId.set(id, model);
-      }
-      sr.subjects = [...sr.bySubject.values()].sort((a, b) =>
-        a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0,
-      );
-      for (const t of sr.catalogTopics) {
-        sr.topicByQualifiedName.set(`${sr.id}:${t.cluster.id}:${t.name}`, t);
-        sr.topicByQualifiedName.set(`${t.cluster.id}:${t.name}`, t);
-      }
-      const tagNames = new Map(srDef.tag_definitions.map((d) => [d.name, d.description]));
-      const bmDefs = new Map(
-        srDef.business_metadata_definitions.map((d) => [d.name, { ...d, attributes: [...d.attributes] }]),
-      );
-      for (const t of sr.catalogTopics) {
-        for (const tag of t.def.tags) if (!tagNames.has(tag)) tagNames.set(tag, `${tag} tag`);
-        for (const [bm, attrs] of Object.entries(t.def.business_metadata)) {
-          let d = bmDefs.get(bm);
-          if (d === undefined) {
-            d = { name: bm, description: `${bm} business metadata`, attributes: [] };
-            bmDefs.set(bm, d);
-          }
-          for (const a of Object.keys(attrs)) if (!d.attributes.includes(a)) d.attributes.push(a);
-        }
-      }
-      sr.tagDefs = [...tagNames].map(([name, description]) => ({ name, description }));
-      sr.bmDefs = [...bmDefs.values()];
-      env.sr = sr;
-      world.schemaRegistries.set(sr.id, sr);
-    }
-
-    for (const kDef of envDef.ksqldb_clusters) {
-      const kafkaCluster = world.clusters.get(kDef.kafka_cluster_id);
-      if (kafkaCluster === undefined) continue; // prevented by validation
-      const sources: KsqlSourceModel[] = kDef.sources.map((s) => ({
-        def: s,
-        name: s.name.toUpperCase(),
-        readQueries: [],
-        writeQueries: [],
-      }));
-      const sourceByName = new Map(sources.map((s) => [s.name, s]));
-      for (const q of kDef.queries) {
-        for (const n of q.sources) sourceByName.get(n.toUpperCase())?.readQueries.push(q);
-        for (const n of q.sinks) sourceByName.get(n.toUpperCase())?.writeQueries.push(q);
-      }
-      const ksql: KsqlModel = {
-        def: kDef,
-        id: kDef.id,
-        env,
-        kafkaCluster,
-        topicPrefix: kDef.topic_prefix ?? `pksqlc-${token(`${kDef.id}/prefix`, 5)}`,
-        sources,
-        sourceByName,
-        queries: kDef.queries,
-        queryById: new Map(kDef.queries.map((q) => [q.id.toUpperCase(), q])),
-      };
-      env.ksql.push(ksql);
-      world.ksqlClusters.set(ksql.id, ksql);
-    }
-
-    for (const pDef of envDef.flink.compute_pools) {
-      const region = addRegion(pDef.cloud, pDef.region);
-      const pool: PoolModel = { def: pDef, id: pDef.id, env, regionKey: region.key };
-      env.pools.push(pool);
-      world.pools.set(pool.id, pool);
-    }
-    for (const sDef of envDef.flink.statements) {
-      const pool = world.pools.get(sDef.compute_pool_id);
-      if (pool === undefined) continue; // prevented by validation
-      const dbCluster =
-        (sDef.kafka_cluster_id !== undefined ? world.clusters.get(sDef.kafka_cluster_id) : undefined) ??
-        env.clusters.find((c) => c.def.cloud === pool.def.cloud && c.def.region === pool.def.region) ??
-        env.clusters[0];
-      const properties: Record<string, string> = {
-        'sql.current-catalog': envDef.display_name,
-        ...(dbCluster !== undefined ? { 'sql.current-database': dbCluster.def.display_name } : {}),
-        'sql.local-time-zone': 'GMT+00:00',
-        ...sDef.properties,
-      };
-      const latestOffsets: Record<string, string> = {};
-      for (const topicName of sDef.source_topics) {
-        const topic = env.clusters.map((c) => c.topicByName.get(topicName)).find((t) => t !== undefined);
-        const parts = topic?.endOffsets ?? [pick(`${sDef.name}/${topicName}`, 1000, 90000)];
-        latestOffsets[topicName] = parts.map((off, p) => `partition:${p},offset:${off}`).join(';');
-      }
-      const statement: StatementModel = {
-        def: sDef,
-        name: sDef.name,
-        env,
-        pool,
-        uid: uuidFrom(`${env.id}/${sDef.name}`),
-        sqlKind: sDef.sql_kind ?? sqlKindOf(sDef.sql),
-        properties,
-        latestOffsets,
-      };
-      env.statements.push(statement);
-      const key = `${env.id}/${pool.regionKey}`;
-      const list = world.statementsByEnvRegion.get(key) ?? [];
-      list.push(statement);
-      world.statementsByEnvRegion.set(key, list);
-    }
-  }
-  for (const list of world.statementsByEnvRegion.values())
-    list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  if (world.regions.length === 0) addRegion('AWS', 'us-east-1');
-  world.regions.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const fr of scenario.flink_regions) addRegion(world, fr.cloud, fr.region);
+  for (const envDef of scenario.environments) addEnvironment(world, scenario, envDef);
+  for (const list of world.statementsByEnvRegion.values()) list.sort((a, b) => byString(a.name, b.name));
+  if (world.regions.length === 0) addRegion(world, 'AWS', 'us-east-1');
+  world.regions.sort((a, b) => byString(a.key, b.key));
   return world;
 }
 
