@@ -31,7 +31,11 @@
  * null for anything else); a repeated `requestId` answers the first response again without
  * recording the event twice (the API's idempotency).
  */
-import { createBearerApiHarness, type SimulatorRequestLogEntry } from '../shared/bearerApiHarness.js';
+import {
+  createBearerApiHarness,
+  type BearerApiHarness,
+  type SimulatorRequestLogEntry,
+} from '../shared/bearerApiHarness.js';
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import {
@@ -143,26 +147,32 @@ function fieldsOf(columns: readonly SimulatedColumn[]): Array<Record<string, unk
   }));
 }
 
-/** Starts the simulator on `host:port` (default 127.0.0.1, an ephemeral port). @throws ValidationError for a bad scenario */
-export async function startGoogleSimulator(options: GoogleSimulatorOptions): Promise<GoogleSimulator> {
-  const scenario = parseGoogleScenario(options.scenario);
-  const tables = new Map<string, GoogleScenarioTable>(
-    scenario.tables.map((t) => [key(t.project, t.dataset, t.table), t]),
-  );
-  const received: ReceivedLineageEvent[] = [];
-  const byRequestId = new Map<string, ReceivedLineageEvent>();
-  let url = '';
+type Route = BearerApiHarness['route'];
 
-  const app: FastifyInstance = Fastify({
-    logger: false,
-    forceCloseConnections: true,
-    bodyLimit: 5 * 1024 * 1024,
-    routerOptions: { maxParamLength: 2048 },
-  });
+/** The Dataplex Catalog's state: resources (entry groups, entry types, aspect types), entries and operations. */
+interface DataplexState {
+  scenario: GoogleScenario;
+  resources: Map<string, Record<string, unknown>>;
+  entries: Map<string, Record<string, unknown>>;
+  operations: Map<string, Record<string, unknown>>;
+}
 
-  const bigQueryReason = (api: string, status: number) =>
-    api.startsWith('warehouse.bigquery') ? (BIGQUERY_REASONS[status] ?? 'backendError') : undefined;
-  const harness = createBearerApiHarness(app, {
+/** The lineage API's state: the events received, and by request id (for idempotent retries). */
+interface LineageState {
+  received: ReceivedLineageEvent[];
+  byRequestId: Map<string, ReceivedLineageEvent>;
+}
+
+const now = () => new Date().toISOString();
+
+/** The BigQuery error reason of a status, for the BigQuery APIs only. */
+function bigQueryReason(api: string, status: number): string | undefined {
+  return api.startsWith('warehouse.bigquery') ? (BIGQUERY_REASONS[status] ?? 'backendError') : undefined;
+}
+
+/** The token and fault checks in front of every route, answering with Google's errors. */
+function createGoogleHarness(app: FastifyInstance, scenario: GoogleScenario): BearerApiHarness {
+  return createBearerApiHarness(app, {
     token: scenario.token,
     faults: scenario.faults,
     faultError: (fault, api) =>
@@ -181,8 +191,10 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
         bigQueryReason(api, 401),
       ),
   });
-  const route = harness.route;
+}
 
+/** Google's error bodies: Google RPC errors, BigQuery's own shape when the error has a reason; 404 for unknown URLs. */
+function setGoogleErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, _request, reply) => {
     const apiError =
       error instanceof ApiError
@@ -223,7 +235,10 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
       },
     });
   });
+}
 
+/** BigQuery `tables.get` over the scenario's tables; `baseUrl` gives the simulator's URL for `selfLink`. */
+function bigQueryRoutes(route: Route, tables: ReadonlyMap<string, GoogleScenarioTable>, baseUrl: () => string): void {
   route(
     'GET',
     '/bigquery/v2/projects/:project/datasets/:dataset/tables/:table',
@@ -253,7 +268,7 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
         kind: 'bigquery#table',
         etag: createHash('md5').update(JSON.stringify(t)).digest('base64'),
         id: `${t.project}:${t.dataset}.${t.table}`,
-        selfLink: `${url}/bigquery/v2/projects/${t.project}/datasets/${t.dataset}/tables/${t.table}`,
+        selfLink: `${baseUrl()}/bigquery/v2/projects/${t.project}/datasets/${t.dataset}/tables/${t.table}`,
         tableReference: { projectId: t.project, datasetId: t.dataset, tableId: t.table },
         ...(t.description === null ? {} : { description: t.description }),
         ...(Object.keys(t.labels).length === 0 ? {} : { labels: t.labels }),
@@ -269,7 +284,11 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
       };
     },
   );
+}
 
+/** The Data Lineage API's `processOpenLineageRunEvent`, recording each event in `state`. */
+function lineageRoutes(route: Route, scenario: GoogleScenario, state: LineageState): void {
+  const { received, byRequestId } = state;
   route(
     'POST',
     '/v1/projects/:project/locations/:action',
@@ -336,19 +355,21 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
       return record.response;
     },
   );
+}
 
-  // Dataplex Catalog.
-  const resources = new Map<string, Record<string, unknown>>();
-  const entries = new Map<string, Record<string, unknown>>();
-  const operations = new Map<string, Record<string, unknown>>();
-  const parentOf = (request: FastifyRequest) => {
-    const { project, location } = request.params as { project: string; location: string };
-    if (project !== scenario.project_id && project !== String(scenario.project_number)) {
-      throw new ApiError(403, 'PERMISSION_DENIED', `Permission denied on resource project ${project}.`);
-    }
-    return `projects/${project}/locations/${location}`;
-  };
-  const now = () => new Date().toISOString();
+/** The `projects/{project}/locations/{location}` parent of a Dataplex request. @throws ApiError 403 for another project */
+function dataplexParent(scenario: GoogleScenario, request: FastifyRequest): string {
+  const { project, location } = request.params as { project: string; location: string };
+  if (project !== scenario.project_id && project !== String(scenario.project_number)) {
+    throw new ApiError(403, 'PERMISSION_DENIED', `Permission denied on resource project ${project}.`);
+  }
+  return `projects/${project}/locations/${location}`;
+}
+
+/** Dataplex `get` and `create` of entry groups, entry types and aspect types (creation answers a long-running operation). */
+function dataplexCollectionRoutes(route: Route, state: DataplexState): void {
+  const { resources, operations } = state;
+  const parentOf = (request: FastifyRequest) => dataplexParent(state.scenario, request);
   for (const collection of ['entryGroups', 'entryTypes', 'aspectTypes'] as const) {
     const idParameter = `${collection.slice(0, -1)}Id`;
     route(
@@ -412,6 +433,12 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
       },
     );
   }
+}
+
+/** Dataplex `operations.get`. */
+function dataplexOperationRoutes(route: Route, state: DataplexState): void {
+  const { operations } = state;
+  const parentOf = (request: FastifyRequest) => dataplexParent(state.scenario, request);
   route(
     'GET',
     '/v1/projects/:project/locations/:location/operations/:id',
@@ -423,6 +450,12 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
       return operation;
     },
   );
+}
+
+/** Dataplex `entries.create` and `entries.patch` (aspects only). */
+function dataplexEntryRoutes(route: Route, state: DataplexState): void {
+  const { resources, entries } = state;
+  const parentOf = (request: FastifyRequest) => dataplexParent(state.scenario, request);
   route(
     'POST',
     '/v1/projects/:project/locations/:location/entryGroups/:group/entries',
@@ -482,6 +515,36 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
       return updated;
     },
   );
+}
+
+/** Starts the simulator on `host:port` (default 127.0.0.1, an ephemeral port). @throws ValidationError for a bad scenario */
+export async function startGoogleSimulator(options: GoogleSimulatorOptions): Promise<GoogleSimulator> {
+  const scenario = parseGoogleScenario(options.scenario);
+  const tables = new Map<string, GoogleScenarioTable>(
+    scenario.tables.map((t) => [key(t.project, t.dataset, t.table), t]),
+  );
+  const lineage: LineageState = { received: [], byRequestId: new Map() };
+  const { received } = lineage;
+  let url = '';
+
+  const app: FastifyInstance = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    bodyLimit: 5 * 1024 * 1024,
+    routerOptions: { maxParamLength: 2048 },
+  });
+  const harness = createGoogleHarness(app, scenario);
+  const route = harness.route;
+  setGoogleErrorHandlers(app);
+
+  bigQueryRoutes(route, tables, () => url);
+  lineageRoutes(route, scenario, lineage);
+  // Dataplex Catalog.
+  const dataplex: DataplexState = { scenario, resources: new Map(), entries: new Map(), operations: new Map() };
+  const { resources, entries } = dataplex;
+  dataplexCollectionRoutes(route, dataplex);
+  dataplexOperationRoutes(route, dataplex);
+  dataplexEntryRoutes(route, dataplex);
 
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
