@@ -43,114 +43,169 @@ export interface SyntheticGraphOptions {
   crossDomainShare?: number;
 }
 
-/**
- * Builds a graph of about `nodes` nodes and `edges` edges (exact when `edges` is at least twice the
- * number of jobs). Node mix: 40% topics, 10% schemas, 10% external datasets, 15% stream jobs,
- * 5% SQL queries, 10% connectors, 10% consumer groups. See `SyntheticGraphOptions` for its shape.
- */
-export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
-  const next = seededRandom(options.seed ?? 42);
-  const environments = options.environments ?? 10;
-  const count = (share: number) => Math.max(1, Math.floor(options.nodes * share));
-  const nodes: Node[] = [];
-  const edges: Edge[] = [];
-  const edgeKeys = new Set<string>();
-  const env = (index: number) => `env-${String(index % environments).padStart(5, '0')}`;
-  const cluster = (index: number) => `lkc-${String(index % (environments * 10)).padStart(5, '0')}`;
-  const make = (
-    id: string,
-    nodeType: NodeType,
-    system: System,
-    qualifiedName: string,
-    index: number,
-    attributes: Node['attributes'],
-  ): Node => ({
+/** A job: a node that reads topics (or external datasets) and, but consumer groups, writes them. */
+interface Job {
+  id: string;
+  kind: 'connector' | 'transform' | 'group';
+}
+
+/** The graph being built: its nodes and edges (each edge once), and the node ids by role. */
+interface GraphUnderConstruction {
+  nodes: Node[];
+  edges: Edge[];
+  edgeKeys: Set<string>;
+  topics: string[];
+  externals: string[];
+  jobs: Job[];
+  environments: number;
+}
+
+/** The environment of the node at `index`. */
+function envOf(graph: GraphUnderConstruction, index: number): string {
+  return `env-${String(index % graph.environments).padStart(5, '0')}`;
+}
+
+/** The Kafka cluster of the node at `index` (ten per environment). */
+function clusterOf(graph: GraphUnderConstruction, index: number): string {
+  return `lkc-${String(index % (graph.environments * 10)).padStart(5, '0')}`;
+}
+
+/** A node of the graph; its display name is the last segment of its qualified name. */
+function makeNode(
+  graph: GraphUnderConstruction,
+  id: string,
+  nodeType: NodeType,
+  system: System,
+  qualifiedName: string,
+  index: number,
+  attributes: Node['attributes'],
+): Node {
+  return {
     id,
     node_type: nodeType,
     system,
     qualified_name: qualifiedName,
     display_name: qualifiedName.split('/').pop() ?? qualifiedName,
-    environment_id: env(index),
-    cluster_id: cluster(index),
+    environment_id: envOf(graph, index),
+    cluster_id: clusterOf(graph, index),
     attributes,
-  });
-  const add = (src: string, type: Edge['edge_type'], dst: string) => {
-    const key = `${src}\t${type}\t${dst}`;
-    if (edgeKeys.has(key) || src === dst) return false;
-    edgeKeys.add(key);
-    edges.push({ src_id: src, dst_id: dst, edge_type: type, attributes: null });
-    return true;
   };
+}
 
-  const topics: string[] = [];
-  for (let i = 0; i < count(0.4); i += 1) {
+/** Adds an edge unless it exists or is a loop; true when added. */
+function addEdge(graph: GraphUnderConstruction, src: string, type: Edge['edge_type'], dst: string): boolean {
+  const key = `${src}\t${type}\t${dst}`;
+  if (graph.edgeKeys.has(key) || src === dst) return false;
+  graph.edgeKeys.add(key);
+  graph.edges.push({ src_id: src, dst_id: dst, edge_type: type, attributes: null });
+  return true;
+}
+
+/** Adds `count` topics. */
+function addTopics(graph: GraphUnderConstruction, count: number): void {
+  for (let i = 0; i < count; i += 1) {
     const name = `domain${i % 97}.entity${i}.v1`;
-    const node = make(topicId(env(i), cluster(i), name), 'TOPIC', 'STREAM', `${cluster(i)}/${name}`, i, {
+    const cluster = clusterOf(graph, i);
+    const node = makeNode(graph, topicId(envOf(graph, i), cluster, name), 'TOPIC', 'STREAM', `${cluster}/${name}`, i, {
       partitions: 6,
       replication_factor: 3,
     });
-    nodes.push(node);
-    topics.push(node.id);
+    graph.nodes.push(node);
+    graph.topics.push(node.id);
   }
-  for (let i = 0; i < count(0.1); i += 1) {
+}
+
+/** Adds `count` value schemas, each with the HAS_SCHEMA edge of a topic. */
+function addSchemas(graph: GraphUnderConstruction, count: number): void {
+  for (let i = 0; i < count; i += 1) {
     const subject = `domain${i % 97}.entity${i}.v1-value`;
-    nodes.push(
-      make(schemaId(env(i), subject), 'SCHEMA', 'STREAM', subject, i, {
-        schema_type: 'AVRO',
-        version: 1,
-        schema_id: 100000 + i,
-      }),
-    );
-    add(topics[i % topics.length]!, 'HAS_SCHEMA', nodes[nodes.length - 1]!.id);
+    const node = makeNode(graph, schemaId(envOf(graph, i), subject), 'SCHEMA', 'STREAM', subject, i, {
+      schema_type: 'AVRO',
+      version: 1,
+      schema_id: 100000 + i,
+    });
+    graph.nodes.push(node);
+    addEdge(graph, graph.topics[i % graph.topics.length]!, 'HAS_SCHEMA', node.id);
   }
-  const externals: string[] = [];
-  for (let i = 0; i < count(0.1); i += 1) {
+}
+
+/** Adds `count` external datasets, S3 and Postgres alternately (they belong to no cluster). */
+function addExternalDatasets(graph: GraphUnderConstruction, count: number): void {
+  for (let i = 0; i < count; i += 1) {
     const uri = i % 2 === 0 ? `s3://lake-${i % 50}/raw/entity${i}` : `postgres://db${i % 40}:5432/app.public.table${i}`;
-    const node = make(externalDatasetId(env(i), uri), 'EXTERNAL_DATASET', 'EXTERNAL', uri, i, null);
+    const node = makeNode(graph, externalDatasetId(envOf(graph, i), uri), 'EXTERNAL_DATASET', 'EXTERNAL', uri, i, null);
     node.cluster_id = null;
-    nodes.push(node);
-    externals.push(node.id);
+    graph.nodes.push(node);
+    graph.externals.push(node.id);
   }
-  const jobs: Array<{ id: string; kind: 'connector' | 'transform' | 'group' }> = [];
-  for (let i = 0; i < count(0.15); i += 1) {
-    const node = make(streamJobId(env(i), `statement-${i}`), 'STREAM_JOB', 'STREAM', `statement-${i}`, i, {
+}
+
+/** Adds a job node. */
+function addJob(graph: GraphUnderConstruction, node: Node, kind: Job['kind']): void {
+  graph.nodes.push(node);
+  graph.jobs.push({ id: node.id, kind });
+}
+
+/** Adds the transforms: `statements` Flink statements, then `queries` ksqlDB queries. */
+function addTransforms(graph: GraphUnderConstruction, statements: number, queries: number): void {
+  for (let i = 0; i < statements; i += 1) {
+    const env = envOf(graph, i);
+    const node = makeNode(graph, streamJobId(env, `statement-${i}`), 'STREAM_JOB', 'STREAM', `statement-${i}`, i, {
       phase: 'RUNNING',
       sql: `INSERT INTO t${i} SELECT * FROM s${i}`,
     });
-    nodes.push(node);
-    jobs.push({ id: node.id, kind: 'transform' });
+    addJob(graph, node, 'transform');
   }
-  for (let i = 0; i < count(0.05); i += 1) {
+  for (let i = 0; i < queries; i += 1) {
     const name = `lksqlc-${i % 100}/CSAS_QUERY_${i}`;
-    nodes.push(
-      make(sqlQueryId(env(i), `lksqlc-${i % 100}`, `CSAS_QUERY_${i}`), 'SQL_QUERY', 'STREAM', name, i, {
-        sql: 'CREATE STREAM x AS SELECT * FROM y;',
-      }),
+    const id = sqlQueryId(envOf(graph, i), `lksqlc-${i % 100}`, `CSAS_QUERY_${i}`);
+    addJob(
+      graph,
+      makeNode(graph, id, 'SQL_QUERY', 'STREAM', name, i, { sql: 'CREATE STREAM x AS SELECT * FROM y;' }),
+      'transform',
     );
-    jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'transform' });
   }
-  for (let i = 0; i < count(0.1); i += 1) {
-    const name = `connector-${i}`;
-    nodes.push(
-      make(connectorId(env(i), cluster(i), name), 'CONNECTOR', 'STREAM', `${cluster(i)}/${name}`, i, {
-        connector_class: i % 2 ? 'S3_SINK' : 'PostgresCdcSourceV2',
-        connector_type: i % 2 ? 'sink' : 'source',
-      }),
-    );
-    jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'connector' });
-  }
-  for (let i = 0; i < count(0.1); i += 1) {
-    const name = `app-group-${i}`;
-    nodes.push(
-      make(consumerGroupId(env(i), cluster(i), name), 'CONSUMER_GROUP', 'STREAM', `${cluster(i)}/${name}`, i, {
-        metrics_total_lag: i % 1000,
-      }),
-    );
-    jobs.push({ id: nodes[nodes.length - 1]!.id, kind: 'group' });
-  }
+}
 
-  // Domains: each kind of node is split into `domains` contiguous ranges; a job belongs to the domain
-  // of its position among jobs and mostly reads and writes the topics of that domain.
+/** Adds `connectors` connectors (CDC sources and S3 sinks alternately), then `groups` consumer groups. */
+function addConnectorsAndGroups(graph: GraphUnderConstruction, connectors: number, groups: number): void {
+  for (let i = 0; i < connectors; i += 1) {
+    const name = `connector-${i}`;
+    const cluster = clusterOf(graph, i);
+    const id = connectorId(envOf(graph, i), cluster, name);
+    const node = makeNode(graph, id, 'CONNECTOR', 'STREAM', `${cluster}/${name}`, i, {
+      connector_class: i % 2 ? 'S3_SINK' : 'PostgresCdcSourceV2',
+      connector_type: i % 2 ? 'sink' : 'source',
+    });
+    addJob(graph, node, 'connector');
+  }
+  for (let i = 0; i < groups; i += 1) {
+    const name = `app-group-${i}`;
+    const cluster = clusterOf(graph, i);
+    const id = consumerGroupId(envOf(graph, i), cluster, name);
+    addJob(
+      graph,
+      makeNode(graph, id, 'CONSUMER_GROUP', 'STREAM', `${cluster}/${name}`, i, { metrics_total_lag: i % 1000 }),
+      'group',
+    );
+  }
+}
+
+/** Picks nodes for a job's edges: mostly from its own domain, sometimes (`crossDomainShare`) from anywhere. */
+interface DomainPicker {
+  /** The domain of the job at `index`. */
+  domainOf: (index: number) => number;
+  /** A random item of `domain`'s range of `items`. */
+  inDomain: <T>(items: readonly T[], domain: number) => T;
+  /** A job input: from `domain`, or from anywhere with probability `crossDomainShare`. */
+  input: (items: readonly string[], domain: number) => string;
+}
+
+/**
+ * Domains: each kind of node is split into `domains` contiguous ranges; a job belongs to the domain
+ * of its position among jobs and mostly reads and writes the topics of that domain.
+ */
+function domainPicker(options: SyntheticGraphOptions, jobCount: number, next: () => number): DomainPicker {
   const domains = Math.max(1, Math.round(options.nodes / (options.domainSize ?? 200)));
   const crossDomainShare = options.crossDomainShare ?? 0.02;
   const inDomain = <T>(items: readonly T[], domain: number): T => {
@@ -158,27 +213,64 @@ export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
     return items[Math.min(items.length - 1, Math.floor(domain * size + next() * size))]!;
   };
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
-  const domainOf = (index: number) => Math.floor((index * domains) / jobs.length);
+  const domainOf = (index: number) => Math.floor((index * domains) / jobCount);
   const input = (items: readonly string[], domain: number) =>
     next() < crossDomainShare ? pick(items) : inDomain(items, domain);
+  return { domainOf, inDomain, input };
+}
 
-  // Every job reads one topic and (but groups) writes one, then edges are spread until the target.
-  for (const [index, job] of jobs.entries()) {
+/** Every job reads one topic (even-numbered connectors an external dataset) and, but groups, writes one. */
+function wireJobs(graph: GraphUnderConstruction, picker: DomainPicker): void {
+  const { topics, externals } = graph;
+  const { domainOf, inDomain, input } = picker;
+  for (const [index, job] of graph.jobs.entries()) {
     const domain = domainOf(index);
-    if (job.kind === 'connector' && index % 2 === 0) add(inDomain(externals, domain), 'CONSUMES', job.id);
-    else add(input(topics, domain), 'CONSUMES', job.id);
+    if (job.kind === 'connector' && index % 2 === 0) addEdge(graph, inDomain(externals, domain), 'CONSUMES', job.id);
+    else addEdge(graph, input(topics, domain), 'CONSUMES', job.id);
     if (job.kind === 'group') continue;
-    if (job.kind === 'connector' && index % 2 === 1) add(job.id, 'PRODUCES', inDomain(externals, domain));
-    else add(job.id, 'PRODUCES', inDomain(topics, domain));
+    if (job.kind === 'connector' && index % 2 === 1) addEdge(graph, job.id, 'PRODUCES', inDomain(externals, domain));
+    else addEdge(graph, job.id, 'PRODUCES', inDomain(topics, domain));
   }
+}
+
+/** Adds random job reads and writes until there are `target` edges (or too many attempts failed). */
+function spreadEdges(graph: GraphUnderConstruction, picker: DomainPicker, target: number, next: () => number): void {
+  const { topics, jobs } = graph;
   let guard = 0;
-  while (edges.length < options.edges && guard < options.edges * 10) {
+  while (graph.edges.length < target && guard < target * 10) {
     guard += 1;
     const index = Math.floor(next() * jobs.length);
     const job = jobs[index]!;
-    const domain = domainOf(index);
-    if (next() < 0.55 || job.kind === 'group') add(input(topics, domain), 'CONSUMES', job.id);
-    else add(job.id, 'PRODUCES', inDomain(topics, domain));
+    const domain = picker.domainOf(index);
+    if (next() < 0.55 || job.kind === 'group') addEdge(graph, picker.input(topics, domain), 'CONSUMES', job.id);
+    else addEdge(graph, job.id, 'PRODUCES', picker.inDomain(topics, domain));
   }
-  return { nodes, edges };
+}
+
+/**
+ * Builds a graph of about `nodes` nodes and `edges` edges (exact when `edges` is at least twice the
+ * number of jobs). Node mix: 40% topics, 10% schemas, 10% external datasets, 15% stream jobs,
+ * 5% SQL queries, 10% connectors, 10% consumer groups. See `SyntheticGraphOptions` for its shape.
+ */
+export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
+  const next = seededRandom(options.seed ?? 42);
+  const count = (share: number) => Math.max(1, Math.floor(options.nodes * share));
+  const graph: GraphUnderConstruction = {
+    nodes: [],
+    edges: [],
+    edgeKeys: new Set(),
+    topics: [],
+    externals: [],
+    jobs: [],
+    environments: options.environments ?? 10,
+  };
+  addTopics(graph, count(0.4));
+  addSchemas(graph, count(0.1));
+  addExternalDatasets(graph, count(0.1));
+  addTransforms(graph, count(0.15), count(0.05));
+  addConnectorsAndGroups(graph, count(0.1), count(0.1));
+  const picker = domainPicker(options, graph.jobs.length, next);
+  wireJobs(graph, picker);
+  spreadEdges(graph, picker, options.edges, next);
+  return { nodes: graph.nodes, edges: graph.edges };
 }
