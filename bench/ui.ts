@@ -41,15 +41,23 @@ export interface UiBenchRow {
 
 const PAN_SECONDS = 3;
 
-/**
- * Runs the UI benchmark. Resolves with one row per graph, or with a reason when Chromium or the
- * built UI is missing (nothing is measured then).
- */
-export async function benchUi(
-  sizes: number[] = [5_000, 20_000, 100_000],
-): Promise<{ rows: UiBenchRow[] } | { skipped: string }> {
-  if (!findChromium()) return { skipped: 'no Chromium (make browser installs it)' };
-  if (!existsSync(join(defaultAssetFolder(), 'index.html'))) return { skipped: 'the UI is not built (make build)' };
+type Browser = Awaited<ReturnType<typeof launchChromium>>;
+type Scenario = Awaited<ReturnType<typeof loadScenario>>;
+
+/** What the benchmark runs against: the simulator, the API on the memory store, the UI server and Chromium. */
+interface UiBenchServers {
+  scenario: Scenario;
+  simulator: Awaited<ReturnType<typeof startPlatformSimulator>>;
+  runtime: Awaited<ReturnType<typeof openRuntime>>;
+  api: Awaited<ReturnType<typeof buildApp>>;
+  apiUrl: string;
+  ui: Awaited<ReturnType<typeof buildUiServer>>;
+  uiUrl: string;
+  browser: Browser;
+}
+
+/** Starts the demo simulator, an API on the memory store extracting from it, the UI server in front, and Chromium. */
+async function startUiBenchServers(): Promise<UiBenchServers> {
   const scenario = await loadScenario('demo');
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
   const config = loadConfig({
@@ -65,82 +73,119 @@ export async function benchUi(
   await ui.listen({ host: '127.0.0.1', port: 0 });
   const uiUrl = `http://127.0.0.1:${(ui.server.address() as AddressInfo).port}`;
   const browser = await launchChromium();
+  return { scenario, simulator, runtime, api, apiUrl, ui, uiUrl, browser };
+}
+
+/** Stops everything `startUiBenchServers` started, browser first. */
+async function stopUiBenchServers(servers: UiBenchServers): Promise<void> {
+  await servers.browser.close();
+  await servers.ui.close();
+  await servers.api.close();
+  await servers.runtime.close();
+  await servers.simulator.close();
+}
+
+/** Extracts the demo graph from the simulator through the API's task; resolves with its graph id. */
+async function extractDemoGraph(apiUrl: string, scenario: Scenario): Promise<string> {
+  const started = (await (
+    await fetch(`${apiUrl}/api/v1/tasks/extract`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ environment_ids: scenario.environments.map((environment) => environment.id) }),
+    })
+  ).json()) as { task_id: string };
+  let demoGraphId = '';
+  for (let attempt = 0; attempt < 600 && demoGraphId === ''; attempt++) {
+    const task = (await (await fetch(`${apiUrl}/api/v1/tasks/${started.task_id}`)).json()) as {
+      status: string;
+      result?: { graph_id: string };
+      error?: string;
+    };
+    if (task.status === 'failed') throw new Error(`demo extraction failed: ${task.error}`);
+    if (task.status === 'completed') demoGraphId = task.result!.graph_id;
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return demoGraphId;
+}
+
+/** Records one synthetic graph per size (1.5 edges per node, seed 11) in the store; resolves with their names and ids. */
+async function recordSyntheticGraphs(
+  runtime: UiBenchServers['runtime'],
+  sizes: readonly number[],
+): Promise<{ name: string; graphId: string }[]> {
+  const graphs: { name: string; graphId: string }[] = [];
+  for (const size of sizes) {
+    const name = `synthetic-${size}`;
+    const graphId = graphIdForName(name);
+    await recordGraph(
+      runtime.commands,
+      graphId,
+      syntheticGraph({ nodes: size, edges: Math.round(size * 1.5), seed: 11 }),
+      { mode: 'replace', createIfMissing: true, name },
+      { cause: 'import', actor: 'bench' },
+    );
+    graphs.push({ name, graphId });
+  }
+  return graphs;
+}
+
+/** Opens one graph in a fresh page, waits for its first frame, then pans for `PAN_SECONDS` counting frames. */
+async function measureGraph(browser: Browser, uiUrl: string, name: string, graphId: string): Promise<UiBenchRow> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1`);
+  await page.locator('body[data-graph-state=ready]').waitFor({ state: 'attached', timeout: 300_000 });
+  const figures = (await page.evaluate(`(() => {
+    const ui = window.__lineageUi;
+    return { ...ui.view.figures, readyAt: Number(document.body.dataset.firstReadyAt) };
+  })()`)) as { nodes: number; edges: number; layoutMilliseconds: number; readyAt: number };
+  const frames = (await page.evaluate(`new Promise((resolve) => {
+    const renderer = window.__lineageUi.view.renderer;
+    renderer.setSetting('hideEdgesOnMove', false);
+    const camera = renderer.getCamera();
+    const start = performance.now();
+    let frames = 0;
+    const step = (now) => {
+      frames++;
+      const t = (now - start) / 1000;
+      camera.setState({ x: 0.5 + 0.2 * Math.sin(t * 2), y: 0.5 + 0.1 * Math.cos(t * 2) });
+      if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
+      else resolve({ frames, seconds: (now - start) / 1000 });
+    };
+    requestAnimationFrame(step);
+  })`)) as { frames: number; seconds: number };
+  const row: UiBenchRow = {
+    graph: name,
+    nodes_drawn: figures.nodes,
+    edges_drawn: figures.edges,
+    first_render_ms: figures.readyAt,
+    layout_ms: Math.round(figures.layoutMilliseconds),
+    pan_fps: Number((frames.frames / frames.seconds).toFixed(1)),
+    load_average: Number(loadavg()[0]!.toFixed(1)),
+  };
+  await context.close();
+  return row;
+}
+
+/**
+ * Runs the UI benchmark. Resolves with one row per graph, or with a reason when Chromium or the
+ * built UI is missing (nothing is measured then).
+ */
+export async function benchUi(
+  sizes: number[] = [5_000, 20_000, 100_000],
+): Promise<{ rows: UiBenchRow[] } | { skipped: string }> {
+  if (!findChromium()) return { skipped: 'no Chromium (make browser installs it)' };
+  if (!existsSync(join(defaultAssetFolder(), 'index.html'))) return { skipped: 'the UI is not built (make build)' };
+  const servers = await startUiBenchServers();
   const rows: UiBenchRow[] = [];
   try {
-    // The demo graph, extracted from the simulator through the API.
-    const started = (await (
-      await fetch(`${apiUrl}/api/v1/tasks/extract`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ environment_ids: scenario.environments.map((environment) => environment.id) }),
-      })
-    ).json()) as { task_id: string };
-    let demoGraphId = '';
-    for (let attempt = 0; attempt < 600 && demoGraphId === ''; attempt++) {
-      const task = (await (await fetch(`${apiUrl}/api/v1/tasks/${started.task_id}`)).json()) as {
-        status: string;
-        result?: { graph_id: string };
-        error?: string;
-      };
-      if (task.status === 'failed') throw new Error(`demo extraction failed: ${task.error}`);
-      if (task.status === 'completed') demoGraphId = task.result!.graph_id;
-      else await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const graphs: { name: string; graphId: string }[] = [{ name: 'demo', graphId: demoGraphId }];
-    for (const size of sizes) {
-      const name = `synthetic-${size}`;
-      const graphId = graphIdForName(name);
-      await recordGraph(
-        runtime.commands,
-        graphId,
-        syntheticGraph({ nodes: size, edges: Math.round(size * 1.5), seed: 11 }),
-        { mode: 'replace', createIfMissing: true, name },
-        { cause: 'import', actor: 'bench' },
-      );
-      graphs.push({ name, graphId });
-    }
-
-    for (const { name, graphId } of graphs) {
-      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-      const page = await context.newPage();
-      await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1`);
-      await page.locator('body[data-graph-state=ready]').waitFor({ state: 'attached', timeout: 300_000 });
-      const figures = (await page.evaluate(`(() => {
-        const ui = window.__lineageUi;
-        return { ...ui.view.figures, readyAt: Number(document.body.dataset.firstReadyAt) };
-      })()`)) as { nodes: number; edges: number; layoutMilliseconds: number; readyAt: number };
-      const frames = (await page.evaluate(`new Promise((resolve) => {
-        const renderer = window.__lineageUi.view.renderer;
-        renderer.setSetting('hideEdgesOnMove', false);
-        const camera = renderer.getCamera();
-        const start = performance.now();
-        let frames = 0;
-        const step = (now) => {
-          frames++;
-          const t = (now - start) / 1000;
-          camera.setState({ x: 0.5 + 0.2 * Math.sin(t * 2), y: 0.5 + 0.1 * Math.cos(t * 2) });
-          if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
-          else resolve({ frames, seconds: (now - start) / 1000 });
-        };
-        requestAnimationFrame(step);
-      })`)) as { frames: number; seconds: number };
-      rows.push({
-        graph: name,
-        nodes_drawn: figures.nodes,
-        edges_drawn: figures.edges,
-        first_render_ms: figures.readyAt,
-        layout_ms: Math.round(figures.layoutMilliseconds),
-        pan_fps: Number((frames.frames / frames.seconds).toFixed(1)),
-        load_average: Number(loadavg()[0]!.toFixed(1)),
-      });
-      await context.close();
-    }
+    // The demo graph, extracted from the simulator through the API, then the synthetic graphs.
+    const demoGraphId = await extractDemoGraph(servers.apiUrl, servers.scenario);
+    const graphs = [{ name: 'demo', graphId: demoGraphId }, ...(await recordSyntheticGraphs(servers.runtime, sizes))];
+    for (const { name, graphId } of graphs)
+      rows.push(await measureGraph(servers.browser, servers.uiUrl, name, graphId));
   } finally {
-    await browser.close();
-    await ui.close();
-    await api.close();
-    await runtime.close();
-    await simulator.close();
+    await stopUiBenchServers(servers);
   }
   return { rows };
 }
