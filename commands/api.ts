@@ -8,12 +8,19 @@
  * `lineage-svc-extract` followed by `lineage-svc-api` shows the graph even on the memory store.
  * It listens on `LINEAGE_SVC_API_HOST:LINEAGE_SVC_API_PORT` (default 0.0.0.0:8000).
  *
+ * Listen first (issue 17): before the store is opened, the address is taken by a placeholder
+ * server (`holdAddress`), so that a port in use exits 2 with one line naming the address and the
+ * variables, and the store is never touched. The placeholder is released just before the API
+ * listens; the address is lost only if another process takes it in that instant, and then the API
+ * releases its lease, closes the store and exits 2 the same way.
+ *
  * SIGINT/SIGTERM: stops accepting connections, lets in-flight requests finish (up to 10 s), waits
  * for running tasks (up to 5 s), then closes the store; exit code 0. Bad configuration, or a store
  * that cannot be opened, prints one line on stderr and exits 2.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../src/config.js';
 import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCommands.js';
@@ -55,7 +62,7 @@ Settings (environment variables):
 
 Docs: http://HOST:PORT/docs (Swagger UI), /redoc, /openapi.json
 
-Exit codes: 0 stopped by SIGINT/SIGTERM; 2 bad configuration or the store cannot be opened.
+Exit codes: 0 stopped by SIGINT/SIGTERM; 2 bad configuration, the address is in use, or the store cannot be opened.
 `;
 
 /**
@@ -90,6 +97,44 @@ export async function importGraphFileIfEmpty(
   }
 }
 
+/** The placeholder server that holds the API's address until the API listens; `release` frees it. */
+export interface HeldAddress {
+  release(): Promise<void>;
+}
+
+/**
+ * Takes `host:port` with a placeholder server (no connection is ever accepted on it), so that the
+ * command knows it can listen before it opens the store. Port 0 (an ephemeral port) needs no hold.
+ * @throws Error naming the address and `LINEAGE_SVC_API_HOST`/`LINEAGE_SVC_API_PORT` when it is
+ *   in use or cannot be bound.
+ */
+export async function holdAddress(host: string, port: number): Promise<HeldAddress> {
+  if (port === 0) return { release: async () => {} };
+  const server: Server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(addressError(host, port, error)));
+    server.listen({ host, port, exclusive: true }, () => resolve());
+  });
+  return { release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The one-line error of an address the API cannot listen on, naming the variables that set it. */
+export function addressError(host: string, port: number, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason =
+    code === 'EADDRINUSE'
+      ? 'the port is already in use'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : error instanceof Error
+          ? error.message
+          : String(error);
+  return new Error(
+    `cannot listen on ${host}:${port} (LINEAGE_SVC_API_HOST, LINEAGE_SVC_API_PORT): ${reason}; ` +
+      'set LINEAGE_SVC_API_PORT to a free port',
+  );
+}
+
 async function main(argv: string[]): Promise<number> {
   if (printVersionIfAsked(NAME, argv)) return 0;
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -109,6 +154,12 @@ async function main(argv: string[]): Promise<number> {
     return reportError(process, NAME, error);
   }
   const logger = createLogger({ level: config.logLevel });
+  let held: HeldAddress;
+  try {
+    held = await holdAddress(config.api.host, config.api.port);
+  } catch (error) {
+    return reportError(process, NAME, error);
+  }
   logger.info({ store: describeEventStore(config.storage) }, 'Api:Store');
   let runtime: LineageRuntime;
   try {
@@ -116,6 +167,7 @@ async function main(argv: string[]): Promise<number> {
       traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS,
     });
   } catch (error) {
+    await held.release();
     return reportError(process, NAME, error);
   }
   await importGraphFileIfEmpty(runtime, config.graphFile, logger);
@@ -129,10 +181,13 @@ async function main(argv: string[]): Promise<number> {
     await runtime.close();
   });
   try {
+    await held.release();
     await app.listen({ host: config.api.host, port: config.api.port });
   } catch (error) {
+    // Another process took the address after it was released: give back the lease, close the store.
+    await app.close().catch(() => {});
     await runtime.close();
-    return reportError(process, NAME, error);
+    return reportError(process, NAME, addressError(config.api.host, config.api.port, error));
   }
   // The OpenLineage Kafka transport, when brokers are configured. Started after the API listens so
   // that unreachable brokers never keep the API down; a failure is logged and the API goes on.

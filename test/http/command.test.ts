@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_GRAPH_NAME, graphIdForName } from '../../src/graphCommands.js';
+import { createEventStore } from '../../infra/eventStore/createEventStore.js';
 import { sampleGraph } from '../helpers/sampleGraph.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -53,6 +54,53 @@ describe('lineage-svc-api command', () => {
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
     } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+  it('on a port in use exits 2 with one line naming the port and the variable, without touching the store', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'lineage-api-port-'));
+    let first: Awaited<ReturnType<typeof startApiCommand>> | undefined;
+    try {
+      const file = join(folder, 'lineage_graph.json');
+      writeFileSync(file, JSON.stringify(sampleGraph()));
+      first = await startApiCommand({
+        LINEAGE_SVC_STORAGE__BACKEND: 'sqlite',
+        LINEAGE_SVC_STORAGE__PATH: join(folder, 'first'),
+        LINEAGE_SVC_GRAPH_FILE: file,
+      });
+      const port = new URL(first.base).port;
+      // The second API's store exists and is empty: before issue 17 it imported the graph file into it.
+      const storage = { backend: 'sqlite' as const, path: join(folder, 'second') };
+      const before = await createEventStore(storage);
+      const head = await before.headPosition();
+      await before.close();
+      const second = spawnSync(process.execPath, COMMAND, {
+        cwd: root,
+        env: {
+          ...baseEnv,
+          LINEAGE_SVC_API_HOST: '127.0.0.1',
+          LINEAGE_SVC_API_PORT: port,
+          LINEAGE_SVC_STORAGE__BACKEND: 'sqlite',
+          LINEAGE_SVC_STORAGE__PATH: storage.path,
+          LINEAGE_SVC_GRAPH_FILE: file,
+        },
+        encoding: 'utf8',
+      });
+      assert.equal(second.status, 2, second.stderr);
+      assert.equal(second.stderr.trim().split('\n').length, 1, second.stderr);
+      assert.match(
+        second.stderr,
+        new RegExp(`^lineage-svc-api: cannot listen on 127\\.0\\.0\\.1:${port} .*LINEAGE_SVC_API_PORT`),
+      );
+      const after = await createEventStore(storage);
+      assert.equal(await after.headPosition(), head);
+      await after.close();
+      const graphs = await (await fetch(`${first.base}/api/v1/graphs`)).json();
+      assert.equal((graphs as { graphs: unknown[] }).graphs.length, 1, 'the first API still serves its graph');
+      first.child.kill('SIGTERM');
+      assert.equal(await first.exited, 0);
+    } finally {
+      first?.child.kill('SIGKILL');
       rmSync(folder, { recursive: true, force: true });
     }
   });
