@@ -175,23 +175,21 @@ function unsafeIdentifierIssues(raw: Record<string, unknown>): ValidationIssue[]
   });
 }
 
-/**
- * Normalises one OpenLineage event.
- * @returns `{ok: true, ...}` with the event to store and its warnings, or `{ok: false, errors}` with
- *   every problem (`path` in dot notation, e.g. `inputs.0.name`).
- */
-export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {}): NormalizedEvent | RejectedEvent {
-  if (!isObject(raw)) {
-    return {
-      ok: false,
-      errors: [
-        {
-          path: '',
-          message: `an OpenLineage event must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
-        },
-      ],
-    };
-  }
+/** The rejection of an event that is not a JSON object. */
+function notAnObjectRejection(raw: unknown): RejectedEvent {
+  return {
+    ok: false,
+    errors: [
+      {
+        path: '',
+        message: `an OpenLineage event must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}`,
+      },
+    ],
+  };
+}
+
+/** The rejection of an event that nests too deep or is too big, or null when it is neither. */
+function oversizeRejection(raw: Record<string, unknown>, options: NormalizeOptions): RejectedEvent | null {
   if (exceedsJsonDepth(raw)) {
     return {
       ok: false,
@@ -205,13 +203,20 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
       errors: [{ path: '', message: `event is ${size} bytes, more than the ${MAX_EVENT_BYTES}-byte limit` }],
     };
   }
+  return null;
+}
 
-  const kind: OpenLineageEventKind =
-    'dataset' in raw && raw.dataset !== undefined
-      ? 'DatasetEvent'
-      : !('run' in raw) && 'job' in raw
-        ? 'JobEvent'
-        : 'RunEvent';
+/** The event's kind from its shape: a `dataset` makes a DatasetEvent, a `job` without `run` a JobEvent. */
+function eventKindOf(raw: Record<string, unknown>): OpenLineageEventKind {
+  return 'dataset' in raw && raw.dataset !== undefined
+    ? 'DatasetEvent'
+    : !('run' in raw) && 'job' in raw
+      ? 'JobEvent'
+      : 'RunEvent';
+}
+
+/** The problems the lenient schema of `kind` finds in the event, with an explicit message for a bad `eventType`. */
+function schemaIssues(raw: Record<string, unknown>, kind: OpenLineageEventKind): ValidationIssue[] {
   const schema =
     kind === 'RunEvent'
       ? LenientRunEventSchema
@@ -230,35 +235,110 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
     for (const issue of errors)
       if (issue.path === 'eventType') issue.message = `eventType must be one of ${EVENT_TYPES.join(', ')}`;
   }
+  return errors;
+}
 
-  errors.push(...unsafeIdentifierIssues(raw));
-  const warnings: string[] = [];
-  const event: Record<string, unknown> = { ...raw };
-
-  // eventTime
-  let eventTimeMs: number;
+/**
+ * The event time in milliseconds (0 when invalid). A time without timezone is read as UTC and a
+ * missing one is the receive time; both are rewritten in `event` with a warning.
+ */
+function normalizeEventTime(
+  raw: Record<string, unknown>,
+  event: Record<string, unknown>,
+  errors: ValidationIssue[],
+  warnings: string[],
+  options: NormalizeOptions,
+): number {
   if (typeof raw.eventTime === 'string') {
     const time = parseEventTime(raw.eventTime);
     if (time === null) {
       errors.push({ path: 'eventTime', message: `eventTime "${raw.eventTime}" is not an ISO 8601 date-time` });
-      eventTimeMs = 0;
-    } else {
-      eventTimeMs = time.ms;
-      if (time.timezoneMissing) {
-        warnings.push(`eventTime "${raw.eventTime}" has no timezone; UTC assumed`);
-        event.eventTime = time.normalized;
-      }
+      return 0;
     }
-  } else if (raw.eventTime === undefined || raw.eventTime === null) {
+    if (time.timezoneMissing) {
+      warnings.push(`eventTime "${raw.eventTime}" has no timezone; UTC assumed`);
+      event.eventTime = time.normalized;
+    }
+    return time.ms;
+  }
+  if (raw.eventTime === undefined || raw.eventTime === null) {
     const now = (options.now ?? (() => new Date()))();
-    eventTimeMs = now.getTime();
     event.eventTime = now.toISOString();
     warnings.push('eventTime is missing; the receive time was used');
-  } else {
-    errors.push({ path: 'eventTime', message: 'eventTime must be a string' });
-    eventTimeMs = 0;
+    return now.getTime();
   }
+  errors.push({ path: 'eventTime', message: 'eventTime must be a string' });
+  return 0;
+}
 
+/**
+ * A RunEvent's run identity (a run id that is not a UUID gets a derived one) and its parent facet
+ * (the legacy `parentRun` is read as `parent`), with their warnings.
+ */
+function normalizeRun(raw: Record<string, unknown>, result: NormalizedEvent): void {
+  const { event, warnings } = result;
+  if (raw.eventType === undefined || raw.eventType === null)
+    warnings.push('eventType is missing; the event is treated as OTHER');
+  const run = raw.run as Record<string, unknown>;
+  const job = raw.job as Record<string, unknown>;
+  const runId = run.runId as string;
+  result.run_id = runId;
+  if (isUuid(runId)) {
+    result.run_uuid = runId.toLowerCase();
+  } else {
+    result.run_id_original = runId;
+    result.run_uuid = uuidv5(`${String(job.namespace)}\n${String(job.name)}\n${runId}`, NON_UUID_RUN_NAMESPACE);
+    warnings.push(`run.runId "${runId}" is not a UUID; kept as is and also findable as ${result.run_uuid}`);
+  }
+  const runFacets = run.facets;
+  if (isObject(runFacets)) {
+    if (isObject(runFacets.parentRun)) {
+      warnings.push('run facet "parentRun" is the legacy name of "parent"; read as "parent"');
+      if (!isObject(runFacets.parent)) event.run = { ...run, facets: { ...runFacets, parent: runFacets.parentRun } };
+    }
+    const parent = (isObject(runFacets.parent) ? runFacets.parent : runFacets.parentRun) as
+      Record<string, unknown> | undefined;
+    if (parent && !(isObject(parent.run) && typeof parent.run.runId === 'string')) {
+      warnings.push('run facet "parent" has no run.runId; the parent run is unknown');
+    }
+  }
+}
+
+/** The warning naming the facets (up to five) that lack `_producer`/`_schemaURL`, or null when none does. */
+function facetsLackingBaseWarning(raw: Record<string, unknown>): string | null {
+  const lacking = [
+    ...facetsLackingBase((raw.run as Record<string, unknown> | undefined)?.facets).map((key) => `run.facets.${key}`),
+    ...facetsLackingBase((raw.job as Record<string, unknown> | undefined)?.facets).map((key) => `job.facets.${key}`),
+    ...(['inputs', 'outputs'] as const).flatMap((side) =>
+      (Array.isArray(raw[side]) ? (raw[side] as unknown[]) : []).flatMap((dataset, at) =>
+        facetsLackingBase((dataset as Record<string, unknown>).facets).map((key) => `${side}.${at}.facets.${key}`),
+      ),
+    ),
+    ...facetsLackingBase((raw.dataset as Record<string, unknown> | undefined)?.facets).map(
+      (key) => `dataset.facets.${key}`,
+    ),
+  ];
+  if (lacking.length === 0) return null;
+  const shown = lacking.slice(0, 5).join(', ');
+  return `facets without _producer/_schemaURL: ${shown}${lacking.length > 5 ? ` and ${lacking.length - 5} more` : ''}`;
+}
+
+/**
+ * Normalises one OpenLineage event.
+ * @returns `{ok: true, ...}` with the event to store and its warnings, or `{ok: false, errors}` with
+ *   every problem (`path` in dot notation, e.g. `inputs.0.name`).
+ */
+export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {}): NormalizedEvent | RejectedEvent {
+  if (!isObject(raw)) return notAnObjectRejection(raw);
+  const rejection = oversizeRejection(raw, options);
+  if (rejection !== null) return rejection;
+
+  const kind = eventKindOf(raw);
+  const errors = schemaIssues(raw, kind);
+  errors.push(...unsafeIdentifierIssues(raw));
+  const warnings: string[] = [];
+  const event: Record<string, unknown> = { ...raw };
+  const eventTimeMs = normalizeEventTime(raw, event, errors, warnings, options);
   if (errors.length > 0) return { ok: false, errors };
 
   if (typeof raw.producer !== 'string' || raw.producer === '') warnings.push('producer is missing');
@@ -273,52 +353,8 @@ export function normalizeOpenLineage(raw: unknown, options: NormalizeOptions = {
     dedupe_key: dedupeKeyOf(raw),
     event_time_ms: eventTimeMs,
   };
-
-  if (kind === 'RunEvent') {
-    if (raw.eventType === undefined || raw.eventType === null)
-      warnings.push('eventType is missing; the event is treated as OTHER');
-    const run = raw.run as Record<string, unknown>;
-    const job = raw.job as Record<string, unknown>;
-    const runId = run.runId as string;
-    result.run_id = runId;
-    if (isUuid(runId)) {
-      result.run_uuid = runId.toLowerCase();
-    } else {
-      result.run_id_original = runId;
-      result.run_uuid = uuidv5(`${String(job.namespace)}\n${String(job.name)}\n${runId}`, NON_UUID_RUN_NAMESPACE);
-      warnings.push(`run.runId "${runId}" is not a UUID; kept as is and also findable as ${result.run_uuid}`);
-    }
-    const runFacets = run.facets;
-    if (isObject(runFacets)) {
-      if (isObject(runFacets.parentRun)) {
-        warnings.push('run facet "parentRun" is the legacy name of "parent"; read as "parent"');
-        if (!isObject(runFacets.parent)) event.run = { ...run, facets: { ...runFacets, parent: runFacets.parentRun } };
-      }
-      const parent = (isObject(runFacets.parent) ? runFacets.parent : runFacets.parentRun) as
-        Record<string, unknown> | undefined;
-      if (parent && !(isObject(parent.run) && typeof parent.run.runId === 'string')) {
-        warnings.push('run facet "parent" has no run.runId; the parent run is unknown');
-      }
-    }
-  }
-
-  const lacking = [
-    ...facetsLackingBase((raw.run as Record<string, unknown> | undefined)?.facets).map((key) => `run.facets.${key}`),
-    ...facetsLackingBase((raw.job as Record<string, unknown> | undefined)?.facets).map((key) => `job.facets.${key}`),
-    ...(['inputs', 'outputs'] as const).flatMap((side) =>
-      (Array.isArray(raw[side]) ? (raw[side] as unknown[]) : []).flatMap((dataset, at) =>
-        facetsLackingBase((dataset as Record<string, unknown>).facets).map((key) => `${side}.${at}.facets.${key}`),
-      ),
-    ),
-    ...facetsLackingBase((raw.dataset as Record<string, unknown> | undefined)?.facets).map(
-      (key) => `dataset.facets.${key}`,
-    ),
-  ];
-  if (lacking.length > 0) {
-    const shown = lacking.slice(0, 5).join(', ');
-    warnings.push(
-      `facets without _producer/_schemaURL: ${shown}${lacking.length > 5 ? ` and ${lacking.length - 5} more` : ''}`,
-    );
-  }
+  if (kind === 'RunEvent') normalizeRun(raw, result);
+  const lackingBase = facetsLackingBaseWarning(raw);
+  if (lackingBase !== null) warnings.push(lackingBase);
   return result;
 }
