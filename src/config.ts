@@ -330,13 +330,16 @@ const CREDENTIAL_PAIRS = {
   tableflow: 'LINEAGE_SVC_TABLEFLOW_API',
 } as const;
 
-/**
- * Parses the configuration from environment variables (`process.env` by default). Pure.
- * @throws ConfigurationError whose message lists every invalid variable, one clause each, e.g.
- *   `LINEAGE_SVC_API_PORT must be an integer from 0 to 65535 (got "http")`.
- */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = EnvironmentSchema.safeParse(env);
+/** The parsed variables. */
+type Variables = z.infer<typeof EnvironmentSchema>;
+/** A Kafka SASL mechanism. */
+type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+/** One clause per variable the schema rejects; secrets' values are not shown. */
+function variableProblems(
+  parsed: ReturnType<typeof EnvironmentSchema.safeParse>,
+  env: Record<string, string | undefined>,
+): string[] {
   const problems: string[] = [];
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -345,7 +348,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`${name} ${issue.message}${shown}`);
     }
   }
-  const variables = parsed.success ? parsed.data : undefined;
+  return problems;
+}
+
+/** Each service's credentials (the cloud key by default); a key without its secret, or the reverse, is a problem. */
+function credentialsFrom(variables: Variables | undefined, problems: string[]): Config['stream']['credentials'] {
   const pair = (prefix: string): Credentials | undefined => {
     const key = variables?.[`${prefix}_KEY` as keyof typeof variables] as string | undefined;
     const secret = variables?.[`${prefix}_SECRET` as keyof typeof variables] as string | undefined;
@@ -356,7 +363,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     return key !== undefined && secret !== undefined ? { key, secret } : undefined;
   };
   const cloud = pair(CREDENTIAL_PAIRS.cloud);
-  const credentials = {
+  return {
     cloud,
     cluster: pair(CREDENTIAL_PAIRS.cluster),
     schemaRegistry: pair(CREDENTIAL_PAIRS.schemaRegistry) ?? cloud,
@@ -364,35 +371,39 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ksqldb: pair(CREDENTIAL_PAIRS.ksqldb) ?? cloud,
     tableflow: pair(CREDENTIAL_PAIRS.tableflow) ?? cloud,
   };
-  const backend = variables?.LINEAGE_SVC_STORAGE__BACKEND as StorageBackend | undefined;
-  if (variables && (backend === 'postgres' || backend === 'eventstoredb') && !variables.LINEAGE_SVC_STORAGE__URL) {
+}
+
+/** Variables that must go together: a storage URL for the server backends, SASL credentials with a SASL mechanism. */
+function combinationProblems(variables: Variables): string[] {
+  const problems: string[] = [];
+  const backend = variables.LINEAGE_SVC_STORAGE__BACKEND as StorageBackend | undefined;
+  if ((backend === 'postgres' || backend === 'eventstoredb') && !variables.LINEAGE_SVC_STORAGE__URL) {
     problems.push(`LINEAGE_SVC_STORAGE__URL must be set for the ${backend} backend`);
   }
-  const saslMechanism = variables?.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM as
-    'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
   if (
-    variables &&
-    saslMechanism &&
+    variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM &&
     (!variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME || !variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD)
   ) {
     problems.push(
       'LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME and LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_PASSWORD must be set with a SASL mechanism',
     );
   }
-  const publishSasl = variables?.LINEAGE_SVC_PUBLISH_KAFKA_SASL_MECHANISM as
-    'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
   if (
-    variables &&
-    publishSasl &&
+    variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_MECHANISM &&
     (!variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_USERNAME || !variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD)
   ) {
     problems.push(
       'LINEAGE_SVC_PUBLISH_KAFKA_SASL_USERNAME and LINEAGE_SVC_PUBLISH_KAFKA_SASL_PASSWORD must be set with a SASL mechanism',
     );
   }
-  if (problems.length > 0 || !variables) {
-    throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
-  }
+  return problems;
+}
+
+/** The platform's URLs and credentials, metrics and log settings, and the API's settings. */
+function serviceSettings(
+  variables: Variables,
+  credentials: Config['stream']['credentials'],
+): Pick<Config, 'stream' | 'enableMetrics' | 'logLevel' | 'api'> {
   return {
     stream: {
       cloudApiUrl: variables.LINEAGE_SVC_STREAM_CLOUD_API_URL!,
@@ -414,6 +425,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestTimeoutSeconds: variables.LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS,
       minPollIntervalSeconds: variables.LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS,
     },
+  };
+}
+
+/** The catalogs' settings: lakehouse, warehouse, data lake and data governance. */
+function catalogSettings(
+  variables: Variables,
+): Pick<Config, 'lakehouse' | 'warehouse' | 'datalake' | 'dataGovernance'> {
+  return {
     lakehouse: {
       workspaceUrl: variables.LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL,
       token: variables.LINEAGE_SVC_LAKEHOUSE_TOKEN,
@@ -432,6 +451,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       domainId: variables.LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID,
       projectId: variables.LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID,
     },
+  };
+}
+
+/** Storage, the graph file and the OpenLineage Kafka consumer. */
+function storageAndIngestSettings(variables: Variables): Pick<Config, 'storage' | 'graphFile' | 'openLineageKafka'> {
+  const backend = variables.LINEAGE_SVC_STORAGE__BACKEND as StorageBackend | undefined;
+  const saslMechanism = variables.LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM as SaslMechanism | undefined;
+  return {
     storage: {
       backend: backend ?? DEFAULT_STORAGE_BACKEND,
       path: variables.LINEAGE_SVC_STORAGE__PATH,
@@ -455,6 +482,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : undefined,
     },
+  };
+}
+
+/** Several processes on one store, and where lineage changes are published. */
+function processAndPublishSettings(variables: Variables): Pick<Config, 'processes' | 'publish'> {
+  const publishSasl = variables.LINEAGE_SVC_PUBLISH_KAFKA_SASL_MECHANISM as SaslMechanism | undefined;
+  return {
     processes: {
       leaseSeconds: variables.LINEAGE_SVC_LEASE_SECONDS,
       resumeWatchers: variables.LINEAGE_SVC_WATCHER_RESUME,
@@ -476,6 +510,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : undefined,
     },
+  };
+}
+
+/**
+ * Parses the configuration from environment variables (`process.env` by default). Pure.
+ * @throws ConfigurationError whose message lists every invalid variable, one clause each, e.g.
+ *   `LINEAGE_SVC_API_PORT must be an integer from 0 to 65535 (got "http")`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvironmentSchema.safeParse(env);
+  const problems = variableProblems(parsed, env);
+  const variables = parsed.success ? parsed.data : undefined;
+  const credentials = credentialsFrom(variables, problems);
+  if (variables) problems.push(...combinationProblems(variables));
+  if (problems.length > 0 || !variables) {
+    throw new ConfigurationError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return {
+    ...serviceSettings(variables, credentials),
+    ...catalogSettings(variables),
+    ...storageAndIngestSettings(variables),
+    ...processAndPublishSettings(variables),
   };
 }
 
