@@ -140,19 +140,11 @@ const REDOC_PAGE = `<!doctype html>
 </html>
 `;
 
-/**
- * Builds the API. Takes this process's lease (`services/ownership.ts`: `ProcessStarted`, renewed every
- * third of `config.processes.leaseSeconds`) and sweeps every third of it: tasks and watchers whose owner's
- * lease expired are interrupted (watchers resumed with `config.processes.resumeWatchers`), once; the
- * work of live processes, this one's or another's, is left alone. Closing the app drains tasks,
- * stops its watchers, then releases the lease (`ProcessStopped`). With a sink configured
- * (`config.publish`), it also publishes lineage changes while it holds the publisher's claim
- * (`services/publisher.ts`).
- */
-export async function buildApp(options: AppOptions): Promise<LineageApp> {
-  const { config, logger, runtime } = options;
+/** The Fastify instance with its limits, timeouts and Zod type provider. */
+function createApiInstance(options: AppOptions) {
+  const { config, logger } = options;
   const timeoutMs = config.api.requestTimeoutSeconds * 1000;
-  const app = Fastify({
+  return Fastify({
     loggerInstance: logger.child({}, { serializers: { req: serializeRequest } }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -163,6 +155,15 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     frameworkErrors: (error, _request, reply) =>
       sendProblem(reply, problem(400, `the request URL is malformed: ${error.message}`, { code: 'BAD_URL' })),
   }).withTypeProvider<ZodTypeProvider>();
+}
+
+type ApiInstance = ReturnType<typeof createApiInstance>;
+
+/**
+ * Validation, problem responses, the JSON body parser, operational hooks (CORS and timing, before the
+ * key check), API key auth, security headers and the write rate limit; resolves with the API's metrics.
+ */
+async function registerRequestHandling(app: ApiInstance, config: Config, runtime: LineageRuntime) {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandling(app);
@@ -172,7 +173,11 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   registerApiKeyAuth(app, config.api.key, config.api.keys);
   await registerSecurityHeaders(app);
   await registerWriteRateLimit(app, config.api.rateLimitPerMinute);
+  return metrics;
+}
 
+/** The OpenAPI document generator and Swagger UI at `/docs`. */
+async function registerOpenApi(app: ApiInstance): Promise<void> {
   const info = packageInfo();
   await app.register(swagger, {
     openapi: {
@@ -191,6 +196,75 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+}
+
+/** The OpenAPI document as JSON and YAML, and the Redoc page with its bundle. */
+function registerApiDocumentRoutes(app: ApiInstance): void {
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())),
+  );
+  const redocBundle = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  app.get('/redoc', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(REDOC_PAGE),
+  );
+  app.get('/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('application/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(createReadStream(redocBundle)),
+  );
+}
+
+/** What tasks and watchers need to know about this process's ownership of them. */
+interface Ownership {
+  processId: string;
+  isOwnerLive: ProcessLease['isOwnerLive'];
+}
+
+/** The watcher service: this process's watchers, pushing to the configured catalogs (or the options' test doubles). */
+function createApiWatchers(options: AppOptions, services: ServiceContext, ownership: Ownership): WatcherService {
+  const { config, logger, runtime } = options;
+  const pushers = options.watchers?.pushers ?? catalogPushers(services);
+  return createWatcherService({
+    ...ownership,
+    resumeOrphans: config.processes.resumeWatchers,
+    store: runtime.store,
+    watchers: runtime.watchers,
+    projector: runtime.projector,
+    logger,
+    engineDeps:
+      options.watchers?.engineDeps ??
+      ((watcherId, settings) => watcherEngineDeps(services, { watcherId, settings, pushers })),
+    pushTypes: Object.keys(pushers),
+    ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
+  });
+}
+
+/** Closing the app: idle connections close at once, the rest after `CONNECTION_DRAIN_MS`; then `stop` runs. */
+function registerShutdown(app: ApiInstance, stop: () => Promise<void>): void {
+  app.addHook('preClose', async () => {
+    app.server.closeIdleConnections();
+    const timer = setTimeout(() => app.server.closeAllConnections(), CONNECTION_DRAIN_MS);
+    app.server.once('close', () => clearTimeout(timer));
+  });
+  app.addHook('onClose', stop);
+}
+
+/**
+ * Builds the API. Takes this process's lease (`services/ownership.ts`: `ProcessStarted`, renewed every
+ * third of `config.processes.leaseSeconds`) and sweeps every third of it: tasks and watchers whose owner's
+ * lease expired are interrupted (watchers resumed with `config.processes.resumeWatchers`), once; the
+ * work of live processes, this one's or another's, is left alone. Closing the app drains tasks,
+ * stops its watchers, then releases the lease (`ProcessStopped`). With a sink configured
+ * (`config.publish`), it also publishes lineage changes while it holds the publisher's claim
+ * (`services/publisher.ts`).
+ */
+export async function buildApp(options: AppOptions): Promise<LineageApp> {
+  const { config, logger, runtime } = options;
+  const app = createApiInstance(options);
+  const metrics = await registerRequestHandling(app, config, runtime);
+  await registerOpenApi(app);
 
   const services = options.services ?? createServiceContext({ config, runtime, logger });
   const runners = options.runners ?? createTaskRunners(services);
@@ -205,7 +279,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     onLost: () => void watchersRef?.stopAll('this process lost its lease'),
   });
   await lease.start();
-  const ownership = { processId: lease.identity.processId, isOwnerLive: lease.isOwnerLive };
+  const ownership: Ownership = { processId: lease.identity.processId, isOwnerLive: lease.isOwnerLive };
   const tasks = createTaskService({
     ...ownership,
     store: runtime.store,
@@ -222,20 +296,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
-  const pushers = options.watchers?.pushers ?? catalogPushers(services);
-  const watchers = createWatcherService({
-    ...ownership,
-    resumeOrphans: config.processes.resumeWatchers,
-    store: runtime.store,
-    watchers: runtime.watchers,
-    projector: runtime.projector,
-    logger,
-    engineDeps:
-      options.watchers?.engineDeps ??
-      ((watcherId, settings) => watcherEngineDeps(services, { watcherId, settings, pushers })),
-    pushTypes: Object.keys(pushers),
-    ...(options.watchers?.maxRunning !== undefined ? { maxRunning: options.watchers.maxRunning } : {}),
-  });
+  const watchers = createApiWatchers(options, services, ownership);
   await app.register(watcherRoutes, {
     prefix: '/api/v1',
     watchers: runtime.watchers,
@@ -243,21 +304,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     minPollIntervalSeconds: config.api.minPollIntervalSeconds,
   });
   await app.register(operationsRoutes, { config, runtime, metrics });
-
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/api/v1/openapi.yaml', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/yaml; charset=utf-8').send(toYaml(app.swagger())),
-  );
-  const redocBundle = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
-  app.get('/redoc', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(REDOC_PAGE),
-  );
-  app.get('/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .type('application/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=86400')
-      .send(createReadStream(redocBundle)),
-  );
+  registerApiDocumentRoutes(app);
 
   watchersRef = watchers;
   const sweeper = createOwnershipSweeper({
@@ -271,12 +318,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   });
   // Lineage changes as CloudEvents, when a sink is configured; one process publishes at a time.
   const publication = startConfiguredPublisher({ config, runtime, lease, logger, sink: options.publishSink });
-  app.addHook('preClose', async () => {
-    app.server.closeIdleConnections();
-    const timer = setTimeout(() => app.server.closeAllConnections(), CONNECTION_DRAIN_MS);
-    app.server.once('close', () => clearTimeout(timer));
-  });
-  app.addHook('onClose', async () => {
+  registerShutdown(app, async () => {
     await publication.stop();
     await sweeper.stop();
     await tasks.drain(TASK_DRAIN_MS);
