@@ -8,15 +8,27 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 # files are listed here and an empty list is an error.
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
-.PHONY: help install build typecheck lint format test test-file demo bench soak facet-schemas clean ui browser serve
+.PHONY: help install build typecheck lint format test test-file package-check demo bench soak facet-schemas clean ui \
+	browser serve
 
+# One line per target; `make` alone prints this.
 help:
-	@echo "make demo    extract the demo estate from the built-in platform simulator"
-	@echo "make serve   run the simulator, the API and the web UI on the demo estate"
-	@echo "make test    install, build and run every test"
-	@echo "make bench   run the benchmarks; writes bench/results.json"
-	@echo "make soak    long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
-	@echo "make build   compile TypeScript to dist/"
+	@echo "make demo            extract the demo estate from the built-in platform simulator"
+	@echo "make serve           run the simulator, the API and the web UI on the demo estate"
+	@echo "make test            install, build and run every test"
+	@echo "make test-file FILE=test/...  run one test file"
+	@echo "make package-check   pack the package, install the tarball in an empty folder, run every bin (CI)"
+	@echo "make build           compile the product to dist/ (incremental; tests and benchmarks excluded) and build the UI"
+	@echo "make ui              typecheck the web UI and bundle it into dist/ui"
+	@echo "make typecheck       typecheck everything, tests and benchmarks included"
+	@echo "make lint            Prettier's format and no line over 160 characters"
+	@echo "make format          rewrite every TypeScript file in Prettier's format"
+	@echo "make bench           run the benchmarks; writes bench/results.json"
+	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
+	@echo "make facet-schemas   rewrite the custom OpenLineage facets' JSON Schemas in docs/facets/"
+	@echo "make browser         install headless Chromium for the UI tests and bench when missing"
+	@echo "make install         npm install, when package.json or package-lock.json changed"
+	@echo "make clean           remove dist/ and the install stamp"
 
 node_modules/.install-stamp: package.json $(wildcard package-lock.json)
 	npm install --no-audit --no-fund
@@ -24,9 +36,23 @@ node_modules/.install-stamp: package.json $(wildcard package-lock.json)
 
 install: node_modules/.install-stamp
 
-build: install
-	npx tsc -p tsconfig.json
+# The product only (tsconfig.build.json: no tests, no benchmarks, which run from source through
+# tsx). `tsc --build` is incremental (state in dist/.tsbuildinfo) and returns at once when no
+# source changed; the UI is rebuilt only when a file under ui/ is newer than its index.html.
+UI_SOURCES := $(shell find ui -type f 2>/dev/null)
+
+PRODUCT_DIST := dist/commands dist/src dist/projections dist/services dist/infra dist/simulators
+
+# After tsc: compiled files whose source was moved or removed are deleted, so that dist/ (and the
+# package, whose `files` lists these folders) holds only what the sources compile to.
+build: install dist/ui/index.html
+	npx tsc --build tsconfig.build.json
+	@for compiled in $$(find $(PRODUCT_DIST) -name '*.js' 2>/dev/null); do \
+	  source=$${compiled#dist/}; [ -e "$${source%.js}.ts" ] || rm -f "$$compiled" "$$compiled.map"; \
+	done
 	chmod +x dist/commands/*.js
+
+dist/ui/index.html: $(UI_SOURCES) node_modules/.install-stamp
 	$(MAKE) --no-print-directory ui
 
 # The web UI (ui/, its own DOM tsconfig): typechecked, then bundled by Vite into dist/ui.
@@ -52,9 +78,14 @@ lint: install
 format: install
 	npx prettier --write --log-level warn "**/*.ts"
 
+# test/package/pack.test.ts installs the packed tarball only when LINEAGE_SVC_TEST_PACKAGE=1
+# (it takes minutes: better-sqlite3 is compiled); `make package-check`, run by .ci/run, sets it.
 test: build browser
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
 	$(NODE_TEST) $(TESTS)
+
+package-check: build
+	LINEAGE_SVC_TEST_PACKAGE=1 $(NODE_TEST) test/package/pack.test.ts
 
 # One file: make test-file FILE=test/store/contract.test.ts
 test-file: install
@@ -67,7 +98,10 @@ demo: build
 serve: build
 	node dist/commands/serve.js
 
+# The benchmarks run compiled (bench/run.ts writes results.json relative to dist/bench); they are
+# compiled here with the tests (tsconfig.json), apart from the product build, incrementally.
 bench: build browser
+	npx tsc -p tsconfig.json --incremental --tsBuildInfoFile dist/.bench.tsbuildinfo
 	node --expose-gc dist/bench/run.js
 
 # Issue 15: a 60 s 50-client load, SIGKILL loops during import and ingest on file, sqlite and

@@ -1,0 +1,152 @@
+/**
+ * The npm package (issue 17): `npm pack` ships the product and nothing else - the compiled
+ * commands and modules, the built web UI, the simulators' scenario files read at run time, the
+ * README and the CHANGELOG - and none of the tests, benchmarks, CI scripts or sources.
+ *
+ * Installing the tarball into an empty folder and running every bin's `--help` and `--version`
+ * from there takes minutes (better-sqlite3 is compiled), so it runs only when
+ * `LINEAGE_SVC_TEST_PACKAGE=1`: `make package-check` sets it, and `.ci/run` calls that.
+ *
+ * Needs `make build` first (`make test` and `make package-check` do it).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const root = join(import.meta.dirname, '..', '..');
+const PACKAGE = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  repository?: { url?: string };
+  homepage?: string;
+  bugs?: { url?: string };
+};
+const INSTALL = process.env.LINEAGE_SVC_TEST_PACKAGE === '1';
+
+/** What `npm pack --json` says of one tarball. */
+interface PackResult {
+  filename: string;
+  entryCount: number;
+  files: { path: string }[];
+}
+
+/** The folder holding the tarball and, when installed, the empty project it is installed into. */
+let folder: string;
+let pack: PackResult;
+let paths: string[];
+
+before(() => {
+  assert.ok(
+    existsSync(join(root, 'dist', 'commands', 'api.js')) && existsSync(join(root, 'dist', 'ui', 'index.html')),
+    'the package is built (make build)',
+  );
+  folder = mkdtempSync(join(tmpdir(), 'lineage-svc-pack-'));
+  const packed = spawnSync('npm', ['pack', '--json', '--pack-destination', folder], { cwd: root, encoding: 'utf8' });
+  assert.equal(packed.status, 0, packed.stderr);
+  pack = (JSON.parse(packed.stdout) as PackResult[])[0]!;
+  paths = pack.files.map((file) => file.path);
+});
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('the npm package', () => {
+  it('says where the project lives', () => {
+    assert.match(PACKAGE.repository?.url ?? '', /^git\+https:\/\/github\.com\/[^/]+\/[^/]+\.git$/);
+    assert.match(PACKAGE.homepage ?? '', /^https:\/\//);
+    assert.match(PACKAGE.bugs?.url ?? '', /^https:\/\/.*\/issues$/);
+  });
+
+  it('ships every bin, the built UI, the scenario files and the README and CHANGELOG', () => {
+    for (const [name, bin] of Object.entries(PACKAGE.bin)) assert.ok(paths.includes(bin), `the bin ${name} (${bin})`);
+    for (const file of [
+      'package.json',
+      'README.md',
+      'CHANGELOG.md',
+      'dist/ui/index.html',
+      'simulators/confluent/scenarios/demo.yaml',
+      'simulators/databricks/scenarios/demo.yaml',
+      'simulators/google/scenarios/demo.yaml',
+    ])
+      assert.ok(paths.includes(file), file);
+  });
+
+  it('ships no tests, benchmarks, CI scripts, sources or source maps', () => {
+    const unwanted = paths.filter(
+      (path) =>
+        /^(test|bench|\.ci|dist\/test|dist\/bench)\//.test(path) ||
+        /\.test\.js$/.test(path) ||
+        (path.endsWith('.ts') && !path.endsWith('.d.ts')) ||
+        path.endsWith('.map') ||
+        path.endsWith('.tsbuildinfo') ||
+        ['Makefile', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].includes(path),
+    );
+    assert.deepEqual(unwanted, []);
+  });
+
+  it('ships only compiled files whose source still exists (no leftovers of moved modules)', () => {
+    const leftovers = paths.filter(
+      (path) =>
+        path.startsWith('dist/') &&
+        !path.startsWith('dist/ui/') &&
+        path.endsWith('.js') &&
+        !existsSync(join(root, path.slice('dist/'.length).replace(/\.js$/, '.ts'))),
+    );
+    assert.deepEqual(leftovers, []);
+  });
+
+  it(
+    'installs into an empty folder, where every bin answers --help and --version',
+    {
+      skip: INSTALL ? false : 'set LINEAGE_SVC_TEST_PACKAGE=1 (make package-check) to install the tarball',
+      timeout: 15 * 60_000,
+    },
+    async () => {
+      const project = join(folder, 'project');
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty', private: true }));
+      const tarball = join(folder, pack.filename);
+      const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
+      assert.equal(installed.code, 0, installed.stderr);
+      for (const name of Object.keys(PACKAGE.bin)) {
+        const bin = join(project, 'node_modules', '.bin', name);
+        const version = spawnSync(bin, ['--version'], { cwd: project, encoding: 'utf8' });
+        assert.equal(version.status, 0, `${name} --version: ${version.stderr}`);
+        assert.equal(version.stdout.trim(), `${name} ${PACKAGE.version}`);
+        const help = spawnSync(bin, ['--help'], { cwd: project, encoding: 'utf8' });
+        assert.equal(help.status, 0, `${name} --help: ${help.stderr}`);
+        assert.match(help.stdout, new RegExp(name), `${name} --help names the command`);
+      }
+      // The simulator reads its built-in scenario (YAML shipped beside dist/) at run time.
+      const simulator = spawn(join(project, 'node_modules', '.bin', 'lineage-svc-simulator'), ['--port', '0'], {
+        cwd: project,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const first = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          simulator.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString('utf8');
+            if (out.includes('\n')) resolve(out);
+          });
+          simulator.on('exit', (code) => reject(new Error(`lineage-svc-simulator exited ${code}`)));
+        });
+        assert.match(first, /^lineage-svc-simulator listening on http:\/\/127\.0\.0\.1:\d+ \(scenario demo\)/);
+      } finally {
+        simulator.kill('SIGTERM');
+      }
+    },
+  );
+});
+
+/** Runs a command without blocking the test runner; resolves with its exit code and stderr. */
+function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
