@@ -118,12 +118,12 @@ const limitQuery = (max: number, fallback: number) =>
 const responses = { ...problemResponses, 409: ProblemSchema.describe('Too many running watchers') };
 const tags = ['watchers'];
 
-/** Registers the watcher routes (register with `{ prefix: '/api/v1' }`). */
-export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async (
-  app,
-  { watchers, service, minPollIntervalSeconds = 0.1 },
-) => {
-  const view = (watcher: WatcherState): z.infer<typeof WatcherSchema> => ({
+/** The Fastify instance the watcher routes are registered on. */
+type WatcherApp = Parameters<FastifyPluginAsyncZod<WatcherRoutesOptions>>[0];
+
+/** A watcher as the API shows it; `running_here` when this process runs it. */
+function view(watcher: WatcherState, service: WatcherService): z.infer<typeof WatcherSchema> {
+  return {
     watcher_id: watcher.watcher_id,
     state: watcher.state,
     reason: watcher.reason,
@@ -140,13 +140,21 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
     last_extraction_at: watcher.last_extraction_at,
     change_count: watcher.change_count,
     extraction_count: watcher.extraction_count,
-  });
-  const find = (watcherId: string): WatcherState => {
-    const watcher = watchers.get(watcherId);
-    if (!watcher) throw new NotFoundError(`watcher "${watcherId}" not found`);
-    return watcher;
   };
+}
 
+/** The watcher `watcherId`. @throws NotFoundError when there is none. */
+function find(watchers: WatcherProjection, watcherId: string): WatcherState {
+  const watcher = watchers.get(watcherId);
+  if (!watcher) throw new NotFoundError(`watcher "${watcherId}" not found`);
+  return watcher;
+}
+
+/** `POST /watchers` (start one, at least `minPollIntervalSeconds` between polls) and `GET /watchers` (list them). */
+function registerWatcherCollectionRoutes(
+  app: WatcherApp,
+  { watchers, service, minPollIntervalSeconds }: Required<WatcherRoutesOptions>,
+): void {
   app.post(
     '/watchers',
     {
@@ -190,16 +198,22 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
     },
     async (request) => {
       const matching = watchers.list({ state: request.query.state });
-      return { watchers: matching.slice(0, request.query.limit).map(view), total: matching.length };
+      return {
+        watchers: matching.slice(0, request.query.limit).map((watcher) => view(watcher, service)),
+        total: matching.length,
+      };
     },
   );
+}
 
+/** `GET /watchers/{id}` (its status) and `POST /watchers/{id}/stop`. */
+function registerWatcherStatusRoutes(app: WatcherApp, watchers: WatcherProjection, service: WatcherService): void {
   app.get(
     '/watchers/:watcher_id',
     {
       schema: { tags, summary: 'Status of one watcher', params, response: { 200: WatcherSchema, ...problemResponses } },
     },
-    async (request) => view(find(request.params.watcher_id)),
+    async (request) => view(find(watchers, request.params.watcher_id), service),
   );
 
   app.post(
@@ -212,9 +226,12 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
         response: { 200: WatcherSchema, ...problemResponses },
       },
     },
-    async (request) => view(await service.stop(request.params.watcher_id)),
+    async (request) => view(await service.stop(request.params.watcher_id), service),
   );
+}
 
+/** `GET /watchers/{id}/events` (changes detected) and `GET /watchers/{id}/history` (extractions run), newest first. */
+function registerWatcherActivityRoutes(app: WatcherApp, watchers: WatcherProjection): void {
   app.get(
     '/watchers/:watcher_id/events',
     {
@@ -230,7 +247,7 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
       },
     },
     async (request) => {
-      const watcher = find(request.params.watcher_id);
+      const watcher = find(watchers, request.params.watcher_id);
       const events = watcher.changes
         .slice(-request.query.limit)
         .reverse()
@@ -257,7 +274,7 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
       },
     },
     async (request) => {
-      const watcher = find(request.params.watcher_id);
+      const watcher = find(watchers, request.params.watcher_id);
       const extractions = watcher.extractions
         .slice(-request.query.limit)
         .reverse()
@@ -265,7 +282,10 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
       return { extractions, total: watcher.extraction_count };
     },
   );
+}
 
+/** `DELETE /watchers/{id}`: stops the watcher if running and forgets it. */
+function registerWatcherDeregisterRoute(app: WatcherApp, service: WatcherService): void {
   app.delete(
     '/watchers/:watcher_id',
     {
@@ -281,4 +301,15 @@ export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async 
       return reply.code(204).send(null);
     },
   );
+}
+
+/** Registers the watcher routes (register with `{ prefix: '/api/v1' }`). */
+export const watcherRoutes: FastifyPluginAsyncZod<WatcherRoutesOptions> = async (
+  app,
+  { watchers, service, minPollIntervalSeconds = 0.1 },
+) => {
+  registerWatcherCollectionRoutes(app, { watchers, service, minPollIntervalSeconds });
+  registerWatcherStatusRoutes(app, watchers, service);
+  registerWatcherActivityRoutes(app, watchers);
+  registerWatcherDeregisterRoute(app, service);
 };
