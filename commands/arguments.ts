@@ -9,7 +9,7 @@ import { packageInfo } from '../infra/http/routes/meta.js';
 /** A cmd-ts command, as `command({...})` returns it. */
 type Command = Parameters<typeof parse>[0] & Parameters<typeof runSafely>[0];
 
-/** Collapses a message to one line (cmd-ts messages may carry newlines and colour codes). */
+/** Collapses a message to one line (cmd-ts messages may carry newlines and color codes). */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text

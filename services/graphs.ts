@@ -3,7 +3,7 @@
  * commands (`src/graphCommands.ts`), the validation (`src/graph/validation.ts`), the projection
  * (`projections/graphProjection.ts`) and the traversals (`projections/traversal/`). Reads come from
  * the projection, or, with `as_of`, from the graph's stream folded up to that point. Whole graphs and
- * traversals are answered as values (`WholeGraph`, `Traversal`) that the route serialises. Every
+ * traversals are answered as values (`WholeGraph`, `Traversal`) that the route serializes. Every
  * function throws our errors (`NotFoundError` 404, `ValidationError` 400, `ExpectedRevisionConflictError`
  * 409) and nothing else on bad input. Contract section 4 ("Graphs", "History").
  *
@@ -35,7 +35,7 @@ import {
 } from '../projections/graphProjection.js';
 import {
   plainWholeGraph,
-  serialiseJson,
+  serializeJson,
   traverse,
   walkedTraversal,
   type Traversal,
@@ -429,7 +429,7 @@ function withMetrics(traversal: Traversal, overlay: MetricsOverlay): Traversal {
     nodeCount: traversal.nodeCount,
     edgeCount: traversal.edgeCount,
     toResult,
-    serialise: () => serialiseJson(toResult()),
+    serialize: () => serializeJson(toResult()),
   };
 }
 

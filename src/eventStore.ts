@@ -25,7 +25,7 @@ import { ExpectedRevisionConflictError } from './errors.js';
  */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 
-/** Metadata every event carries. snake_case, like everything lineage-svc serialises. */
+/** Metadata every event carries. snake_case, like everything lineage-svc serializes. */
 export interface EventMetadata {
   /** Unique id of this event (a UUID); appending the same id twice is the caller's bug, not deduplicated. */
   event_id: string;

@@ -146,7 +146,7 @@ export const MetricsSampled = z.object({
 
 // ---------------------------------------------------------------------------------------------
 // OpenLineage: every accepted RunEvent, JobEvent or DatasetEvent, as received (after lenient
-// normalisation), with the warnings its normalisation produced.
+// normalization), with the warnings its normalization produced.
 
 export const OpenLineageEventIngested = z.object({
   type: z.literal('OpenLineageEventIngested'),

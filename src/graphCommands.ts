@@ -83,7 +83,7 @@ export interface RecordResult extends CommandResult {
 const graphQueues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
 
 /** Runs `work` after the commands already queued on the same graph of the same store. */
-function serialised<T>(store: EventStore, graphId: string, work: () => Promise<T>): Promise<T> {
+function serialized<T>(store: EventStore, graphId: string, work: () => Promise<T>): Promise<T> {
   let queues = graphQueues.get(store);
   if (!queues) graphQueues.set(store, (queues = new Map()));
   const previous = queues.get(graphId) ?? Promise.resolve();
@@ -147,7 +147,7 @@ async function handle(
     await deps.state.waitFor(result.position);
     return { graphId, revision: result.next_expected_revision, position: result.position, appended: events.length };
   };
-  return serialised(deps.store, graphId, () =>
+  return serialized(deps.store, graphId, () =>
     pRetry(attempt, {
       retries: expectedRevision === undefined ? CONFLICT_RETRIES : 0,
       maxRetryTime: CONFLICT_RETRY_MILLISECONDS,

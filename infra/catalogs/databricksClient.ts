@@ -10,7 +10,7 @@
  * - `Authorization: Bearer <token>`; the token never appears in errors or logs;
  * - 30 s timeout per request (`timeoutMs`); a timeout is not retried;
  * - 429, 500, 502, 503, 504 and network errors are retried at most 3 times (4 attempts) with
- *   1, 2, 4 s delays (`retryBaseDelayMs * 2^retry`), `Retry-After` honoured (the larger wins,
+ *   1, 2, 4 s delays (`retryBaseDelayMs * 2^retry`), `Retry-After` honored (the larger wins,
  *   capped at `maxRetryAfterMs`): the loop is `createJsonRequester` (`infra/catalogs/jsonRequester.ts`),
  *   shared with the other catalog clients;
  * - every failure is a `CatalogApiError` with the HTTP status and the Databricks `error_code` of
@@ -40,7 +40,7 @@ export interface DatabricksClientOptions {
   timeoutMs?: number;
   /** First retry delay in ms (1x, 2x, 4x); default 1,000. */
   retryBaseDelayMs?: number;
-  /** Upper bound on one honoured `Retry-After`, in ms; default 60,000. */
+  /** Upper bound on one honored `Retry-After`, in ms; default 60,000. */
   maxRetryAfterMs?: number;
   /** `wait_timeout` sent with a statement, in seconds (0 or 5 to 50); default 30. */
   statementWaitSeconds?: number;

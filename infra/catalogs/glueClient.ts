@@ -7,7 +7,7 @@
  * - region: `LINEAGE_SVC_DATALAKE_REGION` (`region`) for tables whose node has none; a table in
  *   another region is read through a client of that region (one SDK client per region, created on
  *   first use);
- * - endpoint: the `endpoint` option, else whatever the SDK resolves, which honours the standard
+ * - endpoint: the `endpoint` option, else whatever the SDK resolves, which honors the standard
  *   `AWS_ENDPOINT_URL_GLUE` (and `AWS_ENDPOINT_URL`), so moto or LocalStack can stand in;
  * - credentials: the `credentials` option, else the SDK's default chain (environment variables,
  *   shared files, SSO, container and instance roles); they never appear in errors or logs;

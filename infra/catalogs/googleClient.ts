@@ -19,7 +19,7 @@
  * - 30 s timeout per request (`timeoutMs`); a timeout is not retried;
  * - 429, 500, 502, 503, 504, network errors, and BigQuery's 403 with reason `rateLimitExceeded`
  *   (Google's guidance) are retried at most 3 times (4 attempts) with 1, 2, 4 s delays,
- *   `Retry-After` honoured; the backoff helpers are those of `infra/confluent/httpClient.ts`;
+ *   `Retry-After` honored; the backoff helpers are those of `infra/confluent/httpClient.ts`;
  * - every failure is a `CatalogApiError` with the HTTP status and Google's error `status`
  *   (`NOT_FOUND`, `PERMISSION_DENIED`, ...) or BigQuery's `reason` (`notFound`, `accessDenied`);
  *   callers turn 404/401/403 into skipped tables.
@@ -65,7 +65,7 @@ export interface GoogleClientOptions {
   timeoutMs?: number;
   /** First retry delay in ms (1x, 2x, 4x); default 1,000. */
   retryBaseDelayMs?: number;
-  /** Upper bound on one honoured `Retry-After`, in ms; default 60,000. */
+  /** Upper bound on one honored `Retry-After`, in ms; default 60,000. */
   maxRetryAfterMs?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;

@@ -1,6 +1,6 @@
 /**
  * The HTTP side every catalog client shares: JSON over HTTPS with a bearer token, the retries of
- * `docs/specification.md`, "Errors" (429/500/502/503/504, delays 1, 2, 4 s, `Retry-After` honoured,
+ * `docs/specification.md`, "Errors" (429/500/502/503/504, delays 1, 2, 4 s, `Retry-After` honored,
  * 4 attempts in all, plus any vendor-specific retryable answer), a per-request timeout (30 s by
  * default) and request counts per API. Vendors differ only in how their error bodies read, which
  * each client passes in.
@@ -33,7 +33,7 @@ export interface JsonRequesterOptions {
   timeoutMs?: number | undefined;
   /** Base of the exponential backoff in milliseconds (default 1,000: 1, 2, 4 s). Tests shorten it. */
   retryBaseDelayMs?: number | undefined;
-  /** Longest `Retry-After` honoured, in milliseconds (default 60,000). */
+  /** Longest `Retry-After` honored, in milliseconds (default 60,000). */
   maxRetryAfterMs?: number | undefined;
   fetch?: typeof fetch | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;

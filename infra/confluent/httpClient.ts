@@ -6,7 +6,7 @@
  * - a 30 s client timeout per request (`timeoutMs`); a timeout is not retried;
  * - 429, 500, 502, 503 and 504 (and network errors such as a reset connection) are retried with
  *   delays of 1, 2 and 4 s (`retryBaseDelayMs * 2^retry`), 4 attempts in all; a `Retry-After`
- *   header (seconds or an HTTP date) is honoured: the wait is the larger of the two, capped at
+ *   header (seconds or an HTTP date) is honored: the wait is the larger of the two, capped at
  *   `maxRetryAfterMs`. Other statuses (400, 401, 403, 404, ...) are not retried;
  * - every failure becomes a `PlatformApiError` (`src/extraction/port.ts`) naming the API;
  * - `page_size=100` and `metadata.next` / `page_token` pagination (`getPages`);
@@ -19,7 +19,7 @@
  * - request accounting per API name (`counts()`), every attempt counted.
  *
  * The retry loop is written here rather than taken from a library: undici's RetryAgent retries
- * network errors and honours Retry-After, but its backoff, attempt count and the rule that timeouts
+ * network errors and honors Retry-After, but its backoff, attempt count and the rule that timeouts
  * are not retried differ from `docs/specification.md`, and the loop is a dozen lines under test.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -41,7 +41,7 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** First retry delay in ms; retries wait 1x, 2x, 4x this. Default 1,000 (tests pass a few ms). */
   retryBaseDelayMs?: number;
-  /** Upper bound in ms on one honoured `Retry-After`; default 60,000. */
+  /** Upper bound in ms on one honored `Retry-After`; default 60,000. */
   maxRetryAfterMs?: number;
   /** Requests in flight per credential + base URL; default 4. */
   maxConcurrentPerTarget?: number;

@@ -50,7 +50,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../src/eventStore.js';
-import { serialiseEvent } from './serialisation.js';
+import { serializeEvent } from './serialization.js';
 import { fileSnapshotStore } from './snapshotTables.js';
 
 const write = promisify(fs.write);
@@ -180,7 +180,7 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
     ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
-      const serialised = events.map(serialiseEvent);
+      const serialized = events.map(serializeEvent);
       const streamJson = JSON.stringify(stream);
       return enqueue(async () => {
         ensureOpen();
@@ -190,12 +190,12 @@ export function createFileEventStore(options: FileEventStoreOptions): FileEventS
         assertExpectedRevision(stream, appendOptions.expectedRevision ?? 'any', current);
         const recordedAt = JSON.stringify(now().toISOString());
         const batch: string[] = [];
-        for (let i = 0; i < serialised.length; i += 1) {
-          const e = serialised[i]!;
+        for (let i = 0; i < serialized.length; i += 1) {
+          const e = serialized[i]!;
           batch.push(
             `{"position":${lines.length + i + 1},"stream":${streamJson},"revision":${current + i + 1},` +
               `"type":${JSON.stringify(e.type)},"version":${e.version},"recorded_at":${recordedAt},` +
-              `"data":${e.data},"metadata":${e.metadata}${i === serialised.length - 1 ? ',"commit":true' : ''}}`,
+              `"data":${e.data},"metadata":${e.metadata}${i === serialized.length - 1 ? ',"commit":true' : ''}}`,
           );
         }
         const buffer = Buffer.from(`${batch.join('\n')}\n`, 'utf8');

@@ -39,7 +39,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../src/eventStore.js';
-import { serialiseEvent } from './serialisation.js';
+import { serializeEvent } from './serialization.js';
 import { postgresSnapshotStore } from './snapshotTables.js';
 
 /** The schema version this code writes and reads. */
@@ -84,7 +84,9 @@ const SQL = {
       ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision
     )
     SELECT pg_notify('${POSTGRES_EVENT_STORE_CHANNEL}', $10)`,
-  readStream: `SELECT ${COLUMNS} FROM lineage_events WHERE stream = $1 AND revision >= $2::bigint AND revision <= $3::bigint ORDER BY revision LIMIT $4::bigint`,
+  readStream:
+    `SELECT ${COLUMNS} FROM lineage_events WHERE stream = $1 AND revision >= $2::bigint ` +
+    'AND revision <= $3::bigint ORDER BY revision LIMIT $4::bigint',
   readAll: `SELECT ${COLUMNS} FROM lineage_events WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint`,
   streamRevision: 'SELECT revision FROM lineage_streams WHERE stream = $1',
   head: 'SELECT COALESCE(MAX(position), 0)::text FROM lineage_events',
@@ -203,7 +205,7 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
     ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
-      const serialised = events.map(serialiseEvent);
+      const serialized = events.map(serializeEvent);
       const expected = appendOptions.expectedRevision ?? 'any';
       const result = await track(async () => {
         const client = await pool.connect();
@@ -222,12 +224,12 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
           assertExpectedRevision(stream, expected, current);
           const positions: number[] = [];
           const revisions: number[] = [];
-          for (let i = 0; i < serialised.length; i += 1) {
+          for (let i = 0; i < serialized.length; i += 1) {
             positions.push(head + i + 1);
             revisions.push(current + i + 1);
           }
-          const last = current + serialised.length;
-          const position = head + serialised.length;
+          const last = current + serialized.length;
+          const position = head + serialized.length;
           await client.query({
             name: 'lineage-append-insert',
             text: SQL.insert,
@@ -235,10 +237,10 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
               positions,
               stream,
               revisions,
-              serialised.map((e) => e.type),
-              serialised.map((e) => e.version),
-              serialised.map((e) => e.data),
-              serialised.map((e) => e.metadata),
+              serialized.map((e) => e.type),
+              serialized.map((e) => e.version),
+              serialized.map((e) => e.data),
+              serialized.map((e) => e.metadata),
               now().toISOString(),
               last,
               String(position),
@@ -351,7 +353,8 @@ async function migrate(pool: pg.Pool, where: string): Promise<string> {
         await client.query('INSERT INTO lineage_schema (version) VALUES ($1)', [POSTGRES_EVENT_STORE_SCHEMA_VERSION]);
       } else if (version > POSTGRES_EVENT_STORE_SCHEMA_VERSION) {
         throw new StorageError(
-          `postgres event store: ${where} has schema version ${version}, newer than the ${POSTGRES_EVENT_STORE_SCHEMA_VERSION} this lineage-svc knows; upgrade lineage-svc`,
+          `postgres event store: ${where} has schema version ${version}, newer than the ` +
+            `${POSTGRES_EVENT_STORE_SCHEMA_VERSION} this lineage-svc knows; upgrade lineage-svc`,
         );
       }
       await client.query('COMMIT');

@@ -13,7 +13,7 @@
  * The database runs with `journal_mode=WAL` and `synchronous=FULL`: an append is durable when it
  * resolves. Each append is one `BEGIN IMMEDIATE` transaction that takes the write lock first, then
  * checks the expected revision and assigns positions `MAX(position)+1...`, so positions are gap-free
- * and committed in order even when several processes append to the same file (SQLite serialises
+ * and committed in order even when several processes append to the same file (SQLite serializes
  * writers; one that waits more than `busyTimeoutMilliseconds` gets a `StorageError`).
  *
  * Subscribers are woken at once by appends made through this store, and poll every 250 ms for
@@ -39,7 +39,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../src/eventStore.js';
-import { serialiseEvent } from './serialisation.js';
+import { serializeEvent } from './serialization.js';
 import { sqliteSnapshotStore } from './snapshotTables.js';
 
 /** Name of the database file inside the store's folder. */
@@ -166,10 +166,10 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
     ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
-      const serialised = events.map(serialiseEvent);
+      const serialized = events.map(serializeEvent);
       let result: AppendResult;
       try {
-        result = appendTransaction.immediate(stream, serialised, appendOptions);
+        result = appendTransaction.immediate(stream, serialized, appendOptions);
       } catch (error) {
         throw translateAppendError(
           error,

@@ -69,7 +69,7 @@ export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'd
 /**
  * Decides what to do with a Kafka message: parse its value as UTF-8 JSON; an empty value, a value
  * over 1 MiB, invalid UTF-8 or JSON, or a JSON value that is not an object goes to the dead-letter
- * topic. (Objects that fail OpenLineage normalisation are dead-lettered after ingestion.)
+ * topic. (Objects that fail OpenLineage normalization are dead-lettered after ingestion.)
  */
 export function decideMessage(message: Pick<KafkaMessage, 'value'>): MessageDecision {
   const value = message.value;

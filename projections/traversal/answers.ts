@@ -2,7 +2,7 @@
  * Traversal and whole-graph answers as values, and their JSON as bytes.
  *
  * A service answers a `Traversal` (walked on the graphology graph, or on a traversal index) or a
- * `WholeGraph`; only the HTTP route turns it into bytes, with `serialise`. The bytes are UTF-8 JSON
+ * `WholeGraph`; only the HTTP route turns it into bytes, with `serialize`. The bytes are UTF-8 JSON
  * in a reused buffer from `answerBuffers`, given back with `release` once they have been sent.
  */
 import type { LineageGraph } from '../../src/graph/model.js';
@@ -33,7 +33,7 @@ export interface Traversal {
    * nodes and edges within one hop may differ between a walk and an index). Call `release` once the
    * bytes have been sent.
    */
-  serialise(): PooledBytes;
+  serialize(): PooledBytes;
 }
 
 /** A whole graph as an answer: `{...fields, "nodes": [...], "edges": [...]}`. */
@@ -41,7 +41,7 @@ export interface WholeGraph {
   /** The fields before `nodes` and `edges` (e.g. a graph summary); empty for a bare `LineageGraph`. */
   readonly fields: Readonly<Record<string, unknown>>;
   /** Its JSON as UTF-8 bytes in a pooled buffer. Call `release` once the bytes have been sent. */
-  serialise(): PooledBytes;
+  serialize(): PooledBytes;
 }
 
 /** The traversal a graphology walk (`traverse` in `walk.ts`) answered. */
@@ -52,7 +52,7 @@ export function walkedTraversal(result: TraversalResult): Traversal {
     nodeCount: result.node_count,
     edgeCount: result.edge_count,
     toResult: () => result,
-    serialise: () => serialiseJson(result),
+    serialize: () => serializeJson(result),
   };
 }
 
@@ -61,11 +61,11 @@ export function walkedTraversal(result: TraversalResult): Traversal {
  * `fields` first (default none).
  */
 export function plainWholeGraph(graph: LineageGraph, fields: Record<string, unknown> = {}): WholeGraph {
-  return { fields, serialise: () => serialiseJson({ ...fields, nodes: graph.nodes, edges: graph.edges }) };
+  return { fields, serialize: () => serializeJson({ ...fields, nodes: graph.nodes, edges: graph.edges }) };
 }
 
 /** `JSON.stringify(value)` as UTF-8 bytes in a buffer from `pool` (default `answerBuffers`). */
-export function serialiseJson(value: unknown, pool: AnswerBufferPool = answerBuffers): PooledBytes {
+export function serializeJson(value: unknown, pool: AnswerBufferPool = answerBuffers): PooledBytes {
   const text = JSON.stringify(value);
   const length = Buffer.byteLength(text, 'utf8');
   const { buffer, release } = pool.take(length);

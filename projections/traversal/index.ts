@@ -12,7 +12,7 @@ export {
   AnswerBufferPool,
   answerBuffers,
   plainWholeGraph,
-  serialiseJson,
+  serializeJson,
   walkedTraversal,
   type PooledBytes,
   type Traversal,

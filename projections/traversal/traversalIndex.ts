@@ -1,5 +1,5 @@
 /**
- * A read-optimised adjacency index of one revision of a graph, for traversals on large graphs.
+ * A read-optimized adjacency index of one revision of a graph, for traversals on large graphs.
  *
  * The graphology walk (`walk.ts`) pays for graphology's adjacency: every node's neighbours are an
  * object keyed by neighbour id, enumerated with `for...in`: 2.2 µs per reached node on the
@@ -9,7 +9,7 @@
  * row form: `offsets[v]..offsets[v + 1]` are the positions, in `neighbours` and `edges`, of node `v`'s
  * edges. A walk is then integer arithmetic over typed arrays, with a generation-stamped visited
  * array instead of a `Set`. An answer is `JSON.stringify` of its objects, written into a reused
- * buffer (`serialiseJson` in `answers.ts`). The index is immutable, like the revision it was built
+ * buffer (`serializeJson` in `answers.ts`). The index is immutable, like the revision it was built
  * from. (It used to cache every node's and edge's JSON outside the heap, in a fragment arena: about
  * half the p50 at 10 hops, for about 90 MB more resident memory on the benchmark graphs and 1 to 11 s
  * of warm-up CPU after each change; docs/benchmarks.md, "Traversal answers: fragment arena or
@@ -25,7 +25,7 @@
  */
 import type { Edge, Node } from '../../src/graph/model.js';
 import type { LineageGraphology } from '../graphProjection.js';
-import { serialiseJson, type PooledBytes, type Traversal } from './answers.js';
+import { serializeJson, type PooledBytes, type Traversal } from './answers.js';
 import { checkTraversal, reached, type TraversalDirection, type TraversalResult } from './walk.js';
 
 /** One direction's adjacency in compressed sparse row form. */
@@ -161,7 +161,7 @@ export class TraversalIndex {
       nodeCount: walk.nodes.length,
       edgeCount: walk.edges.length,
       toResult,
-      serialise: () => serialiseJson(toResult()),
+      serialize: () => serializeJson(toResult()),
     };
   }
 
@@ -174,12 +174,12 @@ export class TraversalIndex {
   }
 
   /**
-   * `traversal(originId, direction, hops).serialise()`: the JSON of `traverse` as UTF-8 bytes in a
+   * `traversal(originId, direction, hops).serialize()`: the JSON of `traverse` as UTF-8 bytes in a
    * pooled buffer. Call `release` once they have been sent.
    * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
    */
   traverseJson(originId: string, direction: TraversalDirection, hops: number): PooledBytes {
-    return this.traversal(originId, direction, hops).serialise();
+    return this.traversal(originId, direction, hops).serialize();
   }
 
   /** The objects of a walk's answer. */

@@ -2,7 +2,7 @@
  * The platform simulator's scenario: the estate it serves, as a zod-validated object.
  *
  * A scenario is written in YAML or JSON (snake_case keys, like the platform's own JSON) or built
- * in code (see `largeEstate.ts`). It describes an organisation with environments; each environment
+ * in code (see `largeEstate.ts`). It describes an organization with environments; each environment
  * holds Kafka clusters (topics, consumer groups, managed connectors, cluster links, Tableflow), an
  * optional Schema Registry (subjects, tag and business-metadata definitions), ksqlDB clusters
  * (sources and persistent queries) and Flink compute pools and statements. Credentials are declared
@@ -57,7 +57,7 @@ export const faultSchema = z.strictObject({
   after: z.number().int().nonnegative().optional(),
 });
 
-/** A schema version registered under a subject. `schema` may be given as an object (serialised as JSON). */
+/** A schema version registered under a subject. `schema` may be given as an object (serialized as JSON). */
 const subjectSchema = z.strictObject({
   subject: z.string().min(1),
   schema_type: z.enum(['AVRO', 'JSON', 'PROTOBUF']).default('AVRO'),

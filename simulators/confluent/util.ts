@@ -101,7 +101,7 @@ export function q1(query: Query, name: string): string | undefined {
 
 /**
  * Paginates `items` the v2 way: `page_size` (default 10, at most 100 - larger values are clamped;
- * honoured only on the first request) and an opaque `page_token`; `metadata.next` is the full URL of
+ * honored only on the first request) and an opaque `page_token`; `metadata.next` is the full URL of
  * the next page (with `page_token`), absent (or `""`) on the last page.
  * @param url the list's absolute URL without query (`{base}/cmk/v2/clusters`)
  * @param filters the query parameters to repeat on `next` (e.g. `environment`)

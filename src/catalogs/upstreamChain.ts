@@ -265,7 +265,7 @@ export interface TablePushInput {
 /** The `lineage_svc.*` properties of one table, key -> value (only non-empty values). */
 export type LineageProperties = Record<string, string>;
 
-/** How the table is fed: `tableflow` when materialised from a topic, `catalog_derived` for tables found by downstream discovery. */
+/** How the table is fed: `tableflow` when materialized from a topic, `catalog_derived` for tables found by downstream discovery. */
 export function pipelineType(table: Node, chain: readonly ChainEntry[]): string {
   if (table.attributes?.derived === true) return 'catalog_derived';
   if (chain.some((entry) => entry.kind === 'materialized_table')) return 'tableflow';

@@ -11,7 +11,7 @@
  *    consumer groups to the jobs that own them (`phases/streamProcessing.ts`, `Phase 2/4`);
  * 3. Schema Registry and Stream Catalog, in parallel, then column lineage through `SELECT *` on
  *    PRODUCES edges expanded with the input topics' value-schema fields (`phases/schemas.ts`, `Phase 3/4`);
- * 4. table materialisation: Tableflow topic -> table -> catalog (`phases/tableflow.ts`, `Phase 4/4`);
+ * 4. table materialization: Tableflow topic -> table -> catalog (`phases/tableflow.ts`, `Phase 4/4`);
  * 5. with `enableMetrics`, throughput metrics over the lookback window (`phases/metrics.ts`). Progress
  *    reads `Phase n/4` because metrics are optional; this phase logs as `Phase 5/4 (metrics)`.
  *

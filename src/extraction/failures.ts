@@ -7,7 +7,7 @@ import { PlatformApiError } from './port.js';
 
 /**
  * The warning for a failed extractor, e.g. `Connect:lkc-1: connect.connectors answered 403: the API key
- * is not authorised for this resource`. A 400 says the key may lack access or the parameters are
+ * is not authorized for this resource`. A 400 says the key may lack access or the parameters are
  * invalid; a 401 on `kafka-rest.topics` says a cluster-scoped key is needed; a 404 from Schema Registry,
  * Stream Catalog or `srcm.clusters` says Schema Registry may be disabled in `environmentId`. Errors
  * that are not `PlatformApiError`s (`src/extraction/port.ts`) read `{label}: failed: {message}`.
@@ -33,7 +33,7 @@ export function failureWarning(label: string, error: unknown, environmentId?: st
         return `${label}: ${api} answered 404: Schema Registry may be disabled in environment ${environmentId ?? '(unknown)'}`;
       }
       if (status === 401 || status === 403)
-        return `${label}: ${api} answered ${status}: the API key is not authorised for this resource`;
+        return `${label}: ${api} answered ${status}: the API key is not authorized for this resource`;
       return `${label}: ${api} answered ${status ?? 'an error'}`;
     }
     return `${label}: ${error.message}`;

@@ -15,7 +15,7 @@ const stringRecord = z.record(z.string(), z.string().nullish());
 export const EnvironmentBody = z.looseObject({ id: str, display_name: optStr });
 export type EnvironmentBody = z.infer<typeof EnvironmentBody>;
 
-/** `org/v2` Organization: `id` is the organisation UUID used in Flink SQL paths. */
+/** `org/v2` Organization: `id` is the organization UUID used in Flink SQL paths. */
 export const OrganizationBody = z.looseObject({ id: str });
 export type OrganizationBody = z.infer<typeof OrganizationBody>;
 

@@ -1,12 +1,12 @@
 /**
- * Table materialisation (Tableflow `tableflow-topics` and `catalog-integrations`;
+ * Table materialization (Tableflow `tableflow-topics` and `catalog-integrations`;
  * `docs/platform-apis.md` section 9, specification "Lakehouse catalog").
  *
  * - Each Tableflow topic gives a MATERIALIZED_TABLE `stream:materialized_table:{env}:{cluster}/{topic}`
  *   (attributes `table_formats`, `storage_kind`, `table_path`, `phase`, `suspended`, `write_mode`,
- *   `error_handling`) and `topic -> materialised table` MATERIALIZES.
+ *   `error_handling`) and `topic -> materialized table` MATERIALIZES.
  * - Each catalog integration the table syncs to gives a CATALOG_TABLE and
- *   `materialised table -> catalog table` MATERIALIZES:
+ *   `materialized table -> catalog table` MATERIALIZES:
  *   - Unity (needs DELTA): lakehouse `lakehouse:catalog_table:{env}:{catalog}.{cluster_id}.{topic with . -> _}`,
  *     catalog from `spec.config.catalog_name`, else `DEFAULT_LAKEHOUSE_CATALOG`; `catalog_type` LAKEHOUSE_CATALOG.
  *   - AwsGlue (needs ICEBERG): data lake `datalake:catalog_table:{region}:{database}/{topic}`

@@ -76,7 +76,7 @@ export const EDGE_RULES: Readonly<
   MATERIALIZES: {
     from: new Set(['TOPIC', 'MATERIALIZED_TABLE']),
     to: new Set(['MATERIALIZED_TABLE', 'CATALOG_TABLE']),
-    meaning: 'topic -> materialised table -> catalog table',
+    meaning: 'topic -> materialized table -> catalog table',
   },
   HAS_SCHEMA: { from: new Set(['TOPIC']), to: new Set(['SCHEMA']), meaning: 'topic -> schema' },
   MEMBER_OF: {

@@ -7,7 +7,7 @@
  *   consumer group's topics, a stream job's topics).
  * - Outputs: datasets with a PRODUCES edge from the job (a sink connector's external dataset and its
  *   dead-letter topic), plus everything reachable from those outputs through MATERIALIZES
- *   (topic -> materialised table -> catalog table: Tableflow).
+ *   (topic -> materialized table -> catalog table: Tableflow).
  * - TRANSFORMS (dataset -> dataset, no job known): one synthetic job per target dataset, named
  *   `transforms:{target name}`, whose inputs are the TRANSFORMS sources.
  * - Namespaces: `stream://{env}/{cluster}` (stream nodes), `lakehouse://{workspace}`,
@@ -541,7 +541,7 @@ export function jobsWriting(graph: GraphLookup, nodeId: string): GraphJobRef[] {
     }
   };
   producers(nodeId);
-  // Every dataset this one is materialised from, at any distance.
+  // Every dataset this one is materialized from, at any distance.
   const stack = [nodeId];
   const seen = new Set<string>([nodeId]);
   while (stack.length > 0) {

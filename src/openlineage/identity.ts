@@ -37,7 +37,7 @@ export function splitDatasetKey(key: string): { namespace: string; name: string 
 export const BOOTSTRAP_ATTRIBUTES = ['bootstrap_endpoint', 'kafka_bootstrap_endpoint'] as const;
 
 /**
- * Normalises a bootstrap endpoint or Kafka namespace to `host:port` (lower-case host): drops a
+ * Normalizes a bootstrap endpoint or Kafka namespace to `host:port` (lower-case host): drops a
  * `kafka://` or `SASL_SSL://`-style scheme, keeps the first server of a comma or semicolon list
  * (as the Spark and Flink integrations do), and adds port 9092 when none is given.
  * Returns null for an empty value.

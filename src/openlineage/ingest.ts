@@ -1,5 +1,5 @@
 /**
- * Lenient OpenLineage normaliser (pure): takes one parsed request body or Kafka message and decides
+ * Lenient OpenLineage normalizer (pure): takes one parsed request body or Kafka message and decides
  * whether it can be stored, what its kind is, and what it got wrong.
  *
  * Two tiers (docs/openlineage.md, "Ingestion"):
@@ -45,7 +45,7 @@ export const NON_UUID_RUN_NAMESPACE = 'b3f7f4a2-57c1-4c8e-8e0e-0a4a3c2d1e5f';
 export interface NormalizedEvent {
   ok: true;
   kind: OpenLineageEventKind;
-  /** The event as it will be stored (original keys kept; `eventTime` normalised; `parent` aliased). */
+  /** The event as it will be stored (original keys kept; `eventTime` normalized; `parent` aliased). */
   event: IngestedEvent;
   /** One human-readable sentence per leniency applied. */
   warnings: string[];
@@ -71,7 +71,7 @@ export interface RejectedEvent {
 export interface NormalizeOptions {
   /** Receive time, used when `eventTime` is missing. Default: now. */
   now?: () => Date;
-  /** Size of the body in bytes when the caller already knows it (skips re-serialising). */
+  /** Size of the body in bytes when the caller already knows it (skips re-serializing). */
   sizeBytes?: number;
 }
 
@@ -96,7 +96,7 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(
 
 /**
  * Parses an OpenLineage `eventTime` (RFC 3339 with any number of fraction digits; lenient about a
- * missing timezone and a space separator). Returns the UTC milliseconds, the normalised string and
+ * missing timezone and a space separator). Returns the UTC milliseconds, the normalized string and
  * whether the timezone was missing; null when it is not a date-time.
  */
 export function parseEventTime(value: string): { ms: number; normalized: string; timezoneMissing: boolean } | null {
@@ -324,7 +324,7 @@ function facetsLackingBaseWarning(raw: Record<string, unknown>): string | null {
 }
 
 /**
- * Normalises one OpenLineage event.
+ * Normalizes one OpenLineage event.
  * @returns `{ok: true, ...}` with the event to store and its warnings, or `{ok: false, errors}` with
  *   every problem (`path` in dot notation, e.g. `inputs.0.name`).
  */

@@ -1,6 +1,6 @@
 /**
  * OpenLineage ingestion (no HTTP; docs/openlineage.md, "Ingestion"): an `OpenLineageIngestor`
- * normalises each body, appends every accepted event to the store as `OpenLineageEventIngested`
+ * normalizes each body, appends every accepted event to the store as `OpenLineageEventIngested`
  * (docs/events.md), and answers with one result per body. The runtime (`infra/runtime.ts`) creates
  * one per store and the API, the Kafka transport and the bench use it; what it remembers lives in
  * the ingestor, not in the module.
@@ -90,7 +90,7 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
   let queue: Promise<unknown> = Promise.resolve();
 
   /** Runs `work` after every earlier call has settled (a failed call does not stop the queue). */
-  function serialised<T>(work: () => Promise<T>): Promise<T> {
+  function serialized<T>(work: () => Promise<T>): Promise<T> {
     const next = queue.then(work, work);
     queue = next.catch(() => undefined);
     return next;
@@ -98,7 +98,7 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
 
   function run(bodies: readonly unknown[], context: IngestionContext): Promise<IngestionResult[]> {
     const normalized = bodies.map((body) => normalizeSafely(body, normalizeOptions));
-    return serialised(async () => {
+    return serialized(async () => {
       const isKnown = (key: string) => recent.has(key) || options.dedupeIndex?.hasDedupeKey(key) === true;
       const { results, fresh } = classify(normalized, isKnown);
       if (fresh.length === 0) return results;

@@ -95,7 +95,7 @@ export async function pollEstate(platform: PlatformPort, options: PollOptions): 
     const pools = await platform.listComputePools(env);
     if (pools.length === 0 && !options.flinkApiUrl) return;
     const [organization] = await platform.listOrganizations();
-    if (!organization) throw new Error('no organisation found for the Flink SQL path');
+    if (!organization) throw new Error('no organization found for the Flink SQL path');
     let endpoints: string[];
     if (options.flinkApiUrl) {
       endpoints = [options.flinkApiUrl];

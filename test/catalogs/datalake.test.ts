@@ -301,7 +301,7 @@ describe('datalake: pure parts', () => {
     assert.deepEqual(result.errors, []);
   });
 
-  it('produces the contract id for Glue integrations, honouring custom_database', () => {
+  it('produces the contract id for Glue integrations, honoring custom_database', () => {
     const cluster = { environmentId: PROD, clusterId: DEDICATED, region: 'us-east-2' } as Parameters<
       typeof tableflowFragment
     >[0];

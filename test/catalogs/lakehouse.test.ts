@@ -90,7 +90,7 @@ describe('Databricks client against the lakehouse simulator', () => {
     });
   });
 
-  it('retries 429 and 503 (at most 3 retries), honouring Retry-After', async () => {
+  it('retries 429 and 503 (at most 3 retries), honoring Retry-After', async () => {
     await withLakehouse(demo, async (sim) => {
       const waits: number[] = [];
       const c = client(sim, { sleep: async (ms) => void waits.push(ms) });

@@ -10,7 +10,7 @@
  * Over real sockets against the Google simulator (`simulators/google/`): retries on 429 and
  * 503, retries exhausted, 404/403 skipped with warnings, enrichment end to end on the demo
  * extraction plus warehouse tables built with the contract id, push end to end (one event per
- * pushed job node, normalised namespaces, idempotent re-push through `requestId`), application-
+ * pushed job node, normalized namespaces, idempotent re-push through `requestId`), application-
  * default credentials missing, `POST /api/v1/push/warehouse` and `GET /api/v1/catalogs`.
  */
 import assert from 'node:assert/strict';
@@ -230,7 +230,7 @@ describe('warehouse provider: pure parts', () => {
     ]);
   });
 
-  it('normalises dataset namespaces: stream -> kafka by cluster, warehouse and BigQuery URIs -> bigquery, others dropped', () => {
+  it('normalizes dataset namespaces: stream -> kafka by cluster, warehouse and BigQuery URIs -> bigquery, others dropped', () => {
     assert.deepEqual(warehouseDatasetIdentity(`stream://${PROD}/${DEDICATED}`, 'orders.v1'), {
       namespace: `kafka://${DEDICATED}`,
       name: 'orders.v1',
@@ -578,8 +578,13 @@ describe('warehouse provider against the Google simulator', () => {
   it('enriches the warehouse tables of the demo graph; 404 and 403 are skipped with warnings', async () => {
     const result = await warehouseProvider.enrich(graph, { port: client });
     assert.deepEqual(result.warnings, [
-      `warehouse: table ${PROJECT}.finance_restricted.margins skipped: warehouse.bigquery.tables.get: HTTP 403 PERMISSION_DENIED (GET /bigquery/v2/projects/${PROJECT}/datasets/finance_restricted/tables/margins): Access Denied: Table ${PROJECT}:finance_restricted.margins: Permission bigquery.tables.get denied on table ${PROJECT}:finance_restricted.margins (or it may not exist).`,
-      `warehouse: table ${PROJECT}.${DATASET}.ghost_table skipped: warehouse.bigquery.tables.get: HTTP 404 NOT_FOUND (GET /bigquery/v2/projects/${PROJECT}/datasets/${DATASET}/tables/ghost_table): Not found: Table ${PROJECT}:${DATASET}.ghost_table`,
+      `warehouse: table ${PROJECT}.finance_restricted.margins skipped: warehouse.bigquery.tables.get: ` +
+        `HTTP 403 PERMISSION_DENIED (GET /bigquery/v2/projects/${PROJECT}/datasets/finance_restricted/tables/margins): ` +
+        `Access Denied: Table ${PROJECT}:finance_restricted.margins: Permission bigquery.tables.get denied on table ` +
+        `${PROJECT}:finance_restricted.margins (or it may not exist).`,
+      `warehouse: table ${PROJECT}.${DATASET}.ghost_table skipped: warehouse.bigquery.tables.get: HTTP 404 NOT_FOUND ` +
+        `(GET /bigquery/v2/projects/${PROJECT}/datasets/${DATASET}/tables/ghost_table): ` +
+        `Not found: Table ${PROJECT}:${DATASET}.ghost_table`,
     ]);
     const enriched = applyEnrichment(graph, result);
     const revenue = enriched.nodes.find((n) => n.id === tableIds[0])!;

@@ -130,7 +130,7 @@ describe('extract against the simulator', () => {
     const proto = graph.nodes.find((n) => n.id === schemaId(PROD, 'pg.retail.public.order_items-value'));
     assert.equal(proto?.attributes?.schema_type, 'PROTOBUF');
     assert.equal(proto?.attributes?.field_count, 6);
-    // Tableflow: topic -> materialised table -> Unity catalog table
+    // Tableflow: topic -> materialized table -> Unity catalog table
     const table = materializedTableId(PROD, DEDICATED, 'orders_enriched');
     assert.ok(edge(graph, topicId(PROD, DEDICATED, 'orders_enriched'), 'MATERIALIZES', table));
     assert.ok(edge(graph, table, 'MATERIALIZES', lakehouseTableId(PROD, 'retail_prod', DEDICATED, 'orders_enriched')));
@@ -245,7 +245,7 @@ describe('extract against the simulator', () => {
     sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403, path: 'lkc-9d2f4g' });
     const denied = await run();
     assert.deepEqual(denied.warnings, [
-      'ClusterLinking:lkc-9d2f4g: kafka-rest.mirrors answered 403: the API key is not authorised for this resource',
+      'ClusterLinking:lkc-9d2f4g: kafka-rest.mirrors answered 403: the API key is not authorized for this resource',
     ]);
     assert.equal(denied.counts.edgesByType.TRANSFORMS, 1, "the other cluster's mirror is still linked");
   });
@@ -294,7 +294,7 @@ describe('extract against the simulator', () => {
 });
 
 describe('extract with platform faults', () => {
-  it('honours Retry-After on a 429 and succeeds', async () => {
+  it('honors Retry-After on a 429 and succeeds', async () => {
     sim.injectFault({ api: 'cmk.clusters', kind: 'status', status: 429, retry_after: 1, times: 1 });
     const result = await run({ environmentIds: [DEV] });
     assert.deepEqual(result.warnings, []);

@@ -424,7 +424,7 @@ describe('catalog', () => {
 });
 
 describe('tableflow', () => {
-  it('maps topic -> materialised table -> lakehouse and data-lake catalog tables by format', () => {
+  it('maps topic -> materialized table -> lakehouse and data-lake catalog tables by format', () => {
     const fragment = tableflowFragment(
       cluster,
       [
@@ -646,7 +646,7 @@ describe('graph builder', () => {
 });
 
 describe('retry arithmetic', () => {
-  it('backs off 1, 2, 4 times the base and honours Retry-After when longer', () => {
+  it('backs off 1, 2, 4 times the base and honors Retry-After when longer', () => {
     assert.deepEqual(
       [0, 1, 2].map((retry) => retryDelayMs(retry, 1000, undefined, 60_000)),
       [1000, 2000, 4000],

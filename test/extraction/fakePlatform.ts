@@ -50,7 +50,7 @@ export interface FakePlatform extends PlatformPort {
 
 type Overrides = { [K in Exclude<keyof PlatformPort, 'requestCounts'>]?: (...args: never[]) => unknown };
 
-/** A fake `PlatformPort`: empty answers (an environment named `prod`, one organisation) unless overridden. */
+/** A fake `PlatformPort`: empty answers (an environment named `prod`, one organization) unless overridden. */
 export function fakePlatform(overrides: Overrides = {}): FakePlatform {
   const calls: RecordedCall[] = [];
   const defaults: Overrides = {

@@ -90,7 +90,7 @@ describe('run context', () => {
     );
     assert.equal(await run.guarded('Slow', ENV, () => new Promise<number>(() => {}), -2), -2);
     assert.deepEqual(run.warnings, [
-      'Connect:lkc-1: connect.connectors answered 403: the API key is not authorised for this resource',
+      'Connect:lkc-1: connect.connectors answered 403: the API key is not authorized for this resource',
       'Slow: did not finish within 0.02 s; its results are left out',
     ]);
   });
@@ -183,7 +183,7 @@ describe('discovery', () => {
     const run = runOf(fakePlatform({ listKafkaClusters: () => Promise.reject(fail('cmk.clusters', 401)) }));
     assert.deepEqual(await discoverEnvironment(run, ENV), { status: 'unreadable' });
     assert.deepEqual(run.warnings, [
-      'Discovery:env-1: cmk.clusters answered 401: the API key is not authorised for this resource',
+      'Discovery:env-1: cmk.clusters answered 401: the API key is not authorized for this resource',
     ]);
   });
 
@@ -419,13 +419,13 @@ describe('phase 2: Flink', () => {
     );
   });
 
-  it('keeps the compute pools when the organisation cannot be read, with a Flink warning', async () => {
+  it('keeps the compute pools when the organization cannot be read, with a Flink warning', async () => {
     const pools = [{ id: 'lfcp-1', spec: { cloud: 'AWS', region: 'us-east-1' } }];
     const platform = fakePlatform({ listComputePools: () => pools, listOrganizations: () => [] });
     const run = runOf(platform);
     const found = await extractStreamProcessing(run, withTopics(environmentOf('lkc-1'), {}));
     assert.deepEqual(found.computePools, pools);
-    assert.deepEqual(run.warnings, ['Flink:env-1: failed: no organisation found for the Flink SQL path']);
+    assert.deepEqual(run.warnings, ['Flink:env-1: failed: no organization found for the Flink SQL path']);
   });
 
   it('uses the configured Flink URL instead of the regions', async () => {
@@ -521,7 +521,7 @@ describe('phase 4: Tableflow', () => {
   const glue = { id: 'tci-1', spec: { config: { kind: 'AwsGlue' } } };
   const table = { spec: { display_name: 'orders', table_formats: ['ICEBERG'] } };
 
-  it('materialises topics per cluster into data-lake tables of the configured region', async () => {
+  it('materializes topics per cluster into data-lake tables of the configured region', async () => {
     const platform = fakePlatform({ listTableflowTopics: () => [table], listCatalogIntegrations: () => [glue] });
     const run = runOf(platform, { datalakeRegion: 'eu-west-9' });
     await extractTableflow(run, environmentOf('lkc-1', 'lkc-2'));

@@ -184,7 +184,7 @@ describe('expandStarColumns', () => {
     assert.equal(expandStarColumns(columns, fieldsOfDataset), columns);
   });
 
-  it('recognises the attribute shape and star entries', () => {
+  it('recognizes the attribute shape and star entries', () => {
     assert.ok(isEdgeColumnLineage([entry('*', 'identity', [IN, '*'])]));
     assert.ok(!isEdgeColumnLineage([{ output: '*', kind: 'identity', inputs: [{ dataset: IN }] }]));
     assert.ok(!isEdgeColumnLineage({ output: '*' }));

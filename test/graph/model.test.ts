@@ -34,7 +34,7 @@ describe('node ids', () => {
 });
 
 describe('graph validation', () => {
-  it('accepts the sample graph and normalises lower-case enums', () => {
+  it('accepts the sample graph and normalizes lower-case enums', () => {
     const input = sampleGraph();
     const raw = JSON.parse(JSON.stringify(input)) as { nodes: Array<Record<string, unknown>> };
     raw.nodes[0]!.system = 'external';

@@ -1,7 +1,7 @@
 /**
  * A small, realistic lineage graph for tests: a Postgres CDC source connector writes `orders`, a
  * Flink statement enriches it into `orders_enriched`, an S3 sink reads that, a consumer group owned
- * by the sink reads it too, `orders` has a value schema, and Tableflow materialises the enriched
+ * by the sink reads it too, `orders` has a value schema, and Tableflow materializes the enriched
  * topic into a lakehouse table.
  */
 import {

@@ -21,7 +21,7 @@ interface Traversal {
 }
 
 /** A traversal with its nodes and edges in a fixed order (the two walks may order a hop differently). */
-function normalised(answer: Traversal): Traversal {
+function normalized(answer: Traversal): Traversal {
   return {
     ...answer,
     nodes: [...answer.nodes].sort((a, b) => a.hop - b.hop || a.id.localeCompare(b.id)),
@@ -60,8 +60,8 @@ for (const backend of BACKENDS) {
             assert.equal(indexed.type, 'application/json; charset=utf-8');
             assert.equal(Number(indexed.headers.get('content-length')), Buffer.byteLength(indexed.text));
             assert.deepEqual(
-              normalised(indexed.body),
-              normalised(walked.body),
+              normalized(indexed.body),
+              normalized(walked.body),
               `${direction} ${hops} hops from ${origin}`,
             );
           }
@@ -73,14 +73,14 @@ for (const backend of BACKENDS) {
       // Large answers (pooled: 64 KiB and more) requested all at once, each checked against its walk.
       const origins = graph.nodes.filter((_, index) => index % 97 === 0).map((node) => node.id);
       const expected = await Promise.all(
-        origins.map(async (origin) => normalised((await traversal(origin, 'downstream', 10, revision)).body)),
+        origins.map(async (origin) => normalized((await traversal(origin, 'downstream', 10, revision)).body)),
       );
       const answers = await Promise.all(origins.map((origin) => traversal(origin, 'downstream', 10)));
       assert.ok(
         answers.some((answer) => answer.text.length >= 64 * 1024),
         'some answers are large enough to be pooled',
       );
-      answers.forEach((answer, index) => assert.deepEqual(normalised(answer.body), expected[index]));
+      answers.forEach((answer, index) => assert.deepEqual(normalized(answer.body), expected[index]));
       assert.ok(answerBuffers.freeCount > 0, 'buffers are back in the pool once their answers are sent');
     });
 
@@ -135,6 +135,6 @@ describe('traversal indexes prepared by the running runtime', () => {
     assert.ok(index, 'built in the background');
     assert.equal(index.order, graph.nodes.length);
     const indexed = await call(api.base, 'GET', path);
-    assert.deepEqual(normalised(indexed.body), normalised(walked.body));
+    assert.deepEqual(normalized(indexed.body), normalized(walked.body));
   });
 });

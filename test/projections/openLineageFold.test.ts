@@ -346,7 +346,7 @@ describe('OpenLineage fold: identities', () => {
       ),
     ]).then([['hive://m:9083|db.orders', 's3://lake|warehouse/orders']]));
 
-  it('joins kafka://{bootstrap} with stream://{env}/{cluster} from a stream node carrying a bootstrap endpoint, normalised', () =>
+  it('joins kafka://{bootstrap} with stream://{env}/{cluster} from a stream node carrying a bootstrap endpoint, normalized', () =>
     identityClasses([
       ingested(
         'k1',

@@ -1,7 +1,7 @@
 /**
  * The answers of `projections/traversal/answers.ts`: AnswerBufferPool (size limits, reuse of
  * released buffers, no double hand-out, idempotent release, maximumFree, power-of-two sizes),
- * serialiseJson (the bytes of JSON.stringify, UTF-8 included, pooled when large), and the
+ * serializeJson (the bytes of JSON.stringify, UTF-8 included, pooled when large), and the
  * Traversal and WholeGraph values the services answer.
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import {
   AnswerBufferPool,
   answerBuffers,
   plainWholeGraph,
-  serialiseJson,
+  serializeJson,
   walkedTraversal,
   type TraversalResult,
 } from '../../projections/traversal/index.js';
@@ -86,10 +86,10 @@ describe('AnswerBufferPool', () => {
   });
 });
 
-describe('serialiseJson', () => {
+describe('serializeJson', () => {
   it('answers the UTF-8 bytes of JSON.stringify, non-ASCII text included', () => {
     const value = { name: 'Käse → 東京 😀', list: [1, 'two', null], nested: { empty: {} } };
-    const answer = serialiseJson(value);
+    const answer = serializeJson(value);
     assert.ok(answer.bytes.equals(Buffer.from(JSON.stringify(value), 'utf8')));
     assert.deepEqual(JSON.parse(answer.bytes.toString('utf8')), value);
     answer.release();
@@ -98,19 +98,19 @@ describe('serialiseJson', () => {
   it('takes large answers from the pool and gets them back on release', () => {
     const pool = new AnswerBufferPool({ minimumBytes: 1 * KiB, maximumFree: 1 });
     const value = { text: 'ü'.repeat(10 * KiB) };
-    const first = serialiseJson(value, pool);
+    const first = serializeJson(value, pool);
     assert.equal(first.bytes.length, Buffer.byteLength(JSON.stringify(value)));
     assert.equal(first.bytes.buffer.byteLength, 32 * KiB, 'a pooled power-of-two buffer');
     first.release();
     assert.equal(pool.freeCount, 1);
-    const second = serialiseJson({ text: 'x'.repeat(5 * KiB) }, pool);
+    const second = serializeJson({ text: 'x'.repeat(5 * KiB) }, pool);
     assert.equal(pool.freeCount, 0, 'the released buffer is reused');
     assert.equal(JSON.parse(second.bytes.toString('utf8')).text.length, 5 * KiB);
     second.release();
   });
 
   it('uses the shared answerBuffers pool by default', () => {
-    const answer = serialiseJson({ text: 'y'.repeat(100 * KiB) });
+    const answer = serializeJson({ text: 'y'.repeat(100 * KiB) });
     const memory = answer.bytes.buffer;
     answer.release();
     const next = answerBuffers.take(answer.bytes.length);
@@ -133,7 +133,7 @@ describe('Traversal and WholeGraph values', () => {
   const other: Node = { ...node, id: 'stream:topic:env-1:lkc-1/payments', display_name: 'payments' };
   const edge: Edge = { src_id: node.id, dst_id: other.id, edge_type: 'TRANSFORMS', attributes: { note: 'é' } };
 
-  it('a walked traversal answers its result and serialises it as JSON.stringify does', () => {
+  it('a walked traversal answers its result and serializes it as JSON.stringify does', () => {
     const result: TraversalResult = {
       origin: node,
       direction: 'downstream',
@@ -149,19 +149,19 @@ describe('Traversal and WholeGraph values', () => {
       ['downstream', 2, 1, 1],
     );
     assert.equal(traversal.toResult(), result);
-    const bytes = traversal.serialise();
+    const bytes = traversal.serialize();
     assert.equal(bytes.bytes.toString('utf8'), JSON.stringify(result));
     bytes.release();
   });
 
-  it('a whole graph serialises its fields first, then nodes and edges', () => {
+  it('a whole graph serializes its fields first, then nodes and edges', () => {
     const fields = { graph_id: 'g-1', revision: 3 };
     const whole = plainWholeGraph({ nodes: [node, other], edges: [edge] }, fields);
     assert.deepEqual(whole.fields, fields);
-    const bytes = whole.serialise();
+    const bytes = whole.serialize();
     assert.equal(bytes.bytes.toString('utf8'), JSON.stringify({ ...fields, nodes: [node, other], edges: [edge] }));
     bytes.release();
-    const bare = plainWholeGraph({ nodes: [], edges: [] }).serialise();
+    const bare = plainWholeGraph({ nodes: [], edges: [] }).serialize();
     assert.equal(bare.bytes.toString('utf8'), '{"nodes":[],"edges":[]}');
     bare.release();
   });

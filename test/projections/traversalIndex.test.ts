@@ -50,7 +50,7 @@ function toGraphology(graph: LineageGraph): LineageGraphology {
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** The answer with nodes sorted by hop then id, and edges by edge key. */
-function normalise(result: TraversalResult): TraversalResult {
+function normalize(result: TraversalResult): TraversalResult {
   return {
     ...result,
     nodes: [...result.nodes].sort((a, b) => a.hop - b.hop || byString(a.id, b.id)),
@@ -82,11 +82,11 @@ function assertAgrees(
   direction: TraversalDirection,
   hops: number,
 ): TraversalResult {
-  const expected = normalise(traverse(graph, origin, direction, hops));
+  const expected = normalize(traverse(graph, origin, direction, hops));
   assert.equal(expected.node_count, expected.nodes.length);
   assert.equal(expected.edge_count, expected.edges.length);
-  assert.deepEqual(normalise(index.traverse(origin, direction, hops)), expected);
-  assert.deepEqual(normalise(jsonAnswer(index, origin, direction, hops).parsed), expected);
+  assert.deepEqual(normalize(index.traverse(origin, direction, hops)), expected);
+  assert.deepEqual(normalize(jsonAnswer(index, origin, direction, hops).parsed), expected);
   return expected;
 }
 
@@ -248,7 +248,7 @@ describe('TraversalIndex', () => {
         [traversal.direction, traversal.hops, traversal.nodeCount, traversal.edgeCount],
         ['downstream', 5, result.node_count, result.edge_count],
       );
-      const bytes = traversal.serialise();
+      const bytes = traversal.serialize();
       assert.equal(bytes.bytes.toString('utf8'), JSON.stringify(result));
       assert.equal(bytes.bytes.toString('utf8'), first[position], 'the same bytes as the first answer');
       bytes.release();
@@ -272,9 +272,9 @@ describe('TraversalIndex', () => {
       const origin = lineage.nodes[(walk * 37) % lineage.nodes.length]!.id;
       const direction = DIRECTIONS[walk % 2]!;
       const hops = 1 + (walk % 7);
-      const expected = normalise(traverse(graph, origin, direction, hops));
-      if (walk % 3 === 0) assert.deepEqual(normalise(jsonAnswer(index, origin, direction, hops).parsed), expected);
-      else assert.deepEqual(normalise(index.traverse(origin, direction, hops)), expected);
+      const expected = normalize(traverse(graph, origin, direction, hops));
+      if (walk % 3 === 0) assert.deepEqual(normalize(jsonAnswer(index, origin, direction, hops).parsed), expected);
+      else assert.deepEqual(normalize(index.traverse(origin, direction, hops)), expected);
     }
   });
 

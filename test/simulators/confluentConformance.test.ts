@@ -698,7 +698,7 @@ describe('platform simulator conformance to recorded bodies', () => {
       fixture: 'catalog-v1/tfp_get_entity_kafka_topic.json',
       ask: () =>
         ask(d, sr(`/catalog/v1/entity/type/kafka_topic/name/${LSRC}:${ORDERS}:orders_enriched`), 'schema_registry'),
-      allow: { 'entity.classifications[].attributes.__color': 'UI colour of a tag' },
+      allow: { 'entity.classifications[].attributes.__color': 'UI color of a tag' },
     },
     {
       fixture: 'catalog-v1/tfp_get_entity_kafka_topic_updated.json',

@@ -39,7 +39,8 @@ describe('SQL corpus', () => {
       } else parsed++;
     }
     t.diagnostic(
-      `corpus: ${files.length} files (${counts.flink} Flink, ${counts.ksql} ksqlDB): ${parsed} fully parsed, ${fallback} partly (fallback or one statement unread), ${failed} errors`,
+      `corpus: ${files.length} files (${counts.flink} Flink, ${counts.ksql} ksqlDB): ${parsed} fully parsed, ` +
+        `${fallback} partly (fallback or one statement unread), ${failed} errors`,
     );
     assert.ok(files.length > 0);
     assert.equal(parsed + fallback + failed, files.length);
@@ -61,7 +62,8 @@ describe('SQL corpus', () => {
         JSON.stringify(sinks) === JSON.stringify([...label.sinks].sort());
       if (!ok)
         misses.push(
-          `${label.file}: got sources ${JSON.stringify(sources)} sinks ${JSON.stringify(sinks)}; expected ${JSON.stringify(label.sources)} / ${JSON.stringify(label.sinks)}`,
+          `${label.file}: got sources ${JSON.stringify(sources)} sinks ${JSON.stringify(sinks)}; ` +
+            `expected ${JSON.stringify(label.sources)} / ${JSON.stringify(label.sinks)}`,
         );
     }
     for (const miss of misses) t.diagnostic(`miss: ${miss}`);

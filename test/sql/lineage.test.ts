@@ -73,7 +73,9 @@ describe('statementLineage: constructs', () => {
   });
   it('every join kind, with FOR SYSTEM_TIME AS OF before or after the alias', () => {
     const sql =
-      'SELECT * FROM a JOIN b ON a.k = b.k LEFT JOIN c FOR SYSTEM_TIME AS OF a.ts AS c1 ON a.k = c1.k RIGHT OUTER JOIN d ON a.k = d.k FULL OUTER JOIN e ON a.k = e.k CROSS JOIN f INNER JOIN g g1 FOR SYSTEM_TIME AS OF a.`$rowtime` ON a.k = g1.k, h WHERE a.k = h.k';
+      'SELECT * FROM a JOIN b ON a.k = b.k LEFT JOIN c FOR SYSTEM_TIME AS OF a.ts AS c1 ON a.k = c1.k ' +
+      'RIGHT OUTER JOIN d ON a.k = d.k FULL OUTER JOIN e ON a.k = e.k CROSS JOIN f ' +
+      'INNER JOIN g g1 FOR SYSTEM_TIME AS OF a.`$rowtime` ON a.k = g1.k, h WHERE a.k = h.k';
     assert.deepEqual(io(sql).sources, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
   });
   it('window TVFs TUMBLE, HOP, CUMULATE, SESSION (TABLE, DESCRIPTOR, named arguments, PARTITION BY)', () => {
@@ -177,7 +179,8 @@ describe('statementLineage: column lineage kinds', () => {
   });
   it('kinds compose through CTEs and subqueries; window columns derive from the time attribute', () => {
     const res = lineage(
-      "INSERT INTO t WITH c AS (SELECT k, v * 2 AS v2 FROM s) SELECT window_start, k, MAX(v2) AS m FROM TABLE(TUMBLE(TABLE c, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, k",
+      'INSERT INTO t WITH c AS (SELECT k, v * 2 AS v2 FROM s) SELECT window_start, k, MAX(v2) AS m ' +
+        "FROM TABLE(TUMBLE(TABLE c, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, k",
     );
     assert.deepEqual(column(res, 'k', 'identity'), ['s.k']);
     assert.deepEqual(column(res, 'm', 'aggregation'), ['s.v']);

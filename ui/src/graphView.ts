@@ -1,7 +1,7 @@
 /**
  * The graph view: sigma.js (WebGL) over a graphology graph. Positions come from the layered layout,
  * computed in a web worker (`layout.worker.ts`). Hovering a node fades everything but the node,
- * its neighbours and their edges; a diff colours added, removed and changed nodes and edges; a path
+ * its neighbours and their edges; a diff colors added, removed and changed nodes and edges; a path
  * is drawn on top of a faded graph. Pan and zoom with the mouse, the buttons or the keyboard.
  */
 import Graph from 'graphology';

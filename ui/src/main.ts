@@ -370,7 +370,7 @@ async function refreshNow() {
       `Lineage graph: ${figures.nodes} nodes, ${figures.edges} edges shown. Arrow keys pan, plus and minus zoom, 0 fits.`,
     );
     const asOf = pointInTime ? ` as of ${describePoint(pointInTime)}` : '';
-    announce(`${figures.nodes} of ${document_.nodes.length} nodes shown${asOf}${diff ? ', changes coloured' : ''}.`);
+    announce(`${figures.nodes} of ${document_.nodes.length} nodes shown${asOf}${diff ? ', changes colored' : ''}.`);
     document.body.dataset.graphState = 'ready';
     document.body.dataset.renderedNodes = String(figures.nodes);
     document.body.dataset.renderMilliseconds = String(Math.round(figures.renderMilliseconds));
@@ -525,10 +525,10 @@ function renderPath(pathNodes: string[] | null) {
 function renderLegend() {
   const present = new Set(visibleNodes.map((node) => node.node_type));
   const systems = new Set(visibleNodes.map((node) => node.system));
-  const swatch = (colour: string, border?: string) =>
+  const swatch = (color: string, border?: string) =>
     h('span', {
       class: 'swatch',
-      style: `background:${colour};${border ? `border:3px solid ${border}` : ''}`,
+      style: `background:${color};${border ? `border:3px solid ${border}` : ''}`,
       'aria-hidden': 'true',
     });
   replaceChildren(
@@ -539,24 +539,24 @@ function renderLegend() {
       {},
       ...Object.entries(NODE_TYPE_COLOURS)
         .filter(([type]) => present.has(type))
-        .map(([type, colour]) => h('li', {}, swatch(colour), humanise(type))),
+        .map(([type, color]) => h('li', {}, swatch(color), humanise(type))),
     ),
     h(
       'ul',
       {},
       ...Object.entries(SYSTEM_COLOURS)
         .filter(([system]) => systems.has(system))
-        .map(([system, colour]) => h('li', {}, swatch('#fff', colour), `${humanise(system)} (border)`)),
+        .map(([system, color]) => h('li', {}, swatch('#fff', color), `${humanise(system)} (border)`)),
     ),
     h(
       'ul',
       {},
-      ...Object.entries(EDGE_TYPE_COLOURS).map(([type, colour]) =>
-        h('li', {}, h('span', { class: 'line', style: `background:${colour}`, 'aria-hidden': 'true' }), humanise(type)),
+      ...Object.entries(EDGE_TYPE_COLOURS).map(([type, color]) =>
+        h('li', {}, h('span', { class: 'line', style: `background:${color}`, 'aria-hidden': 'true' }), humanise(type)),
       ),
     ),
     diff
-      ? h('ul', {}, ...Object.entries(DIFF_COLOURS).map(([kind, colour]) => h('li', {}, swatch('#fff', colour), kind)))
+      ? h('ul', {}, ...Object.entries(DIFF_COLOURS).map(([kind, color]) => h('li', {}, swatch('#fff', color), kind)))
       : null,
   );
 }

@@ -1,9 +1,9 @@
 /**
- * Colours of the graph: a node's fill is its type, its border its system; an edge's colour is its
+ * Colors of the graph: a node's fill is its type, its border its system; an edge's color is its
  * type. The legend is drawn from these tables, so the two cannot disagree.
  */
 
-/** Fill colour per node type. */
+/** Fill color per node type. */
 export const NODE_TYPE_COLOURS: Record<string, string> = {
   TOPIC: '#2f6fdf',
   CONSUMER_GROUP: '#8a8f98',
@@ -17,7 +17,7 @@ export const NODE_TYPE_COLOURS: Record<string, string> = {
   CATALOG_JOB: '#7d6bd8',
 };
 
-/** Border colour per system. */
+/** Border color per system. */
 export const SYSTEM_COLOURS: Record<string, string> = {
   STREAM: '#0b3d91',
   LAKEHOUSE: '#ff5f1f',
@@ -26,7 +26,7 @@ export const SYSTEM_COLOURS: Record<string, string> = {
   EXTERNAL: '#505050',
 };
 
-/** Colour per edge type. */
+/** Color per edge type. */
 export const EDGE_TYPE_COLOURS: Record<string, string> = {
   CONSUMES: '#7aa2e3',
   PRODUCES: '#e3a07a',
@@ -36,13 +36,13 @@ export const EDGE_TYPE_COLOURS: Record<string, string> = {
   MEMBER_OF: '#c4c4c4',
 };
 
-/** Colours of a diff: what was added, removed and changed. */
+/** Colors of a diff: what was added, removed and changed. */
 export const DIFF_COLOURS = { added: '#1a9e3a', removed: '#d93025', changed: '#f2a600' } as const;
 
-/** Colour of nodes and edges pushed to the back (not hovered, not on the path). */
+/** Color of nodes and edges pushed to the back (not hovered, not on the path). */
 export const FADED_COLOUR = '#e4e6ea';
 
-/** Colour of unknown types and systems. */
+/** Color of unknown types and systems. */
 export const FALLBACK_COLOUR = '#999999';
 
 /** Size of a node on screen by type: jobs a little smaller than datasets, schemas smallest. */

@@ -9,7 +9,7 @@
  * | `path_from`, `path_to` | show the path between two nodes |
  * | `system`, `type`, `env`, `cluster` | filters, comma-separated (e.g. `system=STREAM,LAKEHOUSE`) |
  * | `schemas`, `internal` | `1` shows schemas, internal topics (hidden by default) |
- * | `diff_from`, `diff_to` | colour the difference between two points (revisions or times; `diff_to` default now) |
+ * | `diff_from`, `diff_to` | color the difference between two points (revisions or times; `diff_to` default now) |
  * | `node` | the node whose panel is open |
  * | `tab` | the side panel's tab: `node`, `changes` or `operations` |
  */

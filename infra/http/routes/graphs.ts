@@ -4,7 +4,7 @@
  *
  * Writes (create, import, add node, add edge, delete) append events; reads come from the projection,
  * or with `as_of` from the graph's stream folded up to that point. Whole graphs and traversals come
- * back from the service as values; the route asks them for their JSON (`serialise`) and sends it.
+ * back from the service as values; the route asks them for their JSON (`serialize`) and sends it.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -45,7 +45,7 @@ import {
   SystemQuery,
   paging,
   rawJsonSerializer,
-  sendSerialisedJson,
+  sendSerializedJson,
   noUnsafeCharacters,
   UNSAFE_CHARACTERS_MESSAGE,
 } from './schemas.js';
@@ -241,7 +241,7 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
     },
     async (request, reply) => {
       const graph = await graphWithContent(runtime, request.params.graph_id, request.query.as_of);
-      return sendSerialisedJson(reply, graph.serialise());
+      return sendSerializedJson(reply, graph.serialize());
     },
   );
 
@@ -307,7 +307,7 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
       if (format !== 'json')
         return sendExport(reply, await exportGraphAs(runtime, request.params.graph_id, format, asOf));
       const graph = await exportGraph(runtime, request.params.graph_id, asOf);
-      return sendSerialisedJson(reply, graph.serialise());
+      return sendSerializedJson(reply, graph.serialize());
     },
   );
 }
@@ -477,7 +477,7 @@ function traversalRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
           request.query.hops,
           request.query.as_of,
         );
-        return sendSerialisedJson(reply, traversal.serialise());
+        return sendSerializedJson(reply, traversal.serialize());
       },
     );
   }

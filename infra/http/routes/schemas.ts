@@ -1,7 +1,7 @@
 /**
  * zod schemas shared by the route plugins: graph shapes reused from the model (`src/graph/model.ts`)
  * with OpenAPI component names, the raw serializer used by routes whose answers can hold a whole
- * graph, and the sending of JSON serialised already.
+ * graph, and the sending of JSON serialized already.
  */
 import type { FastifyReply, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
@@ -105,11 +105,11 @@ export function paging(defaultLimit: number, maxLimit: number) {
 }
 
 /**
- * Sends JSON that is serialised already (`Traversal.serialise` or `WholeGraph.serialise` from
+ * Sends JSON that is serialized already (`Traversal.serialize` or `WholeGraph.serialize` from
  * `projections/traversal/`) as `application/json`, as it is, and gives its pooled bytes back once the
  * response is over (sent or abandoned).
  */
-export function sendSerialisedJson(reply: FastifyReply, answer: PooledBytes): FastifyReply {
+export function sendSerializedJson(reply: FastifyReply, answer: PooledBytes): FastifyReply {
   // 'close' follows 'finish' (the bytes are with the operating system) or an aborted connection.
   reply.raw.once('close', answer.release);
   return reply.type('application/json; charset=utf-8').send(answer.bytes);

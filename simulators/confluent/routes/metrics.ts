@@ -10,7 +10,7 @@
  * Query body: `{aggregations: [{metric, agg?}] (exactly one), filter, group_by, granularity
  * (PT1M..P1D or ALL), intervals ["<iso>/<iso|duration>", "now-1h|m/now"...], limit (groups,
  * default 100, max 1000), format: FLAT|GROUPED}`. A `resource.*` filter is required (as the real
- * API requires one for authorisation). FLAT answers `{data: [{timestamp, value, <group_by labels>}]}`,
+ * API requires one for authorization). FLAT answers `{data: [{timestamp, value, <group_by labels>}]}`,
  * GROUPED `{data: [{<labels>, points: [{timestamp, value}]}]}`; with `group_by` the answer also has
  * `meta.pagination {page_size, next_page_token?}` and the next page is fetched with `?page_token=`.
  * Groups are ordered by value (descending) for granularity `ALL`, else by label values; groups with

@@ -6,7 +6,7 @@
  * |---|---|
  * | `port.ts` | `WarehouseCatalogPort` (implemented over HTTP by `infra/catalogs/googleClient.ts`), the BigQuery and Dataplex shapes, failures |
  * | `enrichment.ts` | table nodes -> `tables.get` -> attributes (`enrichWarehouse`) |
- * | `lineagePush.ts` | graph -> normalised OpenLineage RunEvents -> `processOpenLineageRunEvent` (`pushWarehouse`) |
+ * | `lineagePush.ts` | graph -> normalized OpenLineage RunEvents -> `processOpenLineageRunEvent` (`pushWarehouse`) |
  * | `dataplex.ts` | topic entries in Dataplex Catalog, registered before the push (`registerTopicAssets`) |
  * | `provider.ts` | the registry entry: settings, `warehouseProvider` |
  *

@@ -151,7 +151,7 @@ export function pushableGraph(graph: LineageGraph): LineageGraph {
 
 /** What the push sends and leaves out. */
 export interface WarehouseEventPlan {
-  /** Normalised events to send. */
+  /** Normalized events to send. */
   events: RunEvent[];
   /** Display names (`{job namespace}:{job name}`) of the events left without inputs and outputs. */
   skipped: string[];

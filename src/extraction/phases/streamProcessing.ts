@@ -117,11 +117,11 @@ async function readKsql(
 
 /**
  * The Flink statements of the environment: compute pools (into `found.computePools`, even when the
- * rest fails), then with pools or a configured Flink URL the organisation, the Flink endpoints of
+ * rest fails), then with pools or a configured Flink URL the organization, the Flink endpoints of
  * the pools' regions (`Flink:{cloud}-{region}`, each guarded) and each endpoint's statements
  * (`Flink:{env}`, guarded; a statement listed by two endpoints counts once). Statements in a lineage
  * phase become STREAM_JOB nodes; their names go into `found.statementsByName`.
- * @throws PlatformApiError when the compute pools or organisations cannot be listed; Error when there is no organisation.
+ * @throws PlatformApiError when the compute pools or organizations cannot be listed; Error when there is no organization.
  */
 async function readFlink(
   run: ExtractionRun,
@@ -133,7 +133,7 @@ async function readFlink(
   found.computePools = pools;
   if (pools.length === 0 && !run.settings.flinkApiUrl) return;
   const [organization] = await run.platform.listOrganizations();
-  if (!organization) throw new Error('no organisation found for the Flink SQL path');
+  if (!organization) throw new Error('no organization found for the Flink SQL path');
   const endpoints = await flinkEndpoints(run, env, pools);
   // Every cluster of the environment, filtered or not: a statement's name for another cluster resolves to it.
   const clusters = environment.allClusters ?? environment.clusters;

@@ -1,5 +1,5 @@
 /**
- * Phase 4 (`Phase 4/4`): table materialisation, Tableflow topic -> materialised table -> catalog
+ * Phase 4 (`Phase 4/4`): table materialization, Tableflow topic -> materialized table -> catalog
  * table (`docs/extraction.md`, "Phases", item 4). Requests per cluster, in parallel:
  * `tableflow.topics` and `tableflow.catalog-integrations`.
  */
@@ -14,7 +14,7 @@ import { tableflowFragment } from '../tableflow.js';
  */
 export async function extractTableflow(run: ExtractionRun, environment: DiscoveredEnvironment): Promise<void> {
   const env = environment.environmentId;
-  run.progress(4, 'Phase 4/4', `table materialisation in ${env}`);
+  run.progress(4, 'Phase 4/4', `table materialization in ${env}`);
   await Promise.all(
     environment.clusters.map((cluster) =>
       run.guarded(

@@ -10,7 +10,7 @@ import type { EventToAppend } from '../../src/eventStore.js';
  * @throws ValidationError when the type is not a string, the version not an integer, or the data or
  *   metadata cannot be stored as JSON.
  */
-export function serialiseEvent(
+export function serializeEvent(
   event: EventToAppend,
   index: number,
 ): { type: string; version: number; data: string; metadata: string } {
