@@ -14,9 +14,9 @@
  * the watcher's `--push-datalake` pusher.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { motoInstalled, startMoto } from '../helpers/moto.js';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sharedFixture } from '../helpers/sharedFixtures.js';
 import {
@@ -337,33 +337,6 @@ describe('datalake: pure parts', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Against moto.
-
-const motoInstalled = spawnSync('python3', ['-c', 'import moto'], { stdio: 'ignore' }).status === 0;
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts moto on a free port and waits (at most 60 s) until it answers. */
-async function startMoto(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let waited = 0; ; waited += 100) {
-    if (child.exitCode !== null) throw new Error(`moto exited with ${child.exitCode}`);
-    try {
-      await fetch(`${url}/moto-api/`);
-      return { url, child };
-    } catch {
-      if (waited > 60_000) throw new Error('moto did not answer within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 const ORIGINAL_TABLE = {
   Name: 'orders_enriched',

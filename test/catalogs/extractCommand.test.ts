@@ -7,9 +7,8 @@
  * as the enrichment after an extraction (`services/extraction.ts`).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { motoInstalled, startMoto } from '../helpers/moto.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +21,6 @@ import { PROD, cliEnv, runExtractCommand } from '../extraction/helpers.js';
 
 const REGION = 'eu-west-1';
 const AWS_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
-const motoInstalled = spawnSync('python3', ['-c', 'import moto'], { stdio: 'ignore' }).status === 0;
 if (!motoInstalled)
   process.stdout.write('# notice: moto is not installed; the datalake-only extract test is skipped\n');
 
@@ -43,31 +41,6 @@ function graphFile(name: string, table: Node): string {
   const graph: LineageGraph = { nodes: [table], edges: [] };
   writeFileSync(path, JSON.stringify(graph));
   return path;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts moto on a free port and waits (at most 60 s) until it answers. */
-async function startMoto(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let waited = 0; ; waited += 200) {
-    if (child.exitCode !== null) throw new Error(`moto exited with ${child.exitCode}`);
-    try {
-      await fetch(`${url}/moto-api/`);
-      return { url, child };
-    } catch {
-      if (waited > 60_000) throw new Error('moto did not answer within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 }
 
 describe('lineage-svc-extract with one catalog configured', () => {
