@@ -67,7 +67,6 @@ export interface ExecutedStatement {
   parsed: ParsedStatement | null;
 }
 
-/** One request as recorded. */
 /** One request as the simulator saw it. */
 export type LakehouseRequestLogEntry = SimulatorRequestLogEntry;
 

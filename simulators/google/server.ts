@@ -59,7 +59,6 @@ export interface ReceivedLineageEvent {
   response: { process: string; run: string; lineageEvents: string[] };
 }
 
-/** One request as recorded. */
 /** One request as the simulator saw it. */
 export type GoogleRequestLogEntry = SimulatorRequestLogEntry;
 
