@@ -20,15 +20,15 @@
  * Prints one table row per part and exits 1 when any part has errors or lost writes.
  * `LINEAGE_SVC_SOAK_PARTS` (default `load,kill,disk`) picks the parts.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { topicId } from '../src/graph/ids.js';
+import { startApiProcess } from '../test/scaling/helpers.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const SECONDS = Number(process.env.LINEAGE_SVC_SOAK_SECONDS ?? 60);
 const KILLS = Number(process.env.LINEAGE_SVC_SOAK_KILLS ?? 5);
 const POSTGRES_URL = process.env.LINEAGE_SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -43,45 +43,6 @@ interface Row {
   errors: number;
   lost: number;
   note: string;
-}
-
-/** A running API process. */
-interface ApiProcess {
-  child: ChildProcess;
-  base: string;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `lineage-svc-api` with `env` on an ephemeral port and waits until it listens. */
-async function startApi(env: Record<string, string>): Promise<ApiProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'commands', 'api.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      LINEAGE_SVC_API_HOST: '127.0.0.1',
-      LINEAGE_SVC_API_PORT: '0',
-      LINEAGE_SVC_LOG_LEVEL: 'INFO',
-      LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '0',
-      LINEAGE_SVC_GRAPH_FILE: join(tmpdir(), `absent-${randomUUID()}.json`),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let gone = false;
-  void exited.then(() => (gone = true));
-  for (let waited = 0; waited < 120_000; waited += 100) {
-    const base = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    if (base) return { child, base, output: () => output, exited };
-    if (gone) throw new Error(`lineage-svc-api exited before listening:\n${output.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`lineage-svc-api did not listen:\n${output.slice(-3000)}`);
 }
 
 /** A topic node named `name`. */
@@ -214,7 +175,7 @@ async function loadClient(base: string, graph: string, client: number, deadline:
 /** Part 1: 50 clients for `SECONDS` on sqlite. */
 async function loadPart(): Promise<Row> {
   const folder = mkdtempSync(join(tmpdir(), 'soak-load-'));
-  const api = await startApi({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
+  const api = await startApiProcess({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
   try {
     const graph = await createGraph(api.base);
     const tally = new Tally();
@@ -267,7 +228,7 @@ async function killPart(backend: string, env: Record<string, string>): Promise<R
   let lost = 0;
   let unclean = 0;
   for (let round = 0; round <= KILLS; round += 1) {
-    const api = await startApi({ LINEAGE_SVC_STORAGE__BACKEND: backend, ...env });
+    const api = await startApiProcess({ LINEAGE_SVC_STORAGE__BACKEND: backend, ...env });
     graph ??= await createGraph(api.base);
     lost = await countLost(api.base, graph, tally); // everything acknowledged before every kill so far
     if (round === KILLS) {
@@ -337,7 +298,7 @@ async function fullDiskPart(backend: string): Promise<Row | string> {
   let serverErrors = 0;
   let problems = 0;
   try {
-    let api = await startApi(env);
+    let api = await startApiProcess(env);
     let failures = 0;
     for (let n = 0; n < 5000 && failures < 20; n += 1) {
       const runId = randomUUID();
@@ -360,7 +321,7 @@ async function fullDiskPart(backend: string): Promise<Row | string> {
     api.child.kill('SIGTERM');
     await api.exited;
     execFileSync('mount', ['-o', 'remount,size=64m', mountPoint]);
-    api = await startApi(env);
+    api = await startApiProcess(env);
     const graph = await createGraph(api.base); // the store takes writes again
     const lost = await countLost(api.base, graph, tally);
     api.child.kill('SIGTERM');

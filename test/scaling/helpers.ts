@@ -93,6 +93,8 @@ export interface ApiProcess {
   base: string;
   /** Everything it printed so far. */
   output(): string;
+  /** Resolves with the exit code (null when ended by a signal) once the process has exited. */
+  exited: Promise<number | null>;
   /** SIGKILL, and waits for the exit. */
   kill(): Promise<void>;
   /** SIGTERM, and waits for the exit. */
@@ -121,7 +123,7 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let gone = false;
   void exited.then(() => (gone = true));
   const base = await eventually(
@@ -137,6 +139,7 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
     pid: child.pid!,
     base,
     output: () => output,
+    exited,
     async kill() {
       if (!gone) child.kill('SIGKILL');
       await exited;
