@@ -3,7 +3,8 @@
  * cannot read a statement. It works on tokens, so quotes, comments and parentheses are respected:
  * sinks are the names after `INSERT INTO|OVERWRITE [TABLE]` and after `CREATE ... TABLE|STREAM name`
  * or `REPLACE TABLE name` when the statement has a top-level `AS SELECT|WITH`; sources are the dotted
- * names after `FROM` (not the operator `IS [NOT] DISTINCT FROM`), `JOIN` and `TABLE` (a table
+ * names after `FROM` (not the operator `IS [NOT] DISTINCT FROM`, and not the keyword inside a function's
+ * parentheses such as `EXTRACT(YEAR FROM ts)` or `SUBSTRING(s FROM 2)`), `JOIN` and `TABLE` (a table
  * argument) at any depth, minus CTE names (`name AS (`) and the sinks.
  * It never yields a name that is not written in the statement.
  */
@@ -46,6 +47,7 @@ export function fallbackLineage(
     )
       ctes.add(tokens[i]!.value.toLowerCase());
   }
+  const inQuery = queryContexts(tokens);
   const sinks: TableRef[] = [];
   const sources: TableRef[] = [];
   const add = (list: TableRef[], ref: TableRef | undefined) => {
@@ -70,7 +72,7 @@ export function fallbackLineage(
       add(sinks, nameAt(j));
     } else if (
       isWord(token, 'JOIN') ||
-      (isWord(token, 'FROM') && !isDistinctFrom(tokens, i)) ||
+      (isWord(token, 'FROM') && inQuery[i] && !isDistinctFrom(tokens, i)) ||
       (isWord(token, 'TABLE') &&
         (isWord(tokens[i - 1], 'DATA') ||
           isOp(tokens[i - 1], '(') ||
@@ -83,4 +85,20 @@ export function fallbackLineage(
     }
   }
   return { sources, sinks };
+}
+
+/**
+ * For each token, whether it stands in a query context: outside every parenthesis, or inside a
+ * parenthesis whose contents start with `SELECT`, `WITH` or `VALUES` (a subquery). A `FROM` elsewhere
+ * is a keyword of a function's arguments (`EXTRACT(YEAR FROM ts)`, `TRIM(BOTH ' ' FROM s)`,
+ * `SUBSTRING(s FROM 2 FOR 3)`), not a table reference.
+ */
+function queryContexts(tokens: readonly Token[]): boolean[] {
+  const groups: boolean[] = [];
+  return tokens.map((token, index) => {
+    const current = groups.length === 0 || groups[groups.length - 1]!;
+    if (isOp(token, '(')) groups.push(isWord(tokens[index + 1], 'SELECT', 'WITH', 'VALUES'));
+    else if (isOp(token, ')')) groups.pop();
+    return current;
+  });
 }

@@ -253,6 +253,17 @@ describe('IS [NOT] DISTINCT FROM', () => {
     assert.deepEqual(read.sources.map(formatTableRef), ['S']);
     assert.deepEqual(read.sinks.map(formatTableRef), ['O']);
   });
+  it('the token fallback does not read the FROM of a function argument as a source', () => {
+    const read = fallbackLineage(
+      tokenize(
+        "INSERT INTO t SELECT EXTRACT(YEAR FROM ts), TRIM(BOTH ' ' FROM name), SUBSTRING(code FROM 2 FOR 3) " +
+          'FROM orders JOIN (SELECT id FROM customers WHERE EXTRACT(DAY FROM joined) > 1) c ON 1 = 1 (((',
+      ),
+      'flink',
+    );
+    assert.deepEqual(read.sources.map(formatTableRef), ['orders', 'customers']);
+    assert.deepEqual(read.sinks.map(formatTableRef), ['t']);
+  });
 });
 
 describe('statements the parser cannot classify', () => {
