@@ -14,9 +14,10 @@
  * plus `data_source_format` and the deep link `url`
  * (`{workspace}/explore/data/{catalog}/{schema}/{table}`). Then the table-lineage endpoint is read;
  * every downstream table becomes a CATALOG_TABLE with `derived` = true (environment and cluster of
- * the table it comes from) and a `TRANSFORMS` edge from it, is enriched in turn, and the walk
- * recurses (breadth-first, `ENRICH_CONCURRENCY` calls in flight, at most `MAX_DISCOVERED_TABLES`
- * new tables). 404/401/403 skip the table with a warning; other failures (retries exhausted,
+ * the table it comes from) and a `TRANSFORMS` edge from it (or CATALOG_JOB nodes between them), is
+ * enriched in turn, and the walk recurses (`walkDownstream`, `src/catalogs/downstream.ts`:
+ * breadth-first, cycle-safe, `ENRICH_CONCURRENCY` calls in flight, at most `MAX_DISCOVERED_TABLES`
+ * new tables and `MAX_DOWNSTREAM_DEPTH` levels). 404/401/403 skip the table with a warning; other failures (retries exhausted,
  * timeouts) are warnings too. Enrichment never throws for a catalog failure.
  *
  * Push (`push`): for every lakehouse table with something upstream, through SQL statements on a
@@ -31,7 +32,7 @@
  * Every identifier is backtick-quoted (backticks doubled) and every string literal escaped by
  * `sqlString`; no name reaches SQL unescaped.
  */
-import pLimit from 'p-limit';
+import { MAX_DISCOVERED_TABLES, walkDownstream, type DownstreamEntry } from './downstream.js';
 import type { Config } from '../config.js';
 import { catalogJobId, lakehouseTableId } from '../graph/ids.js';
 import type { Edge, LineageGraph, Node } from '../graph/model.js';
@@ -41,7 +42,6 @@ import {
   missingOf,
   type CatalogProvider,
   type EnrichmentResult,
-  type NodeEnrichment,
   type ProviderDeps,
   type PushOptions,
   type PushResult,
@@ -315,8 +315,8 @@ export function insertBridgeRowsStatement(catalog: string, rows: readonly Bridge
 
 /** Calls in flight during enrichment. */
 export const ENRICH_CONCURRENCY = 4;
-/** Most tables downstream discovery adds in one enrichment (a warning says when it stopped). */
-export const MAX_DISCOVERED_TABLES = 500;
+/** Most tables downstream discovery adds in one enrichment (a warning says when it stopped); see `src/catalogs/downstream.ts`. */
+export { MAX_DISCOVERED_TABLES };
 
 /** True for lakehouse catalog tables. */
 export function isLakehouseTable(node: Node): boolean {
@@ -358,7 +358,49 @@ function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Enrichment of lakehouse tables with downstream discovery (see the module comment). */
+/** The downstream entries of one table-lineage answer (`docs/catalog-apis.md` A4), for the shared walk. */
+function lakehouseDownstreamEntries(
+  node: Node,
+  lineage: LakehouseTableLineage,
+  workspaceUrl: string,
+): DownstreamEntry[] {
+  const entries: DownstreamEntry[] = [];
+  for (const entry of lineage.downstreams ?? []) {
+    const info = entry?.tableInfo;
+    if (!info?.name || !info.catalog_name || !info.schema_name) continue;
+    const id = lakehouseTableId(node.environment_id ?? 'unknown', info.catalog_name, info.schema_name, info.name);
+    const table: Node = {
+      id,
+      node_type: 'CATALOG_TABLE',
+      system: 'LAKEHOUSE',
+      qualified_name: `${info.catalog_name}.${info.schema_name}.${info.name}`,
+      display_name: info.name,
+      environment_id: node.environment_id,
+      cluster_id: node.cluster_id,
+      attributes: {
+        derived: true,
+        catalog_name: info.catalog_name,
+        schema_name: info.schema_name,
+        table_name: info.name,
+        discovered_from: node.id,
+      },
+      catalog_type: 'LAKEHOUSE_CATALOG',
+    };
+    const transforms: Edge = {
+      src_id: node.id,
+      dst_id: id,
+      edge_type: 'TRANSFORMS',
+      attributes: {
+        source: 'lakehouse_table_lineage',
+        ...(info.lineage_timestamp ? { lineage_timestamp: info.lineage_timestamp } : {}),
+      },
+    };
+    entries.push({ table, jobs: lakehouseCatalogJobs(entry, node, id, workspaceUrl), transforms });
+  }
+  return entries;
+}
+
+/** Enrichment of lakehouse tables with downstream discovery (see the module comment), through `walkDownstream`. */
 export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps): Promise<EnrichmentResult> {
   const { port } = deps;
   const result: EnrichmentResult = {
@@ -368,40 +410,24 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
     newEdges: [],
     warnings: [],
   };
-  const known = new Map(graph.nodes.map((node) => [node.id, node]));
-  const edgeKeys = new Set(graph.edges.map((edge) => `${edge.src_id}\t${edge.edge_type}\t${edge.dst_id}`));
-  const visited = new Set<string>();
-  const limit = pLimit(ENRICH_CONCURRENCY);
   let lineageUnavailable = false;
-  let capWarned = false;
 
-  /** Reads one table's metadata; true when it answered (so its lineage is worth reading). */
-  const enrichOne = async (node: Node): Promise<boolean> => {
+  const readTable = async (node: Node): Promise<Record<string, unknown> | null> => {
     const parts = tableParts(node);
     try {
-      const info = await port.getTable(parts.join('.'));
-      const enrichment: NodeEnrichment = {
-        node_id: node.id,
-        attributes: tableAttributes(info, port.workspaceUrl, parts),
-      };
-      const fresh = result.newNodes.find((candidate) => candidate.id === node.id);
-      if (fresh) fresh.attributes = { ...fresh.attributes, ...enrichment.attributes };
-      else result.enrichments.push(enrichment);
-      return true;
+      return tableAttributes(await port.getTable(parts.join('.')), port.workspaceUrl, parts);
     } catch (error) {
       const why = error instanceof CatalogApiError && error.skippable ? 'skipped' : 'not enriched';
       result.warnings.push(`lakehouse: table ${parts.join('.')} ${why}: ${describeFailure(error)}`);
-      return false;
+      return null;
     }
   };
 
-  /** Reads one table's downstream lineage; returns the tables to visit next. */
-  const discover = async (node: Node): Promise<Node[]> => {
+  const readDownstream = async (node: Node): Promise<DownstreamEntry[]> => {
     if (lineageUnavailable) return [];
     const parts = tableParts(node);
-    let lineage: LakehouseTableLineage;
     try {
-      lineage = await port.getTableLineage(parts.join('.'));
+      return lakehouseDownstreamEntries(node, await port.getTableLineage(parts.join('.')), port.workspaceUrl);
     } catch (error) {
       if (error instanceof CatalogApiError && error.status === 404 && error.errorCode === 'ENDPOINT_NOT_FOUND') {
         if (!lineageUnavailable)
@@ -414,83 +440,16 @@ export async function enrichLakehouse(graph: LineageGraph, deps: LakehouseDeps):
       }
       return [];
     }
-    const next: Node[] = [];
-    for (const entry of lineage.downstreams ?? []) {
-      const info = entry?.tableInfo;
-      if (!info?.name || !info.catalog_name || !info.schema_name) continue;
-      const id = lakehouseTableId(node.environment_id ?? 'unknown', info.catalog_name, info.schema_name, info.name);
-      if (id === node.id) continue;
-      let target = known.get(id);
-      if (!target) {
-        if (result.newNodes.length >= MAX_DISCOVERED_TABLES) {
-          if (!capWarned)
-            result.warnings.push(`lakehouse: downstream discovery stopped after ${MAX_DISCOVERED_TABLES} new tables`);
-          capWarned = true;
-          break;
-        }
-        target = {
-          id,
-          node_type: 'CATALOG_TABLE',
-          system: 'LAKEHOUSE',
-          qualified_name: `${info.catalog_name}.${info.schema_name}.${info.name}`,
-          display_name: info.name,
-          environment_id: node.environment_id,
-          cluster_id: node.cluster_id,
-          attributes: {
-            derived: true,
-            catalog_name: info.catalog_name,
-            schema_name: info.schema_name,
-            table_name: info.name,
-            discovered_from: node.id,
-          },
-          catalog_type: 'LAKEHOUSE_CATALOG',
-        };
-        known.set(id, target);
-        result.newNodes.push(target);
-      }
-      const jobs = lakehouseCatalogJobs(entry, node, id, port.workspaceUrl);
-      for (const job of jobs.nodes)
-        if (!known.has(job.id)) {
-          known.set(job.id, job);
-          result.newNodes.push(job);
-        }
-      const transforms: Edge = {
-        src_id: node.id,
-        dst_id: id,
-        edge_type: 'TRANSFORMS',
-        attributes: {
-          source: 'lakehouse_table_lineage',
-          ...(info.lineage_timestamp ? { lineage_timestamp: info.lineage_timestamp } : {}),
-        },
-      };
-      for (const edge of jobs.edges.length > 0 ? jobs.edges : [transforms]) {
-        const key = `${edge.src_id}\t${edge.edge_type}\t${edge.dst_id}`;
-        if (!edgeKeys.has(key)) {
-          edgeKeys.add(key);
-          result.newEdges.push(edge);
-        }
-      }
-      if (!visited.has(id)) {
-        visited.add(id);
-        next.push(target);
-      }
-    }
-    return next;
   };
 
-  let frontier = graph.nodes.filter(isLakehouseTable).sort((a, b) => (a.id < b.id ? -1 : 1));
-  for (const node of frontier) visited.add(node.id);
-  while (frontier.length > 0) {
-    const levels = await Promise.all(
-      frontier.map((node) =>
-        limit(async () => {
-          const answered = await enrichOne(node);
-          return answered ? discover(node) : [];
-        }),
-      ),
-    );
-    frontier = levels.flat();
-  }
+  await walkDownstream(graph, result, {
+    catalog: 'lakehouse',
+    roots: graph.nodes.filter(isLakehouseTable),
+    concurrency: ENRICH_CONCURRENCY,
+    maxNewTables: MAX_DISCOVERED_TABLES,
+    readTable,
+    readDownstream,
+  });
   return result;
 }
 
