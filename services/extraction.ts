@@ -52,8 +52,13 @@ export function requireCloudCredentials(config: Config, purpose: string): void {
   }
 }
 
-/** A progress report: a phase label (`Phase 1/4`, `Catalogs`...) and one line. */
-export type ProgressListener = (step: Pick<ExtractionProgress, 'label' | 'message'>) => void;
+/**
+ * A progress report: a phase label (`Phase 1/4`, `Enrichment`...) and one line; the extraction's own
+ * steps also carry the phase, the phases that run, and the requests and warnings so far.
+ */
+export type ProgressListener = (
+  step: Pick<ExtractionProgress, 'label' | 'message'> & Partial<ExtractionProgress>,
+) => void;
 
 /** What to extract and how. */
 export interface ExtractionRequest {

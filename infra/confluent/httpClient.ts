@@ -8,7 +8,12 @@
  *   delays of 1, 2 and 4 s (`retryBaseDelayMs * 2^retry`), 4 attempts in all; a `Retry-After`
  *   header (seconds or an HTTP date) is honored: the wait is the larger of the two, capped at
  *   `maxRetryAfterMs`. Other statuses (400, 401, 403, 404, ...) are not retried;
- * - every failure becomes a `PlatformApiError` (`src/extraction/port.ts`) naming the API;
+ * - every failure becomes a `PlatformApiError` (`src/extraction/port.ts`) naming the API; network
+ *   errors, timeouts, 401 and 403 also name the service, the URL and the variable to change
+ *   (`./failureAdvice.ts`, from the target's `service`), and tell a rejected key (401) from a key
+ *   without the role binding (403);
+ * - `onRequest` and `onRetry` report each attempt and each wait between attempts, so that a command
+ *   can show them while they happen;
  * - `page_size=100` and `metadata.next` / `page_token` pagination (`getPages`);
  * - a request budget per credential and base URL ("target"): at most `maxConcurrentPerTarget`
  *   requests in flight and a token bucket of `rateLimit.burst` requests refilled at
@@ -27,6 +32,15 @@ import type { z } from 'zod';
 import type { Credentials } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
 import { PlatformApiError } from '../../src/extraction/port.js';
+import {
+  credentialsRejected,
+  keyAndSecret,
+  networkCause,
+  noAnswer,
+  notPermitted,
+  unreachable,
+  type ServiceSettings,
+} from './failureAdvice.js';
 
 /** Statuses retried with backoff (`docs/specification.md`, "Errors"). */
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
@@ -61,12 +75,43 @@ export interface HttpClientOptions {
   /** How to wait (default `setTimeout`); tests may replace it. */
   sleep?: (ms: number) => Promise<void>;
   logger?: Logger;
+  /** Called as each attempt is sent (after its budget allowed it), with the API name. */
+  onRequest?: ((api: string) => void) | undefined;
+  /** Called before each wait between attempts: what failed and how long the wait is. */
+  onRetry?: ((retry: RetryNotice) => void) | undefined;
 }
+
+/** A wait before the next attempt of a request (`HttpClientOptions.onRetry`). */
+export interface RetryNotice {
+  /** API name, e.g. `cmk.clusters`. */
+  api: string;
+  /** The service, e.g. `Confluent Cloud API`. */
+  service: string;
+  /** The URL without its query string. */
+  url: string;
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  /** Attempts in all (`MAX_ATTEMPTS`). */
+  attempts: number;
+  /** The wait before the next attempt, in milliseconds. */
+  delayMs: number;
+  /** What failed, e.g. `connection refused` or `HTTP 503`. */
+  problem: string;
+}
+
+/** The service of a target without one: the control plane with the cloud key. */
+const DEFAULT_SERVICE: ServiceSettings = {
+  name: 'Confluent Cloud API',
+  urlVariable: 'LINEAGE_SVC_STREAM_CLOUD_API_URL',
+  credentialVariables: keyAndSecret('LINEAGE_SVC_STREAM_CLOUD_API'),
+};
 
 /** Where a request goes: a base URL (joined by string concatenation, so path prefixes survive) and its key. */
 export interface Target {
   base: string;
   credentials: Credentials | undefined;
+  /** Who answers there and which variables set it, for error messages; default the control plane. */
+  service?: ServiceSettings | undefined;
 }
 
 /** One request. */
@@ -183,6 +228,62 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
 
+/** The service a request goes to (the control plane when its target names none). */
+function serviceOf(request: HttpRequest): ServiceSettings {
+  return request.target.service ?? DEFAULT_SERVICE;
+}
+
+/** No answer within the client timeout: names the service, the URL and the variable to check. */
+function timeoutError(request: HttpRequest, url: string, timeoutMs: number): PlatformApiError {
+  const advice = noAnswer(serviceOf(request), shownUrl(url), timeoutMs / 1000);
+  return new PlatformApiError(
+    request.api,
+    'timeout',
+    undefined,
+    `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)} (${advice})`,
+    advice,
+  );
+}
+
+/**
+ * A status that is not retried. A 401 says the credentials were rejected and names their variables;
+ * a 403 says the key lacks a role binding; both carry that as `advice`.
+ */
+function statusError(request: HttpRequest, url: string, status: number, detail: string): PlatformApiError {
+  const shown = shownUrl(url);
+  const advice =
+    status === 401
+      ? credentialsRejected(serviceOf(request), shown)
+      : status === 403
+        ? notPermitted(serviceOf(request), shown)
+        : undefined;
+  const message = advice
+    ? `${request.api}: ${advice}${detail ? ` (the answer: ${detail})` : ''}`
+    : `${request.api}: HTTP ${status} from ${shown}${detail ? `: ${detail}` : ''}`;
+  return new PlatformApiError(request.api, 'status', status, message, advice);
+}
+
+/** Reads a 2xx body as JSON (empty: null). @throws PlatformApiError `timeout` or `invalid_response`. */
+async function readJson(request: HttpRequest, url: string, response: Response, timeoutMs: number): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (isTimeout(error)) throw timeoutError(request, url, timeoutMs);
+    throw error;
+  }
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    throw new PlatformApiError(
+      request.api,
+      'invalid_response',
+      response.status,
+      `${request.api}: answer from ${shownUrl(url)} is not JSON`,
+    );
+  }
+}
+
 /** Creates the client of one extraction run. */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -218,6 +319,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       global(async () => {
         await budget.bucket?.take();
         counts.set(request.api, (counts.get(request.api) ?? 0) + 1);
+        options.onRequest?.(request.api);
         const headers: Record<string, string> = { accept: request.accept ?? 'application/json' };
         if (request.target.credentials) headers.authorization = basicAuth(request.target.credentials);
         if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -232,80 +334,65 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     );
   };
 
+  /** Waits before the next attempt, after telling `onRetry` and the debug log. */
+  const waitToRetry = async (request: HttpRequest, url: string, tryNumber: number, delay: number, problem: string) => {
+    const service = serviceOf(request);
+    options.logger?.debug({ api: request.api, problem, delay_ms: delay }, 'Platform:Retrying');
+    options.onRetry?.({
+      api: request.api,
+      service: service.name,
+      url: shownUrl(url),
+      attempt: tryNumber + 1,
+      attempts: MAX_ATTEMPTS,
+      delayMs: delay,
+      problem,
+    });
+    await sleep(delay);
+  };
+
   const send = async (request: HttpRequest, url: string): Promise<unknown> => {
     let lastStatus: number | undefined;
     let lastProblem = '';
+    let lastWasNetwork = false;
     for (let tryNumber = 0; tryNumber < MAX_ATTEMPTS; tryNumber += 1) {
       let response: Response;
       try {
         response = await attempt(request, url);
       } catch (error) {
-        if (isTimeout(error)) {
-          throw new PlatformApiError(
-            request.api,
-            'timeout',
-            undefined,
-            `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)}`,
+        if (isTimeout(error)) throw timeoutError(request, url, timeoutMs);
+        lastProblem = networkCause(error);
+        lastWasNetwork = true;
+        if (tryNumber + 1 < MAX_ATTEMPTS)
+          await waitToRetry(
+            request,
+            url,
+            tryNumber,
+            retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter),
+            lastProblem,
           );
-        }
-        lastProblem = `network error: ${(error as Error).message}`;
-        if (tryNumber + 1 < MAX_ATTEMPTS) await sleep(retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter));
         continue;
       }
-      if (response.ok) {
-        let text: string;
-        try {
-          text = await response.text();
-        } catch (error) {
-          if (isTimeout(error)) {
-            throw new PlatformApiError(
-              request.api,
-              'timeout',
-              undefined,
-              `${request.api}: no answer within ${timeoutMs / 1000} s from ${shownUrl(url)}`,
-            );
-          }
-          throw error;
-        }
-        try {
-          return text === '' ? null : JSON.parse(text);
-        } catch {
-          throw new PlatformApiError(
-            request.api,
-            'invalid_response',
-            response.status,
-            `${request.api}: answer from ${shownUrl(url)} is not JSON`,
-          );
-        }
-      }
+      if (response.ok) return readJson(request, url, response, timeoutMs);
       lastStatus = response.status;
+      lastWasNetwork = false;
       const detail = (await response.text().catch(() => '')).replace(/\s+/g, ' ').slice(0, 200);
-      if (!RETRIED_STATUSES.has(response.status)) {
-        throw new PlatformApiError(
-          request.api,
-          'status',
-          response.status,
-          `${request.api}: HTTP ${response.status} from ${shownUrl(url)}${detail ? `: ${detail}` : ''}`,
-        );
-      }
+      if (!RETRIED_STATUSES.has(response.status)) throw statusError(request, url, response.status, detail);
       lastProblem = `HTTP ${response.status}`;
       if (tryNumber + 1 < MAX_ATTEMPTS) {
-        const delay = retryDelayMs(
+        const retryAfter = retryAfterMs(response.headers.get('retry-after'));
+        await waitToRetry(
+          request,
+          url,
           tryNumber,
-          baseDelay,
-          retryAfterMs(response.headers.get('retry-after')),
-          maxRetryAfter,
+          retryDelayMs(tryNumber, baseDelay, retryAfter, maxRetryAfter),
+          lastProblem,
         );
-        options.logger?.debug({ api: request.api, status: response.status, delay_ms: delay }, 'Platform:Retrying');
-        await sleep(delay);
       }
     }
-    throw new PlatformApiError(
-      request.api,
-      'retries_exhausted',
-      lastStatus,
-      `${request.api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) at ${shownUrl(url)}`,
-    );
+    const message = lastWasNetwork
+      ? `${request.api}: ${unreachable(serviceOf(request), shownUrl(url), lastProblem, MAX_ATTEMPTS)}`
+      : `${request.api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) at ${shownUrl(url)}`;
+    throw new PlatformApiError(request.api, 'retries_exhausted', lastStatus, message);
   };
 
   const parse = <T>(request: HttpRequest, schema: z.ZodType<T>, body: unknown): T => {

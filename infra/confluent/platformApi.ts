@@ -37,6 +37,7 @@ import {
   type CatalogEntityBody,
   type MetricsPointBody as MetricsPoint,
 } from '../../src/extraction/platformTypes.js';
+import { keyAndSecret, type ServiceSettings } from './failureAdvice.js';
 import { createHttpClient, type HttpClient, type HttpClientOptions, type Target } from './httpClient.js';
 
 /** Stream Catalog search page size: the documented maximum (topic listing is capped at 500). */
@@ -57,6 +58,77 @@ export interface ConfluentPlatformApi extends PlatformPort {
   readonly http: HttpClient;
 }
 
+const CLOUD_KEY = 'the cloud key (LINEAGE_SVC_STREAM_CLOUD_API_KEY)';
+
+/**
+ * Who answers each kind of target and which variables set it (`docs/configuration.md`), so that
+ * failures say what to change (`./failureAdvice.ts`). `overridden` is true when the configuration
+ * set the base URL (Schema Registry, Flink) rather than discovery.
+ */
+export const PLATFORM_SERVICES = {
+  cloud: {
+    name: 'Confluent Cloud API',
+    urlVariable: 'LINEAGE_SVC_STREAM_CLOUD_API_URL',
+    credentialVariables: keyAndSecret('LINEAGE_SVC_STREAM_CLOUD_API'),
+    roles: 'for example OrganizationAdmin, EnvironmentAdmin or Operator on the environment',
+  },
+  metrics: {
+    name: 'Confluent Cloud Metrics API',
+    urlVariable: 'LINEAGE_SVC_STREAM_TELEMETRY_API_URL',
+    credentialVariables: keyAndSecret('LINEAGE_SVC_STREAM_CLOUD_API'),
+    roles: 'MetricsViewer on the organization or environment',
+  },
+  tableflow: {
+    name: 'Confluent Cloud API (Tableflow)',
+    urlVariable: 'LINEAGE_SVC_STREAM_CLOUD_API_URL',
+    credentialVariables: keyAndSecret('LINEAGE_SVC_TABLEFLOW_API'),
+    credentialFallback: CLOUD_KEY,
+    roles: 'for example EnvironmentAdmin on the environment',
+  },
+  kafkaRest: {
+    name: 'Kafka REST',
+    urlSource: "the cluster's spec.http_endpoint in cmk.clusters",
+    credentialVariables: keyAndSecret('LINEAGE_SVC_CLUSTER_API'),
+    credentialFallback: CLOUD_KEY,
+    roles: 'for example CloudClusterAdmin on the cluster, or DeveloperRead on its topics and consumer groups',
+  },
+  ksqldb: {
+    name: 'ksqlDB',
+    urlSource: "the ksqlDB cluster's http_endpoint in ksqldbcm.clusters",
+    credentialVariables: keyAndSecret('LINEAGE_SVC_KSQLDB_API'),
+    credentialFallback: CLOUD_KEY,
+    roles: 'for example KsqlAdmin on the ksqlDB cluster',
+  },
+} as const satisfies Record<string, ServiceSettings>;
+
+/** Schema Registry and Stream Catalog at `base`: set by `LINEAGE_SVC_SCHEMA_REGISTRY_URL` or discovered. */
+export function schemaRegistryService(overridden: boolean): ServiceSettings {
+  return {
+    name: 'Schema Registry',
+    urlVariable: overridden ? 'LINEAGE_SVC_SCHEMA_REGISTRY_URL' : undefined,
+    urlSource: overridden
+      ? undefined
+      : "the environment's Schema Registry in srcm.clusters; LINEAGE_SVC_SCHEMA_REGISTRY_URL overrides it",
+    credentialVariables: keyAndSecret('LINEAGE_SVC_SCHEMA_REGISTRY_API'),
+    credentialFallback: CLOUD_KEY,
+    roles: 'for example DataSteward, or DeveloperRead on the subjects',
+  };
+}
+
+/** Flink SQL at `base`: set by `LINEAGE_SVC_STREAM_FLINK_API_URL` or discovered. */
+export function flinkService(overridden: boolean): ServiceSettings {
+  return {
+    name: 'Flink SQL',
+    urlVariable: overridden ? 'LINEAGE_SVC_STREAM_FLINK_API_URL' : undefined,
+    urlSource: overridden
+      ? undefined
+      : "the region's endpoint in fcpm.regions; LINEAGE_SVC_STREAM_FLINK_API_URL overrides it",
+    credentialVariables: keyAndSecret('LINEAGE_SVC_FLINK_API'),
+    credentialFallback: CLOUD_KEY,
+    roles: 'for example FlinkDeveloper or FlinkAdmin in the environment',
+  };
+}
+
 /**
  * Builds the adapter from the configuration (`config.stream`: base URLs and per-service
  * credentials, already resolved with their fallbacks by `loadConfig`).
@@ -64,16 +136,29 @@ export interface ConfluentPlatformApi extends PlatformPort {
 export function createPlatformApi(stream: Config['stream'], options: HttpClientOptions = {}): ConfluentPlatformApi {
   const http = createHttpClient(options);
   const creds = stream.credentials;
-  const cloud: Target = { base: stream.cloudApiUrl, credentials: creds.cloud };
-  const telemetry: Target = { base: stream.telemetryApiUrl, credentials: creds.cloud };
-  const tableflow: Target = { base: stream.cloudApiUrl, credentials: creds.tableflow ?? creds.cloud };
+  const cloud: Target = { base: stream.cloudApiUrl, credentials: creds.cloud, service: PLATFORM_SERVICES.cloud };
+  const telemetry: Target = {
+    base: stream.telemetryApiUrl,
+    credentials: creds.cloud,
+    service: PLATFORM_SERVICES.metrics,
+  };
+  const tableflow: Target = {
+    base: stream.cloudApiUrl,
+    credentials: creds.tableflow ?? creds.cloud,
+    service: PLATFORM_SERVICES.tableflow,
+  };
   // Kafka REST needs a cluster-scoped key; without one the cloud key is tried and the platform's 401
   // turns into the warning of `docs/specification.md`, "Errors".
   const kafka = (cluster: KafkaClusterRef): Target => ({
     base: cluster.restEndpoint,
     credentials: creds.cluster ?? creds.cloud,
+    service: PLATFORM_SERVICES.kafkaRest,
   });
-  const sr = (base: string): Target => ({ base, credentials: creds.schemaRegistry ?? creds.cloud });
+  const sr = (base: string): Target => ({
+    base,
+    credentials: creds.schemaRegistry ?? creds.cloud,
+    service: schemaRegistryService(base === stream.schemaRegistryUrl),
+  });
   const kafkaPath = (cluster: KafkaClusterRef, rest: string) => `/kafka/v3/clusters/${enc(cluster.clusterId)}${rest}`;
 
   return {
@@ -224,7 +309,7 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       const entities = await http.getJson(
         {
           api: 'ksqldb.ksql',
-          target: { base, credentials: creds.ksqldb ?? creds.cloud },
+          target: { base, credentials: creds.ksqldb ?? creds.cloud, service: PLATFORM_SERVICES.ksqldb },
           path: '/ksql',
           method: 'POST',
           accept: 'application/vnd.ksql.v1+json',
@@ -255,7 +340,11 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       http.getPages(
         {
           api: 'flink.statements',
-          target: { base, credentials: creds.flink ?? creds.cloud },
+          target: {
+            base,
+            credentials: creds.flink ?? creds.cloud,
+            service: flinkService(base === stream.flinkApiUrl),
+          },
           path: `/sql/v1/organizations/${enc(organizationId)}/environments/${enc(environmentId)}/statements`,
         },
         StatementBody,

@@ -13,7 +13,7 @@
  *    PRODUCES edges expanded with the input topics' value-schema fields (`phases/schemas.ts`, `Phase 3/4`);
  * 4. table materialization: Tableflow topic -> table -> catalog (`phases/tableflow.ts`, `Phase 4/4`);
  * 5. with `enableMetrics`, throughput metrics over the lookback window (`phases/metrics.ts`). Progress
- *    reads `Phase n/4` because metrics are optional; this phase logs as `Phase 5/4 (metrics)`.
+ *    reads `Phase n/N`, N the phases that run: 4, or 5 with metrics (`runContext.ts`, `phaseLabel`).
  *
  * Discovery and phases 1-4 run per environment, environments one after the other. Cluster Linking
  * belongs to phase 1, which reads it; its `source topic -TRANSFORMS-> mirror topic` edges are added
@@ -63,13 +63,19 @@ export interface ExtractDeps {
   now?: () => Date;
 }
 
-/** A progress report, for progress bars and plain phase lines. */
+/** A progress report, for progress bars and plain phase lines: one per step, in order. */
 export interface ExtractionProgress {
   /** 0 for discovery, 1-5 for the phases, 6 when done. */
   phase: number;
-  /** `Phase 1/4`, ..., `Phase 5/4 (metrics)`, `Discovery`, `Done`. */
+  /** `Discovery`, `Phase 1/4` ... `Phase 4/4` (or `Phase 1/5` ... `Phase 5/5` with metrics), `Done`. */
   label: string;
   message: string;
+  /** The numbered phases this run goes through: 4, or 5 with `enableMetrics`. */
+  phases: number;
+  /** Requests sent to the platform so far in this run (every attempt). */
+  requests: number;
+  /** Warnings given so far in this run. */
+  warnings: number;
 }
 
 /** Options of `extract`. */

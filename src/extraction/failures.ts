@@ -33,7 +33,7 @@ export function failureWarning(label: string, error: unknown, environmentId?: st
         return `${label}: ${api} answered 404: Schema Registry may be disabled in environment ${environmentId ?? '(unknown)'}`;
       }
       if (status === 401 || status === 403)
-        return `${label}: ${api} answered ${status}: the API key is not authorized for this resource`;
+        return `${label}: ${api} answered ${status}: ${error.advice ?? 'the API key is not authorized for this resource'}`;
       return `${label}: ${api} answered ${status ?? 'an error'}`;
     }
     return `${label}: ${error.message}`;

@@ -53,6 +53,8 @@ export class PlatformApiError extends Error {
     /** Last HTTP status seen, if any. */
     readonly status: number | undefined,
     message: string,
+    /** What to change, naming the service, the URL and the variable (401, 403, timeouts); absent when unknown. */
+    readonly advice?: string,
   ) {
     super(message);
   }

@@ -4,13 +4,17 @@
  * resolved options — and what the phases learn about each environment on the way
  * (`docs/extraction.md`, "Phases").
  *
+ * Progress is a stream of values (`ExtractionProgress`, `src/extraction/extract.ts`): one per step,
+ * each with the count of numbered phases that run (4, or 5 with metrics), the requests made and the
+ * warnings given so far. The phases only report; the commands render (`commands/progress.ts`).
+ *
  * Every extractor runs through `guarded`: under the per-extractor timeout (120 s by default), a
  * failure or a timeout becomes one warning and the extractor's fallback (partial success).
  */
 import type { Logger } from '../logger.js';
 import type { ClusterLinkingInventory } from './clusterLinks.js';
 import type { ClusterInfo } from './environments.js';
-import type { ExtractDeps, ExtractOptions } from './extract.js';
+import type { ExtractDeps, ExtractionProgress, ExtractOptions } from './extract.js';
 import { failureWarning } from './failures.js';
 import { GraphBuilder } from './graphBuilder.js';
 import type { ComputePoolBody } from './platformTypes.js';
@@ -33,6 +37,8 @@ export interface ExtractionSettings {
   flinkApiUrl: string | undefined;
   /** Region of data-lake catalog tables; default the cluster's region. */
   datalakeRegion: string | undefined;
+  /** Project of BigQuery sink tables whose connector names none (`LINEAGE_SVC_WAREHOUSE_PROJECT_ID`). */
+  warehouseProjectId: string | undefined;
 }
 
 /** What one extraction shares between its phases. Created by `createExtractionRun`. */
@@ -52,7 +58,11 @@ export interface ExtractionRun {
   readonly requestsBefore: Readonly<Record<string, number>>;
   /** Adds a warning and logs it (`Extraction:Warning`). */
   warn(message: string): void;
-  /** Logs `{label}: {message}` and reports it to `onProgress` (phase 0 discovery, 1-5 phases, 6 done). */
+  /**
+   * Logs `{label}: {message}` and reports it to `onProgress` with the counts so far (phase 0
+   * discovery, 1-5 the numbered phases, 6 done). The label of a numbered phase is `Phase {n}/{N}`,
+   * N the count of numbered phases this run goes through (`phaseLabel`), whatever `label` says.
+   */
   progress(phase: number, label: string, message: string): void;
   /**
    * Runs one extractor under the per-extractor timeout. On failure, warns with `failureWarning(label,
@@ -64,6 +74,23 @@ export interface ExtractionRun {
 }
 
 class ExtractorTimeout extends Error {}
+
+/** The numbered phases a run goes through: 1-4, and 5 (metrics) with `enableMetrics`. */
+export function phaseCount(options: Pick<ExtractOptions, 'enableMetrics'>): number {
+  return options.enableMetrics ? 5 : 4;
+}
+
+/** `Phase {phase}/{phases}` for a numbered phase (1-5); `label` for discovery (0) and done (6). */
+export function phaseLabel(phase: number, phases: number, label: string): string {
+  return phase >= 1 && phase <= 5 ? `Phase ${phase}/${phases}` : label;
+}
+
+/** The requests of a run so far: `after` minus `before`, summed over every API. */
+function requestsSince(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): number {
+  let total = 0;
+  for (const [api, count] of Object.entries(after)) total += count - (before[api] ?? 0);
+  return total;
+}
 
 /** The context of a new extraction: an empty graph builder, no warnings, the options' defaults applied. */
 export function createExtractionRun(deps: ExtractDeps, options: ExtractOptions): ExtractionRun {
@@ -79,15 +106,21 @@ export function createExtractionRun(deps: ExtractDeps, options: ExtractOptions):
     schemaRegistryUrl: options.schemaRegistryUrl,
     flinkApiUrl: options.flinkApiUrl,
     datalakeRegion: options.datalakeRegion,
+    warehouseProjectId: options.warehouseProjectId,
   };
   const warnings: string[] = [];
   const warn = (message: string): void => {
     warnings.push(message);
     logger.warn({ warning: message }, 'Extraction:Warning');
   };
+  const phases = phaseCount(options);
   const progress = (phase: number, label: string, message: string): void => {
-    logger.info({ phase }, `${label}: ${message}`);
-    options.onProgress?.({ phase, label, message });
+    const shown = phaseLabel(phase, phases, label);
+    logger.info({ phase }, `${shown}: ${message}`);
+    if (!options.onProgress) return;
+    const requests = requestsSince(requestsBefore, platform.requestCounts());
+    const report: ExtractionProgress = { phase, label: shown, message, phases, requests, warnings: warnings.length };
+    options.onProgress(report);
   };
   const guarded = async <T>(
     label: string,

@@ -1,5 +1,5 @@
 /**
- * Phase 5 (`Phase 5/4 (metrics)`), only with `enableMetrics` (`--metrics`): throughput metrics over
+ * Phase 5 (`Phase 5/5`), only with `enableMetrics` (`--metrics`): throughput metrics over
  * the lookback window, once for every environment (`docs/extraction.md`, "Phases", item 5;
  * `src/extraction/metrics.ts` for the queries and metric names). Requests: `metrics.query` per
  * cluster and per compute pool and metric group, all in parallel, as one guarded extractor `Metrics`.
@@ -34,7 +34,7 @@ export async function extractMetrics(
     Pick<StreamProcessingInventory, 'computePools' | 'connectorsByLccId'>)[],
 ): Promise<MetricSamples> {
   const lookbackHours = run.settings.metricsLookbackHours;
-  run.progress(5, 'Phase 5/4 (metrics)', `throughput metrics over the last ${lookbackHours} h`);
+  run.progress(5, 'Phase 5/5', `throughput metrics over the last ${lookbackHours} h`);
   const window = metricsWindow(run.now(), lookbackHours);
   const requests = metricRequests({
     clusters: environments.flatMap((environment) =>
