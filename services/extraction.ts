@@ -130,6 +130,7 @@ export async function runExtraction(context: ServiceContext, request: Extraction
           schemaRegistryUrl: config.stream.schemaRegistryUrl,
           flinkApiUrl: config.stream.flinkApiUrl,
           datalakeRegion: config.datalake.region,
+          warehouseProjectId: config.warehouse.projectId,
         },
       ),
   );

@@ -16,8 +16,10 @@
  * real topic later.
  *
  * External systems become EXTERNAL_DATASET nodes named by OpenLineage-style URIs
- * (`s3://bucket/prefix`, `postgres://host:5432/db.schema.table`, `bigquery://project/dataset`, ...):
- * `dataset -> connector` CONSUMES for sources, `connector -> dataset` PRODUCES for sinks.
+ * (`s3://bucket/prefix`, `postgres://host:5432/db.schema.table`, ...):
+ * `dataset -> connector` CONSUMES for sources, `connector -> dataset` PRODUCES for sinks. BigQuery
+ * sinks write warehouse CATALOG_TABLE nodes instead, one per topic (`warehouseTables.ts`), with
+ * `connector -> table` PRODUCES.
  *
  * Every sink also gets its dead-letter topic `dlq-{connector id}` (or
  * `errors.deadletterqueue.topic.name`) as a placeholder topic with attributes `role: "dlq"` and
@@ -30,6 +32,7 @@ import type { ClusterInfo } from './environments.js';
 import { makeEdge, makeNode, type Fragment } from './graphBuilder.js';
 import type { ExpandedConnectorBody } from './platformTypes.js';
 import { placeholderTopic } from './topics.js';
+import { bigQueryTables, isBigQuerySink, warehouseTableNode } from './warehouseTables.js';
 
 /** `source` or `sink`, or null when neither the platform nor the config tells. */
 export type ConnectorType = 'source' | 'sink' | null;
@@ -181,8 +184,9 @@ function hostOf(url: string | null | undefined): string | undefined {
 
 /**
  * The external datasets a connector reads (source) or writes (sink), as OpenLineage-style URIs.
- * Known families: S3, GCS, Azure Blob, Postgres/MySQL/SQL Server/Oracle (CDC and JDBC), BigQuery,
- * Snowflake, Elasticsearch/OpenSearch, MongoDB, HTTP, Redshift and DynamoDB. Others give none.
+ * Known families: S3, GCS, Azure Blob, Postgres/MySQL/SQL Server/Oracle (CDC and JDBC),
+ * Snowflake, Elasticsearch/OpenSearch, MongoDB, HTTP, Redshift and DynamoDB. Others give none;
+ * BigQuery sinks give warehouse tables instead (`src/extraction/warehouseTables.ts`).
  */
 export function externalDatasets(
   config: Record<string, string | null | undefined>,
@@ -225,11 +229,6 @@ export function externalDatasets(
       } else {
         uris.push(`${base}/${database ?? ''}`);
       }
-    }
-  } else if (cls.includes('bigquery')) {
-    const project = get('project', 'gcp.project.id');
-    for (const dataset of splitList(get('datasets', 'defaultDataset', 'dataset'))) {
-      if (project) uris.push(`bigquery://${project}/${dataset.replace(/^.*=/, '')}`);
     }
   } else if (cls.includes('snowflake')) {
     const host = hostOf(get('snowflake.url.name'));
@@ -288,11 +287,18 @@ export function deadLetterTopic(
   return lccId ? `dlq-${lccId}` : undefined;
 }
 
-/** CONNECTOR, EXTERNAL_DATASET and placeholder TOPIC nodes with their edges, for one cluster. */
+/** Options of `connectorFragment`. */
+export interface ConnectorFragmentOptions {
+  /** `LINEAGE_SVC_WAREHOUSE_PROJECT_ID`: the project of BigQuery sink tables whose config names none. */
+  warehouseProjectId?: string | undefined;
+}
+
+/** CONNECTOR, EXTERNAL_DATASET, warehouse CATALOG_TABLE and placeholder TOPIC nodes with their edges, for one cluster. */
 export function connectorFragment(
   cluster: ClusterInfo,
   connectors: readonly ExpandedConnectorBody[],
   listedTopics: readonly string[],
+  options: ConnectorFragmentOptions = {},
 ): Fragment {
   const env = cluster.environmentId;
   const fragment: Fragment = { nodes: [], edges: [] };
@@ -334,6 +340,13 @@ export function connectorFragment(
       const datasetId = dataset.id;
       fragment.nodes.push(dataset);
       fragment.edges.push(type === 'sink' ? makeEdge(id, 'PRODUCES', datasetId) : makeEdge(datasetId, 'CONSUMES', id));
+    }
+    if (type === 'sink' && isBigQuerySink(config)) {
+      for (const ref of bigQueryTables(config, topics, cluster.clusterId, options.warehouseProjectId)) {
+        const table = warehouseTableNode(env, cluster.clusterId, ref);
+        fragment.nodes.push(table);
+        fragment.edges.push(makeEdge(id, 'PRODUCES', table.id));
+      }
     }
     if (type === 'sink') {
       const dlq = deadLetterTopic(config, lccId);

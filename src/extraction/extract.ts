@@ -95,6 +95,8 @@ export interface ExtractOptions {
   flinkApiUrl?: string | undefined;
   /** Region of data-lake catalog tables (`LINEAGE_SVC_DATALAKE_REGION`); default the cluster's region. */
   datalakeRegion?: string | undefined;
+  /** Project of BigQuery sink tables whose connector names none (`LINEAGE_SVC_WAREHOUSE_PROJECT_ID`). */
+  warehouseProjectId?: string | undefined;
   /** Finds the topics of Flink statements; default `parsedStatementLineage` (parsed SQL plus what the platform reports). */
   statementLineage?: StatementLineageResolver;
 }

@@ -233,7 +233,8 @@ describe('connectors', () => {
     );
     assert.deepEqual(
       externalDatasets({ 'connector.class': 'BigQueryStorageSink', project: 'p', datasets: 'd' }, 'sink', []),
-      ['bigquery://p/d'],
+      [],
+      'BigQuery sinks write warehouse tables (src/extraction/warehouseTables.ts), not an external dataset',
     );
     assert.deepEqual(
       externalDatasets(

@@ -63,9 +63,12 @@ async function readConnectors(
 ): Promise<void> {
   const env = cluster.environmentId;
   const connectors = await run.platform.listConnectors(env, cluster.clusterId);
-  const fragment = connectorFragment(cluster, connectors, [
-    ...(environment.topicsByCluster.get(cluster.clusterId) ?? []),
-  ]);
+  const fragment = connectorFragment(
+    cluster,
+    connectors,
+    [...(environment.topicsByCluster.get(cluster.clusterId) ?? [])],
+    { warehouseProjectId: run.settings.warehouseProjectId },
+  );
   run.builder.add(fragment);
   for (const connector of connectors) {
     if (connector.id?.id)
