@@ -1,9 +1,12 @@
 /**
- * The warehouse catalog's HTTP client: BigQuery `tables.get` and the Data Lineage API's
- * `processOpenLineageRunEvent` and Dataplex Catalog, implementing `WarehouseCatalogPort`
- * (`src/catalogs/warehouse.ts`). Reference: `docs/catalog-apis.md` B1
+ * The warehouse catalog's HTTP client: BigQuery `tables.get`, the Data Lineage API's
+ * `processOpenLineageRunEvent`, `searchLinks`, `batchSearchLinkProcesses` and `processes.get`, and
+ * Dataplex Catalog, implementing `WarehouseCatalogPort` (`src/catalogs/warehouse/port.ts`).
+ * Reference: `docs/catalog-apis.md` B1
  * (`GET /bigquery/v2/projects/{p}/datasets/{d}/tables/{t}`), B2
- * (`POST /v1/projects/{p}/locations/{l}:processOpenLineageRunEvent?requestId=`), B4 (Dataplex:
+ * (`POST /v1/projects/{p}/locations/{l}:processOpenLineageRunEvent?requestId=`), B3
+ * (`POST /v1/projects/{p}/locations/{l}:searchLinks` and `:batchSearchLinkProcesses` with
+ * `pageSize` 100 and `pageToken`, `GET /v1/projects/{p}/locations/{l}/processes/{id}`), B4 (Dataplex:
  * `GET`/`POST /v1/projects/{p}/locations/{l}/{entryGroups|entryTypes|aspectTypes}` with the
  * long-running operation polled at `GET /v1/{operation}` every 2 s, at most 30 times;
  * `POST .../entryGroups/{g}/entries?entryId=`, `PATCH .../entries/{id}?updateMask=aspects&aspectKeys=`).
@@ -27,9 +30,12 @@
 import { CatalogApiError } from '../../src/catalogs/provider.js';
 import {
   WarehouseCredentialsError,
+  type BatchSearchLinkProcessesPage,
   type BigQueryTable,
   type DataplexCollection,
+  type LineageProcess,
   type ProcessOpenLineageResponse,
+  type SearchLinksPage,
   type WarehouseCatalogPort,
 } from '../../src/catalogs/warehouse/index.js';
 import type { Logger } from '../../src/logger.js';
@@ -216,6 +222,32 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
       const api = 'warehouse.bigquery.tables.get';
       const path = `/bigquery/v2/projects/${segment(ref.project)}/datasets/${segment(ref.dataset)}/tables/${segment(ref.table)}`;
       return asObject(api, await request(api, 'GET', joinUrl(bigQueryBase, path))) as BigQueryTable;
+    },
+    async searchLinks(sourceFqn, pageToken) {
+      const api = 'warehouse.lineage.searchLinks';
+      const body = { source: { fullyQualifiedName: sourceFqn }, pageSize: 100, ...(pageToken ? { pageToken } : {}) };
+      return asObject(
+        api,
+        await request(api, 'POST', joinUrl(lineageBase, `${parent}:searchLinks`), body),
+      ) as SearchLinksPage;
+    },
+    async batchSearchLinkProcesses(links, pageToken) {
+      const api = 'warehouse.lineage.batchSearchLinkProcesses';
+      const body = { links: [...links], pageSize: 100, ...(pageToken ? { pageToken } : {}) };
+      const url = joinUrl(lineageBase, `${parent}:batchSearchLinkProcesses`);
+      return asObject(api, await request(api, 'POST', url, body)) as BatchSearchLinkProcessesPage;
+    },
+    async getProcess(name) {
+      const api = 'warehouse.lineage.processes.get';
+      if (!/^projects\/[^/]+\/locations\/[^/]+\/processes\/[^/]+$/.test(name))
+        throw new CatalogApiError(
+          api,
+          'invalid_response',
+          undefined,
+          `${api}: not a process name: ${name.slice(0, 200)}`,
+        );
+      const path = `/v1/${name.split('/').map(segment).join('/')}`;
+      return asObject(api, await request(api, 'GET', joinUrl(lineageBase, path))) as LineageProcess;
     },
     async processOpenLineageRunEvent(event: RunEvent, requestId: string) {
       const api = 'warehouse.lineage.processOpenLineageRunEvent';

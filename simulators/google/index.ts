@@ -20,5 +20,7 @@ export type {
   GoogleScenarioInput,
   GoogleFault,
   GoogleScenarioTable,
+  GoogleScenarioLink,
+  GoogleScenarioProcess,
   SimulatedColumn,
 } from './scenario.js';

@@ -1,5 +1,6 @@
 /**
- * Scenarios of the warehouse (Google) simulator: the project, its BigQuery tables, and faults. YAML
+ * Scenarios of the warehouse (Google) simulator: the project, its BigQuery tables, its Data Lineage
+ * links and processes, and faults. YAML
  * or an object, validated by `googleScenarioSchema` (zod); built-in scenarios live in
  * `./scenarios/{name}.yaml`.
  *
@@ -24,6 +25,17 @@
  *     view_query: null                 # the SQL of a VIEW
  *     columns: [{ name, type, mode, description, fields }]
  *     access: ok | forbidden | unauthorized
+ * links:                               # Data Lineage links (searchLinks, batchSearchLinkProcesses)
+ *   - source: bigquery:acme-analytics.retail_reporting.order_revenue_1m
+ *     target: bigquery:acme-analytics.retail_reporting.revenue_daily_rollup
+ *     process: revenue-daily-rollup    # a process id below; absent: no process known
+ *     location: us                     # default the first location
+ * processes:                           # processes.get
+ *   - id: revenue-daily-rollup
+ *     display_name: Daily revenue rollup
+ *     source_type: BIGQUERY            # Origin.sourceType
+ *     origin_name: projects/acme-analytics/locations/us
+ *     attributes: { scheduled_query: daily-revenue-rollup }
  * faults: [{ api: warehouse.bigquery.tables.get, status: 503, times: 2, retry_after: 0 }]
  * ```
  */
@@ -71,6 +83,33 @@ const table = z.object({
   access: z.enum(['ok', 'forbidden', 'unauthorized']).default('ok'),
 });
 
+/** A Data Lineage FQN (`bigquery:{project}.{dataset}.{table}`, `kafka:{cluster}.{topic}`, ...). */
+const fqn = z.string().regex(/^[a-z_]+:.+$/, 'must be a fully qualified name such as bigquery:project.dataset.table');
+
+const link = z.object({
+  /** The upstream asset's FQN. */
+  source: fqn,
+  /** The downstream asset's FQN. */
+  target: fqn,
+  /** The id of the process (`processes[].id`) that created the link; absent: none is known. Links with the same source, target and location are one link. */
+  process: z.string().min(1).optional(),
+  /** The Data Lineage location the link is recorded in; default the scenario's first location. */
+  location: z.string().min(1).optional(),
+  start_time: z.string().default('2024-09-02T09:00:00Z'),
+  end_time: z.string().default('2024-12-01T09:00:00Z'),
+});
+
+const process = z.object({
+  /** The process id, the last segment of `projects/{number}/locations/{location}/processes/{id}`. */
+  id: z.string().regex(/^[a-zA-Z0-9_:.-]{1,200}$/, 'must be a process id'),
+  display_name: z.string().optional(),
+  /** `Origin.sourceType`: BIGQUERY, DATAFLOW, COMPOSER, CUSTOM, ... */
+  source_type: z.string().default('CUSTOM'),
+  /** `Origin.name`: the reporting system's resource (`projects/p/locations/us` for BigQuery). */
+  origin_name: z.string().optional(),
+  attributes: z.record(z.string(), z.unknown()).default({}),
+});
+
 const fault = z.object({
   /** API name (`warehouse.bigquery.tables.get`, `warehouse.lineage.processOpenLineageRunEvent`). */
   api: z.string().min(1),
@@ -89,6 +128,10 @@ export const googleScenarioSchema = z.object({
   project_number: z.number().int().positive().default(123_456_789_012),
   locations: z.array(z.string().min(1)).default(['us']),
   tables: z.array(table).default([]),
+  /** Data Lineage links served by `searchLinks` and `batchSearchLinkProcesses`. */
+  links: z.array(link).default([]),
+  /** Data Lineage processes served by `processes.get`. */
+  processes: z.array(process).default([]),
   faults: z.array(fault).default([]),
 });
 
@@ -96,6 +139,8 @@ export type GoogleScenario = z.infer<typeof googleScenarioSchema>;
 export type GoogleScenarioInput = z.input<typeof googleScenarioSchema>;
 export type GoogleFault = z.input<typeof fault>;
 export type GoogleScenarioTable = GoogleScenario['tables'][number];
+export type GoogleScenarioLink = GoogleScenario['links'][number];
+export type GoogleScenarioProcess = GoogleScenario['processes'][number];
 
 /** Validates a scenario object. @throws ValidationError listing the problems. */
 export function parseGoogleScenario(input: unknown): GoogleScenario {

@@ -8,6 +8,10 @@
  * - `warehouse.lineage.processOpenLineageRunEvent`:
  *   `POST /v1/projects/{p}/locations/{l}:processOpenLineageRunEvent?requestId=` ->
  *   `{process, run, lineageEvents}`
+ * - `warehouse.lineage.searchLinks`, `warehouse.lineage.batchSearchLinkProcesses` (`POST
+ *   /v1/projects/{p}/locations/{l}:searchLinks`, `...:batchSearchLinkProcesses`, paginated) and
+ *   `warehouse.lineage.processes.get` (`GET /v1/projects/{p}/locations/{l}/processes/{id}`), over the
+ *   scenario's links and processes (`lineageLinks.ts`)
  * - `warehouse.dataplex.{entryGroups,entryTypes,aspectTypes}.get`:
  *   `GET /v1/projects/{p}/locations/{l}/{collection}/{id}` -> the resource, or 404
  * - `warehouse.dataplex.{entryGroups,entryTypes,aspectTypes}.create`:
@@ -46,6 +50,7 @@ import {
   type GoogleScenarioTable,
   type SimulatedColumn,
 } from './scenario.js';
+import { lineageLinkRoutes } from './lineageLinks.js';
 
 /** One lineage event as received. */
 export interface ReceivedLineageEvent {
@@ -290,13 +295,10 @@ function lineageRoutes(route: Route, scenario: GoogleScenario, state: LineageSta
   const { received, byRequestId } = state;
   route(
     'POST',
-    '/v1/projects/:project/locations/:action',
+    '/v1/projects/:project/locations/:location(^[^:/]+)::processOpenLineageRunEvent',
     'warehouse.lineage.processOpenLineageRunEvent',
     (request) => {
-      const { project, action } = request.params as { project: string; action: string };
-      const suffix = ':processOpenLineageRunEvent';
-      if (!action.endsWith(suffix)) throw new ApiError(404, 'NOT_FOUND', `Method not found: ${action}`);
-      const location = action.slice(0, -suffix.length);
+      const { project, location } = request.params as { project: string; location: string };
       if (project !== scenario.project_id && project !== String(scenario.project_number)) {
         throw new ApiError(
           403,
@@ -538,6 +540,7 @@ export async function startGoogleSimulator(options: GoogleSimulatorOptions): Pro
 
   bigQueryRoutes(route, tables, () => url);
   lineageRoutes(route, scenario, lineage);
+  lineageLinkRoutes(route, scenario, (status, googleStatus, message) => new ApiError(status, googleStatus, message));
   // Dataplex Catalog.
   const dataplex: DataplexState = { scenario, resources: new Map(), entries: new Map(), operations: new Map() };
   const { resources, entries } = dataplex;

@@ -8,9 +8,11 @@
  * provider over a fake port (credentials failure, push failures), Google error bodies.
  *
  * Over real sockets against the Google simulator (`simulators/google/`): retries on 429 and
- * 503, retries exhausted, 404/403 skipped with warnings, enrichment end to end on the demo
- * extraction plus warehouse tables built with the contract id, push end to end (one event per
- * pushed job node, normalized namespaces, idempotent re-push through `requestId`), application-
+ * 503, retries exhausted, 404/403 skipped with warnings, the demo extraction's warehouse tables
+ * (one per topic of the BigQuery sink) enriched end to end, downstream discovery through
+ * `searchLinks` (derived tables, TRANSFORMS, catalog jobs, two levels; link search faults;
+ * paging, cycles and the depth bound), push end to end (one event per pushed job node, normalized
+ * namespaces, idempotent re-push through `requestId`, unchanged through the ledger), application-
  * default credentials missing, `POST /api/v1/push/warehouse` and `GET /api/v1/catalogs`.
  */
 import assert from 'node:assert/strict';
@@ -31,7 +33,12 @@ import {
   startGoogleSimulator,
   type GoogleSimulator,
 } from '../../simulators/google/index.js';
-import { applyEnrichment, CatalogApiError, DEFAULT_PUSH_OPTIONS } from '../../src/catalogs/provider.js';
+import {
+  applyEnrichment,
+  CatalogApiError,
+  createMemoryPushLedger,
+  DEFAULT_PUSH_OPTIONS,
+} from '../../src/catalogs/provider.js';
 import {
   dataplexBootstrap,
   int64,
@@ -56,6 +63,7 @@ import {
 import { loadConfig } from '../../src/config.js';
 import { extract } from '../../src/extraction/extract.js';
 import {
+  catalogJobId,
   connectorId,
   consumerGroupId,
   lakehouseTableId,
@@ -366,6 +374,15 @@ describe('warehouse provider: pure parts', () => {
         if (ref.table === 'revenue') return { type: 'TABLE', numRows: '7' };
         throw new CatalogApiError('warehouse.bigquery.tables.get', 'status', 404, 'HTTP 404 notFound');
       },
+      async searchLinks() {
+        return {};
+      },
+      async batchSearchLinkProcesses() {
+        return {};
+      },
+      async getProcess(name) {
+        throw new CatalogApiError('warehouse.lineage.processes.get', 'status', 404, `HTTP 404 ${name}`);
+      },
       async processOpenLineageRunEvent(event) {
         sent.push(event.job.name);
         if (event.job.name === 'revenue-job')
@@ -516,26 +533,24 @@ describe('warehouse provider against the Google simulator', () => {
   let platform: PlatformSimulator;
   let graph: LineageGraph;
   let client: GoogleClient;
+  let extracted: LineageGraph;
   const tableIds = ['order_revenue_1m', 'customer_ltv'].map((table) => warehouseTableId(PROD, PROJECT, DATASET, table));
 
   before(async () => {
     google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo') });
     platform = await startPlatformSimulator({ scenario: await loadScenario('demo') });
-    const extracted = (
-      await extract({ platform: fastApi(platform), logger: silentLogger() }, { environmentIds: [PROD] })
+    extracted = (
+      await extract(
+        { platform: fastApi(platform), logger: silentLogger() },
+        { environmentIds: [PROD], warehouseProjectId: 'setting-project' },
+      )
     ).graph;
     const sink = extracted.nodes.find((n) => n.node_type === 'CONNECTOR' && n.display_name === 'bq-revenue-sink');
     assert.ok(sink, 'the demo scenario has the BigQuery sink connector');
-    const tables = ['order_revenue_1m', 'customer_ltv', 'revenue_daily'].map((topic) =>
-      warehouseTable(PROJECT, DATASET, warehouseTableName(topic), sink.cluster_id),
-    );
+    // Tables the extraction does not know: one the principal may not read, one BigQuery does not have.
     const restricted = warehouseTable(PROJECT, 'finance_restricted', 'margins');
     const ghost = warehouseTable(PROJECT, DATASET, 'ghost_table');
-    graph = {
-      ...extracted,
-      nodes: [...extracted.nodes, ...tables, restricted, ghost],
-      edges: [...extracted.edges, ...tables.slice(0, 2).map((table) => edge(sink.id, 'PRODUCES', table.id))],
-    };
+    graph = { ...extracted, nodes: [...extracted.nodes, restricted, ghost] };
     client = createGoogleClient({
       projectId: PROJECT,
       location: 'us',
@@ -575,9 +590,29 @@ describe('warehouse provider against the Google simulator', () => {
     assert.equal(google.lineageEvents().length, 0);
   });
 
-  it('enriches the warehouse tables of the demo graph; 404 and 403 are skipped with warnings', async () => {
+  it('extracts one warehouse table per topic of the demo BigQuery sink, with the project of its config', () => {
+    const sink = extracted.nodes.find((n) => n.display_name === 'bq-revenue-sink')!;
+    const tables = extracted.nodes.filter((n) => n.node_type === 'CATALOG_TABLE' && n.system === 'WAREHOUSE');
+    assert.deepEqual(
+      tables.map((n) => n.id).sort(),
+      [...tableIds].sort(),
+      'the config names acme-analytics, not the setting',
+    );
+    for (const table of tables) {
+      assert.equal(table.catalog_type, 'WAREHOUSE_LINEAGE');
+      assert.equal(table.cluster_id, sink.cluster_id);
+      assert.ok(
+        extracted.edges.some((e) => e.src_id === sink.id && e.edge_type === 'PRODUCES' && e.dst_id === table.id),
+      );
+      const topic = topicId(PROD, sink.cluster_id!, String(table.attributes!.source_topic));
+      assert.ok(extracted.edges.some((e) => e.src_id === topic && e.edge_type === 'CONSUMES' && e.dst_id === sink.id));
+    }
+    assert.ok(!extracted.nodes.some((n) => n.qualified_name.startsWith('bigquery://')), 'no bigquery:// dataset');
+  });
+
+  it('enriches the extracted warehouse tables; 404 and 403 are skipped with warnings', async () => {
     const result = await warehouseProvider.enrich(graph, { port: client });
-    assert.deepEqual(result.warnings, [
+    assert.deepEqual([...result.warnings].sort(), [
       `warehouse: table ${PROJECT}.finance_restricted.margins skipped: warehouse.bigquery.tables.get: ` +
         `HTTP 403 PERMISSION_DENIED (GET /bigquery/v2/projects/${PROJECT}/datasets/finance_restricted/tables/margins): ` +
         `Access Denied: Table ${PROJECT}:finance_restricted.margins: Permission bigquery.tables.get denied on table ` +
@@ -613,6 +648,102 @@ describe('warehouse provider against the Google simulator', () => {
     assert.deepEqual([view.attributes!.table_type, view.attributes!.num_rows], ['VIEW', null]);
   });
 
+  it('discovers downstream tables through searchLinks: derived, enriched, TRANSFORMS or a catalog job, two levels deep', async () => {
+    const result = await warehouseProvider.enrich(graph, { port: client });
+    const enriched = applyEnrichment(graph, result);
+    const byId = new Map(enriched.nodes.map((n) => [n.id, n]));
+    const has = (src: string, type: Edge['edge_type'], dst: string) =>
+      enriched.edges.some((e) => e.src_id === src && e.edge_type === type && e.dst_id === dst);
+    const [revenue] = tableIds as [string];
+    const view = warehouseTableId(PROD, PROJECT, DATASET, 'revenue_daily');
+    const monthly = warehouseTableId(PROD, PROJECT, DATASET, 'revenue_monthly');
+    const forecast = warehouseTableId(PROD, PROJECT, 'finance_reporting', 'revenue_forecast');
+    assert.deepEqual(
+      result.newNodes.map((n) => n.id).sort(),
+      [
+        view,
+        monthly,
+        forecast,
+        catalogJobId('WAREHOUSE', PROD, 'process/scheduled-revenue-rollup'),
+        catalogJobId('WAREHOUSE', PROD, 'process/dataflow-revenue-forecast'),
+      ].sort(),
+    );
+    for (const id of [view, monthly, forecast]) {
+      const table = byId.get(id)!;
+      assert.equal(table.attributes!.derived, true, id);
+      assert.equal(table.catalog_type, 'WAREHOUSE_LINEAGE');
+      assert.equal(table.cluster_id, byId.get(revenue)!.cluster_id, 'the cluster of the table it comes from');
+    }
+    assert.ok(has(revenue, 'TRANSFORMS', view), 'a link without a process is a TRANSFORMS edge');
+    const rollup = catalogJobId('WAREHOUSE', PROD, 'process/scheduled-revenue-rollup');
+    assert.ok(has(revenue, 'CONSUMES', rollup) && has(rollup, 'PRODUCES', monthly), 'the scheduled query between');
+    assert.ok(!has(revenue, 'TRANSFORMS', monthly));
+    const dataflow = catalogJobId('WAREHOUSE', PROD, 'process/dataflow-revenue-forecast');
+    assert.ok(has(monthly, 'CONSUMES', dataflow) && has(dataflow, 'PRODUCES', forecast), 'the second level');
+    assert.deepEqual(
+      {
+        node_type: byId.get(rollup)!.node_type,
+        display_name: byId.get(rollup)!.display_name,
+        job_kind: byId.get(rollup)!.attributes!.job_kind,
+        process_name: byId.get(rollup)!.attributes!.process_name,
+        process_attributes: byId.get(rollup)!.attributes!.process_attributes,
+      },
+      {
+        node_type: 'CATALOG_JOB',
+        display_name: 'Monthly revenue rollup (scheduled query)',
+        job_kind: 'bigquery',
+        process_name: `projects/${google.scenario.project_number}/locations/us/processes/scheduled-revenue-rollup`,
+        process_attributes: { scheduled_query: 'monthly-revenue-rollup', owner: 'analytics' },
+      },
+    );
+    assert.equal(byId.get(dataflow)!.attributes!.job_kind, 'dataflow');
+    const forecastTable = byId.get(forecast)!.attributes!;
+    assert.deepEqual(
+      [forecastTable.table_type, forecastTable.num_rows, forecastTable.description, forecastTable.labels],
+      ['TABLE', 12, 'Twelve-month revenue forecast', { owner: 'finance' }],
+      'discovered tables are enriched too',
+    );
+    assert.equal(byId.get(view)!.attributes!.num_rows, null);
+  });
+
+  it('reports link search faults without stopping enrichment: unavailable once, or per table', async () => {
+    google.injectFault({ api: 'warehouse.lineage.searchLinks', status: 403 });
+    const denied = await warehouseProvider.enrich(graph, { port: client });
+    const unavailable = denied.warnings.filter((w) => w.includes('downstream discovery unavailable'));
+    assert.equal(unavailable.length, 1);
+    assert.match(unavailable[0]!, /HTTP 403 PERMISSION_DENIED/);
+    assert.equal(denied.enrichments.length, 2, 'both sink tables are still enriched');
+    google.clearFaults();
+
+    // One table's links cannot be read (retries exhausted): a warning for it, the other walks on.
+    const flaky: WarehouseCatalogPort = {
+      ...client,
+      searchLinks: (fqn, pageToken) =>
+        fqn.endsWith('.customer_ltv')
+          ? Promise.reject(new CatalogApiError('warehouse.lineage.searchLinks', 'retries_exhausted', 503, 'HTTP 503'))
+          : client.searchLinks(fqn, pageToken),
+    };
+    const failing = await warehouseProvider.enrich(graph, { port: flaky });
+    assert.deepEqual(
+      failing.warnings.filter((w) => w.includes('downstream lineage of')),
+      [`warehouse: downstream lineage of ${PROJECT}.${DATASET}.customer_ltv not read: HTTP 503`],
+    );
+    assert.ok(
+      failing.newNodes.some((n) => n.display_name === 'revenue_daily'),
+      'the other table walks on',
+    );
+
+    google.injectFault({ api: 'warehouse.lineage.batchSearchLinkProcesses', status: 404, times: 1 });
+    const noProcesses = await warehouseProvider.enrich(graph, { port: client });
+    assert.equal(noProcesses.warnings.filter((w) => w.includes('processes of the links')).length, 1);
+    const monthly = warehouseTableId(PROD, PROJECT, DATASET, 'revenue_monthly');
+    assert.ok(
+      noProcesses.newEdges.some((e) => e.edge_type === 'TRANSFORMS' && e.dst_id === monthly),
+      'links whose processes could not be read become TRANSFORMS edges',
+    );
+    google.clearFaults();
+  });
+
   it('pushes one event per pushed job node with normalized namespaces; a re-push is idempotent', async () => {
     const plan = warehouseEvents(graph, NOW);
     const jobNodes = graph.nodes.filter((n) => ['CONNECTOR', 'STREAM_JOB', 'SQL_QUERY'].includes(n.node_type));
@@ -644,12 +775,11 @@ describe('warehouse provider against the Google simulator', () => {
     assert.deepEqual(
       [...sink.targets].sort(),
       [
-        `bigquery:${PROJECT}.${DATASET}`,
         `bigquery:${PROJECT}.${DATASET}.customer_ltv`,
         `bigquery:${PROJECT}.${DATASET}.order_revenue_1m`,
         `kafka:${cluster}.dlq-lcc-bq42r7`,
       ],
-      'the connector URI, the two tables and the dead-letter topic',
+      'the two extracted tables and the dead-letter topic',
     );
     assert.deepEqual([...sink.sources].sort(), [`kafka:${cluster}.customer_ltv`, `kafka:${cluster}.order_revenue_1m`]);
 
@@ -687,6 +817,36 @@ describe('warehouse provider against the Google simulator', () => {
       'existing entries get their aspects by PATCH',
     );
     assert.equal(counts['warehouse.dataplex.entryGroups.create'], undefined, 'the bootstrap runs once');
+  });
+
+  it('pushes the enriched graph (derived tables, catalog jobs) once; a second push with the ledger reports unchanged', async () => {
+    const enriched = applyEnrichment(graph, await warehouseProvider.enrich(graph, { port: client }));
+    assert.ok(enriched.nodes.some((n) => n.node_type === 'CATALOG_JOB'));
+    const ledger = createMemoryPushLedger();
+    const before = google.lineageEvents().length;
+    const later = new Date(NOW.getTime() + 86_400_000); // not the requestIds of the push above
+    const first = await warehouseProvider.push(enriched, DEFAULT_PUSH_OPTIONS, { port: client, now: later, ledger });
+    assert.deepEqual(first.errors, []);
+    const sent = google.lineageEvents().slice(before);
+    assert.equal(sent.length, first.tables_updated);
+    assert.ok(first.results.filter((r) => r.status === 'updated').length > 0);
+    assert.ok(
+      !sent.some((r) => (r.event as unknown as RunEvent).job.name.startsWith('process/')),
+      'catalog jobs are processes of Google itself: not pushed back',
+    );
+    const sink = sent.find((r) => (r.event as unknown as RunEvent).job.name === 'bq-revenue-sink')!;
+    assert.ok(sink.targets.includes(`bigquery:${PROJECT}.${DATASET}.order_revenue_1m`));
+    const second = await warehouseProvider.push(enriched, DEFAULT_PUSH_OPTIONS, {
+      port: client,
+      now: new Date(later.getTime() + 60_000),
+      ledger,
+    });
+    assert.equal(second.tables_updated, 0);
+    assert.deepEqual(
+      second.results.filter((r) => r.status !== 'skipped').map((r) => r.status),
+      first.results.filter((r) => r.status !== 'skipped').map(() => 'unchanged'),
+    );
+    assert.equal(google.lineageEvents().length, before + sent.length, 'nothing sent the second time');
   });
 
   it('names the variables when neither a token nor application-default credentials exist', async () => {
@@ -768,5 +928,56 @@ describe('warehouse provider against the Google simulator', () => {
     );
     assert.equal(direct.tables_updated, 0);
     assert.match(direct.errors[0]!, /HTTP 400 INVALID_ARGUMENT .*Location asia-east1 is not supported/);
+  });
+});
+
+describe('warehouse downstream discovery: paging, cycles and depth', () => {
+  it('reads every page of links, visits each table once around a cycle, and stops 10 levels down', async () => {
+    const fan = Array.from({ length: 120 }, (_, i) => `t${i}`);
+    const chain = Array.from({ length: 12 }, (_, i) => `c${i + 1}`);
+    const fqn = (table: string) => `bigquery:p.d.${table}`;
+    const google = await startGoogleSimulator({
+      scenario: {
+        token: 'ya29.walk',
+        project_id: 'p',
+        tables: ['root', ...fan, ...chain].map((table) => ({ project: 'p', dataset: 'd', table })),
+        links: [
+          ...fan.map((table) => ({ source: fqn('root'), target: fqn(table) })),
+          { source: fqn('t0'), target: fqn('root'), process: 'back-fill' },
+          { source: fqn('root'), target: fqn('c1') },
+          ...chain.slice(1).map((table, i) => ({ source: fqn(chain[i]!), target: fqn(table) })),
+          { source: fqn('root'), target: 'kafka:lkc-1.topic' },
+        ],
+        processes: [{ id: 'back-fill', source_type: 'COMPOSER' }],
+      },
+    });
+    try {
+      const client = createGoogleClient({
+        projectId: 'p',
+        location: 'us',
+        bigQueryApiUrl: google.url,
+        lineageApiUrl: google.url,
+        dataplexApiUrl: google.url,
+        accessToken: google.scenario.token,
+        retryBaseDelayMs: 1,
+      });
+      const root = warehouseTable('p', 'd', 'root');
+      const result = await warehouseProvider.enrich({ nodes: [root], edges: [] }, { port: client });
+      assert.deepEqual(result.warnings, []);
+      const tables = new Set(result.newNodes.filter((n) => n.node_type === 'CATALOG_TABLE').map((n) => n.display_name));
+      assert.equal(tables.size, 120 + 10, 'the whole fan (two pages of links) and the chain down to c10');
+      assert.ok(tables.has('t119') && tables.has('c10') && !tables.has('c11'));
+      assert.ok(!tables.has('root'), 'the cycle leads back to a known table');
+      const backFill = catalogJobId('WAREHOUSE', PROD, 'process/back-fill');
+      assert.ok(
+        result.newEdges.some((e) => e.src_id === backFill && e.edge_type === 'PRODUCES' && e.dst_id === root.id),
+      );
+      const counts = google.requestCounts();
+      assert.equal(counts['warehouse.lineage.searchLinks'], 2 + 120 + 9, 'root twice (two pages), each table once');
+      assert.equal(counts['warehouse.bigquery.tables.get'], 1 + 120 + 10);
+      assert.equal(counts['warehouse.lineage.processes.get'], 1);
+    } finally {
+      await google.close();
+    }
   });
 });

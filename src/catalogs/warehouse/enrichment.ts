@@ -7,16 +7,19 @@
  * `num_bytes`, `creation_time` and `last_modified_time` (milliseconds since epoch, numbers: BigQuery
  * sends int64s as JSON strings), `description`, `labels`, `location` and `url` (the console deep
  * link). 404/401/403 skip the table with a warning; other failures (retries exhausted, timeouts) are
- * warnings too. There is no downstream discovery in this release.
+ * warnings too. Then the table's downstream lineage is read from the Data Lineage API (`discovery.ts`:
+ * `searchLinks`, `batchSearchLinkProcesses`, `processes.get`): downstream tables become derived
+ * CATALOG_TABLE nodes, enriched in turn, and processes CATALOG_JOB nodes between the tables.
  *
  * Tables: qualified name `{project}.{dataset}.{table}`; the table name is the topic name with `.`
  * and `-` replaced by `_` (`warehouseTableName` in `src/graph/ids.ts`). BigQuery dataset and table ids
  * cannot contain `.`, but domain-scoped project ids can (`example.com:project`), so the name is split
  * from the right.
  */
-import pLimit from 'p-limit';
 import type { LineageGraph, Node } from '../../graph/model.js';
+import { walkDownstream } from '../downstream.js';
 import type { EnrichmentResult, ProviderDeps } from '../provider.js';
+import { createWarehouseDiscovery } from './discovery.js';
 import {
   describeFailure,
   ENRICH_CONCURRENCY,
@@ -115,12 +118,15 @@ export function tableAttributes(table: BigQueryTable, ref: BigQueryTableRef): Re
 }
 
 /**
- * Enriches the graph's warehouse tables (see the module comment): one `tables.get` per table, sorted by
- * node id, `ENRICH_CONCURRENCY` in flight.
- * @returns `catalog_type` WAREHOUSE_LINEAGE, one enrichment `{node_id, attributes}` per table read
- *   (`tableAttributes`), no new nodes or edges, and one warning per table not read (`... skipped: ...`
- *   for 404/401/403, `... not enriched: ...` otherwise), or a single warning when `authenticate()` fails.
- *   Never throws for a catalog failure.
+ * Enriches the graph's warehouse tables and walks downstream from them (see the module comment):
+ * one `tables.get` per table, then its Data Lineage links (`discovery.ts`), through the shared walk
+ * (`walkDownstream`, `src/catalogs/downstream.ts`: sorted by node id, `ENRICH_CONCURRENCY` in
+ * flight, cycle-safe, bounded in tables and depth).
+ * @returns `catalog_type` WAREHOUSE_LINEAGE, one enrichment `{node_id, attributes}` per table of the
+ *   graph read (`tableAttributes`), the derived tables (enriched) and catalog jobs discovered with their
+ *   edges, and one warning per table not read (`... skipped: ...` for 404/401/403, `... not enriched: ...`
+ *   otherwise) or lineage not read, or a single warning when `authenticate()` fails. Never throws for a
+ *   catalog failure.
  */
 export async function enrichWarehouse(
   graph: LineageGraph,
@@ -134,7 +140,7 @@ export async function enrichWarehouse(
     newEdges: [],
     warnings: [],
   };
-  const tables = graph.nodes.filter(isWarehouseTable).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const tables = graph.nodes.filter(isWarehouseTable);
   if (tables.length === 0) return result;
   try {
     await port.authenticate();
@@ -142,24 +148,24 @@ export async function enrichWarehouse(
     result.warnings.push(`warehouse: no table enriched: ${describeFailure(error)}`);
     return result;
   }
-  const limit = pLimit(ENRICH_CONCURRENCY);
-  const outcomes = await Promise.all(
-    tables.map((node) =>
-      limit(async () => {
-        const ref = warehouseTableParts(node, port.projectId);
-        try {
-          const table = await port.getTable(ref);
-          return { node_id: node.id, attributes: tableAttributes(table, ref) };
-        } catch (error) {
-          const why = isSkippableWarehouseError(error) ? 'skipped' : 'not enriched';
-          return `warehouse: table ${ref.project}.${ref.dataset}.${ref.table} ${why}: ${describeFailure(error)}`;
-        }
-      }),
-    ),
-  );
-  for (const outcome of outcomes) {
-    if (typeof outcome === 'string') result.warnings.push(outcome);
-    else result.enrichments.push(outcome);
-  }
+  const discovery = createWarehouseDiscovery(port, result.warnings);
+  await walkDownstream(graph, result, {
+    catalog: 'warehouse',
+    roots: tables,
+    concurrency: ENRICH_CONCURRENCY,
+    async readTable(node) {
+      const ref = warehouseTableParts(node, port.projectId);
+      try {
+        return tableAttributes(await port.getTable(ref), ref);
+      } catch (error) {
+        const why = isSkippableWarehouseError(error) ? 'skipped' : 'not enriched';
+        result.warnings.push(
+          `warehouse: table ${ref.project}.${ref.dataset}.${ref.table} ${why}: ${describeFailure(error)}`,
+        );
+        return null;
+      }
+    },
+    readDownstream: (node) => discovery.readDownstream(node, warehouseTableParts(node, port.projectId)),
+  });
   return result;
 }

@@ -5,7 +5,8 @@
  * | file | holds |
  * |---|---|
  * | `port.ts` | `WarehouseCatalogPort` (implemented over HTTP by `infra/catalogs/googleClient.ts`), the BigQuery and Dataplex shapes, failures |
- * | `enrichment.ts` | table nodes -> `tables.get` -> attributes (`enrichWarehouse`) |
+ * | `enrichment.ts` | table nodes -> `tables.get` -> attributes, and the downstream walk (`enrichWarehouse`) |
+ * | `discovery.ts` | Data Lineage links -> derived tables and catalog jobs (`createWarehouseDiscovery`) |
  * | `lineagePush.ts` | graph -> normalized OpenLineage RunEvents -> `processOpenLineageRunEvent` (`pushWarehouse`) |
  * | `dataplex.ts` | topic entries in Dataplex Catalog, registered before the push (`registerTopicAssets`) |
  * | `provider.ts` | the registry entry: settings, `warehouseProvider` |
@@ -23,12 +24,27 @@ export {
   WarehouseCredentialsError,
   type BigQueryField,
   type BigQueryTable,
+  type BatchSearchLinkProcessesPage,
   type BigQueryTableRef,
   type DataplexCollection,
   type DataplexEntry,
+  type LineageEntityReference,
+  type LineageLink,
+  type LineageProcess,
+  type LineageProcessLinks,
   type ProcessOpenLineageResponse,
+  type SearchLinksPage,
   type WarehouseCatalogPort,
 } from './port.js';
+export {
+  bigQueryTableFqn,
+  createWarehouseDiscovery,
+  LINKS_PER_PROCESS_SEARCH,
+  MAX_LINK_PAGES,
+  parseBigQueryFqn,
+  warehouseCatalogJob,
+  type WarehouseDiscovery,
+} from './discovery.js';
 export {
   enrichWarehouse,
   int64,

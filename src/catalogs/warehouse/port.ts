@@ -1,9 +1,10 @@
 /**
  * The warehouse catalog's port: the Google APIs as the warehouse provider uses them (BigQuery
- * `tables.get`, the Data Lineage API's `processOpenLineageRunEvent`, Dataplex Catalog), the shapes it
+ * `tables.get`, the Data Lineage API's `processOpenLineageRunEvent`, `searchLinks`,
+ * `batchSearchLinkProcesses` and `processes.get`, Dataplex Catalog), the shapes it
  * reads from them, and how their failures are told apart. Implemented over HTTP by
  * `infra/catalogs/googleClient.ts`; `docs/catalogs.md`, "Warehouse"; the APIs in
- * `docs/catalog-apis.md` B1, B2 and B4.
+ * `docs/catalog-apis.md` B1 to B4.
  */
 import { CatalogApiError } from '../provider.js';
 import type { RunEvent } from '../../openlineage/model.js';
@@ -48,6 +49,52 @@ export interface ProcessOpenLineageResponse {
   lineageEvents?: string[] | undefined;
 }
 
+/** A Data Lineage `EntityReference`: the fully qualified name of an asset (`bigquery:{project}.{dataset}.{table}`). */
+export interface LineageEntityReference {
+  fullyQualifiedName?: string | undefined;
+  field?: string[] | undefined;
+}
+
+/** A Data Lineage `Link` of `searchLinks`: data flowed from `source` to `target` (times RFC 3339). */
+export interface LineageLink {
+  /** `projects/{project}/locations/{location}/links/{link}`. */
+  name?: string | undefined;
+  source?: LineageEntityReference | undefined;
+  target?: LineageEntityReference | undefined;
+  startTime?: string | undefined;
+  endTime?: string | undefined;
+}
+
+/** One page of `searchLinks`; `nextPageToken` is absent on the last. */
+export interface SearchLinksPage {
+  links?: LineageLink[] | undefined;
+  nextPageToken?: string | undefined;
+}
+
+/** One process of `batchSearchLinkProcesses` with the links (of those asked) it created. */
+export interface LineageProcessLinks {
+  /** `projects/{project}/locations/{location}/processes/{process}`. */
+  process?: string | undefined;
+  links?:
+    Array<{ link?: string | undefined; startTime?: string | undefined; endTime?: string | undefined }> | undefined;
+}
+
+/** One page of `batchSearchLinkProcesses`; `nextPageToken` is absent on the last. */
+export interface BatchSearchLinkProcessesPage {
+  processLinks?: LineageProcessLinks[] | undefined;
+  nextPageToken?: string | undefined;
+}
+
+/** A Data Lineage `Process` (`processes.get`): a scheduled query, a Dataflow job, a Composer task, ... */
+export interface LineageProcess {
+  name?: string | undefined;
+  displayName?: string | undefined;
+  /** Non-semantic attributes (Google's own processes name e.g. the BigQuery job or transfer config). */
+  attributes?: Record<string, unknown> | undefined;
+  /** `sourceType` (`BIGQUERY`, `DATAFLOW`, `COMPOSER`, `CUSTOM`, ...) and `name` (the reporting system's resource). */
+  origin?: { sourceType?: string | undefined; name?: string | undefined } | undefined;
+}
+
 /** Credentials could not be obtained: neither an access token nor application-default credentials. */
 export class WarehouseCredentialsError extends Error {
   override readonly name = 'WarehouseCredentialsError';
@@ -65,6 +112,15 @@ export interface WarehouseCatalogPort {
   /** Obtains (and caches) an access token. @throws WarehouseCredentialsError with a one-line message */
   authenticate(): Promise<void>;
   getTable(ref: BigQueryTableRef): Promise<BigQueryTable>;
+  /**
+   * Data Lineage `searchLinks` (`docs/catalog-apis.md` B3) under the configured project and location:
+   * one page (at most 100 links) of the links whose source is `sourceFqn`.
+   */
+  searchLinks(sourceFqn: string, pageToken?: string): Promise<SearchLinksPage>;
+  /** Data Lineage `batchSearchLinkProcesses`: one page of the processes that created `links` (at most 100 link names). */
+  batchSearchLinkProcesses(links: readonly string[], pageToken?: string): Promise<BatchSearchLinkProcessesPage>;
+  /** Data Lineage `processes.get` of a process resource name (`projects/{p}/locations/{l}/processes/{id}`). */
+  getProcess(name: string): Promise<LineageProcess>;
   /** Sends one RunEvent under the configured project and location. */
   processOpenLineageRunEvent(event: RunEvent, requestId: string): Promise<ProcessOpenLineageResponse>;
   /**
