@@ -7,7 +7,11 @@
  * cluster), `--output PATH` (default `./lineage_graph.json`), `--no-enrich`, `--enrich-only`,
  * `--push-lineage [LIST]` (every configured catalog, or the comma-separated `lakehouse`, `datalake`,
  * `warehouse`, `data_governance`; `--push-lineage-catalogs LIST` is the same list spelled as an
- * option), `--metrics`, `--metrics-lookback-hours N` (default 1).
+ * option), `--metrics`, `--metrics-lookback-hours N` (default 1), `--format F`, `--quiet` (no
+ * progress; warnings only counted in the summary; errors still printed), `--json` (the summary as one
+ * JSON object on stdout, nothing else there: `ExtractSummary` in `./shared.ts`).
+ * Progress goes to stderr: live on a terminal, plain lines otherwise, none with `--quiet` or
+ * `LINEAGE_SVC_LOG_LEVEL` WARNING or ERROR (`./progress.ts`).
  * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
  *
  * Exit codes: 0 success; 1 interrupted (SIGINT/SIGTERM); 2 bad flags or configuration, or the
@@ -94,6 +98,16 @@ export const extractCli = command({
         'the catalogs --push-lineage pushes to (what --push-lineage LIST sets): lakehouse, datalake, warehouse, data_governance',
     }),
     metrics: flag({ long: 'metrics', description: 'include throughput metrics' }),
+    quiet: flag({
+      long: 'quiet',
+      short: 'q',
+      description: 'no progress and no warning lines (their count stays in the summary); errors are still printed',
+    }),
+    json: flag({
+      long: 'json',
+      description:
+        'print the summary as one JSON object on stdout (graph id, counts, changes, warnings, duration, output)',
+    }),
     metricsLookbackHours: option({
       long: 'metrics-lookback-hours',
       type: positiveHours,

@@ -3,12 +3,16 @@
  * configuration (extract, record in the event store, write the graph file, print the summary), and
  * the one-line error report of the commands.
  *
- * Output: progress lines (`Phase 1/4: ...`) and warnings on stderr, the summary on stdout.
+ * Output: progress on stderr (live on a terminal, plain lines otherwise, none with `--quiet` or a log
+ * level above INFO: `./progress.ts`), warnings on stderr, the summary on stdout (with `--json`, one
+ * JSON object and nothing else: `ExtractSummary`).
  */
 import { checkGraphFileWritable, readGraphFile, writeGraphExport, writeGraphFile } from '../infra/graphFile.js';
 import { exportGraph, type ExportFormat } from '../src/export/index.js';
 import { DEFAULT_GRAPH_NAME } from '../src/graphCommands.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
+import { countChanges } from '../src/graph/changes.js';
+import type { ChangeCounts } from '../src/events.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
 import { createCatalogGateway, type CatalogClientOptions } from '../infra/catalogs/catalogService.js';
@@ -21,14 +25,10 @@ import { countGraph, type ExtractionCounts } from '../src/extraction/extract.js'
 import { ConfigurationError } from '../src/errors.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { ServiceContext } from '../services/context.js';
-import {
-  enrichAndRecordGraph,
-  requireCloudCredentials,
-  runExtraction,
-  type ProgressListener,
-} from '../services/extraction.js';
+import { enrichAndRecordGraph, requireCloudCredentials, runExtraction } from '../services/extraction.js';
 import { pushLineageGraph } from '../services/push.js';
 import { oneLine } from './arguments.js';
+import { createProgressDisplay, expectedSteps, progressMode, type ProgressDisplay } from './progress.js';
 
 /** The flags of `lineage-svc-extract` (specification, "Command-line tools"). */
 export interface ExtractArgs {
@@ -47,6 +47,40 @@ export interface ExtractArgs {
   pushLineageCatalogs?: CatalogType[] | undefined;
   metrics: boolean;
   metricsLookbackHours: number;
+  /** `--quiet`: no progress and no notes; warnings only as their count in the summary; errors still printed. */
+  quiet?: boolean | undefined;
+  /** `--json`: the summary as one JSON object on stdout (`ExtractSummary`), nothing else there. */
+  json?: boolean | undefined;
+}
+
+/**
+ * The `--json` summary of `lineage-svc-extract` (`docs/extraction.md`, "Scripts"): one object on
+ * stdout. Counts are of the graph written; `changes` is what the run recorded in the store.
+ */
+export interface ExtractSummary {
+  /** The graph recorded (the graph named `default`). */
+  graph_id: string;
+  /** The extraction's id; null with `--enrich-only`. */
+  extraction_id: string | null;
+  nodes: number;
+  edges: number;
+  /** Node counts by node type (`TOPIC`, `CONNECTOR`...). */
+  nodes_by_type: Record<string, number>;
+  /** Node counts by system, then node type. */
+  nodes_by_system: Record<string, Record<string, number>>;
+  /** Edge counts by edge type. */
+  edges_by_type: Record<string, number>;
+  /** What was recorded in the store (nodes and edges added, changed, removed). */
+  changes: ChangeCounts;
+  /** Platform requests per API name (every attempt); empty with `--enrich-only`. */
+  requests: Record<string, number>;
+  /** Every warning, in the order given. */
+  warnings: string[];
+  /** Wall time of the command from the start of the extraction to the summary, in seconds. */
+  duration_seconds: number;
+  /** The file written (`--output`) and its format (`--format`). */
+  output: string;
+  format: ExportFormat;
 }
 
 /** Where a command writes. */
@@ -111,6 +145,43 @@ export function summaryLines(input: {
     `Warnings: ${input.warnings.length}`,
     `Graph written to ${input.output}`,
   ];
+}
+
+/** The node counts by type, over every system. */
+function nodesByType(counts: ExtractionCounts): Record<string, number> {
+  const byType: Record<string, number> = {};
+  for (const types of Object.values(counts.nodesBySystem))
+    for (const [type, count] of Object.entries(types)) byType[type] = (byType[type] ?? 0) + count;
+  return Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The `--json` summary object (`ExtractSummary`). */
+export function extractSummary(input: {
+  graphId: string;
+  extractionId: string | null;
+  counts: ExtractionCounts;
+  changes: ChangeCounts;
+  requests: Record<string, number>;
+  warnings: readonly string[];
+  durationMs: number;
+  output: string;
+  format: ExportFormat;
+}): ExtractSummary {
+  return {
+    graph_id: input.graphId,
+    extraction_id: input.extractionId,
+    nodes: input.counts.nodes,
+    edges: input.counts.edges,
+    nodes_by_type: nodesByType(input.counts),
+    nodes_by_system: input.counts.nodesBySystem,
+    edges_by_type: Object.fromEntries(Object.entries(input.counts.edgesByType).sort(([x], [y]) => x.localeCompare(y))),
+    changes: input.changes,
+    requests: input.requests,
+    warnings: [...input.warnings],
+    duration_seconds: Math.round(input.durationMs) / 1000,
+    output: input.output,
+    format: input.format,
+  };
 }
 
 /**
@@ -199,69 +270,127 @@ function pushLineageProblem(args: ExtractArgs, config: Config): Error | undefine
   );
 }
 
+/** Where one run of `lineage-svc-extract` writes, and how much. */
+interface RunOutput {
+  io: CommandIo;
+  display: ProgressDisplay;
+  /** Notes (`Store: ...`, `Enrichment: ...`) are written: not with `--quiet` or a log level above INFO. */
+  notes: boolean;
+  /** Warning lines are written: not with `--quiet` or the log level ERROR (their count stays in the summary). */
+  warningLines: boolean;
+  /** `--json`: stdout gets the summary object only. */
+  json: boolean;
+  /** `performance.now()` at the start of the run, in milliseconds. */
+  startedAt: number;
+}
+
+/** A note on stderr (`Store: ...`, `Enrichment: ...`), left out with `--quiet` or a log level above INFO. */
+function note(out: RunOutput, line: string): void {
+  if (out.notes) out.io.stderr.write(`${line}\n`);
+}
+
+/** The warnings, one `warning: ...` line each on stderr; with `--quiet` only their count in the summary. */
+function writeWarnings(out: RunOutput, warnings: readonly string[]): void {
+  if (!out.warningLines) return;
+  for (const warning of warnings) out.io.stderr.write(`warning: ${warning}\n`);
+}
+
 /** `--push-lineage`: pushes `graph` to each catalog asked for (default every available one) with the default switches. */
 async function pushToEveryCatalog(
   context: ServiceContext,
   graph: LineageGraph,
-  io: CommandIo,
+  out: RunOutput,
   args: Pick<ExtractArgs, 'pushLineageCatalogs'>,
 ): Promise<void> {
   for (const catalogType of pushLineageTargets(args, context.catalogs.available())) {
     const result = await pushLineageGraph(context, graph, catalogType);
-    io.stderr.write(`${pushLines(catalogType, result).join('\n')}\n`);
+    const lines = pushLines(catalogType, result).filter((line) => out.warningLines || !line.startsWith('warning: '));
+    out.io.stderr.write(`${lines.join('\n')}\n`);
   }
 }
 
 /** `--enrich-only`: enriches the graph file at `--output` in place and records it in the graph named `default`. */
-async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, io: CommandIo): Promise<void> {
-  const started = performance.now();
+async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, out: RunOutput): Promise<void> {
   const graph = await readGraphFile(args.output);
   const enableMetrics = !args.noEnrich && (args.metrics || context.config.enableMetrics);
-  if (args.noEnrich) io.stderr.write('Enrichment: --no-enrich given; nothing to do\n');
-  const enriched = await enrichAndRecordGraph(context, graph, {
-    catalogs: !args.noEnrich,
-    metrics: enableMetrics,
-    metricsLookbackHours: args.metricsLookbackHours,
-    actor: 'cli',
-    onProgress: progressWriter(io),
-  });
+  if (args.noEnrich) note(out, 'Enrichment: --no-enrich given; nothing to do');
+  let enriched;
+  try {
+    enriched = await enrichAndRecordGraph(context, graph, {
+      catalogs: !args.noEnrich,
+      metrics: enableMetrics,
+      metricsLookbackHours: args.metricsLookbackHours,
+      actor: 'cli',
+      onProgress: out.display.step,
+    });
+  } finally {
+    out.display.stop();
+  }
   await writeGraphFile(args.output, enriched.graph);
-  if (args.pushLineage) await pushToEveryCatalog(context, enriched.graph, io, args);
-  for (const warning of enriched.warnings) io.stderr.write(`warning: ${warning}\n`);
-  const lines = summaryLines({
-    counts: countGraph(enriched.graph),
-    requests: {},
-    warnings: enriched.warnings,
-    durationMs: performance.now() - started,
-    output: args.output,
-  });
+  if (args.pushLineage) await pushToEveryCatalog(context, enriched.graph, out, args);
+  writeWarnings(out, enriched.warnings);
+  const counts = countGraph(enriched.graph);
+  const durationMs = performance.now() - out.startedAt;
+  if (out.json) {
+    const summary = extractSummary({
+      graphId: enriched.graph_id,
+      extractionId: null,
+      counts,
+      changes: enriched.changes,
+      requests: {},
+      warnings: enriched.warnings,
+      durationMs,
+      output: args.output,
+      format: 'json',
+    });
+    out.io.stdout.write(`${JSON.stringify(summary)}\n`);
+    return;
+  }
+  const lines = summaryLines({ counts, requests: {}, warnings: enriched.warnings, durationMs, output: args.output });
   const changes = enriched.changes;
   lines.push(
     `Recorded the enrichment in graph ${enriched.graph_id} (${describeEventStore(context.config.storage)}): ` +
       `${changes.nodes_added} node(s) added, ${changes.nodes_changed} changed; ` +
       `${changes.edges_added} edge(s) added, ${changes.edges_changed} changed`,
   );
-  io.stdout.write(`${lines.join('\n')}\n`);
+  out.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** Extraction, recorded in the store, then the graph file, the pushes and the summary. */
-async function extractToFile(args: ExtractArgs, context: ServiceContext, io: CommandIo): Promise<void> {
+async function extractToFile(args: ExtractArgs, context: ServiceContext, out: RunOutput): Promise<void> {
   if (!args.noEnrich && context.catalogs.available().length === 0) {
-    io.stderr.write('Enrichment: no catalog provider is configured; catalog attributes are left as they are\n');
+    note(out, 'Enrichment: no catalog provider is configured; catalog attributes are left as they are');
   }
-  const outcome = await runExtraction(context, {
-    environmentIds: args.env,
-    clusterIds: args.cluster,
-    enableMetrics: !args.noEnrich && (args.metrics || context.config.enableMetrics),
-    metricsLookbackHours: args.metricsLookbackHours,
-    actor: 'cli',
-    enrichCatalogs: !args.noEnrich,
-    onProgress: progressWriter(io),
-  });
-  if ((args.format ?? 'json') === 'json') await writeGraphFile(args.output, outcome.graph);
-  else await writeGraphExport(args.output, exportGraph(outcome.graph, args.format!, { graphName: DEFAULT_GRAPH_NAME }));
-  for (const warning of outcome.warnings) io.stderr.write(`warning: ${warning}\n`);
-  if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, io, args);
+  let outcome;
+  try {
+    outcome = await runExtraction(context, {
+      environmentIds: args.env,
+      clusterIds: args.cluster,
+      enableMetrics: metricsAsked(args, context.config),
+      metricsLookbackHours: args.metricsLookbackHours,
+      actor: 'cli',
+      enrichCatalogs: !args.noEnrich,
+      onProgress: out.display.step,
+    });
+  } finally {
+    out.display.stop();
+  }
+  const format = args.format ?? 'json';
+  if (format === 'json') await writeGraphFile(args.output, outcome.graph);
+  else await writeGraphExport(args.output, exportGraph(outcome.graph, format, { graphName: DEFAULT_GRAPH_NAME }));
+  writeWarnings(out, outcome.warnings);
+  if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, out, args);
+  if (out.json) {
+    const summary = extractSummary({
+      ...outcome,
+      changes: countChanges(outcome.changes),
+      durationMs: performance.now() - out.startedAt,
+      output: args.output,
+      format,
+    });
+    out.io.stdout.write(`${JSON.stringify(summary)}\n`);
+    return;
+  }
   const changes = outcome.changes;
   const lines = summaryLines({ ...outcome, output: args.output });
   lines.push(
@@ -270,17 +399,50 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, io: Com
       `${changes.nodesRemoved.length} removed; ${changes.edgesAdded.length} edge(s) added, ` +
       `${changes.edgesChanged.length} changed, ${changes.edgesRemoved.length} removed`,
   );
-  io.stdout.write(`${lines.join('\n')}\n`);
+  out.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** Writes each progress step as `{label}: {message}` on stderr. */
-function progressWriter(io: CommandIo): ProgressListener {
-  return (step) => io.stderr.write(`${step.label}: ${step.message}\n`);
+/** Whether the run takes throughput metrics: `--metrics` or `LINEAGE_SVC_ENABLE_METRICS`, unless `--no-enrich`. */
+function metricsAsked(args: ExtractArgs, config: Config): boolean {
+  return !args.noEnrich && (args.metrics || config.enableMetrics);
+}
+
+/** The checks that need the configuration, before anything is read or recorded. */
+async function checkExtractRun(args: ExtractArgs, config: Config): Promise<void> {
+  requireCloudCredentials(config, 'extraction');
+  const problem = pushLineageProblem(args, config);
+  if (problem) throw problem;
+  if (args.enrichOnly && (args.format ?? 'json') !== 'json') {
+    throw new ConfigurationError('--enrich-only reads and writes the JSON graph file: --format applies to extractions');
+  }
+  await checkGraphFileWritable(args.output);
+}
+
+/**
+ * The run's output: the progress display (`./progress.ts`: live on a terminal, lines otherwise, off
+ * with `--quiet` or `LINEAGE_SVC_LOG_LEVEL` WARNING or ERROR) and the flags that trim what is written.
+ */
+function runOutput(args: ExtractArgs, config: Config, io: CommandIo): RunOutput {
+  const mode = progressMode({
+    quiet: args.quiet === true,
+    logLevel: config.logLevel,
+    stream: io.stderr as { isTTY?: boolean },
+  });
+  const steps = args.enrichOnly ? 3 : expectedSteps(new Set(args.env).size, metricsAsked(args, config));
+  return {
+    io,
+    display: createProgressDisplay(mode, io.stderr, steps),
+    notes: mode !== 'off',
+    warningLines: args.quiet !== true && config.logLevel !== 'error',
+    json: args.json === true,
+    startedAt: performance.now(),
+  };
 }
 
 /**
  * Runs `lineage-svc-extract` with parsed flags. Resolves with the exit code (0 success, 2 failure);
  * never throws. `httpOptions` and `catalogOptions` let tests shorten retry delays and timeouts.
+ * Errors are one line on stderr (`{name}: ...`), with `--quiet` and `--json` too.
  */
 export async function runExtract(
   name: string,
@@ -294,30 +456,30 @@ export async function runExtract(
   if (args.env.length === 0)
     return reportError(io, name, new Error('--env is required (repeat it for several environments)'));
   let runtime: LineageRuntime | undefined;
+  let out: RunOutput | undefined;
   try {
-    requireCloudCredentials(config, 'extraction');
-    const problem = pushLineageProblem(args, config);
-    if (problem) throw problem;
-    if (args.enrichOnly && (args.format ?? 'json') !== 'json') {
-      throw new ConfigurationError(
-        '--enrich-only reads and writes the JSON graph file: --format applies to extractions',
-      );
-    }
-    await checkGraphFileWritable(args.output);
+    await checkExtractRun(args, config);
     const logger = commandLogger(config, env);
-    io.stderr.write(`${storeLine(config)}\n`);
+    out = runOutput(args, config, io);
+    note(out, storeLine(config));
     runtime = await openRuntime(config, logger);
+    const display = out.display;
     const context = createServiceContext({
       config,
       runtime,
       logger,
-      httpOptions,
+      httpOptions: {
+        ...httpOptions,
+        onRequest: (api) => display.request(api),
+        onRetry: (retry) => display.retry(retry),
+      },
       catalogClientOptions: catalogOptions,
     });
-    if (args.enrichOnly) await enrichGraphFile(args, context, io);
-    else await extractToFile(args, context, io);
+    if (args.enrichOnly) await enrichGraphFile(args, context, out);
+    else await extractToFile(args, context, out);
     return 0;
   } catch (error) {
+    out?.display.stop();
     return reportError(io, name, error);
   } finally {
     await runtime?.close().catch(() => undefined);

@@ -1,0 +1,309 @@
+/**
+ * `lineage-svc-extract` for daily use (issue 17, item 1): progress on stderr (plain lines when not on
+ * a terminal, a live line on one, none with `--quiet` or `LINEAGE_SVC_LOG_LEVEL=ERROR`), the `--json`
+ * summary, and errors that name the service, the URL and the variable to change, with 401 told from
+ * 403. Runs the real command (spawned with pipes, or in a pseudo-terminal through `script`) against
+ * the platform simulator, or `runExtract` in this process where retries must be fast.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import { loadConfig } from '../../src/config.js';
+import { createProgressDisplay, progressMode, retryText } from '../../commands/progress.js';
+import { runExtract, type ExtractArgs, type ExtractSummary } from '../../commands/shared.js';
+import { cliEnv, PROD, runExtractCommand } from '../extraction/helpers.js';
+
+/** The flags of a plain extraction of `environments` into `output`. */
+function extractArgs(environments: string[], output: string, extra: Partial<ExtractArgs> = {}): ExtractArgs {
+  return {
+    env: environments,
+    cluster: [],
+    output,
+    noEnrich: false,
+    enrichOnly: false,
+    pushLineage: false,
+    metrics: false,
+    metricsLookbackHours: 1,
+    ...extra,
+  };
+}
+
+/** A stream that collects what is written to it, as text. */
+function collector(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, text: () => text };
+}
+
+/** A port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+// eslint-disable-next-line no-control-regex
+const ESCAPE = /\u001b\[/;
+
+describe('lineage-svc-extract progress', () => {
+  let sim: PlatformSimulator;
+  let folder: string;
+  before(async () => {
+    sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
+    folder = mkdtempSync(join(tmpdir(), 'lineage-svc-progress-'));
+  });
+  after(async () => {
+    await sim.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  afterEach(() => sim.clearFaults());
+
+  it('prints plain progress lines when stderr is a pipe, numbered over the phases that run', async () => {
+    const run = await runExtractCommand(
+      ['--env', PROD, '--metrics', '--output', join(folder, 'plain.json')],
+      cliEnv(sim, join(folder, 'store')),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stderr.trim().split('\n');
+    for (const expected of ['Discovery: ', 'Phase 1/5: ', 'Phase 2/5: ', 'Phase 4/5: ', 'Phase 5/5: ', 'Done: '])
+      assert.ok(
+        lines.some((line) => line.startsWith(expected)),
+        `${expected} in\n${run.stderr}`,
+      );
+    assert.ok(!/Phase \d\/4/.test(run.stderr), 'no phase numbered out of 4 when 5 run');
+    assert.ok(!ESCAPE.test(run.stderr), 'no terminal control sequences on a pipe');
+    assert.match(run.stdout, /^Extraction summary /);
+  });
+
+  it('prints no progress with --quiet: warnings only as their count, and with LINEAGE_SVC_LOG_LEVEL=ERROR', async () => {
+    sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
+    const quiet = await runExtractCommand(
+      ['--env', PROD, '--quiet', '--output', join(folder, 'quiet.json')],
+      cliEnv(sim, join(folder, 'store')),
+    );
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(quiet.stderr, '', 'nothing on stderr: no store line, no progress, no warning lines');
+    assert.match(quiet.stdout, /^Warnings: [1-9]/m);
+
+    const silent = await runExtractCommand(['--env', PROD, '--output', join(folder, 'silent.json')], {
+      ...cliEnv(sim, join(folder, 'store')),
+      LINEAGE_SVC_LOG_LEVEL: 'ERROR',
+    });
+    assert.equal(silent.code, 0, silent.stderr);
+    assert.ok(!/^(Discovery|Phase|Done|Store|Enrichment)/m.test(silent.stderr), silent.stderr);
+    assert.ok(!silent.stderr.includes('warning:'), 'the log level ERROR hides warning lines too');
+    assert.match(silent.stdout, /^Extraction summary /);
+  });
+
+  it('--json prints one JSON summary on stdout and nothing else there', async () => {
+    sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
+    const output = join(folder, 'scripted.json');
+    const run = await runExtractCommand(
+      ['--env', PROD, '--json', '--output', output],
+      cliEnv(sim, join(folder, 'store')),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const summary = JSON.parse(run.stdout) as ExtractSummary;
+    assert.equal(run.stdout.trim().split('\n').length, 1, 'one line');
+    assert.match(summary.graph_id, /^[0-9a-f-]{36}$/);
+    assert.match(summary.extraction_id!, /^[0-9a-f-]{36}$/);
+    assert.ok(summary.nodes > 0 && summary.edges > 0);
+    assert.equal(
+      Object.values(summary.nodes_by_type).reduce((a, b) => a + b, 0),
+      summary.nodes,
+    );
+    assert.equal(
+      Object.values(summary.edges_by_type).reduce((a, b) => a + b, 0),
+      summary.edges,
+    );
+    assert.ok(summary.nodes_by_type.TOPIC! > 0);
+    for (const key of [
+      'nodes_added',
+      'nodes_changed',
+      'nodes_removed',
+      'edges_added',
+      'edges_changed',
+      'edges_removed',
+    ])
+      assert.equal(typeof summary.changes[key as keyof typeof summary.changes], 'number', key);
+    assert.ok(summary.warnings.length > 0);
+    assert.ok(
+      summary.warnings.some((w) => /Kafka REST refused .* \(HTTP 403\).*LINEAGE_SVC_CLUSTER_API_KEY/.test(w)),
+      summary.warnings.join('\n'),
+    );
+    assert.equal(typeof summary.duration_seconds, 'number');
+    assert.ok(summary.duration_seconds >= 0);
+    assert.equal(summary.output, output);
+    assert.equal(summary.format, 'json');
+    assert.ok(summary.requests['cmk.clusters']! >= 1);
+  });
+
+  it('draws a live line on a terminal (a pseudo-terminal through script)', async (t) => {
+    if (spawnSync('script', ['--version']).status !== 0) {
+      t.skip('script (util-linux) is not installed');
+      return;
+    }
+    const env = cliEnv(sim, join(folder, 'store'));
+    const command = `'${process.execPath}' --import tsx commands/extract.ts --env ${PROD} --output '${join(folder, 'tty.json')}'`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { ...env, TERM: 'xterm' },
+      cwd: process.cwd(),
+    });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, text);
+    assert.ok(ESCAPE.test(text), 'redrawn in place with control sequences');
+    assert.match(text, /Done \| \d+ requests \| \d+ warnings \| \d+ nodes, \d+ edges/);
+    assert.ok(!/^Phase 1\/4: /m.test(text), 'no plain progress lines on a terminal');
+    assert.match(text, /Extraction summary /);
+  });
+});
+
+describe('the progress display', () => {
+  it('is live on a terminal, plain lines elsewhere, and off with --quiet or a log level above INFO', () => {
+    assert.equal(progressMode({ quiet: false, logLevel: 'info', stream: { isTTY: true } }), 'live');
+    assert.equal(progressMode({ quiet: false, logLevel: 'debug', stream: {} }), 'lines');
+    assert.equal(progressMode({ quiet: true, logLevel: 'info', stream: { isTTY: true } }), 'off');
+    assert.equal(progressMode({ quiet: false, logLevel: 'warn', stream: { isTTY: true } }), 'off');
+    assert.equal(progressMode({ quiet: false, logLevel: 'error', stream: {} }), 'off');
+  });
+
+  it('redraws one line on a terminal stream: steps, requests, warnings and the retry wait', async () => {
+    let written = '';
+    const terminal = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          written += chunk.toString();
+          done();
+        },
+      }),
+      { isTTY: true, columns: 200 },
+    );
+    const display = createProgressDisplay('live', terminal, 3);
+    display.step({ phase: 0, label: 'Discovery', message: 'clusters in env-1', phases: 4, requests: 0, warnings: 0 });
+    display.request('cmk.clusters');
+    const notice = {
+      api: 'cmk.clusters',
+      service: 'Confluent Cloud API',
+      url: 'http://127.0.0.1:1/cmk/v2/clusters',
+      attempt: 1,
+      attempts: 4,
+      delayMs: 2000,
+      problem: 'connection refused',
+    };
+    display.retry(notice);
+    display.step({ phase: 1, label: 'Phase 1/4', message: 'topics', phases: 4, requests: 5, warnings: 2 });
+    display.step({ phase: 6, label: 'Done', message: '3 nodes, 2 edges', phases: 4, requests: 7, warnings: 2 });
+    display.stop();
+    assert.ok(ESCAPE.test(written), 'control sequences');
+    assert.equal(written.split('\n').length, 2, 'one line, ended once when stopped');
+    assert.match(written, /Discovery \| 0 requests \| 0 warnings \| clusters in env-1/);
+    assert.ok(written.includes(retryText(notice)));
+    assert.match(retryText(notice), /^retrying cmk.clusters in 2 s \(connection refused; attempt 1 of 4 failed/);
+    assert.match(written, /Done \| 7 requests \| 2 warnings \| 3 nodes, 2 edges/);
+  });
+
+  it('writes plain lines, retries included, on a stream that is not a terminal', () => {
+    const { stream, text } = collector();
+    const display = createProgressDisplay('lines', stream, 3);
+    display.step({ label: 'Phase 2/4', message: 'connectors' });
+    display.retry({
+      api: 'connect.connectors',
+      service: 'Confluent Cloud API',
+      url: 'http://x/connectors',
+      attempt: 2,
+      attempts: 4,
+      delayMs: 2000,
+      problem: 'HTTP 503',
+    });
+    display.stop();
+    assert.equal(
+      text(),
+      'Phase 2/4: connectors\n' +
+        'Retrying: retrying connect.connectors in 2 s (HTTP 503; attempt 2 of 4 failed; Confluent Cloud API at http://x/connectors)\n',
+    );
+  });
+});
+
+describe('lineage-svc-extract errors say what to change', () => {
+  let sim: PlatformSimulator;
+  let folder: string;
+  before(async () => {
+    sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
+    folder = mkdtempSync(join(tmpdir(), 'lineage-svc-errors-'));
+  });
+  after(async () => {
+    await sim.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  afterEach(() => sim.clearFaults());
+
+  it('an unreachable platform URL: shows each retry wait, then one line naming the URL and the variable; exit 2', async () => {
+    const port = await closedPort();
+    const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_URL: `http://127.0.0.1:${port}` };
+    const stdout = collector();
+    const stderr = collector();
+    const code = await runExtract(
+      'lineage-svc-extract',
+      extractArgs([PROD], join(folder, 'unreachable.json')),
+      loadConfig(env),
+      env,
+      { stdout: stdout.stream, stderr: stderr.stream },
+      { retryBaseDelayMs: 1 },
+    );
+    assert.equal(code, 2);
+    assert.equal(stdout.text(), '');
+    const lines = stderr.text().trim().split('\n');
+    assert.equal(
+      lines.filter((line) => line.startsWith('Retrying: retrying cmk.clusters in ')).length,
+      3,
+      stderr.text(),
+    );
+    const last = lines.at(-1)!;
+    assert.match(last, /^lineage-svc-extract: /);
+    assert.ok(last.includes(`Confluent Cloud API is unreachable at http://127.0.0.1:${port}/cmk/v2/clusters`), last);
+    assert.match(last, /connection refused; gave up after 4 attempts/);
+    assert.match(last, /check LINEAGE_SVC_STREAM_CLOUD_API_URL/);
+  });
+
+  it('a rejected key (401) says the key or secret is wrong or expired and names the key variables', async () => {
+    const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_SECRET: 'not-the-secret' };
+    const run = await runExtractCommand(['--env', PROD, '--output', join(folder, 'rejected.json')], env);
+    assert.equal(run.code, 2, run.stderr);
+    const last = run.stderr.trim().split('\n').at(-1)!;
+    assert.match(
+      last,
+      /^lineage-svc-extract: .*Confluent Cloud API rejected the credentials at http:\/\/127\.0\.0\.1:\d+\//,
+    );
+    assert.match(last, /\(HTTP 401\): the key or secret is wrong or expired/);
+    assert.match(last, /set LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET/);
+    assert.ok(!last.includes('role binding'));
+  });
+
+  it('a key without permission (403) says it lacks a role binding and names the key variables', async () => {
+    sim.injectFault({ api: 'cmk.clusters', kind: 'status', status: 403 });
+    const run = await runExtractCommand(
+      ['--env', PROD, '--output', join(folder, 'refused.json')],
+      cliEnv(sim, join(folder, 'store')),
+    );
+    assert.equal(run.code, 2, run.stderr);
+    const last = run.stderr.trim().split('\n').at(-1)!;
+    assert.match(
+      last,
+      /Confluent Cloud API refused the request at http:\/\/127\.0\.0\.1:\d+\/cmk\/v2\/clusters \(HTTP 403\)/,
+    );
+    assert.match(last, /the credentials are valid but the key lacks a role binding/);
+    assert.match(last, /LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET/);
+    assert.ok(!last.includes('wrong or expired'));
+  });
+});
