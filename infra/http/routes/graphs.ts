@@ -9,7 +9,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal/index.js';
-import { ChangeCountsSchema } from '../../../src/events.js';
 import {
   createEmptyGraph,
   diffGraphHistory,
@@ -32,6 +31,9 @@ import { lineageView, type OpenLineageRuntime } from '../../../services/openLine
 import { ProblemSchema, problemResponses } from '../problem.js';
 import {
   AsOf,
+  ChangeCountsResource,
+  count,
+  position,
   EdgeInput,
   EdgeResource,
   EdgeTypeQuery,
@@ -82,9 +84,9 @@ const GraphSummarySchema = z
     graph_id: z.string(),
     name: z.string().nullable(),
     description: z.string().nullable(),
-    node_count: z.number().int(),
-    edge_count: z.number().int(),
-    revision: z.number().int().describe('Revision of the graph stream'),
+    node_count: count('Nodes in the graph'),
+    edge_count: count('Edges in the graph'),
+    revision: position('Revision of the graph stream'),
     created_at: z.string().nullable(),
     updated_at: z.string().nullable(),
   })
@@ -95,18 +97,20 @@ const GraphSchema = GraphSummarySchema.extend({ nodes: z.array(NodeResource), ed
 const TraversalSchema = z.object({
   origin: NodeResource,
   direction: z.enum(['upstream', 'downstream']),
-  hops: z.number().int(),
+  hops: z.number().int().min(1).max(MAX_HOPS).describe('Hops asked for'),
   nodes: z.array(
-    NodeResource.and(z.object({ hop: z.number().int().describe('Distance from the origin, 1 for a neighbour') })),
+    NodeResource.extend({
+      hop: z.number().int().min(1).max(MAX_HOPS).describe('Distance from the origin, 1 for a neighbor'),
+    }),
   ),
   edges: z.array(EdgeResource),
-  node_count: z.number().int(),
-  edge_count: z.number().int(),
+  node_count: count('Length of nodes'),
+  edge_count: count('Length of edges'),
 });
 
 const DiffPointSchema = z.object({
   as_of: z.string().nullable(),
-  revision: z.number().int(),
+  revision: position('Revision of the graph stream at that point'),
   time: z.string().nullable(),
 });
 const changed = <T extends z.ZodType>(item: T) => z.array(z.object({ id: z.string(), before: item, after: item }));
@@ -178,7 +182,7 @@ function viewRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void
     graph_id: z.string(),
     systems: z.array(z.string()).nullable().describe('Systems kept, upper-case; null for all'),
     events: z.array(z.record(z.string(), z.unknown())).describe('OpenLineage 2-0-2 COMPLETE RunEvents, one per job'),
-    count: z.number().int().describe('Length of events'),
+    count: count('Length of events'),
   });
   const ViewGraphQuery = z
     .string()
@@ -253,7 +257,11 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
         summary: 'Delete a graph (its history stays readable)',
         params: GraphIdParams,
         response: withProblems({
-          200: z.object({ graph_id: z.string(), status: z.literal('deleted'), revision: z.number().int() }),
+          200: z.object({
+            graph_id: z.string(),
+            status: z.literal('deleted'),
+            revision: position('Revision of the graph stream after the deletion'),
+          }),
           409: ProblemSchema,
         }),
       },
@@ -275,10 +283,10 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
           200: z.object({
             graph_id: z.string(),
             mode: z.enum(['merge', 'replace']),
-            revision: z.number().int(),
-            changes: ChangeCountsSchema,
-            node_count: z.number().int(),
-            edge_count: z.number().int(),
+            revision: position('Revision of the graph stream after the import'),
+            changes: ChangeCountsResource,
+            node_count: count('Nodes in the graph after the import'),
+            edge_count: count('Edges in the graph after the import'),
           }),
           409: ProblemSchema,
         }),
@@ -345,9 +353,9 @@ function nodeRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void
         response: withProblems({
           200: z.object({
             nodes: z.array(NodeResource),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
+            total: count('Items matching the filters'),
+            limit: count('Page size used'),
+            offset: count('Items skipped'),
           }),
         }),
       },
@@ -406,9 +414,9 @@ function edgeRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void
         response: withProblems({
           200: z.object({
             edges: z.array(EdgeResource),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
+            total: count('Items matching the filters'),
+            limit: count('Page size used'),
+            offset: count('Items skipped'),
           }),
         }),
       },
@@ -497,13 +505,13 @@ function historyRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): v
             graph_id: z.string(),
             changes: z.array(
               z.object({
-                revision: z.number().int(),
+                revision: position('Revision of the graph stream after the change'),
                 time: z.string(),
                 cause: z.string(),
                 actor: z.string().nullable(),
                 correlation_id: z.string().nullable(),
                 kind: z.enum(['created', 'changed', 'deleted']),
-                counts: ChangeCountsSchema,
+                counts: ChangeCountsResource,
               }),
             ),
           }),

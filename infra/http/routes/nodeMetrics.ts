@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { nodeMetricSeries, type GraphRuntime } from '../../../services/graphs.js';
 import { problemResponses } from '../problem.js';
-import { NodeParams } from './schemas.js';
+import { count, NodeParams } from './schemas.js';
 
 /** Options of the node metrics route. */
 export interface NodeMetricsRoutesOptions {
@@ -33,7 +33,7 @@ const MetricPointSchema = z.object({
   recorded_at: z.string().describe('ISO 8601 time the sample was recorded'),
   correlation_id: z.string().nullable().describe('The extraction or enrichment that sampled it'),
   metrics: z
-    .record(z.string(), z.union([z.number(), z.boolean(), z.null()]))
+    .record(z.string(), z.union([z.number().min(0), z.boolean(), z.null()]))
     .describe(
       'Values by attribute name: metrics_{received,sent}_{bytes,records} (bytes, records), metrics_records_{in,out}, ' +
         'metrics_total_lag (consumer lag, records), metrics_active',
@@ -46,9 +46,9 @@ const NodeMetricSeriesSchema = z
     node_id: z.string(),
     since: z.string().nullable(),
     until: z.string().nullable(),
-    series_limit: z.number().int().describe('Most samples kept per node; older ones are only in the event store'),
+    series_limit: count('Most samples kept per node; older ones are only in the event store'),
     samples: z.array(MetricPointSchema).describe('Oldest first'),
-    count: z.number().int(),
+    count: count('Length of samples'),
   })
   .meta({ id: 'NodeMetricSeries' });
 

@@ -41,7 +41,7 @@ import {
   type OpenLineageRuntime,
 } from '../../../services/openLineage.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
-import { paging, rawJsonSerializer } from './schemas.js';
+import { count, paging, rawJsonSerializer } from './schemas.js';
 
 /** Options of the OpenLineage routes. */
 export interface OpenLineageRoutesOptions {
@@ -118,7 +118,7 @@ const JobSummarySchema = z
   })
   .meta({ id: 'OpenLineageJob' });
 const IngestionResultSchema = z.object({
-  index: z.number().int().describe('Position of the item in the request'),
+  index: count('Position of the item in the request, from 0'),
   status: z
     .enum(['accepted', 'duplicate', 'rejected'])
     .describe('accepted: stored now; duplicate: stored before; rejected: not stored'),
@@ -131,9 +131,9 @@ const IngestionResultSchema = z.object({
 const IngestionAnswerSchema = z
   .object({
     results: z.array(IngestionResultSchema),
-    accepted: z.number().int(),
-    duplicates: z.number().int(),
-    rejected: z.number().int(),
+    accepted: count('Items stored now'),
+    duplicates: count('Items stored before'),
+    rejected: count('Items not stored'),
   })
   .meta({ id: 'OpenLineageIngestion' });
 const IngestionBody = z
@@ -245,9 +245,9 @@ function eventRoutes(app: App, runtime: OpenLineageRuntime): void {
         response: withProblems({
           200: z.object({
             events: z.array(EventSchema),
-            total: z.number().int(),
-            limit: z.number().int(),
-            offset: z.number().int(),
+            total: count('Events matching the filters'),
+            limit: count('Page size used'),
+            offset: count('Events skipped'),
           }),
         }),
       },
@@ -280,7 +280,9 @@ function datasetRoutes(app: App, runtime: OpenLineageRuntime): void {
         tags,
         summary: 'Datasets, sorted by namespace then name',
         querystring: z.object({ namespace: Name.optional().describe('Only datasets of this namespace (exact)') }),
-        response: withProblems({ 200: z.object({ datasets: z.array(DatasetSummarySchema), total: z.number().int() }) }),
+        response: withProblems({
+          200: z.object({ datasets: z.array(DatasetSummarySchema), total: count('Length of datasets') }),
+        }),
       },
       serializerCompiler: rawJsonSerializer,
     },
@@ -321,10 +323,10 @@ function datasetRoutes(app: App, runtime: OpenLineageRuntime): void {
           200: z.object({
             origin: DatasetRefSchema,
             direction: z.enum(LINEAGE_DIRECTIONS),
-            depth: z.number().int(),
+            depth: z.number().int().min(1).max(MAX_LINEAGE_DEPTH).describe('Dataset hops asked for'),
             events: z.array(EventSchema),
-            datasets_visited: z.number().int(),
-            jobs_visited: z.number().int(),
+            datasets_visited: count('Datasets reached'),
+            jobs_visited: count('Jobs reached'),
           }),
         }),
       },
@@ -343,7 +345,7 @@ function jobRoutes(app: App, runtime: OpenLineageRuntime): void {
         tags,
         summary: 'Jobs, sorted by namespace then name',
         querystring: z.object({ namespace: Name.optional().describe('Only jobs of this namespace (exact)') }),
-        response: withProblems({ 200: z.object({ jobs: z.array(JobSummarySchema), total: z.number().int() }) }),
+        response: withProblems({ 200: z.object({ jobs: z.array(JobSummarySchema), total: count('Length of jobs') }) }),
       },
       serializerCompiler: rawJsonSerializer,
     },

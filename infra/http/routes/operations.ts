@@ -35,6 +35,7 @@ import { SQLITE_EVENT_STORE_FILE } from '../../eventStore/sqliteEventStore.js';
 import type { LineageRuntime } from '../../runtime.js';
 import { createApiMetrics, type ApiMetrics } from '../metrics.js';
 import { ProblemSchema, problem, sendProblem, type AnyFastifyInstance } from '../problem.js';
+import { position } from './schemas.js';
 
 /** How long each readiness check may take before it counts as failing, in milliseconds. */
 export const READY_TIMEOUT_MILLISECONDS = 2_000;
@@ -55,11 +56,7 @@ export const CheckStatusSchema = z.enum(['ok', 'failing', 'skipped']);
 export const StoreCheckSchema = z.object({
   status: CheckStatusSchema,
   backend: z.string().describe('memory, file, sqlite, postgres or eventstoredb'),
-  head_position: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Global position of the last event (null when it could not be read)'),
+  head_position: position('Global position of the last event; null when it could not be read').nullable(),
   folder: z.string().nullable().describe('Storage folder checked for writes (file and sqlite; null otherwise)'),
   message: z.string().optional().describe('What is wrong (failing checks only)'),
 });
@@ -68,13 +65,9 @@ export type StoreCheck = z.infer<typeof StoreCheckSchema>;
 /** The projections check: where the projections are against the store's head. */
 export const ProjectionsCheckSchema = z.object({
   status: CheckStatusSchema,
-  position: z.number().int().describe('Global position the projections have applied'),
-  head_position: z.number().int().nullable().describe('The store head the projections were checked against'),
-  lag: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Positions behind the head when answering (events, except on EventStoreDB)'),
+  position: position('Global position the projections have applied'),
+  head_position: position('The store head the projections were checked against').nullable(),
+  lag: position('Positions behind the head when answering (events, except on EventStoreDB)').nullable(),
   message: z.string().optional().describe('What is wrong (failing or skipped checks only)'),
 });
 export type ProjectionsCheck = z.infer<typeof ProjectionsCheckSchema>;

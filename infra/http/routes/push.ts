@@ -23,6 +23,7 @@ import { findCatalogEntry, PROVIDER_NAMES } from '../../../src/catalogs/registry
 import { NotFoundError } from '../../../src/errors.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
 import { problemResponses } from '../problem.js';
+import { count } from './schemas.js';
 import { pushGraph } from '../../../services/push.js';
 import type { ServiceContext } from '../../../services/context.js';
 
@@ -63,10 +64,10 @@ export const PushResultSchema = z
   .object({
     catalog_type: z.enum(CATALOG_TYPES),
     graph_id: z.string(),
-    tables_updated: z.number().int().describe('Tables where at least one statement succeeded'),
-    properties_set: z.number().int(),
-    comments_set: z.number().int(),
-    bridge_rows_inserted: z.number().int(),
+    tables_updated: count('Tables where at least one statement succeeded'),
+    properties_set: count('Table properties written'),
+    comments_set: count('Table comments written'),
+    bridge_rows_inserted: count('Rows written to the bridge table'),
     errors: z.array(z.string()),
     skipped: z.array(z.string()),
     results: z

@@ -84,6 +84,48 @@ export const NodeParams = GraphIdParams.extend({
     .describe('Node id, percent-encoded (e.g. stream%3Atopic%3Aenv-1%3Alkc-1%2Forders)'),
 });
 
+/**
+ * Largest count the API answers (items in a list, nodes or edges of a graph, changes in a write):
+ * 2^32 - 1, the most elements a JavaScript array can hold; every count is of things held in memory.
+ */
+export const MAX_COUNT = 4_294_967_295;
+
+/**
+ * Largest `offset` a paged list accepts: 2^31 - 1, past any list the API holds (a signed 32-bit
+ * integer, so that clients in any language can hold it); an offset past the end answers an empty page.
+ */
+export const MAX_OFFSET = 2_147_483_647;
+
+/** A count in an answer: an integer from 0 to `MAX_COUNT`. */
+export function count(description?: string) {
+  const schema = z.number().int().min(0).max(MAX_COUNT);
+  return description === undefined ? schema : schema.describe(description);
+}
+
+/**
+ * A graph stream revision or a global store position in an answer: an integer from 0 to 2^53 - 1.
+ * The bound is that of JSON numbers read exactly by JavaScript: EventStoreDB's commit positions are
+ * byte offsets in its log, so positions are not bounded by a count of events.
+ */
+export function position(description: string) {
+  return z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe(`${description} (0 to 2^53 - 1, the largest integer JSON numbers hold exactly)`);
+}
+
+/** The counts of one write (`ChangeCountsSchema` of `src/events.ts`), each from 0 to `MAX_COUNT`. */
+export const ChangeCountsResource = z.object({
+  nodes_added: count(),
+  nodes_changed: count(),
+  nodes_removed: count(),
+  edges_added: count(),
+  edges_changed: count(),
+  edges_removed: count(),
+});
+
 /** `limit` / `offset` paging, with the largest page allowed. */
 export function paging(defaultLimit: number, maxLimit: number) {
   return {
@@ -98,9 +140,9 @@ export function paging(defaultLimit: number, maxLimit: number) {
       .number()
       .int()
       .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
+      .max(MAX_OFFSET)
       .default(0)
-      .describe('Items to skip (default 0)'),
+      .describe(`Items to skip, 0 to ${MAX_OFFSET} (default 0)`),
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { noUnsafeCharacters, SafeId, UNSAFE_CHARACTERS_MESSAGE } from './schemas.js';
+import { count, noUnsafeCharacters, SafeId, UNSAFE_CHARACTERS_MESSAGE } from './schemas.js';
 import type { Config } from '../../../src/config.js';
 import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { TASK_TYPES } from '../../../src/events.js';
@@ -159,9 +159,18 @@ export const taskRoutes: FastifyPluginAsyncZod<TaskRoutesOptions> = async (app, 
         querystring: z.object({
           type: z.enum(TASK_TYPES).optional(),
           status: z.enum(TASK_STATUSES).optional(),
-          limit: z.coerce.number().int().min(1).max(1000).default(100),
+          limit: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(1000)
+            .default(100)
+            .describe('Most tasks to list, 1 to 1000 (default 100)'),
         }),
-        response: { 200: z.object({ tasks: z.array(TaskSchema), total: z.number().int() }), ...problemResponses },
+        response: {
+          200: z.object({ tasks: z.array(TaskSchema), total: count('Tasks matching the filters') }),
+          ...problemResponses,
+        },
       },
     },
     async (request) => {

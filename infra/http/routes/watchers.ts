@@ -18,7 +18,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { SafeId } from './schemas.js';
+import { count, position, SafeId } from './schemas.js';
 import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { WATCHER_STATES } from '../../../src/events.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
@@ -72,8 +72,8 @@ export const WatcherSchema = z
     reason: z.string().nullable().describe('Why the last state change happened'),
     environment_ids: z.array(z.string()),
     cluster_ids: z.array(z.string()),
-    cooldown_seconds: z.number().describe('Seconds'),
-    poll_interval_seconds: z.number().describe('Seconds'),
+    cooldown_seconds: z.number().min(0).max(86_400).describe('Quiet time after the last change, in seconds'),
+    poll_interval_seconds: z.number().min(0).max(86_400).describe('Time between two polls, in seconds'),
     push: z.array(z.string()),
     running_here: z.boolean().describe('True when this API process runs the watcher'),
     started_at: z.string(),
@@ -81,8 +81,8 @@ export const WatcherSchema = z
     stopped_at: z.string().nullable(),
     last_change_at: z.string().nullable(),
     last_extraction_at: z.string().nullable(),
-    change_count: z.number().int().describe('Changes detected so far'),
-    extraction_count: z.number().int().describe('Extractions started so far'),
+    change_count: count('Changes detected so far'),
+    extraction_count: count('Extractions started so far'),
   })
   .meta({ id: 'Watcher' });
 
@@ -103,18 +103,26 @@ const ExtractionSchema = z
     status: z.enum(['running', 'completed', 'failed']),
     started_at: z.string(),
     completed_at: z.string().nullable(),
-    node_count: z.number().int().nullable(),
-    edge_count: z.number().int().nullable(),
-    graph_revision: z.number().int().nullable(),
-    changes: z.record(z.string(), z.number()).nullable().describe('Nodes and edges added, changed and removed'),
+    node_count: count('Nodes in the graph after the extraction').nullable(),
+    edge_count: count('Edges in the graph after the extraction').nullable(),
+    graph_revision: position('Revision of the graph stream after the extraction').nullable(),
+    changes: z.record(z.string(), count()).nullable().describe('Nodes and edges added, changed and removed'),
     error: z.string().nullable(),
-    duration_ms: z.number().nullable().describe('Milliseconds'),
+    duration_ms: z.number().min(0).nullable().describe('How long it took, in milliseconds'),
   })
   .meta({ id: 'WatcherExtraction' });
 
 const params = z.object({ watcher_id: z.string().min(1).max(256) });
 const limitQuery = (max: number, fallback: number) =>
-  z.object({ limit: z.coerce.number().int().min(1).max(max).default(fallback) });
+  z.object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(max)
+      .default(fallback)
+      .describe(`Most items to list, 1 to ${max} (default ${fallback})`),
+  });
 const responses = { ...problemResponses, 409: ProblemSchema.describe('Too many running watchers') };
 const tags = ['watchers'];
 
@@ -191,9 +199,18 @@ function registerWatcherCollectionRoutes(
         summary: 'Watchers, newest first (deregistered ones are not listed)',
         querystring: z.object({
           state: WATCHER_STATE.optional(),
-          limit: z.coerce.number().int().min(1).max(1000).default(100),
+          limit: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(1000)
+            .default(100)
+            .describe('Most watchers to list, 1 to 1000 (default 100)'),
         }),
-        response: { 200: z.object({ watchers: z.array(WatcherSchema), total: z.number().int() }), ...problemResponses },
+        response: {
+          200: z.object({ watchers: z.array(WatcherSchema), total: count('Watchers matching the filter') }),
+          ...problemResponses,
+        },
       },
     },
     async (request) => {
@@ -241,7 +258,7 @@ function registerWatcherActivityRoutes(app: WatcherApp, watchers: WatcherProject
         params,
         querystring: limitQuery(1000, 100),
         response: {
-          200: z.object({ events: z.array(ChangeSchema), total: z.number().int().describe('Changes detected in all') }),
+          200: z.object({ events: z.array(ChangeSchema), total: count('Changes detected in all') }),
           ...problemResponses,
         },
       },
@@ -267,7 +284,7 @@ function registerWatcherActivityRoutes(app: WatcherApp, watchers: WatcherProject
         response: {
           200: z.object({
             extractions: z.array(ExtractionSchema),
-            total: z.number().int().describe('Extractions started in all'),
+            total: count('Extractions started in all'),
           }),
           ...problemResponses,
         },
