@@ -8,7 +8,7 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 # files are listed here and an empty list is an error.
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
-.PHONY: help install build typecheck lint format test test-file package-check demo bench soak facet-schemas clean ui \
+.PHONY: help install build typecheck lint api-docs format test test-file package-check demo bench soak facet-schemas clean ui \
 	browser serve
 
 # One line per target; `make` alone prints this.
@@ -21,7 +21,8 @@ help:
 	@echo "make build           compile the product to dist/ (incremental; tests and benchmarks excluded) and build the UI"
 	@echo "make ui              typecheck the web UI and bundle it into dist/ui"
 	@echo "make typecheck       typecheck everything, tests and benchmarks included"
-	@echo "make lint            Prettier's format and no line over 160 characters"
+	@echo "make lint            Prettier's format, no line over 160 characters, and Redocly's lint of the OpenAPI document"
+	@echo "make api-docs        rewrite the endpoint table of docs/api.md from the OpenAPI document"
 	@echo "make format          rewrite every TypeScript file in Prettier's format"
 	@echo "make bench           run the benchmarks; writes bench/results.json"
 	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
@@ -68,11 +69,21 @@ typecheck: install
 	npx tsc -p tsconfig.json --noEmit
 
 # House rules: Prettier's format (.prettierrc.json: 120 columns) and no source line over 160
-# characters (long strings and comments, which Prettier does not wrap).
+# characters (long strings and comments, which Prettier does not wrap). Then the OpenAPI document the
+# API serves is written to a temporary file (the app built without listening) and linted by Redocly's
+# CLI with redocly.yaml (the recommended rules, every warning an error; no usage data sent).
 lint: install
 	npx prettier --check --log-level warn "**/*.ts"
 	@long=$$(git ls-files '*.ts' | xargs awk 'length > 160 { print FILENAME ":" FNR }'); \
 	  if [ -n "$$long" ]; then echo "lines over 160 characters:"; echo "$$long"; exit 1; fi
+	@document=$$(mktemp --suffix=.json) && trap 'rm -f "$$document"' EXIT && \
+	  node --import tsx infra/http/writeOpenApiDocument.ts "$$document" && \
+	  REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --config redocly.yaml "$$document"
+
+# The endpoint table of docs/api.md, generated from the OpenAPI document (test/http/openApiDocs.test.ts
+# fails when the committed table differs from what this writes).
+api-docs: install
+	node --import tsx infra/http/writeOpenApiDocument.ts --api-docs docs/api.md
 
 # Rewrites every TypeScript file in Prettier's format.
 format: install

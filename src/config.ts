@@ -160,6 +160,7 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS: count(120, 86_400),
   LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS: seconds(10, 86_400),
   LINEAGE_SVC_API_URL: url('http://127.0.0.1:8000'),
+  LINEAGE_SVC_API_PUBLIC_URL: url(),
   LINEAGE_SVC_API_CORS_ORIGINS: corsOrigins,
   LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL: url(),
   LINEAGE_SVC_LAKEHOUSE_TOKEN: optionalString,
@@ -272,6 +273,11 @@ export interface Config {
     requestTimeoutSeconds: number;
     /** Smallest `poll_interval_seconds` a watcher may be given through the API, in seconds. Default 10. */
     minPollIntervalSeconds: number;
+    /**
+     * `LINEAGE_SVC_API_PUBLIC_URL`: the base URL clients reach the API at (e.g. behind a proxy), without a
+     * trailing slash; the OpenAPI document's `servers`. Unset: the bind address is used.
+     */
+    publicUrl: string | undefined;
   };
   lakehouse: { workspaceUrl: string | undefined; token: string | undefined; warehouseId: string | undefined };
   warehouse: {
@@ -424,6 +430,7 @@ function serviceSettings(
       rateLimitPerMinute: variables.LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE,
       requestTimeoutSeconds: variables.LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS,
       minPollIntervalSeconds: variables.LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS,
+      publicUrl: variables.LINEAGE_SVC_API_PUBLIC_URL,
     },
   };
 }

@@ -26,13 +26,7 @@ import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { stringify as toYaml } from 'yaml';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
@@ -46,6 +40,7 @@ import {
   strictWriteQuerystrings,
 } from './hardening.js';
 import { problem, registerProblemHandling, sendProblem } from './problem.js';
+import { openApiOptions } from './openApi.js';
 import { graphRoutes } from './routes/graphs.js';
 import { nodeMetricsRoutes } from './routes/nodeMetrics.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
@@ -176,25 +171,12 @@ async function registerRequestHandling(app: ApiInstance, config: Config, runtime
   return metrics;
 }
 
-/** The OpenAPI document generator and Swagger UI at `/docs`. */
-async function registerOpenApi(app: ApiInstance): Promise<void> {
-  const info = packageInfo();
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lineage-svc API',
-        version: info.version,
-        description:
-          'Lineage of a streaming data estate, as a graph and as OpenLineage. Errors are application/problem+json (RFC 9457).',
-      },
-      servers: [],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
-      security: [{ apiKey: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+/**
+ * The OpenAPI document generator and Swagger UI at `/docs`: the document's options, `servers` from the
+ * configuration and the documentation each route's schema leaves out come from `openApi.ts`.
+ */
+async function registerOpenApi(app: ApiInstance, config: Config): Promise<void> {
+  await app.register(swagger, openApiOptions(config, packageInfo().version));
   await app.register(swaggerUi, { routePrefix: '/docs' });
 }
 
@@ -264,7 +246,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   const { config, logger, runtime } = options;
   const app = createApiInstance(options);
   const metrics = await registerRequestHandling(app, config, runtime);
-  await registerOpenApi(app);
+  await registerOpenApi(app, config);
 
   const services = options.services ?? createServiceContext({ config, runtime, logger });
   const runners = options.runners ?? createTaskRunners(services);

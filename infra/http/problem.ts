@@ -32,7 +32,7 @@ export const ProblemSchema = z
   .object({
     type: z.string().describe('URN naming the kind of problem, e.g. urn:lineage-svc:problem:not-found'),
     title: z.string().describe('Short summary of the kind of problem'),
-    status: z.number().int().describe('HTTP status code'),
+    status: z.number().int().min(400).max(599).describe('HTTP status code'),
     detail: z.string().describe('What went wrong with this request'),
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
@@ -134,11 +134,102 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   return reply.code(body.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
 }
 
+/** A registered route as the not-found hint matches it: its method and its URL pattern, split at `/`. */
+export interface RoutePattern {
+  method: string;
+  segments: string[];
+}
+
+/** The route pattern of a fastify URL such as `/api/v1/graphs/:graph_id`, or undefined for wildcard routes. */
+export function routePattern(method: string, url: string): RoutePattern | undefined {
+  if (url.includes('*')) return undefined;
+  return { method: method === 'HEAD' ? 'GET' : method, segments: url.split('/') };
+}
+
+/** Whether a path segment matches a pattern segment: a `:param` matches any non-empty segment. */
+function segmentMatches(pattern: string, segment: string): boolean {
+  return pattern.startsWith(':') ? segment !== '' : pattern === segment;
+}
+
+/** Where a path would match a route had one of its `:param` segments held a `/`. */
+interface SpanningMatch {
+  route: RoutePattern;
+  /** Index of the parameter's segment in the route. */
+  index: number;
+  /** How many more segments than the route the path has. */
+  extra: number;
+}
+
+/** The matches of `segments` against `route` with one parameter spanning `extra + 1` segments. */
+function spanningMatches(route: RoutePattern, segments: readonly string[]): SpanningMatch[] {
+  const extra = segments.length - route.segments.length;
+  if (extra < 1) return [];
+  const matches: SpanningMatch[] = [];
+  for (let index = 0; index < route.segments.length; index++) {
+    if (!route.segments[index]!.startsWith(':')) continue;
+    const before = route.segments.slice(0, index).every((pattern, at) => segmentMatches(pattern, segments[at]!));
+    const after = route.segments
+      .slice(index + 1)
+      .every((pattern, at) => segmentMatches(pattern, segments[index + 1 + extra + at]!));
+    const value = segments.slice(index, index + 1 + extra).join('/');
+    // Only values that look like an id: node ids such as `stream:topic:env-1:lkc-1/orders` hold colons.
+    if (before && after && /:|%3a/i.test(value)) matches.push({ route, index, extra });
+  }
+  return matches;
+}
+
+/**
+ * When `path` (as received, percent-encoded or not) would match one of `routes` of the same method
+ * if one of its `:param` segments could hold a `/`, and the value it would then take looks like an id
+ * (it holds a colon, as node ids do), the hint to percent-encode it, naming the parameter and the
+ * path as it should have been sent; otherwise undefined. The route matching with the fewest extra
+ * segments wins (`/graphs/:graph_id/nodes/:node_id` over `/graphs/:graph_id`). Compares segments, no
+ * regular expression over the path, so that it stays linear in the path's length per route.
+ */
+export function percentEncodingHint(method: string, path: string, routes: readonly RoutePattern[]): string | undefined {
+  const segments = path.split('/');
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  const best = routes
+    .filter((route) => route.method === wanted)
+    .flatMap((route) => spanningMatches(route, segments))
+    .sort((first, second) => first.extra - second.extra)[0];
+  if (best === undefined) return undefined;
+  const { route, index, extra } = best;
+  const value = safeDecode(segments.slice(index, index + 1 + extra).join('/'));
+  const encoded = [...segments.slice(0, index), encodeURIComponent(value), ...segments.slice(index + 1 + extra)].join(
+    '/',
+  );
+  return (
+    `the ${route.segments[index]!.slice(1)} "${value}" holds a "/": percent-encode ids in paths ` +
+    `(encodeURIComponent), e.g. ${method} ${encoded}`
+  );
+}
+
+/** `decodeURIComponent`, or the text as it is when it is not valid percent-encoding. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Installs the error handler and the not-found handler on the root instance. Internal errors are
- * logged with the request's method and route; the client only sees a generic detail.
+ * logged with the request's method and route; the client only sees a generic detail. Unknown routes
+ * are a 404 `route-not-found`; when the path would match a route had an id in it been percent-encoded
+ * (`percentEncodingHint`), the detail says so. The routes are collected by an `onRoute` hook, so the
+ * hint knows every route registered after this call.
  */
 export function registerProblemHandling(app: AnyFastifyInstance): void {
+  const routes: RoutePattern[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      const pattern = routePattern(method, route.url);
+      if (pattern && !routes.some((known) => known.method === pattern.method && known.segments.join('/') === route.url))
+        routes.push(pattern);
+    }
+  });
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { problem: body, internal } = problemFor(error);
     if (internal)
@@ -148,17 +239,21 @@ export function registerProblemHandling(app: AnyFastifyInstance): void {
       );
     return sendProblem(reply, body);
   });
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
-    sendProblem(
-      reply,
-      problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`, { code: 'ROUTE_NOT_FOUND' }),
-    ),
-  );
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const hint = percentEncodingHint(request.method, path, routes);
+    const detail = `no route ${request.method} ${path}${hint === undefined ? '' : `: ${hint}`}`;
+    return sendProblem(reply, problem(404, detail, { code: 'ROUTE_NOT_FOUND' }));
+  });
 }
 
-/** The error responses every route documents: problem documents for 400, 403 and 404. */
+/**
+ * The error responses every route documents: problem documents for 400, 403 and 404. Their
+ * descriptions in the OpenAPI document come from the route's entry in `openApiOperations.ts` (e.g.
+ * 404 "No graph with that id or name"), else from `GENERIC_RESPONSE_DESCRIPTIONS` of `openApi.ts`.
+ */
 export const problemResponses = {
-  400: ProblemSchema.describe('Validation failed'),
-  403: ProblemSchema.describe('API key missing or invalid'),
-  404: ProblemSchema.describe('Not found'),
+  400: ProblemSchema,
+  403: ProblemSchema,
+  404: ProblemSchema,
 } as const;
