@@ -14,8 +14,9 @@
  * listens; the address is lost only if another process takes it in that instant, and then the API
  * releases its lease, closes the store and exits 2 the same way.
  *
- * SIGINT/SIGTERM: stops accepting connections, lets in-flight requests finish (up to 10 s), waits
- * for running tasks (up to 5 s), then closes the store; exit code 0. Bad configuration, or a store
+ * SIGINT/SIGTERM: stops accepting connections, lets in-flight requests finish (up to 3 s), waits
+ * for running tasks (up to 5 s), stops its watchers, releases its lease, then closes the store; exit
+ * code 0 (1 when that takes over 10 s, or on a second signal: `HELP`). Bad configuration, or a store
  * that cannot be opened, prints one line on stderr and exits 2.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
@@ -26,11 +27,12 @@ import { loadConfig } from '../src/config.js';
 import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCommands.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { readGraphFile } from '../infra/graphFile.js';
-import { buildApp } from '../infra/http/app.js';
+import { buildApp, CONNECTION_DRAIN_MS, TASK_DRAIN_MS } from '../infra/http/app.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
 import { reportError } from './shared.js';
 import { printVersionIfAsked } from './arguments.js';
+import { settingsHelp } from './environment.js';
 import {
   kafkaTransportConfig,
   startOpenLineageConsumer,
@@ -42,27 +44,30 @@ const NAME = 'lineage-svc-api';
 /** How long shutdown waits for in-flight requests before closing anyway, in ms. */
 const GRACE_MS = 10_000;
 
+/**
+ * The `--help` text: the settings come from the one table of `./environment.ts` (`settingsHelp`); the
+ * shutdown paragraph says what `main` (close-with-grace) and `buildApp`'s close hooks
+ * (`infra/http/app.ts`) do.
+ */
 const HELP = `${NAME}: start the lineage-svc REST API (no arguments; settings from the environment)
 
 Usage: ${NAME} [--help | --version]
 
-Settings (environment variables):
-  LINEAGE_SVC_API_HOST          bind address (default 0.0.0.0)
-  LINEAGE_SVC_API_PORT          port (default 8000)
-  LINEAGE_SVC_API_KEY           when set, every /api/v1 route but GET /api/v1/health needs X-API-Key
-  LINEAGE_SVC_STORAGE__BACKEND  sqlite (default), memory, file, postgres, eventstoredb
-  LINEAGE_SVC_STORAGE__PATH     folder of the file and sqlite stores (default ./.lineage-svc)
-  LINEAGE_SVC_STORAGE__URL      connection URL of the postgres and eventstoredb stores
-  LINEAGE_SVC_GRAPH_FILE        graph file imported as graph "default" when the store holds no graph
-                                (default ./lineage_graph.json)
-  LINEAGE_SVC_LOG_LEVEL         DEBUG, INFO (default), WARNING, ERROR
-  LINEAGE_SVC_STREAM_CLOUD_API_KEY / _SECRET, LINEAGE_SVC_CLUSTER_API_KEY / _SECRET, ...
-                                platform credentials used by extraction tasks (see docs/configuration)
-  LINEAGE_SVC_ENABLE_METRICS    default of enable_metrics for extraction tasks
+Settings (environment variables; a .env file in the working directory is read too, the environment wins):
+${settingsHelp('api')}
+  AWS and Google SDK settings (AWS_REGION, AWS_ENDPOINT_URL_GLUE, AWS_ENDPOINT_URL_DATAZONE, AWS credentials,
+  application-default credentials) are read by the catalog clients. Details: docs/configuration.md.
 
 Docs: http://HOST:PORT/docs (Swagger UI), /redoc, /openapi.json
 
-Exit codes: 0 stopped by SIGINT/SIGTERM; 2 bad configuration, the address is in use, or the store cannot be opened.
+Shutdown (SIGINT or SIGTERM): stops the OpenLineage Kafka consumer and stops accepting connections; idle
+connections close at once, open requests get ${CONNECTION_DRAIN_MS / 1000} s to finish before their connections are closed. Then it
+stops publishing and sweeping, waits up to ${TASK_DRAIN_MS / 1000} s for running tasks (a task still running is failed by the
+next sweep of an API process on the store), records its watchers STOPPED, releases its lease and closes the
+store: exit 0. When all that takes more than ${GRACE_MS / 1000} s, or on a second signal, it exits 1 at once.
+
+Exit codes: 0 stopped by SIGINT/SIGTERM; 1 shutdown took too long or a second signal;
+2 bad configuration, the address is in use, or the store cannot be opened.
 `;
 
 /**
