@@ -80,7 +80,7 @@ lint: install
 	  node --import tsx infra/http/writeOpenApiDocument.ts "$$document" && \
 	  REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --config redocly.yaml "$$document"
 
-# The endpoint table of docs/api.md, generated from the OpenAPI document (test/http/openApiDocs.test.ts
+# The endpoint table of docs/api.md, generated from the OpenAPI document (test/http/openApiDocument.test.ts
 # fails when the committed table differs from what this writes).
 api-docs: install
 	node --import tsx infra/http/writeOpenApiDocument.ts --api-docs docs/api.md

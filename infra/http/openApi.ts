@@ -125,8 +125,35 @@ export function describeOperation(schema: JsonObject, docs: OperationDocs | unde
     described.operationId ??= docs.operationId;
     described.description ??= docs.description;
   }
-  described.response = describeResponses(isObject(schema.response) ? schema.response : undefined, docs);
+  const inline = inlineExamples(described);
+  described.response = describeResponses(isObject(described.response) ? described.response : undefined, docs);
+  if (Object.keys(inline).length > 0) described[INLINE_EXAMPLES] = inline;
   return described;
+}
+
+/**
+ * Operation key under which `describeOperation` keeps the examples a route wrote in its own schemas
+ * (`.meta({ examples: [...] })`), by `body` or status, until `withExamples` puts them on the media
+ * types: `@fastify/swagger` drops examples beside a `$ref`.
+ */
+const INLINE_EXAMPLES = 'x-lineage-svc-examples';
+
+/** Takes the first example off the body and each response schema of `schema` (changed in place), by `body` or status. */
+function inlineExamples(schema: JsonObject): Record<string, unknown> {
+  const found: Record<string, unknown> = {};
+  const take = (value: unknown, key: string): unknown => {
+    if (!isObject(value) || !Array.isArray(value.examples) || value.examples.length === 0) return value;
+    const { examples, ...rest } = value;
+    found[key] = (examples as unknown[])[0];
+    return rest;
+  };
+  if (schema.body !== undefined) schema.body = take(schema.body, 'body');
+  if (isObject(schema.response)) {
+    schema.response = Object.fromEntries(
+      Object.entries(schema.response).map(([status, response]) => [status, take(response, status)]),
+    );
+  }
+  return found;
 }
 
 /** The key of a route in `OPERATION_DOCS`: `GET /api/v1/graphs/:graph_id`. */
@@ -201,8 +228,9 @@ function exemplify(content: unknown, example: unknown): void {
 }
 
 /**
- * The document with the examples of `catalog` on each operation's request body and first 2xx
- * response, where the route gave none (changed in place and returned).
+ * The document with the examples each route wrote inline (kept by `describeOperation`), then those of
+ * `catalog` on each operation's request body and first 2xx response where there is none yet
+ * (changed in place and returned).
  */
 export function withExamples(
   document: JsonObject,
@@ -210,11 +238,18 @@ export function withExamples(
 ): JsonObject {
   for (const [path, item] of Object.entries(isObject(document.paths) ? document.paths : {})) {
     for (const [method, operation] of Object.entries(isObject(item) ? item : {})) {
+      if (!isObject(operation)) continue;
+      const responses = isObject(operation.responses) ? operation.responses : {};
+      const inline = isObject(operation[INLINE_EXAMPLES]) ? operation[INLINE_EXAMPLES] : {};
+      delete operation[INLINE_EXAMPLES];
+      for (const [key, example] of Object.entries(inline)) {
+        const target = key === 'body' ? operation.requestBody : responses[key];
+        if (isObject(target)) exemplify(target.content, example);
+      }
       const docs = catalog[operationKey(method.toUpperCase(), fastifyUrl(path))];
-      if (!docs || !isObject(operation)) continue;
+      if (!docs) continue;
       if (docs.requestExample !== undefined && isObject(operation.requestBody))
         exemplify(operation.requestBody.content, docs.requestExample);
-      const responses = isObject(operation.responses) ? operation.responses : {};
       const success = Object.keys(responses).find((status) => status.startsWith('2'));
       const response = success === undefined ? undefined : responses[success];
       if (docs.responseExample !== null && isObject(response)) exemplify(response.content, docs.responseExample);

@@ -9,9 +9,24 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import swagger from '@fastify/swagger';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { endpointTable, ENDPOINT_TABLE_MARKERS, openApiServers, type JsonObject } from '../../infra/http/openApi.js';
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  endpointTable,
+  ENDPOINT_TABLE_MARKERS,
+  GENERIC_RESPONSE_DESCRIPTIONS,
+  openApiOptions,
+  openApiServers,
+  type JsonObject,
+} from '../../infra/http/openApi.js';
+import { ordersTopic } from '../../infra/http/openApiExamples.js';
 import { OPERATION_DOCS } from '../../infra/http/openApiOperations.js';
+import { ProblemSchema } from '../../infra/http/problem.js';
+import { NodeResource } from '../../infra/http/routes/schemas.js';
+import { loadConfig } from '../../src/config.js';
 import { call, startApi, type TestApi } from './helpers.js';
 
 /** The operations that answer no 4xx (open probes without parameters); `redocly.yaml` names the same. */
@@ -232,5 +247,61 @@ describe('the OpenAPI request examples, sent to a real API', () => {
       assert.equal(answer.status, 200, `${key}: ${answer.text}`);
       assert.equal(answer.body.rejected, 0, answer.text);
     }
+  });
+});
+
+describe('inline route metadata', () => {
+  it('wins over the catalog, and a route without a catalog entry documents itself', async () => {
+    const config = loadConfig({ LINEAGE_SVC_API_PUBLIC_URL: 'https://lineage.example.org/' });
+    const app = Fastify().withTypeProvider<ZodTypeProvider>();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    await app.register(swagger, openApiOptions(config, '0.0.0'));
+    app.get(
+      '/api/v1/graphs',
+      {
+        schema: {
+          operationId: 'listGraphsInline',
+          summary: 'Graphs',
+          tags: ['graphs'],
+          description: 'Written in the route',
+          response: { 200: z.object({ total: z.number().int().min(0).max(10) }).describe('Written in the route too') },
+        },
+      },
+      async () => ({ total: 1 }),
+    );
+    app.get(
+      '/api/v1/extra/:graph_id',
+      {
+        schema: {
+          operationId: 'getExtra',
+          summary: 'A node of a new route',
+          tags: ['graphs'],
+          params: z.object({ graph_id: z.string().max(256) }),
+          response: { 200: NodeResource.meta({ examples: [ordersTopic] }), 404: ProblemSchema.describe('No extra') },
+        },
+      },
+      async () => NodeResource.parse(ordersTopic),
+    );
+    await app.ready();
+    const document = app.swagger() as unknown as JsonObject;
+    await app.close();
+    const paths = document.paths as Record<string, Record<string, JsonObject>>;
+    const graphs = paths['/api/v1/graphs']!.get!;
+    assert.equal(graphs.operationId, 'listGraphsInline');
+    assert.equal(graphs.description, 'Written in the route');
+    const graphsOk = (graphs.responses as Record<string, JsonObject>)['200']!;
+    assert.equal(graphsOk.description, 'Written in the route too');
+    const extra = paths['/api/v1/extra/{graph_id}']!.get!;
+    assert.equal(extra.operationId, 'getExtra');
+    const responses = extra.responses as Record<string, JsonObject>;
+    assert.equal(responses['200']!.description, GENERIC_RESPONSE_DESCRIPTIONS[200]);
+    assert.equal(responses['404']!.description, 'No extra');
+    const media = (responses['200']!.content as Record<string, JsonObject>)['application/json']!;
+    assert.deepEqual(media.example, ordersTopic);
+    assert.equal(JSON.stringify(document).includes('x-lineage-svc-examples'), false);
+    assert.deepEqual(document.servers, [
+      { url: 'https://lineage.example.org', description: 'Public address (LINEAGE_SVC_API_PUBLIC_URL)' },
+    ]);
   });
 });
