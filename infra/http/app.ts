@@ -42,6 +42,7 @@ import {
 import { problem, registerProblemHandling, sendProblem } from './problem.js';
 import { openApiOptions } from './openApi.js';
 import { graphRoutes } from './routes/graphs.js';
+import { pathRoutes } from './routes/paths.js';
 import { nodeMetricsRoutes } from './routes/nodeMetrics.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
@@ -274,6 +275,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
 
   await app.register(metaRoutes, { prefix: '/api/v1', config });
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
+  await app.register(pathRoutes, { prefix: '/api/v1', runtime });
   await app.register(nodeMetricsRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });

@@ -26,6 +26,7 @@ export {
   type TraversalIndexes,
   type TraversalIndexingOptions,
 } from './scheduler.js';
+export { shortestPath, type PathDirection, type PathResult } from './path.js';
 export { TraversalIndex } from './traversalIndex.js';
 export {
   checkTraversal,
