@@ -82,7 +82,10 @@ function describedInline(response: unknown): boolean {
   return isObject(response) && typeof response.description === 'string' && response.description !== '';
 }
 
-/** The documentation of one route's responses: descriptions and the success example filled in. */
+/**
+ * One route's responses, documented: each described (route, else `docs`, else generic), the error
+ * statuses `docs` names added, errors as problem+json, and a text answer for `docs.contentType`.
+ */
 function describeResponses(response: JsonObject | undefined, docs: OperationDocs | undefined): JsonObject {
   const responses: JsonObject = { ...response };
   for (const status of Object.keys(docs?.responses ?? {})) {

@@ -36,7 +36,7 @@ const MetricPointSchema = z.object({
     .record(z.string(), z.union([z.number().min(0), z.boolean(), z.null()]))
     .describe(
       'Values by attribute name: metrics_{received,sent}_{bytes,records} (bytes, records), metrics_records_{in,out}, ' +
-        'metrics_total_lag (consumer lag, records), metrics_active',
+        'metrics_total_lag (consumer lag, records), metrics_active; numbers are 0 or more, with no upper bound',
     ),
 });
 

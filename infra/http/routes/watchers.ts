@@ -108,7 +108,7 @@ const ExtractionSchema = z
     graph_revision: position('Revision of the graph stream after the extraction').nullable(),
     changes: z.record(z.string(), count()).nullable().describe('Nodes and edges added, changed and removed'),
     error: z.string().nullable(),
-    duration_ms: z.number().min(0).nullable().describe('How long it took, in milliseconds'),
+    duration_ms: z.number().min(0).nullable().describe('How long it took, in milliseconds (no upper bound)'),
   })
   .meta({ id: 'WatcherExtraction' });
 
