@@ -126,3 +126,140 @@ export class AnswerBufferPool {
 
 /** The pool traversal answers use. */
 export const answerBuffers = new AnswerBufferPool();
+
+/**
+ * Bytes that all `JsonFragments` may hold together (64 MiB). Fragments are cached as traversals reach
+ * them, so a server holds only the fragments of the nodes and edges its traversals answered; once the
+ * budget is spent, answers that need a fragment not yet cached are serialized as a whole
+ * (`serializeJson`), as before fragments existed.
+ */
+export const TRAVERSAL_FRAGMENT_BUDGET_BYTES = 64 * 2 ** 20;
+
+/** Bytes of the fragment chunks, and of the buffers their bookkeeping takes, held now by every `JsonFragments`. */
+let fragmentBytesInUse = 0;
+
+/** Bytes held now by every `JsonFragments` together (chunks and bookkeeping). */
+export function traversalFragmentBytes(): number {
+  return fragmentBytesInUse;
+}
+
+/** Size of a chunk of fragments, in bytes (1 MiB); a larger fragment gets a chunk of its own size. */
+const FRAGMENT_CHUNK_BYTES = 2 ** 20;
+
+/** Gives back the bytes of fragments whose owner was collected without `release` being called. */
+const unreleasedFragments = new FinalizationRegistry<{ bytes: number }>((held) => {
+  fragmentBytesInUse -= held.bytes;
+});
+
+/**
+ * The UTF-8 JSON of items (the nodes or the edges of one traversal index), each serialized once,
+ * when first asked for, into chunks outside the JavaScript heap, within the shared budget
+ * `TRAVERSAL_FRAGMENT_BUDGET_BYTES`. An answer is then assembled by copying bytes
+ * (`TraversalIndex.traversal(...).serialize()`): no object per reached node, no `JSON.stringify` of
+ * the whole answer, no answer-sized string on the heap, so little garbage per request.
+ *
+ * Each item also records a mark: a position within its fragment (for reached nodes, where the value
+ * of `"hop"` goes). Immutable items only: a fragment is never recomputed.
+ */
+export class JsonFragments {
+  readonly #count: number;
+  #chunks: Buffer[] = [];
+  /** Per item: its chunk plus one (0: not cached yet). */
+  #chunkOf: Uint16Array | undefined;
+  #offsetOf: Int32Array | undefined;
+  #lengthOf: Int32Array | undefined;
+  #markOf: Int32Array | undefined;
+  /** Bytes of the last chunk in use. */
+  #used = 0;
+  readonly #held = { bytes: 0 };
+  #released = false;
+
+  /** @param count number of items (they are numbered 0..count-1). */
+  constructor(count: number) {
+    this.#count = count;
+    unreleasedFragments.register(this, this.#held, this);
+  }
+
+  /** Bytes held (chunks and bookkeeping). */
+  get bytes(): number {
+    return this.#held.bytes;
+  }
+
+  /** Whether item `item`'s fragment is cached. */
+  has(item: number): boolean {
+    return this.#chunkOf !== undefined && this.#chunkOf[item]! !== 0;
+  }
+
+  /**
+   * Caches item `item`'s fragment: `json` as UTF-8, with `mark` a character position in `json`
+   * (recorded as a byte position). Answers false, caching nothing, when the shared budget is spent
+   * or the fragments were released.
+   */
+  add(item: number, json: string, mark = 0): boolean {
+    if (this.#released) return false;
+    const length = Buffer.byteLength(json, 'utf8');
+    let chunk = this.#chunks[this.#chunks.length - 1];
+    const fits = chunk !== undefined && chunk.length - this.#used >= length;
+    const bookkeeping = this.#chunkOf === undefined ? this.#count * 14 : 0;
+    const grow = fits ? 0 : Math.max(FRAGMENT_CHUNK_BYTES, length);
+    if (grow + bookkeeping > 0 && fragmentBytesInUse + grow + bookkeeping > TRAVERSAL_FRAGMENT_BUDGET_BYTES)
+      return false;
+    if (bookkeeping > 0) {
+      this.#chunkOf = new Uint16Array(this.#count);
+      this.#offsetOf = new Int32Array(this.#count);
+      this.#lengthOf = new Int32Array(this.#count);
+      this.#markOf = new Int32Array(this.#count);
+    }
+    // Past 65,535 chunks (64 GiB) nothing more is cached.
+    if (!fits && this.#chunks.length >= 0xffff) return false;
+    if (!fits) {
+      chunk = Buffer.allocUnsafeSlow(grow);
+      this.#chunks.push(chunk);
+      this.#used = 0;
+    }
+    this.#hold(grow + bookkeeping);
+    const offset = this.#used;
+    chunk!.write(json, offset, length, 'utf8');
+    this.#used += length;
+    this.#chunkOf![item] = this.#chunks.length;
+    this.#offsetOf![item] = offset;
+    this.#lengthOf![item] = length;
+    this.#markOf![item] = mark === 0 ? 0 : Buffer.byteLength(json.slice(0, mark), 'utf8');
+    return true;
+  }
+
+  /** Byte length of item `item`'s cached fragment. */
+  length(item: number): number {
+    return this.#lengthOf![item]!;
+  }
+
+  /** Byte position of item `item`'s mark within its fragment. */
+  mark(item: number): number {
+    return this.#markOf![item]!;
+  }
+
+  /**
+   * Copies bytes `from`..`to` of item `item`'s cached fragment into `target` at `position`; answers
+   * the position after them.
+   */
+  copy(item: number, target: Buffer, position: number, from = 0, to = this.#lengthOf![item]!): number {
+    const offset = this.#offsetOf![item]!;
+    return position + this.#chunks[this.#chunkOf![item]! - 1]!.copy(target, position, offset + from, offset + to);
+  }
+
+  /** Drops every fragment and gives their bytes back to the shared budget. Idempotent. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    unreleasedFragments.unregister(this);
+    fragmentBytesInUse -= this.#held.bytes;
+    this.#held.bytes = 0;
+    this.#chunks = [];
+    this.#chunkOf = this.#offsetOf = this.#lengthOf = this.#markOf = undefined;
+  }
+
+  #hold(bytes: number): void {
+    this.#held.bytes += bytes;
+    fragmentBytesInUse += bytes;
+  }
+}

@@ -72,6 +72,9 @@ export function createTraversalIndexes(options: {
     changed(graphId) {
       const entry = entryFor(graphId);
       entry.changedAt = now();
+      // The stale index's fragments go back to the shared budget (a traversal still holding it
+      // serializes its objects instead).
+      entry.index?.releaseFragments();
       entry.index = undefined;
       entry.building = undefined;
     },
@@ -82,6 +85,7 @@ export function createTraversalIndexes(options: {
       if (isCurrent(entry, state)) return entry.index;
       if (!build || now() - entry.changedAt < quiet) return undefined;
       entry.building = undefined;
+      entry.index?.releaseFragments();
       entry.index = TraversalIndex.build(state.graph, state.revision);
       return entry.index;
     },
@@ -120,6 +124,7 @@ export function createTraversalIndexes(options: {
       return { built, done };
     },
     reset() {
+      for (const entry of entries.values()) entry.index?.releaseFragments();
       entries.clear();
     },
   };

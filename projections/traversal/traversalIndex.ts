@@ -25,7 +25,7 @@
  */
 import type { Edge, Node } from '../../src/graph/model.js';
 import type { LineageGraphology } from '../graphProjection.js';
-import { serializeJson, type PooledBytes, type Traversal } from './answers.js';
+import { answerBuffers, JsonFragments, serializeJson, type PooledBytes, type Traversal } from './answers.js';
 import { checkTraversal, reached, type TraversalDirection, type TraversalResult } from './walk.js';
 
 /** One direction's adjacency in compressed sparse row form. */
@@ -60,10 +60,21 @@ function compressedRows(nodeCount: number, from: Int32Array, to: Int32Array): Ad
 /** What a walk reached, as indexes: nodes in the order reached, each with its hop, and the edges followed. */
 interface Walk {
   origin: number;
-  nodes: number[];
-  hops: number[];
-  edges: number[];
+  nodes: Int32Array;
+  hops: Uint8Array;
+  edges: Int32Array;
 }
+
+/** The scratch arrays of walks (one walk at a time: walks are synchronous), allocated at the first walk. */
+interface WalkScratch {
+  /** The origin, then the nodes reached, in order. */
+  nodes: Int32Array;
+  hops: Uint8Array;
+  edges: Int32Array;
+}
+
+/** `,"hop":0` as it ends a reached node's JSON before its optional `catalog_type`. */
+const HOP_MARK = ',"hop":0';
 
 /** An immutable traversal index of one revision of one graph. */
 export class TraversalIndex {
@@ -77,6 +88,11 @@ export class TraversalIndex {
   /** Visited marks: `visited[v] === generation` when `v` was reached by the current walk. */
   readonly #visited: Uint32Array;
   #generation = 0;
+  #scratch: WalkScratch | undefined;
+  /** The JSON of each node as reached (`reached(node, 0)`), its mark on the hop's value. */
+  readonly #nodeFragments: JsonFragments;
+  /** The JSON of each edge. */
+  readonly #edgeFragments: JsonFragments;
 
   private constructor(
     revision: number,
@@ -93,6 +109,8 @@ export class TraversalIndex {
     this.#downstream = downstream;
     this.#upstream = upstream;
     this.#visited = new Uint32Array(nodes.length);
+    this.#nodeFragments = new JsonFragments(nodes.length);
+    this.#edgeFragments = new JsonFragments(edges.length);
   }
 
   /**
@@ -161,8 +179,19 @@ export class TraversalIndex {
       nodeCount: walk.nodes.length,
       edgeCount: walk.edges.length,
       toResult,
-      serialize: () => serializeJson(toResult()),
+      serialize: () => this.#serialize(walk, direction, hops) ?? serializeJson(toResult()),
     };
+  }
+
+  /** Bytes held by the cached JSON fragments of this index's nodes and edges. */
+  get fragmentBytes(): number {
+    return this.#nodeFragments.bytes + this.#edgeFragments.bytes;
+  }
+
+  /** Gives the cached JSON fragments' bytes back to the shared budget (the index stays usable). */
+  releaseFragments(): void {
+    this.#nodeFragments.release();
+    this.#edgeFragments.release();
   }
 
   /**
@@ -184,8 +213,8 @@ export class TraversalIndex {
 
   /** The objects of a walk's answer. */
   #result(walk: Walk, direction: TraversalDirection, hops: number): TraversalResult {
-    const nodes = walk.nodes.map((node, position) => reached(this.#nodes[node]!, walk.hops[position]!));
-    const edges = walk.edges.map((edge) => this.#edges[edge]!);
+    const nodes = Array.from(walk.nodes, (node, position) => reached(this.#nodes[node]!, walk.hops[position]!));
+    const edges = Array.from(walk.edges, (edge) => this.#edges[edge]!);
     return {
       origin: this.#nodes[walk.origin]!,
       direction,
@@ -195,6 +224,70 @@ export class TraversalIndex {
       node_count: nodes.length,
       edge_count: edges.length,
     };
+  }
+
+  /**
+   * The JSON of `#result(walk, direction, hops)`, byte for byte what `JSON.stringify` gives, copied
+   * from the cached fragments of its nodes and edges into a pooled buffer. Undefined when a fragment
+   * could not be cached (the shared budget is spent): the caller serializes the objects instead.
+   */
+  #serialize(walk: Walk, direction: TraversalDirection, hops: number): PooledBytes | undefined {
+    if (!this.#cacheFragments(walk)) return undefined;
+    const nodeFragments = this.#nodeFragments;
+    const edgeFragments = this.#edgeFragments;
+    const head = `{"origin":${JSON.stringify(this.#nodes[walk.origin])},"direction":"${direction}","hops":${hops},"nodes":[`;
+    const tail = `],"node_count":${walk.nodes.length},"edge_count":${walk.edges.length}}`;
+    let length = Buffer.byteLength(head, 'utf8') + '],"edges":['.length + tail.length;
+    for (let position = 0; position < walk.nodes.length; position += 1) {
+      // The cached fragment holds hop 0: one digit, replaced by the hop's digits.
+      length += nodeFragments.length(walk.nodes[position]!) + digits(walk.hops[position]!);
+    }
+    for (let position = 0; position < walk.edges.length; position += 1)
+      length += edgeFragments.length(walk.edges[position]!) + 1;
+    const { buffer, release } = answerBuffers.take(length);
+    let at = buffer.write(head, 0, 'utf8');
+    for (let position = 0; position < walk.nodes.length; position += 1) {
+      const node = walk.nodes[position]!;
+      if (position > 0) buffer[at++] = COMMA;
+      const mark = nodeFragments.mark(node);
+      at = nodeFragments.copy(node, buffer, at, 0, mark);
+      at += buffer.write(String(walk.hops[position]!), at, 'latin1');
+      at = nodeFragments.copy(node, buffer, at, mark + 1);
+    }
+    at += buffer.write('],"edges":[', at, 'latin1');
+    for (let position = 0; position < walk.edges.length; position += 1) {
+      if (position > 0) buffer[at++] = COMMA;
+      at = edgeFragments.copy(walk.edges[position]!, buffer, at);
+    }
+    at += buffer.write(tail, at, 'latin1');
+    return { bytes: buffer.subarray(0, at), release };
+  }
+
+  /** Caches the fragments of a walk's nodes and edges that are not cached yet; false when the budget is spent. */
+  #cacheFragments(walk: Walk): boolean {
+    for (const node of walk.nodes) {
+      if (this.#nodeFragments.has(node)) continue;
+      const json = JSON.stringify(reached(this.#nodes[node]!, 0));
+      // After `attributes`, only `hop` and `catalog_type` (an enum value or null) follow: the last
+      // match is the hop's own.
+      const mark = json.lastIndexOf(HOP_MARK) + HOP_MARK.length - 1;
+      if (!this.#nodeFragments.add(node, json, mark)) return false;
+    }
+    for (const edge of walk.edges) {
+      if (!this.#edgeFragments.has(edge) && !this.#edgeFragments.add(edge, JSON.stringify(this.#edges[edge])))
+        return false;
+    }
+    return true;
+  }
+
+  /** The scratch arrays of walks, allocated at the first walk. */
+  #walkScratch(): WalkScratch {
+    this.#scratch ??= {
+      nodes: new Int32Array(this.#nodes.length),
+      hops: new Uint8Array(this.#nodes.length),
+      edges: new Int32Array(this.#edges.length),
+    };
+    return this.#scratch;
   }
 
   /** Breadth-first walk, one hop at a time, over every edge type (the semantics of `traverse`). */
@@ -211,23 +304,42 @@ export class TraversalIndex {
     }
     const generation = this.#generation;
     visited[origin] = generation;
-    const walk: Walk = { origin, nodes: [], hops: [], edges: [] };
+    // Each hop's frontier is the run of `reached` filled by the hop before (the origin first).
+    const { nodes: reachedNodes, hops: reachedHops, edges: followed } = this.#walkScratch();
+    reachedNodes[0] = origin;
+    let reachedCount = 1;
+    let followedCount = 0;
     let frontierStart = 0;
-    let frontier: number[] = [origin];
-    for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
-      frontierStart = walk.nodes.length;
-      for (const node of frontier) {
+    let frontierEnd = 1;
+    for (let hop = 1; hop <= hops && frontierStart < frontierEnd; hop += 1) {
+      for (let index = frontierStart; index < frontierEnd; index += 1) {
+        const node = reachedNodes[index]!;
         for (let position = offsets[node]!, end = offsets[node + 1]!; position < end; position += 1) {
-          walk.edges.push(edgeIndexes[position]!);
+          followed[followedCount++] = edgeIndexes[position]!;
           const neighbour = neighbours[position]!;
           if (visited[neighbour] === generation) continue;
           visited[neighbour] = generation;
-          walk.nodes.push(neighbour);
-          walk.hops.push(hop);
+          reachedNodes[reachedCount] = neighbour;
+          reachedHops[reachedCount] = hop;
+          reachedCount += 1;
         }
       }
-      frontier = walk.nodes.slice(frontierStart);
+      frontierStart = frontierEnd;
+      frontierEnd = reachedCount;
     }
-    return walk;
+    return {
+      origin,
+      nodes: reachedNodes.slice(1, reachedCount),
+      hops: reachedHops.slice(1, reachedCount),
+      edges: followed.slice(0, followedCount),
+    };
   }
+}
+
+/** The byte `,`. */
+const COMMA = 0x2c;
+
+/** Number of decimal digits of a hop (1 to 100). */
+function digits(hop: number): number {
+  return hop < 10 ? 1 : hop < 100 ? 2 : 3;
 }
