@@ -256,6 +256,10 @@ export function withExamples(
       const success = Object.keys(responses).find((status) => status.startsWith('2'));
       const response = success === undefined ? undefined : responses[success];
       if (docs.responseExample !== null && isObject(response)) exemplify(response.content, docs.responseExample);
+      if (isObject(response) && isObject(response.content)) {
+        for (const [mediaType, example] of Object.entries(docs.textAnswers ?? {}))
+          response.content[mediaType] ??= { schema: { type: 'string' }, example };
+      }
     }
   }
   return document;

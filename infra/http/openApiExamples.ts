@@ -6,6 +6,7 @@
  * `orders_enriched`. Attributes are shortened. `test/http/openApiDocument.test.ts` validates every
  * example against the schema it illustrates, and sends the request examples to a real API.
  */
+import { EXPORT_FORMATS, EXPORT_MEDIA, exportGraph, type ExportableGraph } from '../../src/export/index.js';
 
 /** The demo's default graph (the graph extractions write to). */
 export const EXAMPLE_GRAPH_ID = '85583bda-c716-56cb-b241-625345095220';
@@ -153,6 +154,20 @@ export const traversal = {
     { ...ordersEnrichedTopic, hop: 2 },
   ],
   edges: [consumesEdge, enrichedEdge],
+  node_count: 2,
+  edge_count: 2,
+};
+
+/** The upstream of the enriched topic within 2 hops. */
+export const upstreamTraversal = {
+  origin: ordersEnrichedTopic,
+  direction: 'upstream',
+  hops: 2,
+  nodes: [
+    { ...enrichOrdersJob, hop: 1 },
+    { ...ordersTopic, hop: 2 },
+  ],
+  edges: [enrichedEdge, consumesEdge],
   node_count: 2,
   edge_count: 2,
 };
@@ -325,3 +340,17 @@ export const prometheusText = [
   'lineage_svc_store_head_position 7',
   '',
 ].join('\n');
+
+/**
+ * The text answers of the export formats other than JSON, by media type (without its charset), for
+ * `graph`: the exporters' own output (`src/export/`), so the examples are what the API sends.
+ */
+export function exportExamples(graph: { nodes: readonly object[]; edges: readonly object[] }): Record<string, string> {
+  const examples: Record<string, string> = {};
+  for (const format of EXPORT_FORMATS) {
+    if (format === 'json') continue;
+    const mediaType = EXPORT_MEDIA[format].contentType.split(';')[0]!;
+    examples[mediaType] = [...exportGraph(graph as ExportableGraph, format, { graphName: 'lineage' })].join('');
+  }
+  return examples;
+}

@@ -20,7 +20,6 @@ import {
   lineageGraph,
   lineageJob,
   nodeMetricSeries,
-  ordersEnrichedTopic,
   ordersTopic,
   producesEdge,
   prometheusText,
@@ -29,7 +28,10 @@ import {
   runEvent,
   traversal,
   watcher,
+  exportExamples,
+  upstreamTraversal,
 } from './openApiExamples.js';
+import { traversalGraph } from '../../src/export/index.js';
 
 /** The documentation of one operation. */
 export interface OperationDocs {
@@ -45,7 +47,12 @@ export interface OperationDocs {
   responseExample: unknown;
   /** Media type of a response that is not JSON (documented as text). */
   contentType?: string;
+  /** Text answers the first 2xx response may also be (the export formats), by media type, with their example. */
+  textAnswers?: Readonly<Record<string, string>>;
 }
+
+/** What `traversalGraph` takes: a traversal's answer. */
+type TraversalAnswer = Parameters<typeof traversalGraph>[0];
 
 const NO_GRAPH = 'No graph with that id or name (or it did not exist at as_of)';
 const NO_NODE = 'No graph with that id or name, or no node with that id in it';
@@ -175,6 +182,7 @@ const GRAPHS: Record<string, OperationDocs> = {
       'with format. Non-JSON formats are streamed as an attachment.',
     responses: { 200: 'The graph file (JSON), or the graph in the format asked for', 404: NO_GRAPH },
     responseExample: lineageGraph,
+    textAnswers: exportExamples(lineageGraph),
   },
 };
 
@@ -230,25 +238,18 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
     description:
       'The nodes and edges upstream of a node (against edge direction), nearest first, within hops. With format, the ' +
       'same as an export (origin at hop 0).',
-    responses: { 200: 'The nodes and edges reached', 404: NO_NODE },
-    responseExample: {
-      ...traversal,
-      origin: ordersEnrichedTopic,
-      direction: 'upstream',
-      nodes: [
-        { ...traversal.nodes[0], hop: 1 },
-        { ...ordersTopic, hop: 2 },
-      ],
-      edges: [traversal.edges[1], traversal.edges[0]],
-    },
+    responses: { 200: 'The nodes and edges reached, or them in the format asked for', 404: NO_NODE },
+    responseExample: upstreamTraversal,
+    textAnswers: exportExamples(traversalGraph(upstreamTraversal as unknown as TraversalAnswer)),
   },
   'GET /api/v1/graphs/:graph_id/query/downstream/:node_id': {
     operationId: 'getDownstream',
     description:
       'The nodes and edges downstream of a node (along edge direction), nearest first, within hops. With format, the ' +
       'same as an export (origin at hop 0).',
-    responses: { 200: 'The nodes and edges reached', 404: NO_NODE },
+    responses: { 200: 'The nodes and edges reached, or them in the format asked for', 404: NO_NODE },
     responseExample: traversal,
+    textAnswers: exportExamples(traversalGraph(traversal as unknown as TraversalAnswer)),
   },
   'GET /api/v1/graphs/:graph_id/history': {
     operationId: 'getGraphHistory',
