@@ -148,6 +148,51 @@ describe('web UI in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
+  it("shows a dataset's OpenLineage form and runs from the node's openlineage endpoint", async () => {
+    await page.locator('#search').fill('orders_enr');
+    await page.locator('#suggestions [role=option][data-node-id*=":topic:"]').first().click();
+    await page.locator('#panel-title').filter({ hasText: 'orders_enriched' }).waitFor();
+    const asked = page.waitForRequest((request) =>
+      /\/api\/v1\/graphs\/[^/]+\/nodes\/[^/]+\/openlineage/.test(request.url()),
+    );
+    await page.getByRole('button', { name: /Show the dataset as OpenLineage/ }).click();
+    assert.match((await asked).url(), /orders_enriched\/openlineage$/);
+    await page.locator('.openlineage pre').waitFor();
+    assert.match(await page.locator('.openlineage pre').innerText(), /"namespace": "stream:\/\//);
+    await page.locator('.runs h4').first().waitFor();
+    assert.match(await page.locator('.runs').innerText(), /Runs that wrote it[\s\S]*Runs that read it/);
+    guarded.assertClean();
+  });
+
+  it('draws the path between two nodes from the path endpoint, either way round', async () => {
+    await waitForRender(page);
+    // Two nodes two hops apart along the edges, taken from the drawn graph.
+    const [from, to] = (await page.evaluate(`(() => {
+      const graph = window.__lineageUi.view.graph;
+      for (const first of graph.edges()) {
+        const [a, b] = graph.extremities(first);
+        const next = graph.outEdges(b).map((edge) => graph.target(edge)).find((c) => c !== a && !graph.hasEdge(a, c));
+        if (next) return [a, next];
+      }
+      return [];
+    })()`)) as string[];
+    assert.ok(from && to, 'the demo graph has a path of two hops');
+    for (const [start, end, direction] of [
+      [from, to, 'downstream'],
+      [to, from, 'upstream'],
+    ] as const) {
+      const asked = page.waitForRequest((request) => request.url().includes('/path?'));
+      await page.goto(`${stack.uiUrl}/?path_from=${encodeURIComponent(start)}&path_to=${encodeURIComponent(end)}`);
+      const url = new URL((await asked).url());
+      assert.deepEqual([url.searchParams.get('from'), url.searchParams.get('to')], [start, end]);
+      await waitForRender(page);
+      assert.match(await page.locator('#path-direction').innerText(), new RegExp(direction));
+      assert.equal(await page.locator('#path-nodes li').count(), 3);
+    }
+    await screenshot(page, 'path');
+    guarded.assertClean();
+  });
+
   it('travels back in history with the slider (keyboard) and diffs two points', async () => {
     await page.goto(`${stack.uiUrl}/`);
     const now = await waitForRender(page);

@@ -47,13 +47,12 @@ const { layeredLayout } = (await load('layout')) as {
     options?: { maxRows?: number },
   ): LayoutResult;
 };
-const { diffScene, findPath, isInternalTopic, passesFilters } = (await load('graphData')) as {
+const { diffScene, isInternalTopic, passesFilters } = (await load('graphData')) as {
   diffScene(
     nodes: LineageNode[],
     edges: LineageEdge[],
     diff: Diff,
   ): { nodes: LineageNode[]; edges: LineageEdge[]; marks: Map<string, string> };
-  findPath(edges: LineageEdge[], from: string, to: string): { nodes: string[]; directed: boolean } | null;
   isInternalTopic(node: LineageNode): boolean;
   passesFilters(node: LineageNode, filters: Filters): boolean;
 };
@@ -157,16 +156,6 @@ describe('UI graph functions', () => {
     assert.equal(isInternalTopic(node('orders', 'TOPIC')), false);
     assert.equal(passesFilters(node('orders', 'TOPIC'), { ...filters, systems: ['LAKEHOUSE'] }), false);
     assert.equal(passesFilters(node('orders', 'TOPIC'), { ...filters, types: ['TOPIC'], clusters: ['lkc-1'] }), true);
-  });
-
-  it('finds the path along edges, against them, or ignoring direction', () => {
-    const edges = [edge('a', 'j'), edge('j', 'b'), edge('c', 'b')];
-    assert.deepEqual(findPath(edges, 'a', 'b')?.nodes, ['a', 'j', 'b']);
-    assert.deepEqual(findPath(edges, 'b', 'a')?.nodes, ['a', 'j', 'b']);
-    const undirected = findPath(edges, 'a', 'c');
-    assert.deepEqual(undirected?.nodes, ['a', 'j', 'b', 'c']);
-    assert.equal(undirected?.directed, false);
-    assert.equal(findPath(edges, 'a', 'z'), null);
   });
 
   it('draws a diff as the graph at its end plus what was removed, each marked', () => {

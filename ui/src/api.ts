@@ -43,6 +43,37 @@ export interface GraphDocument extends GraphSummary {
   edges: LineageEdge[];
 }
 
+/** `GET /graphs/{id}/path`: the shortest path between two nodes, listed from `from`. */
+export interface GraphPath {
+  from: string;
+  to: string;
+  /** `downstream`: the edges run from `from` to `to`; `upstream`: from `to` to `from`; null: not connected. */
+  direction: 'downstream' | 'upstream' | null;
+  nodes: LineageNode[];
+  edges: LineageEdge[];
+}
+
+/** A run that wrote or read a dataset (`GET /graphs/{id}/nodes/{node_id}/openlineage`). */
+export interface RunReference {
+  namespace: string;
+  name: string;
+  run_id: string | null;
+  event_type: string | null;
+  event_time: string | null;
+  /** `graph`: a job of this graph; `ingested`: from OpenLineage events the API received. */
+  source: 'graph' | 'ingested';
+}
+
+/** `GET /graphs/{id}/nodes/{node_id}/openlineage`: a node in its OpenLineage form. */
+export interface NodeOpenLineage {
+  kind: 'job' | 'dataset' | null;
+  /** A job's COMPLETE RunEvent. */
+  event: Record<string, unknown> | null;
+  /** A dataset: namespace, name, facets. */
+  dataset: { namespace: string; name: string; facets?: Record<string, unknown> } | null;
+  runs: { written_by: RunReference[]; read_by: RunReference[] };
+}
+
 /** One write in a graph's history. */
 export interface HistoryChange {
   revision: number;

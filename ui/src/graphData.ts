@@ -1,6 +1,6 @@
 /**
- * Pure functions over the loaded graph: filters, internal topics, the path between two nodes, and
- * the scene of a diff. No DOM here (the node tests import this module).
+ * Pure functions over the loaded graph: filters, internal topics and the scene of a diff (the path
+ * between two nodes comes from the API, `GET /graphs/{id}/path`). No DOM here (the node tests import this module).
  */
 import type { GraphDiff, LineageEdge, LineageNode } from './api';
 import type { DiffMark } from './graphView';
@@ -34,51 +34,6 @@ export function passesFilters(node: LineageNode, filters: NodeFilters): boolean 
   if (filters.environments.length > 0 && !filters.environments.includes(node.environment_id ?? '')) return false;
   if (filters.clusters.length > 0 && !filters.clusters.includes(node.cluster_id ?? '')) return false;
   return true;
-}
-
-/**
- * The shortest path from `from` to `to`: along edge direction when one exists (either way round),
- * else ignoring direction. Returns the node ids and the edges in order, or null when the two are
- * not connected.
- */
-export function findPath(
-  edges: LineageEdge[],
-  from: string,
-  to: string,
-): { nodes: string[]; edges: LineageEdge[]; directed: boolean } | null {
-  const search = (start: string, goal: string, directed: boolean) => {
-    const next = new Map<string, LineageEdge[]>();
-    const link = (key: string, edge: LineageEdge) => {
-      const list = next.get(key);
-      if (list) list.push(edge);
-      else next.set(key, [edge]);
-    };
-    for (const edge of edges) {
-      link(edge.src_id, edge);
-      if (!directed) link(edge.dst_id, edge);
-    }
-    const came = new Map<string, { node: string; edge: LineageEdge } | null>([[start, null]]);
-    const queue = [start];
-    for (let head = 0; head < queue.length; head++) {
-      const node = queue[head]!;
-      if (node === goal) break;
-      for (const edge of next.get(node) ?? []) {
-        const other = edge.src_id === node ? edge.dst_id : edge.src_id;
-        if (came.has(other)) continue;
-        came.set(other, { node, edge });
-        queue.push(other);
-      }
-    }
-    if (!came.has(goal)) return null;
-    const nodes = [goal];
-    const pathEdges: LineageEdge[] = [];
-    for (let step = came.get(goal); step; step = came.get(step.node)) {
-      nodes.unshift(step.node);
-      pathEdges.unshift(step.edge);
-    }
-    return { nodes, edges: pathEdges, directed };
-  };
-  return search(from, to, true) ?? search(to, from, true) ?? search(from, to, false);
 }
 
 /** The key of an edge: its source, type and target (the same as the graph view's). */

@@ -10,6 +10,7 @@ import { createNodeBorderProgram } from '@sigma/node-border';
 import { EdgeLineProgram, NodePointProgram } from 'sigma/rendering';
 import type { LineageEdge, LineageNode } from './api';
 import type { LayoutInput, LayoutResult } from './layout';
+import { createPanCache, PAN_MARGIN, type PanCacheCounts } from './panCache';
 import {
   DIFF_COLOURS,
   EDGE_TYPE_COLOURS,
@@ -73,8 +74,8 @@ interface EdgeAttributes {
  */
 export const LARGE_GRAPH_NODES = 2_000;
 export const LARGE_GRAPH_EDGES = 4_000;
-/** Above this many edges, edges are hidden while the camera is dragged or animated (sigma's `hideEdgesOnMove`). */
-export const HIDE_EDGES_ON_MOVE_ABOVE = 20_000;
+/** Sigma's default padding, in pixels, between the fitted graph and the visible edge of the view. */
+const STAGE_PADDING = 30;
 
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
@@ -134,6 +135,8 @@ export class GraphView {
   private generation = 0;
   /** Figures of the last render (undefined before the first). */
   figures: RenderFigures | undefined;
+  /** Camera changes shown by moving the drawn layers, and full redraws (`panCache.ts`). */
+  readonly panCounts: PanCacheCounts;
 
   private static emptyGraph() {
     return new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: true });
@@ -143,7 +146,9 @@ export class GraphView {
     container: HTMLElement,
     private readonly onNodeClick: (nodeId: string) => void,
   ) {
-    this.renderer = new Sigma<NodeAttributes, EdgeAttributes>(this.graph, container, {
+    const panCache = createPanCache(container);
+    this.panCounts = panCache.counts;
+    this.renderer = new Sigma<NodeAttributes, EdgeAttributes>(this.graph, panCache.stage, {
       defaultNodeType: 'bordered',
       nodeProgramClasses: {
         bordered: createNodeBorderProgram({
@@ -164,6 +169,11 @@ export class GraphView {
       labelGridCellSize: 160,
       labelFont: 'system-ui, sans-serif',
       zIndex: true,
+      // The stage extends PAN_MARGIN pixels past each visible edge (panCache.ts): fit the graph in the visible part.
+      stagePadding: PAN_MARGIN + STAGE_PADDING,
+      // Nothing is hidden while moving: a pan moves what is drawn, so edges and labels stay.
+      hideEdgesOnMove: false,
+      hideLabelsOnMove: false,
       minCameraRatio: 0.002,
       maxCameraRatio: 20,
       nodeReducer: (node, data) => this.reduceNode(node, data),
@@ -172,6 +182,7 @@ export class GraphView {
     this.renderer.on('enterNode', ({ node }) => this.hover(node));
     this.renderer.on('leaveNode', () => this.hover(null));
     this.renderer.on('clickNode', ({ node }) => this.onNodeClick(node));
+    panCache.attach(this.renderer as unknown as Sigma);
   }
 
   private reduceNode(
@@ -311,8 +322,6 @@ export class GraphView {
     const settings = {
       // Sorting by z-index costs a sort of every node and edge per refresh: only for small graphs.
       zIndex: scene.nodes.length <= LARGE_GRAPH_NODES,
-      hideEdgesOnMove: edges.length > HIDE_EDGES_ON_MOVE_ABOVE,
-      hideLabelsOnMove: scene.nodes.length > 5_000,
     } as const;
     for (const [name, value] of Object.entries(settings) as [keyof typeof settings, boolean][]) {
       if (this.renderer.getSetting(name) !== value) this.renderer.setSetting(name, value);

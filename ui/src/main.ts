@@ -10,13 +10,14 @@ import {
   ApiError,
   type GraphDiff,
   type GraphDocument,
+  type GraphPath,
   type GraphSummary,
   type HistoryChange,
   type LineageNode,
   type Traversal,
 } from './api';
 import { formatTime, h, replaceChildren } from './dom';
-import { diffScene, findPath, passesFilters } from './graphData';
+import { diffScene, passesFilters } from './graphData';
 import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphView';
 import { buildOperations } from './operations';
 import { renderNodePanel } from './panel';
@@ -332,15 +333,12 @@ async function refreshNow() {
       (passesFilters(node, filterState) || node.id === state.focus || node.id === state.node),
   );
   let pathSet: Set<string> | undefined;
-  let pathNodes: string[] | null = null;
-  if (state.pathFrom && state.pathTo) {
-    const found = findPath(edges, state.pathFrom, state.pathTo);
-    if (found) {
-      pathNodes = found.nodes;
-      pathSet = new Set([...found.nodes, ...found.edges.map(edgeKey)]);
-      const shown = new Set(nodes.map((node) => node.id));
-      for (const id of found.nodes) if (!shown.has(id) && nodesById.has(id)) nodes.push(nodesById.get(id)!);
-    }
+  const path =
+    state.pathFrom && state.pathTo ? await findPath(graphId, state.pathFrom, state.pathTo, pointInTime) : null;
+  if (path?.direction) {
+    pathSet = new Set([...path.nodes.map((node) => node.id), ...path.edges.map(edgeKey)]);
+    const shown = new Set(nodes.map((node) => node.id));
+    for (const node of path.nodes) if (!shown.has(node.id)) nodes.push(nodesById.get(node.id) ?? node);
   }
   visibleNodes = nodes;
   const figures = await view.show({ nodes, edges, ...(marks ? { marks } : {}), ...(pathSet ? { path: pathSet } : {}) });
@@ -353,12 +351,13 @@ async function refreshNow() {
   performance.mark('lineage:drawn');
   renderFilters(document_.nodes);
   renderFocus();
-  renderPath(pathNodes);
+  renderPath(path);
   renderLegend();
   renderHistory();
   renderChanges();
   renderNodePanel(nodePanel, state.node ? (nodesById.get(state.node) ?? diffNode(state.node)) : null, {
     graphId,
+    asOf: pointInTime,
     nodesById,
     edges: document_.edges,
     focus: (nodeId) => setState({ focus: nodeId, node: nodeId }),
@@ -506,14 +505,42 @@ function renderFocus() {
   );
 }
 
-function renderPath(pathNodes: string[] | null) {
+/**
+ * The shortest path between two nodes at the point shown, from `GET /graphs/{id}/path`: along the
+ * edges from `from` (downstream), else against them (upstream). A node not in the graph at that
+ * point is announced and answers no path.
+ */
+async function findPath(graphId: string, from: string, to: string, asOf: string | null): Promise<GraphPath | null> {
+  try {
+    return await api<GraphPath>('GET', `/graphs/${encodeURIComponent(graphId)}/path`, { from, to, as_of: asOf });
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    announce(`No path: ${error.detail}.`);
+    return null;
+  }
+}
+
+function renderPath(path: GraphPath | null) {
   const name = (id: string | null) => (id ? (nodesById.get(id)?.display_name ?? id) : '—');
+  const how = {
+    downstream: 'Along the edges (downstream):',
+    upstream: 'Against the edges (upstream):',
+  };
   replaceChildren(
     pathBox,
     h('p', {}, `From ${name(state.pathFrom)} to ${name(state.pathTo)}`),
     state.pathFrom && state.pathTo
-      ? pathNodes
-        ? h('ol', { id: 'path-nodes', 'aria-label': 'Path' }, ...pathNodes.map((id) => h('li', {}, name(id))))
+      ? path?.direction
+        ? h(
+            'div',
+            {},
+            h('p', { id: 'path-direction' }, how[path.direction]),
+            h(
+              'ol',
+              { id: 'path-nodes', 'aria-label': 'Path' },
+              ...path.nodes.map((node) => h('li', {}, name(node.id))),
+            ),
+          )
         : h('p', { role: 'alert' }, 'These two nodes are not connected.')
       : h('p', { class: 'hint' }, 'Choose “Path from here” and “Path to here” in a node panel.'),
     state.pathFrom || state.pathTo

@@ -3,13 +3,15 @@
  * metadata, deep links into the platform and the catalogs, the node's OpenLineage form and the
  * OpenLineage runs that touched a dataset.
  */
-import { api, type LineageEdge, type LineageNode } from './api';
+import { api, type LineageEdge, type LineageNode, type NodeOpenLineage, type RunReference } from './api';
 import { formatValue, h, keyValueTable, replaceChildren } from './dom';
 import { humanise } from './styles';
 
 /** What the panel needs from the app. */
 export interface PanelContext {
   graphId: string;
+  /** The point in time shown (`as_of`: a revision or an ISO 8601 time), null for now. */
+  asOf: string | null;
   nodesById: Map<string, LineageNode>;
   edges: LineageEdge[];
   /** Focus on the node (with the current hops). */
@@ -30,45 +32,7 @@ interface ColumnLineageEntry {
   inputs: { dataset: string; column: string }[];
 }
 
-interface OpenLineageDataset {
-  namespace: string;
-  name: string;
-  facets?: Record<string, unknown>;
-}
-
-interface OpenLineageEvent {
-  job: { namespace: string; name: string; facets?: Record<string, unknown> };
-  run: { runId: string };
-  inputs?: OpenLineageDataset[];
-  outputs?: OpenLineageDataset[];
-}
-
-const viewCache = new Map<string, Promise<OpenLineageEvent[]>>();
-
-/** The OpenLineage view of the graph (`GET /graphs/enriched/view`), fetched once per graph and revision. */
-function openLineageView(graphId: string, revisionKey: string): Promise<OpenLineageEvent[]> {
-  const key = `${graphId}@${revisionKey}`;
-  let cached = viewCache.get(key);
-  if (!cached) {
-    cached = api<{ events: OpenLineageEvent[] }>('GET', '/graphs/enriched/view', { graph_id: graphId }).then(
-      (view) => view.events,
-    );
-    cached.catch(() => viewCache.delete(key));
-    viewCache.set(key, cached);
-  }
-  return cached;
-}
-
 const JOB_TYPES = new Set(['CONNECTOR', 'SQL_QUERY', 'STREAM_JOB', 'CONSUMER_GROUP', 'CATALOG_JOB']);
-
-/** Whether an OpenLineage dataset stands for this node (its name is the node's name, in its environment). */
-function datasetMatches(dataset: OpenLineageDataset, node: LineageNode): boolean {
-  const names = [node.qualified_name, node.display_name, String(node.attributes?.uri ?? '')];
-  const nameMatches = names.some((name) => name !== '' && (dataset.name === name || dataset.name.endsWith(`/${name}`)));
-  if (!nameMatches) return false;
-  if (node.system === 'STREAM' && node.environment_id) return dataset.namespace.includes(node.environment_id);
-  return true;
-}
 
 /** Links into the platform and the catalogs, by what the node holds. */
 export function deepLinks(node: LineageNode): { label: string; href: string }[] {
@@ -289,7 +253,7 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
         'button',
         {
           type: 'button',
-          onclick: () => void showOpenLineage(node, context.graphId, openLineage, runs, isJob),
+          onclick: () => void showOpenLineage(node, context, openLineage, runs),
         },
         isJob ? 'Show the job as OpenLineage' : 'Show the dataset as OpenLineage, and its runs',
       ),
@@ -313,65 +277,46 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
   );
 }
 
-async function showOpenLineage(
-  node: LineageNode,
-  graphId: string,
-  target: HTMLElement,
-  runs: HTMLElement,
-  isJob: boolean,
-) {
-  replaceChildren(target, h('p', { role: 'status' }, 'Loading the OpenLineage view…'));
+/**
+ * Shows the node's OpenLineage form and, for a dataset, the runs that wrote and read it, from
+ * `GET /graphs/{id}/nodes/{node_id}/openlineage` at the point in time shown.
+ */
+async function showOpenLineage(node: LineageNode, context: PanelContext, target: HTMLElement, runs: HTMLElement) {
+  replaceChildren(target, h('p', { role: 'status' }, 'Loading the OpenLineage form…'));
+  replaceChildren(runs);
   try {
-    const events = await openLineageView(graphId, 'latest');
-    if (isJob) {
-      const event = events.find(
-        (candidate) => candidate.job.name === node.qualified_name || candidate.job.name === node.display_name,
-      );
+    const path = `/graphs/${encodeURIComponent(context.graphId)}/nodes/${encodeURIComponent(node.id)}/openlineage`;
+    const form = await api<NodeOpenLineage>('GET', path, { as_of: context.asOf });
+    if (form.kind === 'job') {
       replaceChildren(
         target,
-        event
-          ? h(
-              'pre',
-              { tabindex: '0', 'aria-label': 'OpenLineage run event of the job' },
-              JSON.stringify(event, null, 2),
-            )
-          : h('p', {}, 'The OpenLineage view has no job for this node.'),
+        h(
+          'pre',
+          { tabindex: '0', 'aria-label': 'OpenLineage run event of the job' },
+          JSON.stringify(form.event, null, 2),
+        ),
       );
       return;
     }
-    let dataset: OpenLineageDataset | undefined;
-    for (const event of events) {
-      dataset = [...(event.inputs ?? []), ...(event.outputs ?? [])].find((candidate) =>
-        datasetMatches(candidate, node),
-      );
-      if (dataset) break;
-    }
-    if (!dataset) {
-      replaceChildren(target, h('p', {}, 'No OpenLineage job reads or writes this dataset.'));
+    if (form.kind !== 'dataset' || !form.dataset) {
+      replaceChildren(target, h('p', {}, 'This node is neither an OpenLineage job nor a dataset.'));
       return;
     }
     replaceChildren(
       target,
-      h('pre', { tabindex: '0', 'aria-label': 'OpenLineage dataset' }, JSON.stringify(dataset, null, 2)),
+      h('pre', { tabindex: '0', 'aria-label': 'OpenLineage dataset' }, JSON.stringify(form.dataset, null, 2)),
     );
-    replaceChildren(runs, h('p', { role: 'status' }, 'Loading runs…'));
-    const detail = await api<{ produced_by?: unknown[]; consumed_by?: unknown[] }>('GET', '/lineage/datasets/detail', {
-      namespace: dataset.namespace,
-      name: dataset.name,
-    });
-    const runList = (title: string, items: unknown[] | undefined) =>
+    const runList = (title: string, items: RunReference[]) =>
       h(
         'section',
         {},
         h('h4', {}, title),
-        items && items.length > 0
-          ? h('ul', {}, ...items.map((item) => h('li', {}, describeRun(item))))
-          : h('p', {}, 'none'),
+        items.length > 0 ? h('ul', {}, ...items.map((item) => h('li', {}, describeRun(item)))) : h('p', {}, 'none'),
       );
     replaceChildren(
       runs,
-      runList('Runs that wrote it', detail.produced_by),
-      runList('Runs that read it', detail.consumed_by),
+      runList('Runs that wrote it', form.runs.written_by),
+      runList('Runs that read it', form.runs.read_by),
     );
   } catch (error) {
     replaceChildren(
@@ -385,15 +330,9 @@ async function showOpenLineage(
   }
 }
 
-function describeRun(item: unknown): string {
-  if (!item || typeof item !== 'object') return String(item);
-  const record = item as Record<string, unknown>;
-  const job = record.job as { namespace?: string; name?: string } | undefined;
-  const parts = [
-    job?.name ?? (record.name as string | undefined) ?? (record.job_name as string | undefined),
-    (record.run_id as string | undefined) ?? (record.latest_run_id as string | undefined),
-    (record.event_type as string | undefined) ?? (record.latest_event_type as string | undefined),
-    (record.event_time as string | undefined) ?? (record.latest_event_time as string | undefined),
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join(' · ') : JSON.stringify(item);
+/** One run as a line: job, runId, eventType, eventTime, and whether it came from ingested events. */
+function describeRun(run: RunReference): string {
+  const parts = [`${run.namespace} ${run.name}`, run.run_id, run.event_type, run.event_time];
+  if (run.source === 'ingested') parts.push('ingested');
+  return parts.filter(Boolean).join(' · ');
 }

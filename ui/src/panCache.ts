@@ -1,0 +1,89 @@
+/**
+ * Panning by moving what is already drawn. Sigma redraws every node and edge on every camera
+ * change; with software WebGL (SwiftShader, on the CPU) a frame of 20,000 nodes and 30,000 edges
+ * then costs about 100 ms, nearly all of it in the GPU process rasterizing points and lines. A pan
+ * does not change the picture, only where it sits: so sigma draws a stage larger than the visible
+ * view (by `PAN_MARGIN` pixels on each side) and, while the camera only translates by less than
+ * that margin, its layers are moved with a CSS transform (the compositor's work, a few milliseconds
+ * whatever the graph's size). Nothing is hidden: the frame shown is the last full frame, moved by
+ * a whole number of pixels. A full redraw happens when the camera zooms or rotates, when the pan
+ * leaves the margin, when anything else asks sigma to render (hover, selection, new graph), and
+ * once the camera has been still for `SETTLE_MILLISECONDS` (so that hovering and clicking, which
+ * read sigma's picking layer, see the current position).
+ */
+import type Sigma from 'sigma';
+import type { CameraState } from 'sigma/types';
+
+/** Pixels drawn beyond each side of the visible view: a pan within this distance only moves the layers. */
+export const PAN_MARGIN = 320;
+/** Milliseconds without a camera change after which the view is redrawn in place (exact, picking up to date). */
+export const SETTLE_MILLISECONDS = 150;
+
+/** How many camera changes were shown by moving the layers and how many by redrawing (read by the tests and the bench). */
+export interface PanCacheCounts {
+  moved: number;
+  redrawn: number;
+}
+
+/**
+ * Puts sigma's stage inside `container` with `PAN_MARGIN` pixels hidden on each side, and answers
+ * pure camera translations by moving the drawn layers. Call before creating the renderer with the
+ * returned `stage` as its container and a `stagePadding` of `PAN_MARGIN` plus the usual padding;
+ * then call `attach` with the renderer.
+ */
+export function createPanCache(container: HTMLElement): {
+  stage: HTMLElement;
+  counts: PanCacheCounts;
+  attach: (renderer: Sigma) => void;
+} {
+  container.style.overflow = 'hidden';
+  const stage = document.createElement('div');
+  Object.assign(stage.style, { position: 'absolute', inset: `-${PAN_MARGIN}px` });
+  container.append(stage);
+  const counts: PanCacheCounts = { moved: 0, redrawn: 0 };
+  const attach = (renderer: Sigma) => attachPanCache(renderer, counts);
+  return { stage, counts, attach };
+}
+
+function attachPanCache(renderer: Sigma, counts: PanCacheCounts) {
+  const camera = renderer.getCamera();
+  // Every layer but the mouse layer, which must stay put so that drags are measured against the page.
+  const layers = Object.entries(renderer.getCanvases())
+    .filter(([name]) => name !== 'mouse')
+    .map(([, canvas]) => canvas);
+  let drawn: CameraState | null = null;
+  let moved = false;
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  const centre = { x: 0.5, y: 0.5 };
+
+  renderer.on('beforeRender', () => {
+    drawn = camera.getState();
+    counts.redrawn++;
+    if (moved) for (const layer of layers) layer.style.transform = '';
+    moved = false;
+  });
+  // Sigma's own handler (the only one so far) schedules a full render on every camera change; this
+  // one does so only when needed.
+  camera.removeAllListeners('updated');
+  camera.on('updated', () => {
+    const state = camera.getState();
+    const offset = drawn && state.ratio === drawn.ratio && state.angle === drawn.angle ? pixelOffset(state) : null;
+    if (!offset || Math.abs(offset.x) > PAN_MARGIN || Math.abs(offset.y) > PAN_MARGIN) {
+      renderer.scheduleRender();
+      return;
+    }
+    const transform = offset.x === 0 && offset.y === 0 ? '' : `translate(${offset.x}px, ${offset.y}px)`;
+    for (const layer of layers) layer.style.transform = transform;
+    moved = true;
+    counts.moved++;
+    clearTimeout(settle);
+    settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
+  });
+
+  /** Whole pixels by which the drawn picture must move to show the graph as seen from `state`. */
+  function pixelOffset(state: CameraState) {
+    const now = renderer.framedGraphToViewport(centre, { cameraState: state });
+    const then = renderer.framedGraphToViewport(centre, { cameraState: drawn! });
+    return { x: Math.round(now.x - then.x), y: Math.round(now.y - then.y) };
+  }
+}
