@@ -18,6 +18,7 @@ import { createWatcherProjection, type WatcherProjection } from '../projections/
 import { createProcessProjection, type ProcessProjection } from '../projections/processProjection.js';
 import { createMetricsProjection, type MetricsProjection } from '../projections/metricsProjection.js';
 import { followGraphSnapshots } from '../projections/snapshots.js';
+import { DEFAULT_HISTORY_INDEX_VERSIONS } from '../projections/historyIndex.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 
 /** Everything a command or the API needs to read and write lineage. */
@@ -64,6 +65,11 @@ export interface RuntimeOptions {
    * time" is asked for without waiting for time to pass.
    */
   now?: () => number;
+  /**
+   * Node and edge versions each graph keeps in memory for `as_of` and diffs (the history index,
+   * `projections/historyIndex.ts`); default `DEFAULT_HISTORY_INDEX_VERSIONS` (250,000), 0 disables it.
+   */
+  historyIndexVersions?: number;
 }
 
 /**
@@ -80,11 +86,12 @@ export async function openRuntime(
     config.storage,
     now === undefined ? { logger } : { logger, now: () => new Date(now()) },
   );
-  const graphs = createGraphProjection(
-    options.traversalIndexQuietMilliseconds === undefined
+  const graphs = createGraphProjection({
+    ...(options.traversalIndexQuietMilliseconds === undefined
       ? {}
-      : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds },
-  );
+      : { traversalIndexQuietMilliseconds: options.traversalIndexQuietMilliseconds }),
+    historyIndexVersions: options.historyIndexVersions ?? DEFAULT_HISTORY_INDEX_VERSIONS,
+  });
   const tasks = createTaskProjection();
   const openLineage = createOpenLineageProjection({ graphs });
   const watchers = createWatcherProjection();

@@ -16,6 +16,7 @@ import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent
 import type { GraphReader } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
 import { createTraversalIndexes, type TraversalIndex } from './traversal/index.js';
+import { createHistoryIndex, type HistoryIndex } from './historyIndex.js';
 
 /** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
 export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
@@ -251,6 +252,11 @@ export interface GraphProjection {
    * (`startTraversalIndexing`), so that no request waits for an index (requests ask with `build: false`).
    */
   prepareTraversalIndexes(milliseconds: number): { built: number; done: boolean };
+  /**
+   * The history index of every graph (`projections/historyIndex.ts`): `as_of` and diffs within the
+   * recent versions, from memory. Undefined when disabled (`GraphProjectionOptions.historyIndexVersions`).
+   */
+  readonly history: HistoryIndex | undefined;
 }
 
 /** How a graph projection serves traversals. */
@@ -263,6 +269,11 @@ export interface GraphProjectionOptions {
   traversalIndexQuietMilliseconds?: number;
   /** Clock of the quiet period, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /**
+   * Enables the history index (`projections/historyIndex.ts`), keeping at most this many node and edge
+   * versions per graph. Unset or 0: none (`as_of` and diffs read the snapshots and the store).
+   */
+  historyIndexVersions?: number;
 }
 
 /** Creates an empty graph projection. */
@@ -276,10 +287,14 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
           quietMilliseconds: options.traversalIndexQuietMilliseconds,
           now: options.now,
         });
+  const history = options.historyIndexVersions
+    ? createHistoryIndex({ maxVersions: options.historyIndexVersions })
+    : undefined;
   return {
     get position() {
       return position;
     },
+    history,
     apply(event) {
       if (isGraphEvent(event)) {
         const graphId = event.data.graph_id;
@@ -288,7 +303,9 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
           state = initialGraphState(graphId);
           graphs.set(graphId, state);
         }
+        history?.before(state, event);
         evolveGraph(state, event);
+        history?.after(state, event);
         indexes?.changed(graphId);
       }
       position = event.position;
@@ -306,6 +323,7 @@ export function createGraphProjection(options: GraphProjectionOptions = {}): Gra
     reset() {
       graphs.clear();
       indexes?.reset();
+      history?.reset();
       position = 0;
     },
     traversalIndex(graphId, options = {}) {

@@ -557,12 +557,13 @@ export function wholeChanges(before: GraphState, after: GraphState): Pick<GraphS
   return sortChanges(result);
 }
 
-function emptyChanges(): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+/** A diff's lists, all empty. */
+export function emptyChanges(): Pick<GraphStateDiff, 'nodes' | 'edges'> {
   return { nodes: { added: [], removed: [], changed: [] }, edges: { added: [], removed: [], changed: [] } };
 }
 
-/** Sorts every list of a diff: nodes by id, edges by key (source, type, target). */
-function sortChanges(changes: Pick<GraphStateDiff, 'nodes' | 'edges'>): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+/** Sorts every list of a diff, in place: nodes by id, edges by key (source, type, target). */
+export function sortChanges(changes: Pick<GraphStateDiff, 'nodes' | 'edges'>): Pick<GraphStateDiff, 'nodes' | 'edges'> {
   const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const byKey = (a: Edge, b: Edge) => {
     const [x, y] = [edgeKey(a), edgeKey(b)];

@@ -19,17 +19,25 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../src/errors.js';
 import type { EventContext } from '../src/events.js';
 import { countChanges } from '../src/graph/changes.js';
-import { edgeKey, type Edge, type EdgeType, type Node, type NodeType, type System } from '../src/graph/model.js';
+import {
+  edgeKey,
+  type Edge,
+  type EdgeType,
+  type LineageGraph,
+  type Node,
+  type NodeType,
+  type System,
+} from '../src/graph/model.js';
 import { parseEdge, parseLineageGraph, parseNode } from '../src/graph/validation.js';
 import { createGraph, deleteGraph, recordGraph } from '../src/graphCommands.js';
 import { ValidationError } from '../src/errors.js';
 import { metricAttributes } from '../src/extraction/metrics.js';
 import { METRIC_SERIES_LIMIT, pointAt, type MetricPoint } from '../projections/metricsProjection.js';
 import { diffGraphAsOf, edgeLabel, readGraphAsOf } from '../projections/snapshots.js';
+import { stateOfView, viewOfState, type GraphView } from '../projections/historyIndex.js';
 import {
   graphReader,
   parseAsOf,
-  toLineageGraph,
   type GraphHistoryEntry,
   type GraphState,
 } from '../projections/graphProjection.js';
@@ -56,7 +64,11 @@ type MetricsOverlay = <T extends Node>(node: T) => T;
  * latest recorded at or before that point (a time, or the time of the revision's last event). Undefined
  * when the graph has no sample (nothing to lay over: reads cost nothing more).
  */
-function metricsOverlay(runtime: GraphRuntime, state: GraphState, asOf?: string): MetricsOverlay | undefined {
+function metricsOverlay(
+  runtime: GraphRuntime,
+  state: Pick<GraphState, 'graphId' | 'updatedAt'>,
+  asOf?: string,
+): MetricsOverlay | undefined {
   const nodes = runtime.metrics?.graph(state.graphId);
   if (!nodes || nodes.size === 0) return undefined;
   let limit = Number.POSITIVE_INFINITY;
@@ -100,14 +112,14 @@ export function apiContext(cause: 'api' | 'import', correlationId: string = rand
   return { correlation_id: correlationId, cause, actor: 'api' };
 }
 
-/** A graph's summary. */
-export function summarize(state: GraphState): GraphSummary {
+/** A graph's summary, from its state or a view of it (`projections/historyIndex.ts`). */
+export function summarize(state: GraphState | GraphView): GraphSummary {
   return {
     graph_id: state.graphId,
     name: state.name,
     description: state.description,
-    node_count: state.graph.order,
-    edge_count: state.graph.size,
+    node_count: 'nodeCount' in state ? state.nodeCount : state.graph.order,
+    edge_count: 'edgeCount' in state ? state.edgeCount : state.graph.size,
     revision: state.revision,
     created_at: state.createdAt,
     updated_at: state.updatedAt,
@@ -148,23 +160,48 @@ export function resolveGraphId(runtime: Pick<GraphRuntime, 'graphs'>, idOrName: 
 }
 
 /**
- * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision), by id or unique name. A past
- * state is folded from the nearest snapshot before that point (`readGraphAsOf` in `projections/snapshots.ts`).
+ * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision), by id or unique name, as a
+ * `GraphState`. A past state comes from `readGraphView`, with a graphology graph built for it when
+ * the history index answered (traversals and exports need one; the other reads use the view).
  * @throws NotFoundError for an unknown or deleted graph (or one deleted or not yet created as of that point);
  *   ValidationError for a malformed `asOf`.
  */
 export async function readGraph(runtime: GraphRuntime, idOrName: string, asOf?: string): Promise<GraphState> {
-  const graphId = resolveGraphId(runtime, idOrName);
   if (asOf === undefined) {
+    const graphId = resolveGraphId(runtime, idOrName);
     const state = runtime.graphs.get(graphId);
     if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
     return state;
   }
+  return stateOfView(await readGraphView(runtime, idOrName, asOf));
+}
+
+/**
+ * A graph now, or as of `asOf`, by id or unique name, as a read view (`GraphView`, used at once: it is
+ * valid until the next macrotask). A past point is read from the history index of the live graph
+ * (`projections/historyIndex.ts`; no store read, no copy of the graph) when it is recent enough, else
+ * folded from the nearest snapshot before it (`readGraphAsOf` in `projections/snapshots.ts`).
+ * @throws NotFoundError for an unknown or deleted graph (or one deleted or not yet created as of that point);
+ *   ValidationError for a malformed `asOf`.
+ */
+export async function readGraphView(runtime: GraphRuntime, idOrName: string, asOf?: string): Promise<GraphView> {
+  const graphId = resolveGraphId(runtime, idOrName);
+  if (asOf === undefined) {
+    const state = runtime.graphs.get(graphId);
+    if (!state) throw new NotFoundError(`graph "${graphId}" not found`);
+    return viewOfState(state);
+  }
   const point = parseAsOf(asOf);
-  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
-  const { state } = await readGraphAsOf(runtime.store, graphId, point);
-  if (state.deleted) throw new NotFoundError(`graph "${graphId}" was deleted as of ${asOf}`);
-  return state;
+  const live = runtime.graphs.getIncludingDeleted(graphId);
+  if (!live) throw new NotFoundError(`graph "${graphId}" not found`);
+  let view = runtime.graphs.history?.view(live, point);
+  if (view === null) {
+    const at = 'revision' in point ? `revision ${point.revision}` : point.time;
+    throw new NotFoundError(`graph "${graphId}" did not exist as of ${at}`);
+  }
+  view ??= viewOfState((await readGraphAsOf(runtime.store, graphId, point)).state);
+  if (view.deleted) throw new NotFoundError(`graph "${graphId}" was deleted as of ${asOf}`);
+  return view;
 }
 
 /**
@@ -257,11 +294,13 @@ async function wholeGraph(
   asOf: string | undefined,
   withSummary: boolean,
 ): Promise<WholeGraph> {
-  const state = await readGraph(runtime, graphId, asOf);
-  const graph = toLineageGraph(state);
-  const overlay = metricsOverlay(runtime, state, asOf);
+  const view = await readGraphView(runtime, graphId, asOf);
+  const graph: LineageGraph = { nodes: [], edges: [] };
+  view.forEachNode((node) => graph.nodes.push(node));
+  view.forEachEdge((edge) => graph.edges.push(edge));
+  const overlay = metricsOverlay(runtime, view, asOf);
   if (overlay) graph.nodes = graph.nodes.map(overlay);
-  return plainWholeGraph(graph, withSummary ? { ...summarize(state) } : {});
+  return plainWholeGraph(graph, withSummary ? { ...summarize(view) } : {});
 }
 
 /** Filters of `GET /graphs/{id}/nodes` (contract section 4). `search` is a case-insensitive substring. */
@@ -282,10 +321,10 @@ export async function listNodes(
   graphId: string,
   filter: NodeFilter,
 ): Promise<{ nodes: Node[]; total: number; limit: number; offset: number }> {
-  const state = await readGraph(runtime, graphId, filter.as_of);
+  const view = await readGraphView(runtime, graphId, filter.as_of);
   const needle = filter.search?.toLowerCase();
   const matches: Node[] = [];
-  state.graph.forEachNode((_, node) => {
+  view.forEachNode((node) => {
     if (filter.node_type !== undefined && node.node_type !== filter.node_type) return;
     if (filter.system !== undefined && node.system !== filter.system) return;
     if (filter.environment_id !== undefined && node.environment_id !== filter.environment_id) return;
@@ -299,7 +338,7 @@ export async function listNodes(
     matches.push(node);
   });
   const page = matches.slice(filter.offset, filter.offset + filter.limit);
-  const overlay = metricsOverlay(runtime, state, filter.as_of);
+  const overlay = metricsOverlay(runtime, view, filter.as_of);
   return {
     nodes: overlay ? page.map(overlay) : page,
     total: matches.length,
@@ -310,10 +349,10 @@ export async function listNodes(
 
 /** One node. @throws NotFoundError for an unknown graph or node. */
 export async function getNode(runtime: GraphRuntime, graphId: string, nodeId: string, asOf?: string): Promise<Node> {
-  const state = await readGraph(runtime, graphId, asOf);
-  if (!state.graph.hasNode(nodeId)) throw new NotFoundError(`node "${nodeId}" not found in graph "${graphId}"`);
-  const node = state.graph.getNodeAttributes(nodeId);
-  return metricsOverlay(runtime, state, asOf)?.(node) ?? node;
+  const view = await readGraphView(runtime, graphId, asOf);
+  const node = view.getNode(nodeId);
+  if (!node) throw new NotFoundError(`node "${nodeId}" not found in graph "${graphId}"`);
+  return metricsOverlay(runtime, view, asOf)?.(node) ?? node;
 }
 
 /**
@@ -378,9 +417,9 @@ export async function listEdges(
   graphId: string,
   filter: EdgeFilter,
 ): Promise<{ edges: Edge[]; total: number; limit: number; offset: number }> {
-  const state = await readGraph(runtime, graphId, filter.as_of);
+  const view = await readGraphView(runtime, graphId, filter.as_of);
   const matches: Edge[] = [];
-  state.graph.forEachEdge((_, edge) => {
+  view.forEachEdge((edge) => {
     if (filter.edge_type !== undefined && edge.edge_type !== filter.edge_type) return;
     if (filter.node_id !== undefined && edge.src_id !== filter.node_id && edge.dst_id !== filter.node_id) return;
     matches.push(edge);
@@ -468,8 +507,9 @@ export { edgeLabel };
 /**
  * What changed in a graph between `from` and `to` (each an ISO 8601 time or a stream revision; `to`
  * defaults to now). A point before the graph was created counts as the empty graph. Computed from the
- * events between the two points (`diffGraphAsOf` in `projections/snapshots.ts`), so its cost follows
- * the change, not the length of the history; every list is sorted by node id or edge key.
+ * versions between the two points in the history index (`projections/historyIndex.ts`) when both are
+ * recent enough, else from the events between them (`diffGraphAsOf` in `projections/snapshots.ts`), so
+ * its cost follows the change, not the length of the history; every list is sorted by node id or edge key.
  * @throws NotFoundError for an unknown graph; ValidationError for a malformed point.
  */
 export async function diffGraphHistory(
@@ -478,9 +518,15 @@ export async function diffGraphHistory(
   from: string,
   to?: string,
 ): Promise<GraphDiff> {
-  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
-  const toPoint = to === undefined ? { revision: Number.MAX_SAFE_INTEGER } : parseAsOf(to);
-  const diff = await diffGraphAsOf(runtime.store, graphId, parseAsOf(from), toPoint);
+  const live = runtime.graphs.getIncludingDeleted(graphId);
+  if (!live) throw new NotFoundError(`graph "${graphId}" not found`);
+  const [fromPoint, toPoint] = [
+    parseAsOf(from),
+    to === undefined ? { revision: Number.MAX_SAFE_INTEGER } : parseAsOf(to),
+  ];
+  const diff =
+    runtime.graphs.history?.diff(live, fromPoint, toPoint) ??
+    (await diffGraphAsOf(runtime.store, graphId, fromPoint, toPoint));
   return {
     graph_id: graphId,
     from: { as_of: from, ...diff.from },

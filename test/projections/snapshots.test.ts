@@ -3,32 +3,17 @@
  * the graph's stream from its start, on random histories, on every store backend
  * (`test/projections/snapshotsBackends.ts`).
  *
- * A history is a random sequence of appends of raw graph events over a small set of nodes (so that
- * nodes and edges are added, changed, removed and re-added often): node and edge changes, edges
- * whose endpoint is missing (skipped by the fold), nodes removed with their edges still there, the
- * graph deleted and created again. The store's clock moves by 0 to 3 ms per append and sometimes
- * back (another process's clock), so that times tie and are out of order. Snapshots are taken every
+ * The random histories are those of `test/projections/randomHistories.ts`. Snapshots are taken every
  * 2 to 5 events; some are then removed, replaced by garbage, or replaced by a snapshot of another
  * format whose content is wrong: none of that may change an answer. Queries: `as_of` at random
  * revisions and times (recorded times, one millisecond either side, before the first and after the
  * last), and diffs between random pairs of such points in either order.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { EventStore } from '../../src/eventStore.js';
 import { NotFoundError } from '../../src/errors.js';
-import { streams, toAppend, type LineageEvent } from '../../src/events.js';
-import { topicId } from '../../src/graph/ids.js';
-import { EDGE_TYPES, type Edge, type Node } from '../../src/graph/model.js';
-import {
-  foldGraphAsOf,
-  initialGraphState,
-  toLineageGraph,
-  type AsOf,
-  type GraphState,
-} from '../../projections/graphProjection.js';
 import {
   GRAPH_SNAPSHOT_FORMAT,
   diffGraphAsOf,
@@ -37,103 +22,12 @@ import {
   readGraphAsOf,
   snapshotPayload,
   snapshotWritesSettled,
-  wholeChanges,
   writeGraphSnapshots,
 } from '../../projections/snapshots.js';
 import { snapshotBackends } from './snapshotsBackends.js';
+import { eventArb, expectedDiff, fromStart, pointArb, record, resolve, shown } from './randomHistories.js';
 
-const NODE_IDS = Array.from({ length: 6 }, (_, index) => topicId('env-1', 'lkc-1', `topic-${index}`));
 const RUNS: Record<string, number> = { memory: 60, file: 25, sqlite: 25, postgres: 15, eventstoredb: 10 };
-
-const nodeArb = fc.record({ id: fc.constantFrom(...NODE_IDS), version: fc.integer({ min: 0, max: 2 }) });
-const edgeArb = fc.record({
-  src: fc.constantFrom(...NODE_IDS),
-  dst: fc.constantFrom(...NODE_IDS),
-  type: fc.constantFrom(...EDGE_TYPES.slice(0, 2)),
-  version: fc.integer({ min: 0, max: 2 }),
-});
-
-const node = (id: string, version: number): Node => ({
-  id,
-  node_type: 'TOPIC',
-  system: 'STREAM',
-  qualified_name: id,
-  display_name: `${id.slice(-7)} v${version}`,
-  environment_id: 'env-1',
-  cluster_id: 'lkc-1',
-  attributes: version === 0 ? null : { version },
-});
-const edge = (e: { src: string; dst: string; type: Edge['edge_type']; version: number }): Edge => ({
-  src_id: e.src,
-  dst_id: e.dst,
-  edge_type: e.type,
-  attributes: e.version === 0 ? null : { weight: e.version },
-});
-
-/** One graph event of a random kind (GraphCreated and GraphDeleted rarely). */
-const eventArb = (graphId: string): fc.Arbitrary<LineageEvent> =>
-  fc.oneof(
-    {
-      weight: 4,
-      arbitrary: fc.array(nodeArb, { minLength: 1, maxLength: 3 }).map((nodes) => ({
-        type: 'NodesAdded' as const,
-        data: { graph_id: graphId, nodes: nodes.map((n) => node(n.id, n.version)) },
-      })),
-    },
-    {
-      weight: 2,
-      arbitrary: fc.array(nodeArb, { minLength: 1, maxLength: 2 }).map((nodes) => ({
-        type: 'NodesChanged' as const,
-        data: { graph_id: graphId, nodes: nodes.map((n) => node(n.id, n.version)) },
-      })),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
-        .array(fc.constantFrom(...NODE_IDS), { minLength: 1, maxLength: 2 })
-        .map((ids) => ({ type: 'NodesRemoved' as const, data: { graph_id: graphId, node_ids: ids } })),
-    },
-    {
-      weight: 4,
-      arbitrary: fc
-        .array(edgeArb, { minLength: 1, maxLength: 3 })
-        .map((edges) => ({ type: 'EdgesAdded' as const, data: { graph_id: graphId, edges: edges.map(edge) } })),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
-        .array(edgeArb, { minLength: 1, maxLength: 2 })
-        .map((edges) => ({ type: 'EdgesChanged' as const, data: { graph_id: graphId, edges: edges.map(edge) } })),
-    },
-    {
-      weight: 2,
-      arbitrary: fc.array(edgeArb, { minLength: 1, maxLength: 2 }).map((edges) => ({
-        type: 'EdgesRemoved' as const,
-        data: {
-          graph_id: graphId,
-          edges: edges.map(({ src, dst, type }) => ({ src_id: src, dst_id: dst, edge_type: type })),
-        },
-      })),
-    },
-    { weight: 1, arbitrary: fc.constant({ type: 'GraphDeleted' as const, data: { graph_id: graphId } }) },
-    {
-      weight: 1,
-      arbitrary: fc.constant({
-        type: 'GraphCreated' as const,
-        data: { graph_id: graphId, name: 'again', description: null },
-      }),
-    },
-  );
-
-/** A point: a revision, or an index into the recorded times with a millisecond offset. */
-type PointSpec = { revision: number } | { timeIndex: number; offset: -1 | 0 | 1 };
-const pointArb: fc.Arbitrary<PointSpec> = fc.oneof(
-  fc.record({ revision: fc.integer({ min: 0, max: 45 }) }),
-  fc.record({
-    timeIndex: fc.integer({ min: -1, max: 46 }),
-    offset: fc.constantFrom(-1 as const, 0 as const, 1 as const),
-  }),
-);
 
 const scenarioArb = (graphId: string) =>
   fc.record({
@@ -152,46 +46,6 @@ const scenarioArb = (graphId: string) =>
     asOf: fc.array(pointArb, { minLength: 1, maxLength: 4 }),
     diffs: fc.array(fc.tuple(pointArb, pointArb), { minLength: 1, maxLength: 3 }),
   });
-
-/** A state as the API shows it: its summary and its graph, in order. */
-const shown = (state: GraphState) =>
-  JSON.stringify({
-    name: state.name,
-    description: state.description,
-    createdAt: state.createdAt,
-    updatedAt: state.updatedAt,
-    revision: state.revision,
-    position: state.position,
-    deleted: state.deleted,
-    skippedEdges: state.skippedEdges,
-    graph: toLineageGraph(state),
-  });
-
-/** The reference: the fold from the start, or "not found". */
-async function fromStart(store: EventStore, graphId: string, asOf: AsOf): Promise<GraphState | 'not found'> {
-  try {
-    return await foldGraphAsOf(store, graphId, asOf);
-  } catch (error) {
-    if (error instanceof NotFoundError) return 'not found';
-    throw error;
-  }
-}
-
-/** Appends the scenario's history with the clock moved as it says; answers the recorded times in order. */
-async function record(
-  store: EventStore,
-  graphId: string,
-  appends: Array<{ events: LineageEvent[]; step: number }>,
-  clock: { time: number },
-) {
-  const created: LineageEvent = { type: 'GraphCreated', data: { graph_id: graphId, name: 'g', description: 'd' } };
-  await store.append(streams.graph(graphId), toAppend([created], { correlation_id: randomUUID(), cause: 'api' }));
-  for (const { events, step } of appends) {
-    clock.time += step;
-    await store.append(streams.graph(graphId), toAppend(events, { correlation_id: randomUUID(), cause: 'api' }));
-  }
-  return (await store.readStream(streams.graph(graphId))).map((event) => event.recorded_at);
-}
 
 /** Removes, corrupts or shadows some snapshot points (each must leave every answer as it was). */
 async function spoil(
@@ -218,17 +72,6 @@ async function spoil(
     }
   }
 }
-
-const resolve = (spec: PointSpec, times: string[]): AsOf => {
-  if ('revision' in spec) return spec;
-  const base =
-    spec.timeIndex < 0
-      ? Date.parse(times[0]!) - 5
-      : spec.timeIndex >= times.length
-        ? Date.parse(times.at(-1)!) + 5
-        : Date.parse(times[spec.timeIndex]!);
-  return { time: new Date(base + spec.offset).toISOString() };
-};
 
 describe('graph snapshots: as_of and diff equal the fold from the start', async () => {
   const backends = await snapshotBackends();
@@ -269,15 +112,7 @@ describe('graph snapshots: as_of and diff equal the fold from the start', async 
               }
               for (const [fromSpec, toSpec] of scenario.diffs) {
                 const [from, to] = [resolve(fromSpec, times), resolve(toSpec, times)];
-                const [before, after] = [await fromStart(store, graphId, from), await fromStart(store, graphId, to)];
-                const empty = initialGraphState(graphId);
-                const b = before === 'not found' ? empty : before;
-                const a = after === 'not found' ? empty : after;
-                const expected = {
-                  from: { revision: b.revision, time: b.updatedAt },
-                  to: { revision: a.revision, time: a.updatedAt },
-                  ...wholeChanges(b, a),
-                };
+                const expected = await expectedDiff(store, graphId, from, to);
                 const actual = await diffGraphAsOf(store, graphId, from, to, options);
                 assert.deepEqual(actual, expected, `diff ${JSON.stringify(from)} → ${JSON.stringify(to)}`);
               }

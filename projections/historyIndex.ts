@@ -1,0 +1,661 @@
+/**
+ * The history index: per live graph, in memory, every version of every node and edge changed after
+ * the graph's **base** (the earliest point the index keeps), so that a graph `as_of` a past revision
+ * or time, and a diff between two points, are answered from the live graph without reading the store
+ * (docs/storage.md, "History index"; docs/architecture.md, "Snapshots").
+ *
+ * - **What is kept.** For each node and edge changed after the base, a chain of versions: its value
+ *   at the base, then `(revision, value or removed)` after each event that touched it; per event of
+ *   the stream, its position, `recorded_at` and the latest `recorded_at` so far; the graph's own
+ *   fields (name, description, creation time, deleted, skipped edges) each time they change; and the
+ *   ids present at the base in their order. A node or edge no event touched since the base has the
+ *   same value at every point of the window: the live graph's.
+ * - **`as_of(R)`** is a read view (`GraphView`): the live graph with each changed entity replaced by
+ *   its version at R. Nodes and edges are listed in the order the fold from the start gives
+ *   (graphology's insertion order): those present since the base without a break in the base's
+ *   order, then the others in the order they were last added.
+ * - **Diffs** visit only the entities with a version between their two points (found in the log of
+ *   versions, or, when the log between them is longer than the number of changed entities, among the
+ *   chains), so their cost follows the change.
+ * - **Bounded.** A graph keeps at most `maxVersions` versions (`DEFAULT_HISTORY_INDEX_VERSIONS`); past
+ *   that, its base moves forward (in a later macrotask, so that a view handed out in this one stays
+ *   valid) to keep the newest three quarters. Points before the base answer `undefined`: the caller
+ *   falls back to the snapshots (`projections/snapshots.ts`).
+ * - **Fed by the projection.** `createGraphProjection` (`projections/graphProjection.ts`) calls
+ *   `before` and `after` around every graph event it applies, live or while catching up, in stream
+ *   order, whichever process appended it.
+ */
+import { MultiDirectedGraph } from 'graphology';
+import type { StoredLineageEvent } from '../src/events.js';
+import type { GraphReader } from '../src/graph/changes.js';
+import { sameEdge, sameNode } from '../src/graph/changes.js';
+import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
+import type { AsOf, GraphState, LineageGraphology } from './graphProjection.js';
+import { edgeLabel, emptyChanges, sortChanges, type DiffEnd, type GraphStateDiff } from './snapshots.js';
+
+/** Versions (node and edge values after an event) a graph keeps in its history index, by default. */
+export const DEFAULT_HISTORY_INDEX_VERSIONS = 250_000;
+
+/** How a history index is bounded. */
+export interface HistoryIndexOptions {
+  /** Most versions kept per graph (default `DEFAULT_HISTORY_INDEX_VERSIONS`); 0 keeps none. */
+  maxVersions?: number;
+}
+
+/** A graph at one point: its fields, its nodes and edges (a `GraphReader`), and their counts. */
+export interface GraphView extends GraphReader {
+  graphId: string;
+  name: string | null;
+  description: string | null;
+  /** ISO 8601 times, as in `GraphState`. */
+  createdAt: string | null;
+  updatedAt: string | null;
+  revision: number;
+  position: number;
+  deleted: boolean;
+  skippedEdges: number;
+  nodeCount: number;
+  edgeCount: number;
+  /** Calls `callback` with every node, in the graph's order (graphology's insertion order). */
+  forEachNode(callback: (node: Node) => void): void;
+  /** Calls `callback` with every edge, in the graph's order. */
+  forEachEdge(callback: (edge: Edge) => void): void;
+  /** A graphology graph of this point: the live one for now, one built on the first call for a past point. */
+  graphology(): LineageGraphology;
+}
+
+/** The history index of every graph of a projection. */
+export interface HistoryIndex {
+  /** Notes what `event` is about to change in `state` (called before it is applied). */
+  before(state: GraphState, event: StoredLineageEvent): void;
+  /** Records the versions `event` made (called after it is applied). */
+  after(state: GraphState, event: StoredLineageEvent): void;
+  /**
+   * The graph at `asOf` as a read view, valid until the next macrotask (a later one may move the base);
+   * `null` when the graph did not exist yet at that point; `undefined` when the point is before the
+   * graph's base (or the graph is unknown): ask the snapshots.
+   */
+  view(state: GraphState, asOf: AsOf): GraphView | null | undefined;
+  /**
+   * What changed between two points, as `diffGraphAsOf` answers it (`projections/snapshots.ts`);
+   * `undefined` when either point is before the graph's base.
+   */
+  diff(state: GraphState, from: AsOf, to: AsOf): GraphStateDiff | undefined;
+  /** The revision of a graph's base (-1: the window starts before its first event), or undefined. */
+  baseRevision(graphId: string): number | undefined;
+  /** What the index holds, summed over its graphs. */
+  stats(): { graphs: number; versions: number; chains: number; events: number };
+  /** Moves every base that is over the bound now (else done in a later macrotask). */
+  trim(): void;
+  /** Forgets everything. */
+  reset(): void;
+}
+
+/** The `seq` of a version present since the base without a break (listed in the base's order). */
+const SINCE_BASE = -1;
+
+/**
+ * One entity's versions, flat: `[revision, value, seq]` triples, the first at the base's revision.
+ * `seq` orders the entities added after the base (the last add wins); `SINCE_BASE` for one present
+ * since the base; unused (0) when the value is null (removed).
+ */
+type Chain = Array<number | Node | Edge | null>;
+
+/** The graph's own fields after an event. */
+interface GraphFields {
+  name: string | null;
+  description: string | null;
+  createdAt: string | null;
+  deleted: boolean;
+  skippedEdges: number;
+}
+
+/** One graph's window. Per-event arrays are indexed by `revision - baseRevision - 1`. */
+interface Window {
+  graphId: string;
+  baseRevision: number;
+  basePosition: number;
+  baseTime: string | null;
+  /** Latest `recorded_at` (milliseconds) of the events up to the base; NaN when not seen. */
+  baseMaxTime: number;
+  baseNodeCount: number;
+  baseEdgeCount: number;
+  /** Ids and edge keys present at the base, in order. */
+  baseNodes: string[];
+  baseEdges: string[];
+  nodes: Map<string, Chain>;
+  edges: Map<string, Chain>;
+  positions: number[];
+  times: string[];
+  maxTimes: number[];
+  nodeCounts: number[];
+  edgeCounts: number[];
+  /** The graph's fields from the base on, each at the revision it took effect. */
+  fieldRevisions: number[];
+  fields: GraphFields[];
+  /** The log of versions in order: revision, key, whether an edge. */
+  logRevisions: number[];
+  logKeys: string[];
+  logEdges: boolean[];
+  nextSeq: number;
+  /** Bumped when the base moves: a view of an older epoch is no longer valid. */
+  epoch: number;
+  /** Keys the event being applied touches (between `before` and `after`). */
+  pendingNodes: Set<string>;
+  pendingEdges: Set<string>;
+}
+
+const fieldsOf = (state: GraphState): GraphFields => ({
+  name: state.name,
+  description: state.description,
+  createdAt: state.createdAt,
+  deleted: state.deleted,
+  skippedEdges: state.skippedEdges,
+});
+
+const sameFields = (a: GraphFields, b: GraphFields) =>
+  a.name === b.name &&
+  a.description === b.description &&
+  a.createdAt === b.createdAt &&
+  a.deleted === b.deleted &&
+  a.skippedEdges === b.skippedEdges;
+
+/** A window whose base is `state` as it is now (empty when the stream has no event yet). */
+function openWindow(state: GraphState): Window {
+  const seen = state.revision >= 0;
+  return {
+    graphId: state.graphId,
+    baseRevision: state.revision,
+    basePosition: state.position,
+    baseTime: state.updatedAt,
+    baseMaxTime: seen ? Number.NaN : Number.NEGATIVE_INFINITY,
+    baseNodeCount: state.graph.order,
+    baseEdgeCount: state.graph.size,
+    baseNodes: seen ? state.graph.nodes() : [],
+    baseEdges: seen ? state.graph.edges() : [],
+    nodes: new Map(),
+    edges: new Map(),
+    positions: [],
+    times: [],
+    maxTimes: [],
+    nodeCounts: [],
+    edgeCounts: [],
+    fieldRevisions: [state.revision],
+    fields: [fieldsOf(state)],
+    logRevisions: [],
+    logKeys: [],
+    logEdges: [],
+    nextSeq: 0,
+    epoch: 0,
+    pendingNodes: new Set(),
+    pendingEdges: new Set(),
+  };
+}
+
+const headOf = (window: Window) => window.baseRevision + window.positions.length;
+
+/** Index (of the triple) of the version of `chain` at `revision`: the last at or before it. */
+function versionAt(chain: Chain, revision: number): number {
+  let [low, high] = [0, chain.length / 3 - 1];
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((chain[middle * 3] as number) <= revision) low = middle;
+    else high = middle - 1;
+  }
+  return low * 3;
+}
+
+/** The index of the first element of the ascending `values` above `limit` (`values.length` when none). */
+function firstAbove(values: number[], limit: number): number {
+  let [low, high] = [0, values.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (values[middle]! > limit) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** The revision `asOf` names within the window (clamped to its head); undefined when before the base. */
+function resolveRevision(window: Window, asOf: AsOf): number | undefined {
+  if ('revision' in asOf) {
+    const revision = Math.min(asOf.revision, headOf(window));
+    return revision < window.baseRevision ? undefined : revision;
+  }
+  // The fold stops before the first event recorded after the time (recorded_at may go backwards).
+  const limit = Date.parse(asOf.time);
+  if (!(window.baseMaxTime <= limit)) return undefined;
+  return window.baseRevision + firstAbove(window.maxTimes, limit);
+}
+
+/** Notes the keys `event` may change, and opens a chain (with the value now) for each new one. */
+function noteTouched(window: Window, state: GraphState, event: StoredLineageEvent): void {
+  const { graph } = state;
+  const node = (id: string) => {
+    window.pendingNodes.add(id);
+    if (!window.nodes.has(id)) {
+      const value = graph.hasNode(id) ? graph.getNodeAttributes(id) : null;
+      window.nodes.set(id, [window.baseRevision, value, SINCE_BASE]);
+    }
+  };
+  const edge = (key: string) => {
+    window.pendingEdges.add(key);
+    if (!window.edges.has(key)) {
+      const value = graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null;
+      window.edges.set(key, [window.baseRevision, value, SINCE_BASE]);
+    }
+  };
+  switch (event.type) {
+    case 'GraphCreated':
+    case 'GraphDeleted':
+      graph.forEachNode((id) => node(id));
+      graph.forEachEdge((key) => edge(key));
+      break;
+    case 'NodesAdded':
+    case 'NodesChanged':
+      for (const added of event.data.nodes) node(added.id);
+      break;
+    case 'NodesRemoved':
+      for (const id of event.data.node_ids) {
+        node(id);
+        if (graph.hasNode(id)) graph.forEachEdge(id, (key) => edge(key));
+      }
+      break;
+    case 'EdgesAdded':
+    case 'EdgesChanged':
+    case 'EdgesRemoved':
+      for (const changed of event.data.edges) edge(edgeKey(changed));
+      break;
+    default:
+      break;
+  }
+}
+
+/** Appends the version of each pending key after the event (as `read` finds it now); answers how many. */
+function recordVersions(
+  window: Window,
+  pending: { keys: Set<string>; chains: Map<string, Chain>; edges: boolean; read: (key: string) => Node | Edge | null },
+  revision: number,
+): number {
+  let appended = 0;
+  for (const key of pending.keys) {
+    const chain = pending.chains.get(key)!;
+    const last = chain.length - 3;
+    const previous = chain[last + 1] as Node | Edge | null;
+    const value = pending.read(key);
+    if (value === previous) continue;
+    const seq = value === null ? 0 : previous === null ? window.nextSeq++ : (chain[last + 2] as number);
+    chain.push(revision, value, seq);
+    window.logRevisions.push(revision);
+    window.logKeys.push(key);
+    window.logEdges.push(pending.edges);
+    appended += 1;
+  }
+  pending.keys.clear();
+  return appended;
+}
+
+/** Records the event's versions, its position and time, the counts and the graph's fields after it. */
+function recordEvent(window: Window, state: GraphState, event: StoredLineageEvent): void {
+  const { graph } = state;
+  const { revision } = event;
+  const readNode = (id: string) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : null);
+  const readEdge = (key: string) => (graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null);
+  recordVersions(window, { keys: window.pendingNodes, chains: window.nodes, edges: false, read: readNode }, revision);
+  recordVersions(window, { keys: window.pendingEdges, chains: window.edges, edges: true, read: readEdge }, revision);
+  const previousMax = window.maxTimes.length > 0 ? window.maxTimes[window.maxTimes.length - 1]! : window.baseMaxTime;
+  window.positions.push(event.position);
+  window.times.push(event.recorded_at);
+  window.maxTimes.push(Math.max(previousMax, Date.parse(event.recorded_at)));
+  window.nodeCounts.push(graph.order);
+  window.edgeCounts.push(graph.size);
+  const fields = fieldsOf(state);
+  if (!sameFields(fields, window.fields[window.fields.length - 1]!)) {
+    window.fieldRevisions.push(revision);
+    window.fields.push(fields);
+  }
+}
+
+/**
+ * Everything present at `revision`, in the fold's order, each as `pick(key, value)`: first the base's
+ * keys still present since the base (untouched ones from the live graph), then the others by `seq`.
+ */
+function* presentAt<V extends Node | Edge, T>(
+  baseKeys: string[],
+  chains: Map<string, Chain>,
+  revision: number,
+  live: (key: string) => V,
+  pick: (key: string, value: V) => T,
+): Generator<T> {
+  for (const key of baseKeys) {
+    const chain = chains.get(key);
+    if (!chain) {
+      yield pick(key, live(key));
+      continue;
+    }
+    const at = versionAt(chain, revision);
+    if (chain[at + 1] !== null && chain[at + 2] === SINCE_BASE) yield pick(key, chain[at + 1] as V);
+  }
+  const keys: string[] = [];
+  const values: V[] = [];
+  const seqs: number[] = [];
+  for (const [key, chain] of chains) {
+    const at = versionAt(chain, revision);
+    if (chain[at + 1] === null || chain[at + 2] === SINCE_BASE) continue;
+    keys.push(key);
+    values.push(chain[at + 1] as V);
+    seqs.push(chain[at + 2] as number);
+  }
+  for (const index of orderBySeq(seqs)) yield pick(keys[index]!, values[index]!);
+}
+
+/** The indexes of `seqs` (distinct, at most 2^31) in ascending order of their values. */
+function orderBySeq(seqs: number[]): Iterable<number> {
+  const shift = 2 ** 22;
+  if (seqs.length >= shift) return seqs.map((_, index) => index).sort((a, b) => seqs[a]! - seqs[b]!);
+  // Sorting packed numbers in a typed array needs no comparator: several times faster than one.
+  const packed = new Float64Array(seqs.length);
+  for (let index = 0; index < seqs.length; index += 1) packed[index] = seqs[index]! * shift + index;
+  packed.sort();
+  const order = new Uint32Array(seqs.length);
+  for (let index = 0; index < seqs.length; index += 1) order[index] = packed[index]! % shift;
+  return order;
+}
+
+/** The graph's fields in force at `revision`. */
+function fieldsAt(window: Window, revision: number): GraphFields {
+  return window.fields[firstAbove(window.fieldRevisions, revision) - 1]!;
+}
+
+/** `values[revision]` of a per-event array, or the base's value at the base. */
+function perEvent<T>(window: Window, values: T[], atBase: T, revision: number): T {
+  return revision === window.baseRevision ? atBase : values[revision - window.baseRevision - 1]!;
+}
+
+/** One end of a diff at a revision of the window (-1 and null before the graph's first event). */
+function diffEnd(window: Window, revision: number): DiffEnd {
+  return revision < 0
+    ? { revision: -1, time: null }
+    : { revision, time: perEvent(window, window.times, window.baseTime, revision) };
+}
+
+/** The read view of `state`'s graph at `revision` of its window (at or after the base, at most its head). */
+function viewAt(window: Window, state: GraphState, revision: number): GraphView {
+  const { epoch } = window;
+  const live = () => {
+    if (window.epoch !== epoch) throw new Error(`history view of graph "${window.graphId}" used after its base moved`);
+    return state.graph;
+  };
+  const valueAt = <V extends Node | Edge>(chains: Map<string, Chain>, key: string, fromLive: () => V | undefined) => {
+    const chain = chains.get(key);
+    return chain ? ((chain[versionAt(chain, revision) + 1] as V | null) ?? undefined) : fromLive();
+  };
+  let built: LineageGraphology | undefined;
+  const view: GraphView = {
+    graphId: window.graphId,
+    ...fieldsAt(window, revision),
+    updatedAt: perEvent(window, window.times, window.baseTime, revision),
+    revision,
+    position: perEvent(window, window.positions, window.basePosition, revision),
+    nodeCount: perEvent(window, window.nodeCounts, window.baseNodeCount, revision),
+    edgeCount: perEvent(window, window.edgeCounts, window.baseEdgeCount, revision),
+    getNode: (id) =>
+      valueAt<Node>(window.nodes, id, () => (live().hasNode(id) ? live().getNodeAttributes(id) : undefined)),
+    getEdge: (key) =>
+      valueAt<Edge>(window.edges, key, () => (live().hasEdge(key) ? live().getEdgeAttributes(key) : undefined)),
+    nodes: () =>
+      presentAt<Node, Node>(
+        window.baseNodes,
+        window.nodes,
+        revision,
+        (id) => live().getNodeAttributes(id),
+        (_, node) => node,
+      ),
+    edges: () =>
+      presentAt<Edge, Edge>(
+        window.baseEdges,
+        window.edges,
+        revision,
+        (key) => live().getEdgeAttributes(key),
+        (_, edge) => edge,
+      ),
+    forEachNode: (callback) => {
+      for (const node of view.nodes()) callback(node);
+    },
+    forEachEdge: (callback) => {
+      for (const edge of view.edges()) callback(edge);
+    },
+    graphology: () => (built ??= graphologyOf(view)),
+  };
+  return view;
+}
+
+/** The view of a state as it is (the live graph, or one folded from the store): no copy. */
+export function viewOfState(state: GraphState): GraphView {
+  const { graph } = state;
+  return {
+    graphId: state.graphId,
+    name: state.name,
+    description: state.description,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    revision: state.revision,
+    position: state.position,
+    deleted: state.deleted,
+    skippedEdges: state.skippedEdges,
+    nodeCount: graph.order,
+    edgeCount: graph.size,
+    getNode: (id) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined),
+    getEdge: (key) => (graph.hasEdge(key) ? graph.getEdgeAttributes(key) : undefined),
+    nodes: () => graph.mapNodes((_, node) => node),
+    edges: () => graph.mapEdges((_, edge) => edge),
+    forEachNode: (callback) => graph.forEachNode((_, node) => callback(node)),
+    forEachEdge: (callback) => graph.forEachEdge((_, edge) => callback(edge)),
+    graphology: () => graph,
+  };
+}
+
+/**
+ * A `GraphState` of a view, for the readers that need graphology (traversals `as_of`, exports): its
+ * graph is the view's `graphology()` (built for a past point), its history empty.
+ */
+export function stateOfView(view: GraphView): GraphState {
+  return {
+    graphId: view.graphId,
+    name: view.name,
+    description: view.description,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+    revision: view.revision,
+    position: view.position,
+    deleted: view.deleted,
+    graph: view.graphology(),
+    history: [],
+    skippedEdges: view.skippedEdges,
+  };
+}
+
+/** A graphology graph holding a view's nodes and edges, in its order. */
+export function graphologyOf(view: GraphReader): LineageGraphology {
+  const graph: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+  for (const node of view.nodes()) graph.addNode(node.id, node);
+  for (const edge of view.edges()) graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+  return graph;
+}
+
+/** The changes from `from` to `to` (revisions of the window) among the entities with a version between them. */
+function windowChanges(window: Window, from: number, to: number): Pick<GraphStateDiff, 'nodes' | 'edges'> {
+  const result = emptyChanges();
+  const [low, high] = from <= to ? [from, to] : [to, from];
+  if (low === high) return result;
+  const [start, end] = [firstAbove(window.logRevisions, low), firstAbove(window.logRevisions, high)];
+  let nodeKeys: Iterable<string> = window.nodes.keys();
+  let edgeKeys: Iterable<string> = window.edges.keys();
+  if (end - start <= window.nodes.size + window.edges.size) {
+    const [nodes, edges] = [new Set<string>(), new Set<string>()];
+    for (let at = start; at < end; at += 1) (window.logEdges[at] ? edges : nodes).add(window.logKeys[at]!);
+    [nodeKeys, edgeKeys] = [nodes, edges];
+  }
+  const compare = <V extends Node | Edge>(
+    chains: Map<string, Chain>,
+    keys: Iterable<string>,
+    add: (old: V | null, now: V | null) => void,
+  ) => {
+    for (const key of keys) {
+      const chain = chains.get(key)!;
+      const [before, after] = [versionAt(chain, from), versionAt(chain, to)];
+      if (before !== after) add(chain[before + 1] as V | null, chain[after + 1] as V | null);
+    }
+  };
+  compare<Node>(window.nodes, nodeKeys, (old, now) => {
+    if (!old && now) result.nodes.added.push(now);
+    else if (old && !now) result.nodes.removed.push(old);
+    else if (old && now && !sameNode(old, now)) result.nodes.changed.push({ id: now.id, before: old, after: now });
+  });
+  compare<Edge>(window.edges, edgeKeys, (old, now) => {
+    if (!old && now) result.edges.added.push(now);
+    else if (old && !now) result.edges.removed.push(old);
+    else if (old && now && !sameEdge(old, now))
+      result.edges.changed.push({ id: edgeLabel(now), before: old, after: now });
+  });
+  return sortChanges(result);
+}
+
+/** A chain as seen from a base at `revision`: its value there, then its later versions (undefined when none). */
+function rebasedChain(chain: Chain, revision: number): Chain | undefined {
+  const at = versionAt(chain, revision);
+  if (at + 3 >= chain.length) return undefined;
+  const value = chain[at + 1] as Node | Edge | null;
+  const rebased: Chain = [revision, value, SINCE_BASE];
+  let [previous, seq] = [value, SINCE_BASE];
+  for (let index = at + 3; index < chain.length; index += 3) {
+    const next = chain[index + 1] as Node | Edge | null;
+    // A version present since the new base without a break is listed in the base's order.
+    if (next !== null && previous !== null) rebased.push(chain[index]!, next, seq);
+    else rebased.push(chain[index]!, next, (seq = chain[index + 2] as number));
+    previous = next;
+  }
+  return rebased;
+}
+
+/** Moves a window's base forward to `revision` (at most its head), dropping the versions up to it. */
+function moveBase(window: Window, state: GraphState, revision: number): void {
+  const dropped = revision - window.baseRevision;
+  if (dropped <= 0) return;
+  const graph = state.graph;
+  window.baseNodes = [
+    ...presentAt<Node, string>(
+      window.baseNodes,
+      window.nodes,
+      revision,
+      (id) => graph.getNodeAttributes(id),
+      (id) => id,
+    ),
+  ];
+  window.baseEdges = [
+    ...presentAt<Edge, string>(
+      window.baseEdges,
+      window.edges,
+      revision,
+      (key) => graph.getEdgeAttributes(key),
+      (key) => key,
+    ),
+  ];
+  for (const chains of [window.nodes, window.edges]) {
+    for (const [key, chain] of chains) {
+      const rebased = rebasedChain(chain, revision);
+      if (rebased) chains.set(key, rebased);
+      else chains.delete(key);
+    }
+  }
+  const start = firstAbove(window.logRevisions, revision);
+  window.logRevisions = window.logRevisions.slice(start);
+  window.logKeys = window.logKeys.slice(start);
+  window.logEdges = window.logEdges.slice(start);
+  const fields = firstAbove(window.fieldRevisions, revision) - 1;
+  window.fieldRevisions = [revision, ...window.fieldRevisions.slice(fields + 1)];
+  window.fields = window.fields.slice(fields);
+  window.basePosition = window.positions[dropped - 1]!;
+  window.baseTime = window.times[dropped - 1]!;
+  window.baseMaxTime = window.maxTimes[dropped - 1]!;
+  window.baseNodeCount = window.nodeCounts[dropped - 1]!;
+  window.baseEdgeCount = window.edgeCounts[dropped - 1]!;
+  for (const values of [window.positions, window.times, window.maxTimes, window.nodeCounts, window.edgeCounts]) {
+    values.splice(0, dropped);
+  }
+  window.baseRevision = revision;
+  window.epoch += 1;
+}
+
+/**
+ * Creates an empty history index bounded by `options.maxVersions` per graph. Fed by the graph
+ * projection (`GraphProjectionOptions.historyIndexVersions` in `projections/graphProjection.ts`).
+ */
+export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIndex {
+  const maxVersions = options.maxVersions ?? DEFAULT_HISTORY_INDEX_VERSIONS;
+  const windows = new Map<string, { window: Window; state: GraphState }>();
+  let trimScheduled = false;
+
+  const trim = () => {
+    trimScheduled = false;
+    for (const { window, state } of windows.values()) {
+      if (window.logRevisions.length <= maxVersions) continue;
+      // Keep the newest three quarters of the bound, cut at an event's end.
+      const cut = window.logRevisions.length - Math.floor((maxVersions * 3) / 4) - 1;
+      moveBase(window, state, window.logRevisions[cut]!);
+    }
+  };
+  const windowOf = (state: GraphState) => windows.get(state.graphId)?.window;
+
+  return {
+    before(state, event) {
+      let window = windowOf(state);
+      if (event.revision !== state.revision + 1) {
+        // The projection holds a state this index cannot place (a gap): start again after this event.
+        windows.delete(state.graphId);
+        return;
+      }
+      if (!window || headOf(window) !== state.revision) {
+        window = openWindow(state);
+        windows.set(state.graphId, { window, state });
+      }
+      window.pendingNodes.clear();
+      window.pendingEdges.clear();
+      noteTouched(window, state, event);
+    },
+    after(state, event) {
+      const window = windowOf(state);
+      if (!window || headOf(window) + 1 !== event.revision) return;
+      recordEvent(window, state, event);
+      if (window.logRevisions.length > maxVersions && !trimScheduled) {
+        trimScheduled = true;
+        setImmediate(trim).unref();
+      }
+    },
+    view(state, asOf) {
+      const window = windowOf(state);
+      const revision = window && resolveRevision(window, asOf);
+      if (revision === undefined) return undefined;
+      return revision < 0 ? null : viewAt(window!, state, revision);
+    },
+    diff(state, from, to) {
+      const window = windowOf(state);
+      if (!window) return undefined;
+      const [start, end] = [resolveRevision(window, from), resolveRevision(window, to)];
+      if (start === undefined || end === undefined) return undefined;
+      return { from: diffEnd(window, start), to: diffEnd(window, end), ...windowChanges(window, start, end) };
+    },
+    baseRevision: (graphId) => windows.get(graphId)?.window.baseRevision,
+    stats() {
+      const stats = { graphs: windows.size, versions: 0, chains: 0, events: 0 };
+      for (const { window } of windows.values()) {
+        stats.versions += window.logRevisions.length;
+        stats.chains += window.nodes.size + window.edges.size;
+        stats.events += window.positions.length;
+      }
+      return stats;
+    },
+    trim,
+    reset: () => windows.clear(),
+  };
+}
