@@ -19,7 +19,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../../src/config.js';
 import { OPERATION_DOCS, type OperationDocs } from './openApiOperations.js';
-import { PROBLEM_MEDIA_TYPE } from './problem.js';
+import { problem, PROBLEM_MEDIA_TYPE, type Problem } from './problem.js';
 
 /** A JSON Schema or OpenAPI object, loosely typed: the document is JSON built by libraries. */
 export type JsonObject = Record<string, unknown>;
@@ -37,6 +37,15 @@ export const GENERIC_RESPONSE_DESCRIPTIONS: Readonly<Record<number, string>> = {
   413: 'The body is larger than the limit',
   415: 'The body is not JSON',
   503: 'The service cannot answer now',
+};
+
+/** Examples of the problem documents every route may answer, by status (`problem` of `problem.ts`). */
+export const PROBLEM_EXAMPLES: Readonly<Record<number, Problem>> = {
+  400: problem(400, 'invalid querystring: querystring.limit: Too big: expected number to be <=1000', {
+    code: 'VALIDATION_FAILED',
+    errors: [{ path: 'querystring.limit', message: 'Too big: expected number to be <=1000' }],
+  }),
+  403: problem(403, 'API key is missing'),
 };
 
 /** The tags of the document, in the order the pages show them. */
@@ -231,9 +240,9 @@ function exemplify(content: unknown, example: unknown): void {
 }
 
 /**
- * The document with the examples each route wrote inline (kept by `describeOperation`), then those of
- * `catalog` on each operation's request body and first 2xx response where there is none yet
- * (changed in place and returned).
+ * The document with the examples each route wrote inline (kept by `describeOperation`), then
+ * `PROBLEM_EXAMPLES` on the 400 and 403 answers, then those of `catalog` on each operation's request
+ * body and first 2xx response where there is none yet (changed in place and returned).
  */
 export function withExamples(
   document: JsonObject,
@@ -248,6 +257,10 @@ export function withExamples(
       for (const [key, example] of Object.entries(inline)) {
         const target = key === 'body' ? operation.requestBody : responses[key];
         if (isObject(target)) exemplify(target.content, example);
+      }
+      for (const [status, example] of Object.entries(PROBLEM_EXAMPLES)) {
+        const answer = responses[status];
+        if (isObject(answer)) exemplify(answer.content, example);
       }
       const docs = catalog[operationKey(method.toUpperCase(), fastifyUrl(path))];
       if (!docs) continue;
