@@ -93,7 +93,16 @@ export function createDataZoneClient(options: DataZoneClientOptions): DataZoneCa
         counts[api] = (counts[api] ?? 0) + attempts;
         const mapped = /region is missing/i.test(String((error as Error)?.message))
           ? toCatalogApiError(api, what, { name: 'ConfigurationError', message: 'no region: set AWS_REGION' })
-          : toCatalogApiError(api, what, error, maxAttempts);
+          : toCatalogApiError(api, what, error, maxAttempts, {
+              name: 'Amazon DataZone',
+              endpoint:
+                options.endpoint ??
+                process.env.AWS_ENDPOINT_URL_DATAZONE ??
+                `https://datazone.${options.region ?? '{AWS_REGION}'}.api.aws`,
+              endpointVariable: 'AWS_ENDPOINT_URL_DATAZONE',
+              regionVariable: 'AWS_REGION',
+              permissions: 'datazone:PostLineageEvent in the domain',
+            });
         options.logger?.debug(
           { api, status: mapped.status, error_code: mapped.errorCode, failure: mapped.failure },
           'DataGovernance:CallFailed',

@@ -30,6 +30,18 @@ import type {
 import type { Logger } from '../../src/logger.js';
 import { joinUrl } from '../confluent/httpClient.js';
 import { createJsonRequester, realSleep } from './jsonRequester.js';
+import type { ServiceSettings } from '../confluent/failureAdvice.js';
+
+/** Databricks as error messages name it, with the variables that set its URL and token. */
+export const DATABRICKS_SERVICE: ServiceSettings = {
+  name: 'Databricks',
+  urlVariable: 'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL',
+  credentialVariables: 'LINEAGE_SVC_LAKEHOUSE_TOKEN',
+  credentialNoun: 'token',
+  holder: "the token's user",
+  permission: 'a Unity Catalog privilege',
+  roles: 'for example USE CATALOG, USE SCHEMA, SELECT and MODIFY on the tables, and CAN USE on the SQL warehouse',
+};
 
 /** Options of `createDatabricksClient`. */
 export interface DatabricksClientOptions {
@@ -93,6 +105,7 @@ export function createDatabricksClient(options: DatabricksClientOptions): Databr
   const requester = createJsonRequester({
     token: () => options.token,
     parseErrorBody,
+    service: DATABRICKS_SERVICE,
     retryLogMessage: 'Lakehouse:Retrying',
     logger: options.logger,
     timeoutMs,

@@ -29,6 +29,7 @@ import type { GlueClient, TableInput } from '@aws-sdk/client-glue';
 import { CatalogApiError } from '../../src/catalogs/provider.js';
 import type { DatalakeCatalogPort, GlueTable, GlueTableInput, GlueTableRef } from '../../src/catalogs/datalake.js';
 import type { Logger } from '../../src/logger.js';
+import { credentialsRejected, notPermitted, urlAdvice, type ServiceSettings } from '../confluent/failureAdvice.js';
 
 /** Options of `createGlueClient`. */
 export interface GlueClientOptions {
@@ -87,21 +88,79 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
 ]);
 
+/** AWS exceptions that mean the credentials were rejected (not a missing permission). */
+const CREDENTIALS_REJECTED = new Set([
+  'UnrecognizedClientException',
+  'InvalidSignatureException',
+  'SignatureDoesNotMatch',
+  'ExpiredTokenException',
+  'ExpiredToken',
+  'InvalidClientTokenId',
+]);
+
+/** An AWS service as error messages name it: its name, the endpoint called, and its variables. */
+export interface AwsService {
+  /** `AWS Glue`, `Amazon DataZone`. */
+  name: string;
+  /** The endpoint called (the override, else the regional endpoint). */
+  endpoint: string;
+  /** The variables that set the endpoint and region, e.g. `AWS_ENDPOINT_URL_GLUE`. */
+  endpointVariable: string;
+  regionVariable: string;
+  /** The IAM permissions the calls need, e.g. `glue:GetTable and glue:UpdateTable`. */
+  permissions: string;
+}
+
+/** The AWS credentials, as error messages name them. */
+function awsSettings(service: AwsService): ServiceSettings {
+  return {
+    name: service.name,
+    urlVariable: service.endpointVariable,
+    urlSource: `or ${service.regionVariable} for the regional endpoint`,
+    credentialVariables: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)',
+    credentialFallback: "the SDK's default chain (shared files, SSO, container and instance roles)",
+    credentialNoun: 'access key, secret or session token',
+    holder: 'the principal',
+    permission: 'an IAM permission',
+    roles: service.permissions,
+  };
+}
+
+/**
+ * What to change for an AWS failure, as `; {advice}`: rejected credentials, a missing IAM
+ * permission (`AccessDeniedException`, 403), or an endpoint that cannot be reached; else nothing.
+ */
+function awsAdvice(service: AwsService | undefined, name: string, status: number | undefined, code?: string): string {
+  if (!service) return '';
+  const answer = `${status === undefined ? '' : `HTTP ${status} `}${name}`;
+  if (CREDENTIALS_REJECTED.has(name) || status === 401)
+    return `; ${credentialsRejected(awsSettings(service), service.endpoint, answer)}`;
+  if (name === 'AccessDeniedException' || status === 403)
+    return `; ${notPermitted(awsSettings(service), service.endpoint, answer)}`;
+  if (status === undefined && (code === undefined || NETWORK_CODES.has(code)))
+    return `; ${service.name} is unreachable at ${service.endpoint}: ${urlAdvice(awsSettings(service))}`;
+  return '';
+}
+
 /**
  * Turns an SDK failure into a `CatalogApiError` (see the module comment). The message names the
- * API, the table and the Glue exception, never a credential.
+ * API, the table and the Glue exception, never a credential; with `service`, rejected credentials,
+ * missing permissions and unreachable endpoints also say what to change (the variables).
  */
 export function toCatalogApiError(
   api: string,
   what: string,
   error: unknown,
   maxAttempts = GLUE_MAX_ATTEMPTS,
+  service?: AwsService,
 ): CatalogApiError {
   const e = (error ?? {}) as SdkError;
   const name = e.name ?? 'Error';
   const status = e.$metadata?.httpStatusCode;
   const attempts = e.$metadata?.attempts ?? 1;
-  const text = `${api} ${what}: ${name}: ${e.message ?? String(error)}`;
+  const text =
+    `${api} ${what}: ${name}: ${e.message ?? String(error)}` +
+    (name === 'TimeoutError' ? '' : awsAdvice(service, name, status, e.code));
   if (name === 'TimeoutError' || e.code === 'ETIMEDOUT' || name === 'RequestTimeout')
     return new CatalogApiError(api, 'timeout', status, text, name);
   if (name === 'CredentialsProviderError')
@@ -109,7 +168,8 @@ export function toCatalogApiError(
       api,
       'network',
       undefined,
-      `${api} ${what}: no AWS credentials found (${e.message ?? ''})`,
+      `${api} ${what}: no AWS credentials found (${e.message ?? ''}); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ` +
+        '(or AWS_PROFILE)',
       name,
     );
   const retryable =
@@ -165,7 +225,13 @@ export function createGlueClient(options: GlueClientOptions): GlueCatalogClient 
       return output;
     } catch (error) {
       counts[api] = (counts[api] ?? 0) + ((error as SdkError)?.$metadata?.attempts ?? 1);
-      const mapped = toCatalogApiError(api, `${ref.database}/${ref.table} (${ref.region})`, error, maxAttempts);
+      const mapped = toCatalogApiError(api, `${ref.database}/${ref.table} (${ref.region})`, error, maxAttempts, {
+        name: 'AWS Glue',
+        endpoint: options.endpoint ?? process.env.AWS_ENDPOINT_URL_GLUE ?? `https://glue.${ref.region}.amazonaws.com`,
+        endpointVariable: 'AWS_ENDPOINT_URL_GLUE',
+        regionVariable: 'LINEAGE_SVC_DATALAKE_REGION',
+        permissions: 'glue:GetTable, and glue:UpdateTable to push',
+      });
       options.logger?.debug(
         { api, region: ref.region, status: mapped.status, error_code: mapped.errorCode, failure: mapped.failure },
         'Datalake:CallFailed',

@@ -42,6 +42,43 @@ import type { Logger } from '../../src/logger.js';
 import type { RunEvent } from '../../src/openlineage/model.js';
 import { joinUrl } from '../confluent/httpClient.js';
 import { createJsonRequester, realSleep } from './jsonRequester.js';
+import type { ServiceSettings } from '../confluent/failureAdvice.js';
+
+/** The Google credentials, as error messages name them. */
+const GOOGLE_CREDENTIALS = {
+  credentialVariables: 'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN',
+  credentialFallback: 'application-default credentials (GOOGLE_APPLICATION_CREDENTIALS or gcloud auth)',
+  credentialNoun: 'access token',
+  holder: 'the account',
+  permission: 'an IAM permission',
+};
+
+/**
+ * The Google service of an API name (`warehouse.bigquery.*`, `warehouse.lineage.*`,
+ * `warehouse.dataplex.*`), as error messages name it, with the variable of its base URL.
+ */
+export function googleService(api: string): ServiceSettings {
+  if (api.startsWith('warehouse.lineage.'))
+    return {
+      name: 'Google Data Lineage API',
+      urlVariable: 'LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL',
+      roles: 'for example roles/datalineage.producer on the project',
+      ...GOOGLE_CREDENTIALS,
+    };
+  if (api.startsWith('warehouse.dataplex.'))
+    return {
+      name: 'Dataplex',
+      urlVariable: 'LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL',
+      roles: 'for example roles/dataplex.catalogEditor on the project',
+      ...GOOGLE_CREDENTIALS,
+    };
+  return {
+    name: 'BigQuery',
+    urlVariable: 'LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL',
+    roles: 'for example roles/bigquery.dataViewer, or roles/bigquery.dataEditor to push',
+    ...GOOGLE_CREDENTIALS,
+  };
+}
 
 /** The OAuth scope asked of application-default credentials. */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -157,6 +194,7 @@ export function createGoogleClient(options: GoogleClientOptions): GoogleClient {
   const requester = createJsonRequester({
     token: tokenOf,
     parseErrorBody: parseGoogleError,
+    service: googleService,
     alsoRetried: (status, body) => status === 403 && body.reason !== undefined && RETRIED_REASONS.has(body.reason),
     retryLogMessage: 'Warehouse:Retrying',
     logger: options.logger,

@@ -6,11 +6,22 @@
  * each client passes in.
  *
  * Failures are `CatalogApiError`s: `timeout`, `status` (a non-retried HTTP status), `invalid_response`
- * (not JSON, or not the object expected) and `retries_exhausted`.
+ * (not JSON, or not the object expected) and `retries_exhausted`. Network errors, timeouts, 401 and 403
+ * also name the service, the URL and the variable to change (`options.service`,
+ * `infra/confluent/failureAdvice.ts`): a 401 says the token is wrong or expired, a 403 that it lacks
+ * a permission.
  */
 import { CatalogApiError } from '../../src/catalogs/provider.js';
 import type { Logger } from '../../src/logger.js';
 import { MAX_ATTEMPTS, RETRIED_STATUSES, retryAfterMs, retryDelayMs } from '../confluent/httpClient.js';
+import {
+  credentialsRejected,
+  networkCause,
+  noAnswer,
+  notPermitted,
+  unreachable,
+  type ServiceSettings,
+} from '../confluent/failureAdvice.js';
 
 /** What an error body says: a vendor code, an optional reason, and a short message. */
 export interface ErrorBody {
@@ -26,6 +37,11 @@ export interface JsonRequesterOptions {
   parseErrorBody: (text: string) => ErrorBody;
   /** A retryable answer beyond the statuses of `docs/specification.md` (e.g. Google's 403 `rateLimitExceeded`). */
   alsoRetried?: (status: number, body: ErrorBody) => boolean;
+  /**
+   * Who answers and which variables set its URL and credentials, for error messages; a function when
+   * one requester reaches several services (Google: BigQuery, Data Lineage, Dataplex), given the API name.
+   */
+  service: ServiceSettings | ((api: string) => ServiceSettings);
   /** Message of the debug log line written before each retry, e.g. `Lakehouse:Retrying`. */
   retryLogMessage: string;
   logger?: Pick<Logger, 'debug'> | undefined;
@@ -61,8 +77,23 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
 
+/** The URL without its query string, for messages. */
+function withoutQuery(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/** What to change after a 401 or a 403 (`; {advice}`), else nothing. */
+function statusAdvice(service: ServiceSettings, status: number, url: string): string {
+  if (status === 401) return `; ${credentialsRejected(service, withoutQuery(url))}`;
+  if (status === 403) return `; ${notPermitted(service, withoutQuery(url))}`;
+  return '';
+}
+
 /** Creates a requester. */
 export function createJsonRequester(options: JsonRequesterOptions): JsonRequester {
+  const serviceOf = (api: string): ServiceSettings =>
+    typeof options.service === 'function' ? options.service(api) : options.service;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const baseDelay = options.retryBaseDelayMs ?? 1000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 60_000;
@@ -75,6 +106,7 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
       const shown = `${method} ${new URL(url).pathname}`;
       let lastProblem = '';
       let lastStatus: number | undefined;
+      let lastWasNetwork = false;
       for (let tryNumber = 0; tryNumber < MAX_ATTEMPTS; tryNumber += 1) {
         const token = await options.token();
         counts.set(api, (counts.get(api) ?? 0) + 1);
@@ -98,9 +130,10 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
               api,
               'timeout',
               undefined,
-              `${api}: no answer within ${timeoutMs / 1000} s (${shown})`,
+              `${api}: ${noAnswer(serviceOf(api), withoutQuery(url), timeoutMs / 1000)}`,
             );
-          lastProblem = `network error: ${(error as Error).message}`;
+          lastProblem = networkCause(error);
+          lastWasNetwork = true;
           if (tryNumber + 1 < MAX_ATTEMPTS) await sleep(retryDelayMs(tryNumber, baseDelay, undefined, maxRetryAfter));
           continue;
         }
@@ -118,13 +151,15 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
         }
         const parsed = options.parseErrorBody(text);
         lastStatus = response.status;
+        lastWasNetwork = false;
         const code = parsed.errorCode ? ` ${parsed.errorCode}` : '';
         if (!RETRIED_STATUSES.has(response.status) && !options.alsoRetried?.(response.status, parsed)) {
           throw new CatalogApiError(
             api,
             'status',
             response.status,
-            `${api}: HTTP ${response.status}${code} (${shown})${parsed.message ? `: ${parsed.message}` : ''}`,
+            `${api}: HTTP ${response.status}${code} (${shown})${parsed.message ? `: ${parsed.message}` : ''}` +
+              statusAdvice(serviceOf(api), response.status, url),
             parsed.errorCode,
           );
         }
@@ -144,7 +179,9 @@ export function createJsonRequester(options: JsonRequesterOptions): JsonRequeste
         api,
         'retries_exhausted',
         lastStatus,
-        `${api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) (${shown})`,
+        lastWasNetwork
+          ? `${api}: ${unreachable(serviceOf(api), withoutQuery(url), lastProblem, MAX_ATTEMPTS)}`
+          : `${api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) (${shown})`,
       );
     },
     asObject(api, value) {

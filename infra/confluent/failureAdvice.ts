@@ -26,6 +26,12 @@ export interface ServiceSettings {
   credentialFallback?: string | undefined;
   /** The role bindings a 403 suggests, e.g. `CloudClusterAdmin, or DeveloperRead on the topics`. */
   roles?: string | undefined;
+  /** What a 401 says is wrong or expired; default `key or secret` (`token` for bearer tokens). */
+  credentialNoun?: string | undefined;
+  /** Who a 403 says lacks the permission; default `the key` (`the token's user`, `the account`). */
+  holder?: string | undefined;
+  /** What a 403 says is lacking; default `a role binding` (`a grant`, `an IAM role`). */
+  permission?: string | undefined;
 }
 
 /** The key and secret variables of a credential prefix: `{prefix}_KEY and {prefix}_SECRET`. */
@@ -47,25 +53,25 @@ function credentialAdvice(service: ServiceSettings): string {
 }
 
 /**
- * A 401: `Confluent Cloud API rejected the credentials at {url} (HTTP 401): the key or secret is
+ * A 401 (or `answer`, e.g. AWS's `HTTP 400 UnrecognizedClientException`): `Confluent Cloud API rejected the credentials at {url} (HTTP 401): the key or secret is
  * wrong or expired; set LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET`.
  */
-export function credentialsRejected(service: ServiceSettings, url: string): string {
+export function credentialsRejected(service: ServiceSettings, url: string, answer = 'HTTP 401'): string {
   return (
-    `${service.name} rejected the credentials at ${url} (HTTP 401): the key or secret is wrong or expired; ` +
-    `set ${credentialAdvice(service)}`
+    `${service.name} rejected the credentials at ${url} (${answer}): the ${service.credentialNoun ?? 'key or secret'} ` +
+    `is wrong or expired; set ${credentialAdvice(service)}`
   );
 }
 
 /**
  * A 403: `Kafka REST refused the request at {url} (HTTP 403): the credentials are valid but the key
- * lacks a role binding for this resource (...); grant one, or set ... to a key that has one`.
+ * lacks a role binding for this resource (...); grant it, or set ... to credentials that have it`.
  */
-export function notPermitted(service: ServiceSettings, url: string): string {
+export function notPermitted(service: ServiceSettings, url: string, answer = 'HTTP 403'): string {
   return (
-    `${service.name} refused the request at ${url} (HTTP 403): the credentials are valid but the key lacks a role ` +
-    `binding for this resource${service.roles ? ` (${service.roles})` : ''}; grant it one, or set ` +
-    `${credentialAdvice(service)} to a key that has one`
+    `${service.name} refused the request at ${url} (${answer}): the credentials are valid but ` +
+    `${service.holder ?? 'the key'} lacks ${service.permission ?? 'a role binding'} for this resource` +
+    `${service.roles ? ` (${service.roles})` : ''}; grant it, or set ${credentialAdvice(service)} to credentials that have it`
   );
 }
 

@@ -19,9 +19,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sharedFixture } from '../helpers/sharedFixtures.js';
 import { pushToCatalog } from '../../infra/catalogs/catalogService.js';
+import { notPermitted } from '../../infra/confluent/failureAdvice.js';
 import {
   applicationDefaultTokenProvider,
   createGoogleClient,
+  googleService,
   NO_CREDENTIALS_MESSAGE,
   parseGoogleError,
   type GoogleClient,
@@ -616,7 +618,11 @@ describe('warehouse provider against the Google simulator', () => {
       `warehouse: table ${PROJECT}.finance_restricted.margins skipped: warehouse.bigquery.tables.get: ` +
         `HTTP 403 PERMISSION_DENIED (GET /bigquery/v2/projects/${PROJECT}/datasets/finance_restricted/tables/margins): ` +
         `Access Denied: Table ${PROJECT}:finance_restricted.margins: Permission bigquery.tables.get denied on table ` +
-        `${PROJECT}:finance_restricted.margins (or it may not exist).`,
+        `${PROJECT}:finance_restricted.margins (or it may not exist).; ` +
+        notPermitted(
+          googleService('warehouse.bigquery.tables.get'),
+          `${google.url}/bigquery/v2/projects/${PROJECT}/datasets/finance_restricted/tables/margins`,
+        ),
       `warehouse: table ${PROJECT}.${DATASET}.ghost_table skipped: warehouse.bigquery.tables.get: HTTP 404 NOT_FOUND ` +
         `(GET /bigquery/v2/projects/${PROJECT}/datasets/${DATASET}/tables/ghost_table): ` +
         `Not found: Table ${PROJECT}:${DATASET}.ghost_table`,
