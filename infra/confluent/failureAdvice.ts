@@ -53,8 +53,9 @@ function credentialAdvice(service: ServiceSettings): string {
 }
 
 /**
- * A 401 (or `answer`, e.g. AWS's `HTTP 400 UnrecognizedClientException`): `Confluent Cloud API rejected the credentials at {url} (HTTP 401): the key or secret is
- * wrong or expired; set LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET`.
+ * A 401 (or `answer`, e.g. AWS's `HTTP 400 UnrecognizedClientException`): `Confluent Cloud API
+ * rejected the credentials at {url} (HTTP 401): the key or secret is wrong or expired; set
+ * LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET`.
  */
 export function credentialsRejected(service: ServiceSettings, url: string, answer = 'HTTP 401'): string {
   return (
@@ -64,8 +65,9 @@ export function credentialsRejected(service: ServiceSettings, url: string, answe
 }
 
 /**
- * A 403: `Kafka REST refused the request at {url} (HTTP 403): the credentials are valid but the key
- * lacks a role binding for this resource (...); grant it, or set ... to credentials that have it`.
+ * A 403 (or `answer`, e.g. AWS's `HTTP 400 AccessDeniedException`): `Kafka REST refused the request
+ * at {url} (HTTP 403): the credentials are valid but the key lacks a role binding for this resource
+ * (...); grant it, or set ... to credentials that have it`.
  */
 export function notPermitted(service: ServiceSettings, url: string, answer = 'HTTP 403'): string {
   return (
