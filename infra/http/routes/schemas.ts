@@ -17,6 +17,7 @@ import {
 } from '../../../src/graph/model.js';
 import type { PooledBytes } from '../../../projections/traversal/index.js';
 import { unsafeCharacterMessage } from '../../../src/graph/validation.js';
+import { EXAMPLE_GRAPH_ID, EXAMPLE_NODE_ID } from '../openApiExamples.js';
 
 /** A node in a request body: the model's schema (accepts lower-case enums, fills defaults). */
 export const NodeInput = NodeSchema;
@@ -73,7 +74,14 @@ export const AsOf = z
   );
 
 /** Path parameter `graph_id`. */
-export const GraphIdParams = z.object({ graph_id: z.string().min(1).max(256).describe('Graph id (a UUID)') });
+export const GraphIdParams = z.object({
+  graph_id: z
+    .string()
+    .min(1)
+    .max(256)
+    .describe('Graph id (a UUID) or unique name')
+    .meta({ examples: [EXAMPLE_GRAPH_ID] }),
+});
 
 /** Path parameters of one node: `node_id` percent-encoded (it holds colons and slashes). */
 export const NodeParams = GraphIdParams.extend({
@@ -81,7 +89,8 @@ export const NodeParams = GraphIdParams.extend({
     .string()
     .min(1)
     .max(4096)
-    .describe('Node id, percent-encoded (e.g. stream%3Atopic%3Aenv-1%3Alkc-1%2Forders)'),
+    .describe('Node id, percent-encoded in the path (e.g. stream%3Atopic%3Aenv-1%3Alkc-1%2Forders)')
+    .meta({ examples: [EXAMPLE_NODE_ID] }),
 });
 
 /**
