@@ -164,6 +164,46 @@ describe('web UI in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
+  it('pans by moving the drawn layers, redraws at rest, and a click then opens the node under the pointer', async () => {
+    await page.goto(`${stack.uiUrl}/`);
+    await waitForRender(page);
+    const counts = () => page.evaluate('({ ...window.__lineageUi.view.panCounts })') as Promise<Record<string, number>>;
+    const transforms = () =>
+      page.evaluate(
+        "[...document.querySelectorAll('#graph canvas')].map((canvas) => canvas.style.transform).filter(Boolean)",
+      ) as Promise<string[]>;
+    const before_ = await counts();
+    await page.evaluate(`(() => {
+      const camera = window.__lineageUi.view.renderer.getCamera();
+      camera.setState({ x: camera.x + 0.05 });
+    })()`);
+    const moved = await counts();
+    assert.equal(moved.moved, before_.moved + 1, 'a small pan moves the layers');
+    assert.equal(moved.redrawn, before_.redrawn, 'and draws nothing');
+    assert.ok((await transforms()).length >= 2, 'the drawn layers are moved');
+    // Wait (bounded) for the redraw that follows once the camera is still.
+    for (let attempt = 0; attempt < 200 && (await counts()).redrawn === moved.redrawn; attempt++)
+      await page.waitForTimeout(25);
+    assert.ok((await counts()).redrawn > moved.redrawn, 'redrawn at rest');
+    assert.deepEqual(await transforms(), [], 'at rest the view is redrawn in place');
+    // Picking is up to date: a click on a node's drawn position opens that node.
+    const target = (await page.evaluate(`(() => {
+      const renderer = window.__lineageUi.view.renderer;
+      const stage = renderer.getContainer().getBoundingClientRect();
+      const area = document.getElementById('graph').getBoundingClientRect();
+      for (const node of renderer.getGraph().nodes()) {
+        const at = renderer.framedGraphToViewport(renderer.getNodeDisplayData(node));
+        const x = stage.left + at.x, y = stage.top + at.y;
+        if (x > area.left + 60 && x < area.right - 60 && y > area.top + 60 && y < area.bottom - 60) return { node, x, y };
+      }
+      return null;
+    })()`)) as { node: string; x: number; y: number } | null;
+    assert.ok(target, 'a node is in view');
+    await page.mouse.click(target.x, target.y);
+    await page.waitForURL((url) => url.searchParams.get('node') === target.node);
+    guarded.assertClean();
+  });
+
   it('draws the path between two nodes from the path endpoint, either way round', async () => {
     await waitForRender(page);
     // Two nodes two hops apart along the edges, taken from the drawn graph.

@@ -137,6 +137,8 @@ export class GraphView {
   figures: RenderFigures | undefined;
   /** Camera changes shown by moving the drawn layers, and full redraws (`panCache.ts`). */
   readonly panCounts: PanCacheCounts;
+  /** Shows or leaves out the (otherwise empty) layers of hovered and highlighted nodes (`panCache.ts`). */
+  private readonly showHoverLayers: (visible: boolean) => void;
 
   private static emptyGraph() {
     return new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: true });
@@ -182,7 +184,7 @@ export class GraphView {
     this.renderer.on('enterNode', ({ node }) => this.hover(node));
     this.renderer.on('leaveNode', () => this.hover(null));
     this.renderer.on('clickNode', ({ node }) => this.onNodeClick(node));
-    panCache.attach(this.renderer as unknown as Sigma);
+    this.showHoverLayers = panCache.attach(this.renderer as unknown as Sigma).showHoverLayers;
   }
 
   private reduceNode(
@@ -244,6 +246,7 @@ export class GraphView {
 
   private hover(node: string | null) {
     this.hovered = node;
+    this.showHoverLayers(this.hovered !== null || this.selected !== null);
     this.neighbours = node === null ? new Set() : new Set(this.graph.neighbors(node));
     this.renderer.refresh({ skipIndexation: true });
   }
@@ -253,6 +256,7 @@ export class GraphView {
     const selected = nodeId !== null && this.graph.hasNode(nodeId) ? nodeId : null;
     if (selected === this.selected) return;
     this.selected = selected;
+    this.showHoverLayers(this.hovered !== null || this.selected !== null);
     this.renderer.refresh({ skipIndexation: true });
   }
 
@@ -285,6 +289,7 @@ export class GraphView {
     // A new graph filled offline: sigma would otherwise handle one event per node and edge added.
     const graph = GraphView.emptyGraph();
     this.hovered = null;
+    this.showHoverLayers(this.selected !== null);
     this.neighbours = new Set();
     this.marks = scene.marks ?? new Map();
     this.path = scene.path ?? new Set();
