@@ -2,13 +2,15 @@
 /**
  * `make serve`: the whole stack on this machine, in one command.
  *
- * 1. starts the platform simulator with the demo scenario (127.0.0.1, a free port);
+ * 1. starts the platform simulator with the demo scenario (127.0.0.1, a free port) and the demo's
+ *    catalog simulators (Databricks, Google, DataZone; `simulators/demoCatalogs.ts`);
  * 2. runs `lineage-svc-extract` over every demo environment (with metrics) into the persistent
- *    store (`LINEAGE_SVC_STORAGE__BACKEND`, default sqlite in `./.lineage-svc`);
+ *    store (`LINEAGE_SVC_STORAGE__BACKEND`, default sqlite in `./.lineage-svc`), enriching the
+ *    lakehouse and warehouse tables from their catalogs;
  * 3. starts `lineage-svc-api` on 127.0.0.1:`LINEAGE_SVC_API_PORT` (default 8000), pointed at the
- *    simulator so that extractions and watchers started from the UI work;
+ *    simulators so that extractions, watchers and catalog pushes started from the UI work;
  * 4. starts `lineage-svc-ui` on `LINEAGE_SVC_UI_HOST:LINEAGE_SVC_UI_PORT` (default 127.0.0.1:8501);
- * 5. prints the URL to open. Ctrl-C (SIGINT) or SIGTERM stops the UI, the API and the simulator;
+ * 5. prints the URL to open. Ctrl-C (SIGINT) or SIGTERM stops the UI, the API and the simulators;
  *    exit code 0. A step that fails, or a server that exits by itself, stops the rest; exit code 1.
  *
  * Each server runs as its own command (a child process), exactly as a user would start it.
@@ -18,6 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../simulators/confluent/index.js';
+import { startDemoCatalogSimulators } from '../simulators/demoCatalogs.js';
 
 const NAME = 'lineage-svc serve';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -46,10 +49,12 @@ async function main(): Promise<number> {
   let stopping = false;
   const scenario = await loadScenario('demo');
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
+  const catalogs = await startDemoCatalogSimulators('127.0.0.1');
   const apiPort = process.env.LINEAGE_SVC_API_PORT || '8000';
   const env: Record<string, string | undefined> = {
     ...process.env,
     ...simulatorClientEnvironment(simulator.url, scenario),
+    ...catalogs.environment,
     LINEAGE_SVC_STORAGE__BACKEND: process.env.LINEAGE_SVC_STORAGE__BACKEND || 'sqlite',
     LINEAGE_SVC_API_HOST: '127.0.0.1',
     LINEAGE_SVC_API_PORT: apiPort,
@@ -73,20 +78,21 @@ async function main(): Promise<number> {
         await new Promise((done) => child.once('exit', done));
       }
     }
-    await simulator.close();
+    await Promise.all([simulator.close(), catalogs.close()]);
   };
   let finish!: (code: number) => void;
   const finished = new Promise<number>((done) => (finish = done));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) return;
-      process.stdout.write(`\n${NAME}: stopping the UI, the API and the simulator\n`);
+      process.stdout.write(`\n${NAME}: stopping the UI, the API and the simulators\n`);
       void stopAll().then(() => finish(0));
     });
   }
 
   try {
     process.stdout.write(`${NAME}: platform simulator (scenario demo) at ${simulator.url}\n`);
+    for (const section of catalogs.sections) process.stdout.write(`${NAME}: ${section.title}\n`);
     const environments = scenario.environments.map((environment) => environment.id);
     process.stdout.write(
       `${NAME}: extracting ${environments.join(', ')} into the ${env.LINEAGE_SVC_STORAGE__BACKEND} store\n`,

@@ -26,9 +26,7 @@ import { ValidationError } from '../src/errors.js';
 import { loadScenario, type Scenario } from '../simulators/confluent/scenario.js';
 import { startPlatformSimulator } from '../simulators/confluent/server.js';
 import { simulatorClientEnvironment } from '../simulators/confluent/clientEnvironment.js';
-import { loadLakehouseScenario, startLakehouseSimulator } from '../simulators/databricks/index.js';
-import { DEMO_DATAZONE_DOMAIN, DEMO_DATAZONE_PROJECT, startDataZoneSimulator } from '../simulators/datazone/index.js';
-import { loadGoogleScenario, startGoogleSimulator } from '../simulators/google/index.js';
+import { startDemoCatalogSimulators } from '../simulators/demoCatalogs.js';
 
 const NAME = 'lineage-svc-simulator';
 
@@ -121,38 +119,16 @@ function exportLines(url: string, scenario: Scenario): string[] {
 }
 
 /**
- * Starts the demo's catalog simulators (Databricks, Google, DataZone) on ephemeral ports of `host`
- * and returns their `export` lines (and comments naming each) and a function closing them all.
+ * Starts the demo's catalog simulators (Databricks, Google, DataZone; `simulators/demoCatalogs.ts`)
+ * and returns their `export` lines (a comment naming each) and a function closing them all.
  */
 async function startCatalogSimulators(host: string): Promise<{ lines: string[]; close: () => Promise<void> }> {
-  const lakehouse = await startLakehouseSimulator({ scenario: await loadLakehouseScenario('demo'), host });
-  const google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo'), host });
-  const dataZone = await startDataZoneSimulator({ host });
-  const variables: Array<[string, string] | string> = [
-    `# Lakehouse (Databricks Unity Catalog, scenario demo) on ${lakehouse.url}`,
-    ['LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL', lakehouse.url],
-    ['LINEAGE_SVC_LAKEHOUSE_TOKEN', lakehouse.scenario.token],
-    `# Warehouse (Google BigQuery, Data Lineage, Dataplex, scenario demo) on ${google.url}`,
-    ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', google.scenario.project_id],
-    ['LINEAGE_SVC_WAREHOUSE_LOCATION', google.scenario.locations[0] ?? 'us'],
-    ['LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN', google.scenario.token],
-    ['LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL', google.url],
-    ['LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL', google.url],
-    ['LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL', google.url],
-    `# Data governance (AWS DataZone) on ${dataZone.url}; the credentials are AWS's documentation examples`,
-    ['LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID', DEMO_DATAZONE_DOMAIN],
-    ['LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID', DEMO_DATAZONE_PROJECT],
-    ['AWS_ENDPOINT_URL_DATAZONE', dataZone.url],
-    ['AWS_REGION', 'eu-west-1'],
-    ['AWS_ACCESS_KEY_ID', 'AKIAIOSFODNN7EXAMPLE'],
-    ['AWS_SECRET_ACCESS_KEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
-  ];
-  return {
-    lines: variables.map((entry) => (typeof entry === 'string' ? entry : `export ${entry[0]}=${shellQuote(entry[1])}`)),
-    close: async () => {
-      await Promise.all([lakehouse.close(), google.close(), dataZone.close()]);
-    },
-  };
+  const catalogs = await startDemoCatalogSimulators(host);
+  const lines = catalogs.sections.flatMap((section) => [
+    `# ${section.title}`,
+    ...section.variables.map(([name, value]) => `export ${name}=${shellQuote(value)}`),
+  ]);
+  return { lines, close: catalogs.close };
 }
 
 async function main(argv: string[]): Promise<number> {

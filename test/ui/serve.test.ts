@@ -24,7 +24,7 @@ async function freePort(): Promise<number> {
 }
 
 describe('make serve', () => {
-  it('starts the simulator, extracts the demo, serves API and UI, and stops on SIGINT', async () => {
+  it('starts the simulators, extracts and enriches the demo, serves API and UI, and stops on SIGINT', async () => {
     ensureUiBuilt();
     const folder = mkdtempSync(join(tmpdir(), 'lineage-serve-'));
     const [apiPort, uiPort] = [await freePort(), await freePort()];
@@ -56,14 +56,27 @@ describe('make serve', () => {
       assert.equal(url, `http://127.0.0.1:${uiPort}/`);
       const page = await fetch(url);
       assert.equal(page.status, 200);
-      const graphs = (await (await fetch(`${url}api/v1/graphs`)).json()) as { graphs: { node_count: number }[] };
+      const graphs = (await (await fetch(`${url}api/v1/graphs`)).json()) as {
+        graphs: { graph_id: string; node_count: number }[];
+      };
       assert.ok(graphs.graphs[0]!.node_count > 50, JSON.stringify(graphs));
+      // The catalog simulators run too: warehouse tables enriched from BigQuery, lakehouse tables from Unity Catalog.
+      const tables = (await (
+        await fetch(`${url}api/v1/graphs/${graphs.graphs[0]!.graph_id}/nodes?node_type=CATALOG_TABLE&limit=500`)
+      ).json()) as { nodes: { system: string; attributes?: { table_type?: string } }[] };
+      assert.ok(Array.isArray(tables.nodes), JSON.stringify(tables));
+      for (const system of ['WAREHOUSE', 'LAKEHOUSE'])
+        assert.ok(
+          tables.nodes.some((node) => node.system === system && node.attributes?.table_type !== undefined),
+          `no enriched ${system} table: ${JSON.stringify(tables).slice(0, 400)}`,
+        );
     } finally {
       child.kill('SIGINT');
       const code = await exited;
       rmSync(folder, { recursive: true, force: true });
       assert.equal(code, 0, output);
     }
-    assert.match(output, /stopping the UI, the API and the simulator/);
+    assert.match(output, /stopping the UI, the API and the simulators/);
+    assert.match(output, /Warehouse \(Google BigQuery/);
   });
 });
