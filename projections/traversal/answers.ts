@@ -191,11 +191,12 @@ export class JsonFragments {
   }
 
   /**
-   * Caches item `item`'s fragment: `json` as UTF-8, with `mark` a character position in `json`
-   * (recorded as a byte position). Answers false, caching nothing, when the shared budget is spent
-   * or the fragments were released.
+   * Caches item `item`'s fragment: `json` as UTF-8, with its mark `fromEnd` characters before its
+   * end (the characters after the mark must be ASCII, so that the mark's byte position follows
+   * without encoding twice). Answers false, caching nothing, when the shared budget is spent or the
+   * fragments were released.
    */
-  add(item: number, json: string, mark = 0): boolean {
+  add(item: number, json: string, fromEnd = json.length): boolean {
     if (this.#released) return false;
     const length = Buffer.byteLength(json, 'utf8');
     let chunk = this.#chunks[this.#chunks.length - 1];
@@ -224,7 +225,7 @@ export class JsonFragments {
     this.#chunkOf![item] = this.#chunks.length;
     this.#offsetOf![item] = offset;
     this.#lengthOf![item] = length;
-    this.#markOf![item] = mark === 0 ? 0 : Buffer.byteLength(json.slice(0, mark), 'utf8');
+    this.#markOf![item] = length - fromEnd;
     return true;
   }
 

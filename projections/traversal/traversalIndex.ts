@@ -271,7 +271,7 @@ export class TraversalIndex {
       // After `attributes`, only `hop` and `catalog_type` (an enum value or null) follow: the last
       // match is the hop's own.
       const mark = json.lastIndexOf(HOP_MARK) + HOP_MARK.length - 1;
-      if (!this.#nodeFragments.add(node, json, mark)) return false;
+      if (!this.#nodeFragments.add(node, json, json.length - mark)) return false;
     }
     for (const edge of walk.edges) {
       if (!this.#edgeFragments.has(edge) && !this.#edgeFragments.add(edge, JSON.stringify(this.#edges[edge])))
