@@ -1,15 +1,25 @@
 /**
- * Extraction benchmark: a full extraction of a large estate (10 environments x 10 clusters, 100
- * topics, 20 connectors and 200 consumer groups per cluster: 10,000 topics, 2,000 connectors,
- * 20,000 consumer groups) from the platform simulator with 50 ms of latency on every request.
- * Targets: under 60 s, under 500 MB peak RSS, no request per topic.
+ * Extraction benchmark: a full extraction of an estate from the platform simulator with a fixed
+ * latency on every request. Two estates:
+ *
+ * - `LARGE_ESTATE` (the default): 10 environments x 10 clusters, 100 topics, 20 connectors and 200
+ *   consumer groups per cluster (10,000 topics, 2,000 connectors, 20,000 consumer groups), 50 ms per
+ *   request. Targets: under 60 s, under 500 MB peak RSS, no request per topic.
+ * - `ISSUE_16_ESTATE`: the estate of issue 16's table, 2,000 topics, 400 connectors, 4,000 consumer
+ *   groups and 100 statements (one environment of 5 clusters), 20 ms per request. Target: peak RSS
+ *   at most 150 MB, time and requests no worse than before (2.0 s, 55 requests).
  *
  * The simulator runs in this process; the extraction runs in a child process (this file with
  * `measure URL`, `process.execArgv` forwarded) so that its peak RSS is its own.
  */
 import { execFile } from 'node:child_process';
 import { createPlatformApi } from '../infra/confluent/platformApi.js';
-import { largeEstateScenario, parseScenario, startPlatformSimulator } from '../simulators/confluent/index.js';
+import {
+  largeEstateScenario,
+  parseScenario,
+  startPlatformSimulator,
+  type LargeEstateOptions,
+} from '../simulators/confluent/index.js';
 import { extract } from '../src/extraction/extract.js';
 import { silentLogger } from '../src/logger.js';
 
@@ -26,14 +36,37 @@ export interface ExtractionBenchRow {
   edges: number;
 }
 
-const ESTATE = {
-  environments: 10,
-  clustersPerEnvironment: 10,
-  topicsPerCluster: 100,
-  connectorsPerCluster: 20,
-  consumerGroupsPerCluster: 200,
+/** An estate to extract (sizes of `largeEstateScenario`) and the simulator's latency per request in milliseconds. */
+export interface ExtractionBenchEstate {
+  sizes: LargeEstateOptions;
+  latencyMs: number;
+}
+
+/** 10,000 topics, 2,000 connectors, 20,000 consumer groups, 50 ms per request. */
+export const LARGE_ESTATE: ExtractionBenchEstate = {
+  sizes: {
+    environments: 10,
+    clustersPerEnvironment: 10,
+    topicsPerCluster: 100,
+    connectorsPerCluster: 20,
+    consumerGroupsPerCluster: 200,
+  },
+  latencyMs: 50,
 };
-const LATENCY_MS = 50;
+
+/** Issue 16's estate: 2,000 topics, 400 connectors, 4,000 consumer groups, 100 statements (3 ksqlDB, 97 Flink), 20 ms per request. */
+export const ISSUE_16_ESTATE: ExtractionBenchEstate = {
+  sizes: {
+    environments: 1,
+    clustersPerEnvironment: 5,
+    topicsPerCluster: 400,
+    connectorsPerCluster: 80,
+    consumerGroupsPerCluster: 800,
+    ksqlQueriesPerEnvironment: 3,
+    flinkStatementsPerEnvironment: 97,
+  },
+  latencyMs: 20,
+};
 
 /** The child: extracts every environment from the simulator at `url` and prints its measurements. */
 async function measure(
@@ -73,10 +106,10 @@ async function measure(
   };
 }
 
-/** Runs the benchmark and returns its row. */
-export async function benchExtraction(): Promise<ExtractionBenchRow> {
-  const scenario = parseScenario(largeEstateScenario(ESTATE));
-  const simulator = await startPlatformSimulator({ scenario, latencyMs: LATENCY_MS });
+/** Runs the benchmark on `estate` (default `LARGE_ESTATE`) and returns its row. */
+export async function benchExtraction(estate: ExtractionBenchEstate = LARGE_ESTATE): Promise<ExtractionBenchRow> {
+  const scenario = parseScenario(largeEstateScenario(estate.sizes));
+  const simulator = await startPlatformSimulator({ scenario, latencyMs: estate.latencyMs });
   try {
     const environments = scenario.environments.map((environment) => environment.id);
     const credentials = scenario.credentials as unknown as Record<string, { key: string; secret: string }>;
@@ -115,6 +148,8 @@ if (process.argv[1] === import.meta.filename) {
       ),
     );
   } else {
-    process.stdout.write(`${JSON.stringify(await benchExtraction(), null, 2)}\n`);
+    // `node --import tsx bench/extraction.ts [large|issue-16]`
+    const estate = mode === 'issue-16' ? ISSUE_16_ESTATE : LARGE_ESTATE;
+    process.stdout.write(`${JSON.stringify(await benchExtraction(estate), null, 2)}\n`);
   }
 }

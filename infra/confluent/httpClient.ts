@@ -41,6 +41,7 @@ import {
   unreachable,
   type ServiceSettings,
 } from './failureAdvice.js';
+import { parseJsonList } from './jsonList.js';
 
 /** Statuses retried with backoff (`docs/specification.md`, "Errors"). */
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
@@ -128,8 +129,12 @@ export interface HttpRequest {
 
 /** The HTTP client of one extraction. */
 export interface HttpClient {
-  /** Sends a request (with retries) and parses the JSON body with `schema`. */
-  getJson<T>(request: HttpRequest, schema: z.ZodType<T>): Promise<T>;
+  /**
+   * Sends a request (with retries) and parses the JSON body with `schema`. With `options.list`, the
+   * body is read item by item and only the items kept are held (`JsonListReading`; e.g.
+   * `listAllTopicConfigs`, whose answers are megabytes of default configs).
+   */
+  getJson<T>(request: HttpRequest, schema: z.ZodType<T>, options?: { list?: JsonListReading }): Promise<T>;
   /**
    * Follows a v2-style list: adds `page_size=100`, reads `data` (null = empty), and follows
    * `metadata.next` by its `page_token` until `next` is missing, empty or null.
@@ -263,8 +268,27 @@ function statusError(request: HttpRequest, url: string, status: number, detail: 
   return new PlatformApiError(request.api, 'status', status, message, advice);
 }
 
-/** Reads a 2xx body as JSON (empty: null). @throws PlatformApiError `timeout` or `invalid_response`. */
-async function readJson(request: HttpRequest, url: string, response: Response, timeoutMs: number): Promise<unknown> {
+/**
+ * How to read a large list answer without holding it whole (`parseJsonList` in `./jsonList.ts`):
+ * the top-level member `key` is a list, and only the items that `keep` accepts are kept.
+ */
+export interface JsonListReading {
+  key: string;
+  keep: (item: unknown) => boolean;
+}
+
+/**
+ * Reads a 2xx body as JSON (empty: null); with `list`, item by item (`JsonListReading`).
+ * @throws PlatformApiError `timeout` or `invalid_response`.
+ */
+async function readJson(
+  request: HttpRequest,
+  url: string,
+  response: Response,
+  timeoutMs: number,
+  list?: JsonListReading,
+): Promise<unknown> {
+  if (list !== undefined) return readJsonList(request, url, response, timeoutMs, list);
   let text: string;
   try {
     text = await response.text();
@@ -275,6 +299,29 @@ async function readJson(request: HttpRequest, url: string, response: Response, t
   try {
     return text === '' ? null : JSON.parse(text);
   } catch {
+    throw new PlatformApiError(
+      request.api,
+      'invalid_response',
+      response.status,
+      `${request.api}: answer from ${shownUrl(url)} is not JSON`,
+    );
+  }
+}
+
+/** `readJson` of a list answer read item by item (`parseJsonList`). */
+async function readJsonList(
+  request: HttpRequest,
+  url: string,
+  response: Response,
+  timeoutMs: number,
+  list: JsonListReading,
+): Promise<unknown> {
+  if (response.body === null) return null;
+  try {
+    return await parseJsonList(response.body, list.key, list.keep);
+  } catch (error) {
+    if (isTimeout(error)) throw timeoutError(request, url, timeoutMs);
+    if (!(error instanceof SyntaxError)) throw error;
     throw new PlatformApiError(
       request.api,
       'invalid_response',
@@ -350,7 +397,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     await sleep(delay);
   };
 
-  const send = async (request: HttpRequest, url: string): Promise<unknown> => {
+  const send = async (request: HttpRequest, url: string, list?: JsonListReading): Promise<unknown> => {
     let lastStatus: number | undefined;
     let lastProblem = '';
     let lastWasNetwork = false;
@@ -372,7 +419,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           );
         continue;
       }
-      if (response.ok) return readJson(request, url, response, timeoutMs);
+      if (response.ok) return readJson(request, url, response, timeoutMs, list);
       lastStatus = response.status;
       lastWasNetwork = false;
       const detail = (await response.text().catch(() => '')).replace(/\s+/g, ' ').slice(0, 200);
@@ -410,8 +457,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   };
 
   return {
-    async getJson(request, schema) {
-      return parse(request, schema, await send(request, joinUrl(request.target.base, request.path)));
+    async getJson(request, schema, options) {
+      return parse(request, schema, await send(request, joinUrl(request.target.base, request.path), options?.list));
     },
     async getPages(request, item) {
       const items: z.infer<typeof item>[] = [];

@@ -38,7 +38,14 @@ import {
   type MetricsPointBody as MetricsPoint,
 } from '../../src/extraction/platformTypes.js';
 import { keyAndSecret, type ServiceSettings } from './failureAdvice.js';
-import { createHttpClient, type HttpClient, type HttpClientOptions, type Target } from './httpClient.js';
+import { keepsTopicConfig } from '../../src/extraction/topics.js';
+import {
+  createHttpClient,
+  type HttpClient,
+  type HttpClientOptions,
+  type JsonListReading,
+  type Target,
+} from './httpClient.js';
 
 /** Stream Catalog search page size: the documented maximum (topic listing is capped at 500). */
 export const CATALOG_PAGE_SIZE = 500;
@@ -130,6 +137,18 @@ export function flinkService(overridden: boolean): ServiceSettings {
 }
 
 /**
+ * How `topics/-/configs` answers are read: row by row, keeping only the rows a topic node keeps
+ * (`keepsTopicConfig`: set, not default, not sensitive). Most rows are defaults: on the 2,000-topic
+ * estate of issue 16 the answers are 32 MB of JSON, and parsed whole (then validated, a copy) they
+ * made most of the extraction's peak memory (docs/benchmarks.md, "Extraction memory").
+ */
+const KEPT_TOPIC_CONFIG_ROWS: JsonListReading = {
+  key: 'data',
+  keep: (row) =>
+    typeof row !== 'object' || row === null || keepsTopicConfig(row as Parameters<typeof keepsTopicConfig>[0]),
+};
+
+/**
  * Builds the adapter from the configuration (`config.stream`: base URLs and per-service
  * credentials, already resolved with their fallbacks by `loadConfig`).
  */
@@ -186,6 +205,7 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
       const body = await http.getJson(
         { api: 'kafka-rest.all-topic-configs', target: kafka(cluster), path: kafkaPath(cluster, '/topics/-/configs') },
         KafkaList(TopicConfigBody),
+        { list: KEPT_TOPIC_CONFIG_ROWS },
       );
       return body.data ?? [];
     },

@@ -81,7 +81,10 @@ export interface PlatformPort {
   listKafkaClusters(environmentId: string): Promise<KafkaClusterBody[]>;
   /** `GET {rest}/kafka/v3/clusters/{id}/topics` (kafka-rest.topics). Needs the cluster key. */
   listTopics(cluster: KafkaClusterRef): Promise<KafkaTopicBody[]>;
-  /** `GET {rest}/kafka/v3/clusters/{id}/topics/-/configs` (kafka-rest.all-topic-configs): every topic's configs in one call. */
+  /**
+   * `GET {rest}/kafka/v3/clusters/{id}/topics/-/configs` (kafka-rest.all-topic-configs): every topic's configs in one
+   * call. An adapter may leave out the rows that `keepsTopicConfig` (`topics.ts`) does not keep.
+   */
   listAllTopicConfigs(cluster: KafkaClusterRef): Promise<TopicConfigBody[]>;
   /** `GET {rest}/kafka/v3/clusters/{id}/consumer-groups` (kafka-rest.consumer-groups). */
   listConsumerGroups(cluster: KafkaClusterRef): Promise<ConsumerGroupBody[]>;

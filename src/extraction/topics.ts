@@ -15,12 +15,23 @@ export function isInternalTopic(topic: Pick<KafkaTopicBody, 'topic_name' | 'is_i
   return topic.is_internal === true || topic.topic_name.startsWith('_confluent');
 }
 
-/** Groups config rows by topic, keeping only non-default, non-sensitive values: `{topic: {name: value}}`. */
+/**
+ * Whether a topic config row is kept on its topic's node: a value that is set, not a default and not
+ * sensitive. (`listAllTopicConfigs` of `infra/confluent/platformApi.ts` drops the other rows while it
+ * parses the answer: on 2,000 topics they are about 30 MB of JSON that nobody reads.)
+ */
+export function keepsTopicConfig<Row extends Pick<TopicConfigBody, 'value' | 'source' | 'is_default' | 'is_sensitive'>>(
+  config: Row,
+): config is Row & { value: string } {
+  const isDefault = config.is_default ?? config.source === 'DEFAULT_CONFIG';
+  return !isDefault && !config.is_sensitive && config.value !== null && config.value !== undefined;
+}
+
+/** Groups config rows by topic, keeping only non-default, non-sensitive values (`keepsTopicConfig`): `{topic: {name: value}}`. */
 export function configsByTopic(configs: readonly TopicConfigBody[]): Map<string, Record<string, string>> {
   const result = new Map<string, Record<string, string>>();
   for (const config of configs) {
-    const isDefault = config.is_default ?? config.source === 'DEFAULT_CONFIG';
-    if (isDefault || config.is_sensitive || config.value === null || config.value === undefined) continue;
+    if (!keepsTopicConfig(config)) continue;
     let entry = result.get(config.topic_name);
     if (!entry) result.set(config.topic_name, (entry = {}));
     entry[config.name] = config.value;
