@@ -18,17 +18,19 @@ import type { ProgressListener } from '../services/extraction.js';
 export type ProgressMode = 'live' | 'lines' | 'off';
 
 /**
- * The mode for a run: `off` with `--quiet` or a log level above INFO (`warn`, `error`: the pino
- * levels of `Config.logLevel`), else `live` when `stream` is a terminal, else `lines`.
+ * The mode for a run: `off` with `--quiet`, with a log level above INFO (`warn`, `error`: the pino
+ * levels of `Config.logLevel`), or when `logsSteps` (the command's logger already writes each step
+ * as a log line: `LINEAGE_SVC_LOG_LEVEL` set to INFO or DEBUG), else `live` when `stream` is a
+ * terminal, else `lines`.
  */
 export function progressMode(input: {
   quiet: boolean;
   logLevel: string;
+  logsSteps?: boolean;
   stream: { isTTY?: boolean | undefined };
 }): ProgressMode {
-  if (input.quiet || input.logLevel === 'warn' || input.logLevel === 'error' || input.logLevel === 'silent') {
-    return 'off';
-  }
+  const above = input.logLevel === 'warn' || input.logLevel === 'error' || input.logLevel === 'silent';
+  if (input.quiet || above || input.logsSteps === true) return 'off';
   return input.stream.isTTY === true ? 'live' : 'lines';
 }
 

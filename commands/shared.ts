@@ -420,12 +420,14 @@ async function checkExtractRun(args: ExtractArgs, config: Config): Promise<void>
 
 /**
  * The run's output: the progress display (`./progress.ts`: live on a terminal, lines otherwise, off
- * with `--quiet` or `LINEAGE_SVC_LOG_LEVEL` WARNING or ERROR) and the flags that trim what is written.
+ * with `--quiet`, with `LINEAGE_SVC_LOG_LEVEL` WARNING or ERROR, and when that level is INFO or DEBUG,
+ * where the log lines already tell each step) and the flags that trim what is written.
  */
-function runOutput(args: ExtractArgs, config: Config, io: CommandIo): RunOutput {
+function runOutput(args: ExtractArgs, config: Config, io: CommandIo, logger: Logger): RunOutput {
   const mode = progressMode({
     quiet: args.quiet === true,
     logLevel: config.logLevel,
+    logsSteps: logger.isLevelEnabled('info'),
     stream: io.stderr as { isTTY?: boolean },
   });
   const steps = args.enrichOnly ? 3 : expectedSteps(new Set(args.env).size, metricsAsked(args, config));
@@ -460,7 +462,7 @@ export async function runExtract(
   try {
     await checkExtractRun(args, config);
     const logger = commandLogger(config, env);
-    out = runOutput(args, config, io);
+    out = runOutput(args, config, io, logger);
     note(out, storeLine(config));
     runtime = await openRuntime(config, logger);
     const display = out.display;

@@ -104,6 +104,17 @@ describe('lineage-svc-extract progress', () => {
     assert.match(silent.stdout, /^Extraction summary /);
   });
 
+  it('with LINEAGE_SVC_LOG_LEVEL=INFO tells each step once, as a log line, not also as a progress line', async () => {
+    const run = await runExtractCommand(['--env', PROD, '--output', join(folder, 'logged.json')], {
+      ...cliEnv(sim, join(folder, 'store')),
+      LINEAGE_SVC_LOG_LEVEL: 'INFO',
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const logged = run.stderr.split('\n').filter((line) => line.startsWith('{') && line.includes('"phase"'));
+    assert.ok(logged.length >= 4, `the steps as log lines:\n${run.stderr}`);
+    assert.ok(!/^Phase \d/m.test(run.stderr), `no plain progress line besides the logs:\n${run.stderr}`);
+  });
+
   it('--json prints one JSON summary on stdout and nothing else there', async () => {
     sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
     const output = join(folder, 'scripted.json');
