@@ -67,7 +67,7 @@ async function inClientProcess<Result>(job: LatencyJob | ThroughputJob): Promise
  * (`bench/httpClient.ts`): from sending each request to the last byte of its answer, as wrk and
  * autocannon measure. The first `warmup` URLs are sent once more before, unmeasured.
  */
-async function latencies(urls: string[], warmup = 5): Promise<LatencySample[]> {
+export async function latencies(urls: string[], warmup = 5): Promise<LatencySample[]> {
   const { samples } = await inClientProcess<LatencyResult>({ urls, warmup });
   const failed = samples.find((sample) => sample.status !== 200);
   if (failed) throw new Error(`a GET answered ${failed.status}`);
@@ -188,7 +188,7 @@ interface ServerMemory {
 }
 
 /** Runs `record` in a process of its own. @throws Error when it fails. */
-async function recordInChildProcess(folder: string): Promise<void> {
+export async function recordInChildProcess(folder: string): Promise<void> {
   const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, 'record', folder], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -197,7 +197,7 @@ async function recordInChildProcess(folder: string): Promise<void> {
 }
 
 /** Starts the server process on the store in `folder` and waits for its `ServerReady` line. */
-async function startServer(
+export async function startServer(
   traversals: number,
   folder: string,
 ): Promise<{ ready: ServerReady; stop(): Promise<ServerMemory> }> {

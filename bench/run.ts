@@ -10,7 +10,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { benchApi } from './api.js';
 import { benchEventStores } from './eventStore.js';
-import { benchExtraction } from './extraction.js';
+import { benchExtraction, ISSUE_16_ESTATE } from './extraction.js';
+import { benchLayeredDag } from './layeredDag.js';
 import { benchMixedLoad } from './mixedLoad.js';
 import { benchHistory } from './history.js';
 import { benchOpenLineage } from './openLineage.js';
@@ -129,6 +130,21 @@ console.table(Object.entries(requestsPerApi).map(([api, requests]) => ({ api, re
 results.extraction = extraction;
 check('extraction wall time', extraction.wall_seconds, 's', '< 60', extraction.wall_seconds < 60);
 check('extraction peak RSS', extraction.peak_rss_mb, 'MB', '< 500', extraction.peak_rss_mb < 500);
+const issue16 = await benchExtraction(ISSUE_16_ESTATE);
+console.log(
+  '\nExtraction: issue 16 estate (2,000 topics, 400 connectors, 4,000 consumer groups, 100 statements), 20 ms latency per request',
+);
+console.table([{ ...issue16, requests_per_api: undefined }]);
+results.extraction_issue_16 = issue16;
+check('extraction peak RSS, issue 16 estate', issue16.peak_rss_mb, 'MB', '<= 150', issue16.peak_rss_mb <= 150);
+check('extraction wall time, issue 16 estate', issue16.wall_seconds, 's', '<= 2.0', issue16.wall_seconds <= 2.0);
+check(
+  'extraction requests, issue 16 estate',
+  issue16.requests_total,
+  'requests',
+  '<= 61',
+  issue16.requests_total <= 61,
+);
 const perTopic = Object.entries(requestsPerApi)
   .filter(([api]) => /^kafka-rest\.(topic|topic-configs|partitions)$/.test(api))
   .reduce((sum, [, n]) => sum + n, 0);
@@ -159,6 +175,17 @@ if (serverRss)
     '< 1,000 (peer: 1 GB)',
     serverRss.value < 1000,
   );
+
+console.log(
+  '\nLayered DAG (100 layers of 1,000 topics and stream jobs, 3 parents each, 3,000 long-range edges): 10-hop traversals over HTTP, and the graphology walk in process',
+);
+const layered = await benchLayeredDag();
+console.table(layered.map((row) => ({ ...row, value: round(row.value, 2) })));
+results.layered_dag = layered;
+for (const direction of ['upstream', 'downstream']) {
+  const row = layered.find((entry) => entry.measure === `traversal ${direction} 10 hops over HTTP p99`);
+  if (row) check(`layered DAG traversal ${direction} 10 hops p99`, row.value, 'ms', '< 2', row.value < 2);
+}
 
 console.log(
   '\nOpenLineage: ingestion through the use case in batches of 100 on sqlite; dataset lineage at depth 5 after 1,000,000 events',
