@@ -47,7 +47,7 @@ export interface UiBenchRow {
 
 const PAN_SECONDS = 3;
 /**
- * The pan: the camera's centre runs along a figure eight of these half-widths (in the graph's normalized
+ * The pan: the camera's center runs along a figure eight of these half-widths (in the graph's normalized
  * coordinates, where the fitted graph spans about 1) at one radian a second, so it crosses the
  * hidden margin around the view several times in `PAN_SECONDS` and the count includes the redraws.
  */

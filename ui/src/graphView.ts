@@ -1,7 +1,7 @@
 /**
  * The graph view: sigma.js (WebGL) over a graphology graph. Positions come from the layered layout,
  * computed in a web worker (`layout.worker.ts`). Hovering a node fades everything but the node,
- * its neighbours and their edges; a diff colors added, removed and changed nodes and edges; a path
+ * its neighbors and their edges; a diff colors added, removed and changed nodes and edges; a path
  * is drawn on top of a faded graph. Pan and zoom with the mouse, the buttons or the keyboard.
  */
 import Graph from 'graphology';
@@ -12,12 +12,12 @@ import type { LineageEdge, LineageNode } from './api';
 import type { LayoutInput, LayoutResult } from './layout';
 import { createPanCache, PAN_MARGIN, type PanCacheCounts } from './panCache';
 import {
-  DIFF_COLOURS,
-  EDGE_TYPE_COLOURS,
-  FADED_COLOUR,
-  FALLBACK_COLOUR,
-  NODE_TYPE_COLOURS,
-  SYSTEM_COLOURS,
+  DIFF_COLORS,
+  EDGE_TYPE_COLORS,
+  FADED_COLOR,
+  FALLBACK_COLOR,
+  NODE_TYPE_COLORS,
+  SYSTEM_COLORS,
   nodeSize,
 } from './styles';
 
@@ -30,7 +30,7 @@ export interface GraphScene {
   edges: LineageEdge[];
   /** Diff mark per node id and per edge key (`edgeKey`). */
   marks?: Map<string, DiffMark>;
-  /** Node ids and edge keys of a path to emphasise. */
+  /** Node ids and edge keys of a path to emphasize. */
   path?: Set<string>;
 }
 
@@ -106,12 +106,12 @@ export function layoutInWorker(input: LayoutInput): Promise<LayoutResult> {
 }
 
 /**
- * Rank of a node in its layer before the barycentre sweeps: by system, then type (in the order of
+ * Rank of a node in its layer before the barycenter sweeps: by system, then type (in the order of
  * the legend), then as the API listed them.
  */
 function initialOrder(nodes: LineageNode[]): Float64Array {
-  const systems = Object.keys(SYSTEM_COLOURS);
-  const types = Object.keys(NODE_TYPE_COLOURS);
+  const systems = Object.keys(SYSTEM_COLORS);
+  const types = Object.keys(NODE_TYPE_COLORS);
   const order = new Float64Array(nodes.length);
   nodes.forEach((node, index) => {
     const system = systems.indexOf(node.system);
@@ -128,7 +128,7 @@ export class GraphView {
   graph = GraphView.emptyGraph();
   readonly renderer: Sigma<NodeAttributes, EdgeAttributes>;
   private hovered: string | null = null;
-  private neighbours = new Set<string>();
+  private neighbors = new Set<string>();
   private marks = new Map<string, DiffMark>();
   private path = new Set<string>();
   private selected: string | null = null;
@@ -195,18 +195,18 @@ export class GraphView {
     const mark = this.marks.get(node);
     const result: Partial<NodeAttributes & { zIndex: number; highlighted: boolean }> = { ...data };
     if (mark) {
-      result.borderColor = DIFF_COLOURS[mark];
+      result.borderColor = DIFF_COLORS[mark];
       result.size = data.size * 1.5;
       result.zIndex = 1;
     }
     if (this.path.size > 0 && !this.path.has(node)) {
-      result.color = FADED_COLOUR;
-      result.borderColor = FADED_COLOUR;
+      result.color = FADED_COLOR;
+      result.borderColor = FADED_COLOR;
       result.label = '';
     }
-    if (this.hovered !== null && node !== this.hovered && !this.neighbours.has(node)) {
-      result.color = FADED_COLOUR;
-      result.borderColor = FADED_COLOUR;
+    if (this.hovered !== null && node !== this.hovered && !this.neighbors.has(node)) {
+      result.color = FADED_COLOR;
+      result.borderColor = FADED_COLOR;
       result.label = '';
       result.zIndex = 0;
     } else if (this.hovered !== null) {
@@ -228,11 +228,11 @@ export class GraphView {
     const mark = this.marks.get(edge);
     const result: Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> = { ...data };
     if (mark) {
-      result.color = DIFF_COLOURS[mark];
+      result.color = DIFF_COLORS[mark];
       result.size = 2;
       result.zIndex = 1;
     }
-    if (this.path.size > 0 && !this.path.has(edge)) result.color = FADED_COLOUR;
+    if (this.path.size > 0 && !this.path.has(edge)) result.color = FADED_COLOR;
     if (this.path.has(edge)) {
       result.size = 2.5;
       result.zIndex = 2;
@@ -247,7 +247,7 @@ export class GraphView {
   private hover(node: string | null) {
     this.hovered = node;
     this.showHoverLayers(this.hovered !== null || this.selected !== null);
-    this.neighbours = node === null ? new Set() : new Set(this.graph.neighbors(node));
+    this.neighbors = node === null ? new Set() : new Set(this.graph.neighbors(node));
     this.renderer.refresh({ skipIndexation: true });
   }
 
@@ -290,7 +290,7 @@ export class GraphView {
     const graph = GraphView.emptyGraph();
     this.hovered = null;
     this.showHoverLayers(this.selected !== null);
-    this.neighbours = new Set();
+    this.neighbors = new Set();
     this.marks = scene.marks ?? new Map();
     this.path = scene.path ?? new Set();
     const big = scene.nodes.length > 20_000;
@@ -304,8 +304,8 @@ export class GraphView {
         y: layout.y[index]!,
         size: Math.max(1.5, nodeSize(node.node_type) * scale),
         label: node.display_name,
-        color: NODE_TYPE_COLOURS[node.node_type] ?? FALLBACK_COLOUR,
-        borderColor: SYSTEM_COLOURS[node.system] ?? FALLBACK_COLOUR,
+        color: NODE_TYPE_COLORS[node.node_type] ?? FALLBACK_COLOR,
+        borderColor: SYSTEM_COLORS[node.system] ?? FALLBACK_COLOR,
         nodeType: node.node_type,
         type: nodeProgram,
       });
@@ -315,7 +315,7 @@ export class GraphView {
       if (graph.hasEdge(key)) continue;
       graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, {
         size: edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1,
-        color: EDGE_TYPE_COLOURS[edge.edge_type] ?? FALLBACK_COLOUR,
+        color: EDGE_TYPE_COLORS[edge.edge_type] ?? FALLBACK_COLOR,
         edgeType: edge.edge_type,
         type: edgeProgram,
       });
@@ -344,7 +344,7 @@ export class GraphView {
     return this.figures;
   }
 
-  /** Zooms in (factor below 1) or out (above 1) around the centre, animated. */
+  /** Zooms in (factor below 1) or out (above 1) around the center, animated. */
   zoom(factor: number) {
     const camera = this.renderer.getCamera();
     void camera.animate({ ratio: camera.ratio * factor }, { duration: 200 });
@@ -361,8 +361,8 @@ export class GraphView {
     void camera.animate({ x: camera.x + dx * camera.ratio, y: camera.y + dy * camera.ratio }, { duration: 150 });
   }
 
-  /** Centres the camera on a node; in a large graph, zooms in far enough to see it among its neighbours. */
-  centreOn(nodeId: string) {
+  /** Centers the camera on a node; in a large graph, zooms in far enough to see it among its neighbors. */
+  centerOn(nodeId: string) {
     if (!this.graph.hasNode(nodeId)) return;
     const display = this.renderer.getNodeDisplayData(nodeId);
     if (!display) return;

@@ -6,12 +6,12 @@
  * 2. each node's layer is its longest path from a source (Kahn's order), so every source is in
  *    layer 0 and every edge points right;
  * 3. nodes within a layer start in the caller's order (e.g. by system and type) and are reordered
- *    by a few barycentre sweeps (left to right on predecessors, then right to left on successors),
+ *    by a few barycenter sweeps (left to right on predecessors, then right to left on successors),
  *    which untangles most crossings of a pipeline-shaped graph;
  * 4. a layer taller than `maxRows` is laid out in several sub-columns, row by row, so that its
  *    vertical order is kept and the drawing keeps a readable aspect ratio.
  *
- * Sugiyama implementations with full crossing minimisation (dagre, ELK) are super-linear and are
+ * Sugiyama implementations with full crossing minimization (dagre, ELK) are super-linear and are
  * kept for small graphs elsewhere; this one trades a few crossings for scale.
  */
 
@@ -35,7 +35,7 @@ export interface LayoutResult {
 
 /** Tuning of `layeredLayout`. */
 export interface LayoutOptions {
-  /** Barycentre sweeps (each one left-to-right plus right-to-left); default 3. */
+  /** Barycenter sweeps (each one left-to-right plus right-to-left); default 3. */
   sweeps?: number;
   /** Horizontal distance between layers, in rows; default: what makes the drawing about 1.6 times as wide as tall. */
   layerGap?: number;
@@ -45,7 +45,7 @@ export interface LayoutOptions {
   maxRows?: number;
 }
 
-/** Compressed adjacency: the neighbours of node v are entries[offsets[v]..offsets[v+1]). */
+/** Compressed adjacency: the neighbors of node v are entries[offsets[v]..offsets[v+1]). */
 interface Adjacency {
   offsets: Int32Array;
   entries: Int32Array;
@@ -154,20 +154,20 @@ export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): 
     members.forEach((v, index) => (position[v] = index / span));
   };
   byLayer.forEach(place);
-  const barycentre = new Float64Array(nodeCount);
+  const barycenter = new Float64Array(nodeCount);
   const reorder = (members: number[], adjacent: Adjacency) => {
     for (const v of members) {
       const start = adjacent.offsets[v]!;
       const end = adjacent.offsets[v + 1]!;
       if (start === end) {
-        barycentre[v] = position[v]!;
+        barycenter[v] = position[v]!;
         continue;
       }
       let sum = 0;
       for (let k = start; k < end; k++) sum += position[adjacent.entries[k]!]!;
-      barycentre[v] = sum / (end - start);
+      barycenter[v] = sum / (end - start);
     }
-    members.sort((a, b) => barycentre[a]! - barycentre[b]! || position[a]! - position[b]!);
+    members.sort((a, b) => barycenter[a]! - barycenter[b]! || position[a]! - position[b]!);
     place(members);
   };
   for (let sweep = 0; sweep < sweeps; sweep++) {

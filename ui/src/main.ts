@@ -21,7 +21,7 @@ import { diffScene, passesFilters } from './graphData';
 import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphView';
 import { buildOperations } from './operations';
 import { renderNodePanel } from './panel';
-import { EDGE_TYPE_COLOURS, NODE_TYPE_COLOURS, SYSTEM_COLOURS, humanise, DIFF_COLOURS } from './styles';
+import { EDGE_TYPE_COLORS, NODE_TYPE_COLORS, SYSTEM_COLORS, humanize, DIFF_COLORS } from './styles';
 import { readViewState, writeViewState, type ViewState } from './viewState';
 
 let state: ViewState = readViewState(location.search);
@@ -345,8 +345,8 @@ async function refreshNow() {
   // Milliseconds since navigation start when the graph was first drawn (read by the bench).
   if (figures) document.body.dataset.firstReadyAt ??= String(Math.round(performance.now()));
   view.select(state.node);
-  if (state.node && state.node === centreWanted) view.centreOn(state.node);
-  centreWanted = null;
+  if (state.node && state.node === centerWanted) view.centerOn(state.node);
+  centerWanted = null;
 
   performance.mark('lineage:drawn');
   renderFilters(document_.nodes);
@@ -417,7 +417,7 @@ function checkboxGroup(
             setState({ [key]: next.length === values.length ? [] : next });
           },
         }),
-        h('label', { for: id }, name === 'system' || name === 'type' ? humanise(value) : value || '(none)'),
+        h('label', { for: id }, name === 'system' || name === 'type' ? humanize(value) : value || '(none)'),
       );
     }),
   );
@@ -564,26 +564,26 @@ function renderLegend() {
     h(
       'ul',
       {},
-      ...Object.entries(NODE_TYPE_COLOURS)
+      ...Object.entries(NODE_TYPE_COLORS)
         .filter(([type]) => present.has(type))
-        .map(([type, color]) => h('li', {}, swatch(color), humanise(type))),
+        .map(([type, color]) => h('li', {}, swatch(color), humanize(type))),
     ),
     h(
       'ul',
       {},
-      ...Object.entries(SYSTEM_COLOURS)
+      ...Object.entries(SYSTEM_COLORS)
         .filter(([system]) => systems.has(system))
-        .map(([system, color]) => h('li', {}, swatch('#fff', color), `${humanise(system)} (border)`)),
+        .map(([system, color]) => h('li', {}, swatch('#fff', color), `${humanize(system)} (border)`)),
     ),
     h(
       'ul',
       {},
-      ...Object.entries(EDGE_TYPE_COLOURS).map(([type, color]) =>
-        h('li', {}, h('span', { class: 'line', style: `background:${color}`, 'aria-hidden': 'true' }), humanise(type)),
+      ...Object.entries(EDGE_TYPE_COLORS).map(([type, color]) =>
+        h('li', {}, h('span', { class: 'line', style: `background:${color}`, 'aria-hidden': 'true' }), humanize(type)),
       ),
     ),
     diff
-      ? h('ul', {}, ...Object.entries(DIFF_COLOURS).map(([kind, color]) => h('li', {}, swatch('#fff', color), kind)))
+      ? h('ul', {}, ...Object.entries(DIFF_COLORS).map(([kind, color]) => h('li', {}, swatch('#fff', color), kind)))
       : null,
   );
 }
@@ -635,7 +635,7 @@ function renderChanges() {
   }
   const name = (id: string) =>
     nodesById.get(id)?.display_name ?? diff!.nodes.removed.find((node) => node.id === id)?.display_name ?? id;
-  const section = (title: string, kind: keyof typeof DIFF_COLOURS, items: { id: string; text: string }[]) =>
+  const section = (title: string, kind: keyof typeof DIFF_COLORS, items: { id: string; text: string }[]) =>
     h(
       'section',
       { class: `changes ${kind}` },
@@ -659,19 +659,19 @@ function renderChanges() {
         : h('p', {}, 'none'),
     );
   const edgeText = (edge: { src_id: string; dst_id: string; edge_type: string }) =>
-    `${name(edge.src_id)} → ${humanise(edge.edge_type)} → ${name(edge.dst_id)}`;
+    `${name(edge.src_id)} → ${humanize(edge.edge_type)} → ${name(edge.dst_id)}`;
   replaceChildren(
     changesPanel,
     h('h2', {}, `Changes from revision ${diff.from.revision} to ${diff.to.revision}`),
     section(
       'Nodes added',
       'added',
-      diff.nodes.added.map((node) => ({ id: node.id, text: `${node.display_name} (${humanise(node.node_type)})` })),
+      diff.nodes.added.map((node) => ({ id: node.id, text: `${node.display_name} (${humanize(node.node_type)})` })),
     ),
     section(
       'Nodes removed',
       'removed',
-      diff.nodes.removed.map((node) => ({ id: node.id, text: `${node.display_name} (${humanise(node.node_type)})` })),
+      diff.nodes.removed.map((node) => ({ id: node.id, text: `${node.display_name} (${humanize(node.node_type)})` })),
     ),
     section(
       'Nodes changed',
@@ -766,7 +766,7 @@ function renderSuggestions() {
             h(
               'span',
               { class: 'meta' },
-              ` ${humanise(node.node_type)} · ${humanise(node.system)}${node.environment_id ? ` · ${node.environment_id}` : ''}`,
+              ` ${humanize(node.node_type)} · ${humanize(node.system)}${node.environment_id ? ` · ${node.environment_id}` : ''}`,
             ),
           ),
         )
@@ -778,10 +778,10 @@ function renderSuggestions() {
   else searchInput.removeAttribute('aria-activedescendant');
 }
 /** A node to bring into view once drawn (one chosen in the search results). */
-let centreWanted: string | null = null;
+let centerWanted: string | null = null;
 
 function choose(node: LineageNode) {
-  centreWanted = node.id;
+  centerWanted = node.id;
   suggestions.hidden = true;
   searchInput.setAttribute('aria-expanded', 'false');
   searchInput.value = node.display_name;

@@ -70,7 +70,7 @@ function attachPanCache(renderer: Sigma, counts: PanCacheCounts) {
   let drawn: CameraState | null = null;
   let moved = false;
   let settle: ReturnType<typeof setTimeout> | undefined;
-  const centre = { x: 0.5, y: 0.5 };
+  const center = { x: 0.5, y: 0.5 };
 
   renderer.on('beforeRender', () => {
     drawn = camera.getState();
@@ -100,8 +100,8 @@ function attachPanCache(renderer: Sigma, counts: PanCacheCounts) {
 
   /** Whole pixels by which the drawn picture must move to show the graph as seen from `state`. */
   function pixelOffset(state: CameraState) {
-    const now = renderer.framedGraphToViewport(centre, { cameraState: state });
-    const then = renderer.framedGraphToViewport(centre, { cameraState: drawn! });
+    const now = renderer.framedGraphToViewport(center, { cameraState: state });
+    const then = renderer.framedGraphToViewport(center, { cameraState: drawn! });
     return { x: Math.round(now.x - then.x), y: Math.round(now.y - then.y) };
   }
 }

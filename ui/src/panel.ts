@@ -5,7 +5,7 @@
  */
 import { api, type LineageEdge, type LineageNode, type NodeOpenLineage, type RunReference } from './api';
 import { formatValue, h, keyValueTable, replaceChildren } from './dom';
-import { humanise } from './styles';
+import { humanize } from './styles';
 
 /** What the panel needs from the app. */
 export interface PanelContext {
@@ -84,7 +84,7 @@ export function deepLinks(node: LineageNode): { label: string; href: string }[] 
   }
   for (const key of ['catalog_url', 'console_url', 'table_url', 'url']) {
     const value = attributes[key];
-    if (typeof value === 'string' && /^https?:\/\//.test(value)) links.push({ label: humanise(key), href: value });
+    if (typeof value === 'string' && /^https?:\/\//.test(value)) links.push({ label: humanize(key), href: value });
   }
   if (node.node_type === 'EXTERNAL_DATASET' && typeof attributes.uri === 'string') {
     links.push({ label: 'Dataset URI', href: attributes.uri });
@@ -265,7 +265,7 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
   replaceChildren(
     container,
     h('h2', { id: 'panel-title' }, node.display_name),
-    h('p', { class: 'subtitle' }, `${humanise(node.node_type)} · ${humanise(node.system)}`),
+    h('p', { class: 'subtitle' }, `${humanize(node.node_type)} · ${humanize(node.system)}`),
     h(
       'div',
       { class: 'actions' },

@@ -4,7 +4,7 @@
  */
 
 /** Fill color per node type. */
-export const NODE_TYPE_COLOURS: Record<string, string> = {
+export const NODE_TYPE_COLORS: Record<string, string> = {
   TOPIC: '#2f6fdf',
   CONSUMER_GROUP: '#8a8f98',
   CONNECTOR: '#e07b00',
@@ -18,7 +18,7 @@ export const NODE_TYPE_COLOURS: Record<string, string> = {
 };
 
 /** Border color per system. */
-export const SYSTEM_COLOURS: Record<string, string> = {
+export const SYSTEM_COLORS: Record<string, string> = {
   STREAM: '#0b3d91',
   LAKEHOUSE: '#ff5f1f',
   DATALAKE: '#7a3db8',
@@ -27,7 +27,7 @@ export const SYSTEM_COLOURS: Record<string, string> = {
 };
 
 /** Color per edge type. */
-export const EDGE_TYPE_COLOURS: Record<string, string> = {
+export const EDGE_TYPE_COLORS: Record<string, string> = {
   CONSUMES: '#7aa2e3',
   PRODUCES: '#e3a07a',
   TRANSFORMS: '#9c7ae3',
@@ -37,13 +37,13 @@ export const EDGE_TYPE_COLOURS: Record<string, string> = {
 };
 
 /** Colors of a diff: what was added, removed and changed. */
-export const DIFF_COLOURS = { added: '#1a9e3a', removed: '#d93025', changed: '#f2a600' } as const;
+export const DIFF_COLORS = { added: '#1a9e3a', removed: '#d93025', changed: '#f2a600' } as const;
 
 /** Color of nodes and edges pushed to the back (not hovered, not on the path). */
-export const FADED_COLOUR = '#e4e6ea';
+export const FADED_COLOR = '#e4e6ea';
 
 /** Color of unknown types and systems. */
-export const FALLBACK_COLOUR = '#999999';
+export const FALLBACK_COLOR = '#999999';
 
 /** Size of a node on screen by type: jobs a little smaller than datasets, schemas smallest. */
 export function nodeSize(nodeType: string): number {
@@ -54,6 +54,6 @@ export function nodeSize(nodeType: string): number {
 }
 
 /** Readable name of an enum value: `CONSUMER_GROUP` -> `consumer group`. */
-export function humanise(value: string): string {
+export function humanize(value: string): string {
   return value.toLowerCase().replaceAll('_', ' ');
 }
