@@ -77,9 +77,24 @@ export function notPermitted(service: ServiceSettings, url: string, answer = 'HT
   );
 }
 
-/** `{Service} is unreachable at {url} ({cause}; gave up after N attempts): check ...`. */
+/**
+ * `{Service} is unreachable at {url} ({cause}; gave up after N attempts): check ...`; after one attempt
+ * (a failure that no retry can mend, `isPermanentNetworkFailure`) it says it was not retried.
+ */
 export function unreachable(service: ServiceSettings, url: string, cause: string, attempts: number): string {
-  return `${service.name} is unreachable at ${url} (${cause}; gave up after ${attempts} attempts): ${urlAdvice(service)}`;
+  const tries = attempts === 1 ? 'not retried' : `gave up after ${attempts} attempts`;
+  return `${service.name} is unreachable at ${url} (${cause}; ${tries}): ${urlAdvice(service)}`;
+}
+
+/**
+ * True for a network failure that only a change of address mends, so retrying is pointless: a host
+ * name that does not resolve (`ENOTFOUND`), or a port that fetch refuses to connect to (`bad port`:
+ * the ports the Fetch standard blocks, such as 1, 25 or 6000).
+ */
+export function isPermanentNetworkFailure(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return code === 'ENOTFOUND' || (cause instanceof Error && cause.message === 'bad port');
 }
 
 /** `{Service} gave no answer within {s} s at {url}: check ...`. */

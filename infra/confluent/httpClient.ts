@@ -4,7 +4,8 @@
  * `docs/specification.md` ("Errors" and "Limits"):
  *
  * - a 30 s client timeout per request (`timeoutMs`); a timeout is not retried;
- * - 429, 500, 502, 503 and 504 (and network errors such as a reset connection) are retried with
+ * - 429, 500, 502, 503 and 504 (and network errors such as a reset connection, but not a host name that
+ *   does not resolve or a port fetch refuses, which only a new address mends) are retried with
  *   delays of 1, 2 and 4 s (`retryBaseDelayMs * 2^retry`), 4 attempts in all; a `Retry-After`
  *   header (seconds or an HTTP date) is honored: the wait is the larger of the two, capped at
  *   `maxRetryAfterMs`. Other statuses (400, 401, 403, 404, ...) are not retried;
@@ -35,6 +36,7 @@ import { PlatformApiError } from '../../src/extraction/port.js';
 import {
   credentialsRejected,
   keyAndSecret,
+  isPermanentNetworkFailure,
   networkCause,
   noAnswer,
   notPermitted,
@@ -401,14 +403,17 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     let lastStatus: number | undefined;
     let lastProblem = '';
     let lastWasNetwork = false;
+    let attempts = 0;
     for (let tryNumber = 0; tryNumber < MAX_ATTEMPTS; tryNumber += 1) {
       let response: Response;
+      attempts = tryNumber + 1;
       try {
         response = await attempt(request, url);
       } catch (error) {
         if (isTimeout(error)) throw timeoutError(request, url, timeoutMs);
         lastProblem = networkCause(error);
         lastWasNetwork = true;
+        if (isPermanentNetworkFailure(error)) break;
         if (tryNumber + 1 < MAX_ATTEMPTS)
           await waitToRetry(
             request,
@@ -437,7 +442,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
     }
     const message = lastWasNetwork
-      ? `${request.api}: ${unreachable(serviceOf(request), shownUrl(url), lastProblem, MAX_ATTEMPTS)}`
+      ? `${request.api}: ${unreachable(serviceOf(request), shownUrl(url), lastProblem, attempts)}`
       : `${request.api}: gave up after ${MAX_ATTEMPTS} attempts (${lastProblem}) at ${shownUrl(url)}`;
     throw new PlatformApiError(request.api, 'retries_exhausted', lastStatus, message);
   };

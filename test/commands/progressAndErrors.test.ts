@@ -287,6 +287,25 @@ describe('lineage-svc-extract errors say what to change', () => {
     assert.match(last, /check LINEAGE_SVC_STREAM_CLOUD_API_URL/);
   });
 
+  it('a port fetch refuses (1) is not retried: only a new address mends it', async () => {
+    const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_URL: 'http://127.0.0.1:1' };
+    const stdout = collector();
+    const stderr = collector();
+    const code = await runExtract(
+      'lineage-svc-extract',
+      extractArgs([PROD], join(folder, 'bad-port.json')),
+      loadConfig(env),
+      env,
+      { stdout: stdout.stream, stderr: stderr.stream },
+      { retryBaseDelayMs: 1 },
+    );
+    assert.equal(code, 2);
+    assert.ok(!stderr.text().includes('Retrying:'), stderr.text());
+    const last = stderr.text().trim().split('\n').at(-1)!;
+    assert.match(last, /unreachable at http:\/\/127\.0\.0\.1:1\/cmk\/v2\/clusters \(bad port; not retried\)/);
+    assert.match(last, /LINEAGE_SVC_STREAM_CLOUD_API_URL/);
+  });
+
   it('a rejected key (401) says the key or secret is wrong or expired and names the key variables', async () => {
     const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_SECRET: 'not-the-secret' };
     const run = await runExtractCommand(['--env', PROD, '--output', join(folder, 'rejected.json')], env);
