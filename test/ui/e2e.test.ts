@@ -185,6 +185,17 @@ describe('web UI in headless Chromium', { skip }, () => {
     for (let attempt = 0; attempt < 200 && (await counts()).redrawn === moved.redrawn; attempt++)
       await page.waitForTimeout(25);
     assert.ok((await counts()).redrawn > moved.redrawn, 'redrawn at rest');
+    // A drag with the mouse goes the same way (sigma's mouse captor moves the camera).
+    const area = (await page.locator('#graph').boundingBox())!;
+    const dragged = await counts();
+    await page.mouse.move(area.x + area.width / 2, area.y + area.height - 40);
+    await page.mouse.down();
+    for (let step = 1; step <= 5; step++)
+      await page.mouse.move(area.x + area.width / 2 + step * 20, area.y + area.height - 40 - step * 10);
+    await page.mouse.up();
+    assert.ok((await counts()).moved > dragged.moved, 'a drag moves the layers');
+    for (let attempt = 0; attempt < 200 && (await transforms()).length > 0; attempt++) await page.waitForTimeout(25);
+    assert.deepEqual(await transforms(), [], 'and the view is redrawn in place at rest');
     assert.deepEqual(await transforms(), [], 'at rest the view is redrawn in place');
     // Picking is up to date: a click on a node's drawn position opens that node.
     const target = (await page.evaluate(`(() => {
