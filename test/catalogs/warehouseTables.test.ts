@@ -9,23 +9,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectorFragment } from '../../src/extraction/connectors.js';
-import type { ClusterInfo } from '../../src/extraction/environments.js';
 import { bigQueryTables, parseTopicToTableMap } from '../../src/extraction/warehouseTables.js';
 import { connectorId, topicId, warehouseTableId } from '../../src/graph/ids.js';
+import { testCluster } from '../extraction/helpers.js';
 
 const ENV = 'env-w1';
 const LKC = 'lkc-w2';
-const cluster: ClusterInfo = {
-  environmentId: ENV,
-  environmentName: 'prod',
-  clusterId: LKC,
-  restEndpoint: 'https://pkc-1.us-east-1.aws.confluent.cloud:443',
-  displayName: 'orders',
-  bootstrapEndpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092',
-  cloud: 'AWS',
-  region: 'us-east-1',
-  kind: 'Dedicated',
-};
+const cluster = testCluster(ENV, LKC);
 
 /** `{project}.{dataset}.{table}` of each topic. */
 const names = (...args: Parameters<typeof bigQueryTables>) =>

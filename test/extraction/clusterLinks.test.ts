@@ -21,23 +21,20 @@ import { topicFragment } from '../../src/extraction/topics.js';
 import { externalDatasetId, topicId } from '../../src/graph/ids.js';
 import { parseLineageGraph } from '../../src/graph/validation.js';
 import { sharedFixture } from '../helpers/sharedFixtures.js';
+import { testCluster } from './helpers.js';
 
 const PROD = 'env-prod01';
 const DR = 'env-dr0001';
 const SOURCE = 'lkc-source';
 const DESTINATION = 'lkc-destin';
 
-const destination: ClusterInfo = {
-  environmentId: DR,
+const destination = testCluster(DR, DESTINATION, {
   environmentName: 'disaster-recovery',
-  clusterId: DESTINATION,
   restEndpoint: 'https://pkc-2.us-west-2.aws.confluent.cloud:443',
   displayName: 'dr',
   bootstrapEndpoint: 'pkc-2.us-west-2.aws.confluent.cloud:9092',
-  cloud: 'AWS',
   region: 'us-west-2',
-  kind: 'Dedicated',
-};
+});
 
 const mirror = (fields: Partial<MirrorTopicBody> = {}): MirrorTopicBody => ({
   link_name: 'prod-to-dr',

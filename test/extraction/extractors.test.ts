@@ -48,20 +48,11 @@ import {
   topicId,
 } from '../../src/graph/ids.js';
 import { parseLineageGraph } from '../../src/graph/validation.js';
+import { testCluster } from './helpers.js';
 
 const ENV = 'env-abc123';
 const LKC = 'lkc-abc123';
-const cluster: ClusterInfo = {
-  environmentId: ENV,
-  environmentName: 'prod',
-  clusterId: LKC,
-  restEndpoint: 'https://pkc-1.us-east-1.aws.confluent.cloud:443',
-  displayName: 'orders',
-  bootstrapEndpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092',
-  cloud: 'AWS',
-  region: 'us-east-1',
-  kind: 'Dedicated',
-};
+const cluster = testCluster(ENV, LKC);
 
 /** Builds a graph from fragments and checks it with the core validator. */
 function valid(...fragments: { nodes: never[] | unknown[]; edges: unknown[] }[]) {

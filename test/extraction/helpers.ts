@@ -10,6 +10,7 @@ import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/conflu
 import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
 import { simulatorClientEnvironment, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import type { Config } from '../../src/config.js';
+import type { ClusterInfo } from '../../src/extraction/environments.js';
 
 /** The demo scenario's environments. */
 export const PROD = 'env-q7m2k9';
@@ -84,4 +85,27 @@ export function runExtractCommand(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A Dedicated AWS cluster as discovery describes it (`ClusterInfo`), in environment `environmentId`
+ * (named `prod`) and region us-east-1; `overrides` change any field (another region, name, ...).
+ */
+export function testCluster(
+  environmentId: string,
+  clusterId: string,
+  overrides: Partial<ClusterInfo> = {},
+): ClusterInfo {
+  return {
+    environmentId,
+    environmentName: 'prod',
+    clusterId,
+    restEndpoint: 'https://pkc-1.us-east-1.aws.confluent.cloud:443',
+    displayName: 'orders',
+    bootstrapEndpoint: 'pkc-1.us-east-1.aws.confluent.cloud:9092',
+    cloud: 'AWS',
+    region: 'us-east-1',
+    kind: 'Dedicated',
+    ...overrides,
+  };
 }
