@@ -14,7 +14,6 @@ import {
   linkSourceClusterId,
   mirrorLag,
 } from '../../src/extraction/clusterLinks.js';
-import type { ClusterInfo } from '../../src/extraction/environments.js';
 import { GraphBuilder } from '../../src/extraction/graphBuilder.js';
 import { ClusterLinkBody, MirrorTopicBody } from '../../src/extraction/platformTypes.js';
 import { topicFragment } from '../../src/extraction/topics.js';

@@ -18,7 +18,7 @@ import {
   lagsFromRest,
   ownershipEdges,
 } from '../../src/extraction/consumerGroups.js';
-import { clustersOfEnvironment, type ClusterInfo } from '../../src/extraction/environments.js';
+import { clustersOfEnvironment } from '../../src/extraction/environments.js';
 import { GraphBuilder, makeEdge } from '../../src/extraction/graphBuilder.js';
 import {
   derivedMetricEnrichments,
