@@ -167,7 +167,8 @@ describe('web UI in headless Chromium', { skip }, () => {
   it('pans by moving the drawn layers, redraws at rest, and a click then opens the node under the pointer', async () => {
     await page.goto(`${stack.uiUrl}/`);
     await waitForRender(page);
-    const counts = () => page.evaluate('({ ...window.__lineageUi.view.panCounts })') as Promise<Record<string, number>>;
+    const counts = () =>
+      page.evaluate('({ ...window.__lineageUi.view.panCounts })') as Promise<{ moved: number; redrawn: number }>;
     const transforms = () =>
       page.evaluate(
         "[...document.querySelectorAll('#graph canvas')].map((canvas) => canvas.style.transform).filter(Boolean)",
