@@ -135,16 +135,24 @@ export const ChangeCountsResource = z.object({
   edges_removed: count(),
 });
 
+/**
+ * A `limit` query parameter: an integer from 1 to `maxLimit`, `defaultLimit` when absent, described
+ * as `{description}, 1 to {max} (default {default})`.
+ */
+export function limitParameter(defaultLimit: number, maxLimit: number, description = 'Page size') {
+  return z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(maxLimit)
+    .default(defaultLimit)
+    .describe(`${description}, 1 to ${maxLimit} (default ${defaultLimit})`);
+}
+
 /** `limit` / `offset` paging, with the largest page allowed. */
 export function paging(defaultLimit: number, maxLimit: number) {
   return {
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(maxLimit)
-      .default(defaultLimit)
-      .describe(`Page size, 1 to ${maxLimit} (default ${defaultLimit})`),
+    limit: limitParameter(defaultLimit, maxLimit),
     offset: z.coerce
       .number()
       .int()

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { count, noUnsafeCharacters, SafeId, UNSAFE_CHARACTERS_MESSAGE } from './schemas.js';
+import { count, limitParameter, noUnsafeCharacters, SafeId, UNSAFE_CHARACTERS_MESSAGE } from './schemas.js';
 import type { Config } from '../../../src/config.js';
 import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { TASK_TYPES } from '../../../src/events.js';
@@ -159,13 +159,7 @@ export const taskRoutes: FastifyPluginAsyncZod<TaskRoutesOptions> = async (app, 
         querystring: z.object({
           type: z.enum(TASK_TYPES).optional(),
           status: z.enum(TASK_STATUSES).optional(),
-          limit: z.coerce
-            .number()
-            .int()
-            .min(1)
-            .max(1000)
-            .default(100)
-            .describe('Most tasks to list, 1 to 1000 (default 100)'),
+          limit: limitParameter(100, 1000, 'Most tasks to list'),
         }),
         response: {
           200: z.object({ tasks: z.array(TaskSchema), total: count('Tasks matching the filters') }),

@@ -18,7 +18,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { count, position, SafeId } from './schemas.js';
+import { count, limitParameter, position, SafeId } from './schemas.js';
 import { NotFoundError, ValidationError } from '../../../src/errors.js';
 import { WATCHER_STATES } from '../../../src/events.js';
 import { CATALOG_TYPES } from '../../../src/graph/model.js';
@@ -114,15 +114,7 @@ const ExtractionSchema = z
 
 const params = z.object({ watcher_id: z.string().min(1).max(256) });
 const limitQuery = (max: number, fallback: number) =>
-  z.object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(max)
-      .default(fallback)
-      .describe(`Most items to list, 1 to ${max} (default ${fallback})`),
-  });
+  z.object({ limit: limitParameter(fallback, max, 'Most items to list') });
 const responses = { ...problemResponses, 409: ProblemSchema.describe('Too many running watchers') };
 const tags = ['watchers'];
 
@@ -199,13 +191,7 @@ function registerWatcherCollectionRoutes(
         summary: 'Watchers, newest first (deregistered ones are not listed)',
         querystring: z.object({
           state: WATCHER_STATE.optional(),
-          limit: z.coerce
-            .number()
-            .int()
-            .min(1)
-            .max(1000)
-            .default(100)
-            .describe('Most watchers to list, 1 to 1000 (default 100)'),
+          limit: limitParameter(100, 1000, 'Most watchers to list'),
         }),
         response: {
           200: z.object({ watchers: z.array(WatcherSchema), total: count('Watchers matching the filter') }),
