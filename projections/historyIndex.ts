@@ -285,7 +285,9 @@ function recordVersions(
     const value = pending.read(key);
     if (value === previous) continue;
     const seq = value === null ? 0 : previous === null ? window.nextSeq++ : (chain[last + 2] as number);
-    chain.push(revision, value, seq);
+    // A chain's first version makes an array of exactly six slots (most chains never grow further).
+    if (chain.length === 3) pending.chains.set(key, [chain[0]!, chain[1]!, chain[2]!, revision, value, seq]);
+    else chain.push(revision, value, seq);
     window.logRevisions.push(revision);
     window.logKeys.push(key);
     window.logEdges.push(pending.edges);

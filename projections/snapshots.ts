@@ -565,15 +565,18 @@ export function emptyChanges(): Pick<GraphStateDiff, 'nodes' | 'edges'> {
 /** Sorts every list of a diff, in place: nodes by id, edges by key (source, type, target). */
 export function sortChanges(changes: Pick<GraphStateDiff, 'nodes' | 'edges'>): Pick<GraphStateDiff, 'nodes' | 'edges'> {
   const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const byKey = (a: Edge, b: Edge) => {
-    const [x, y] = [edgeKey(a), edgeKey(b)];
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
   changes.nodes.added.sort(byId);
   changes.nodes.removed.sort(byId);
   changes.nodes.changed.sort(byId);
-  changes.edges.added.sort(byKey);
-  changes.edges.removed.sort(byKey);
-  changes.edges.changed.sort((a, b) => byKey(a.after, b.after));
+  changes.edges.added = sortedByKey(changes.edges.added, (edge) => edge);
+  changes.edges.removed = sortedByKey(changes.edges.removed, (edge) => edge);
+  changes.edges.changed = sortedByKey(changes.edges.changed, (change) => change.after);
   return changes;
+}
+
+/** `items` sorted by the key of their edge, each key computed once (not twice per comparison). */
+function sortedByKey<T>(items: T[], edgeOf: (item: T) => Edge): T[] {
+  const keyed = items.map((item) => ({ key: edgeKey(edgeOf(item)), item }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map(({ item }) => item);
 }
