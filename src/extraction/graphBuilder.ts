@@ -173,10 +173,12 @@ export class GraphBuilder {
    */
   build(): { graph: LineageGraph; warnings: string[] } {
     const dropped = new Map<string, { count: number; example: Edge }>();
-    const edges: Edge[] = [];
-    for (const edge of this.edges.values()) {
+    // Each edge with its key (the map's), sorted by key: a key per comparison would make hundreds of
+    // thousands of short-lived strings on a large estate (the peak of an extraction's memory).
+    const keyed: Array<{ key: string; edge: Edge }> = [];
+    for (const [key, edge] of this.edges) {
       if (this.nodes.has(edge.src_id) && this.nodes.has(edge.dst_id)) {
-        edges.push(edge);
+        keyed.push({ key, edge });
         continue;
       }
       const entry = dropped.get(edge.edge_type);
@@ -189,11 +191,7 @@ export class GraphBuilder {
     });
     const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     const nodes = [...this.nodes.values()].sort(byId);
-    edges.sort((a, b) => {
-      const ka = edgeKey(a);
-      const kb = edgeKey(b);
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    });
-    return { graph: { nodes, edges }, warnings };
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { graph: { nodes, edges: keyed.map(({ edge }) => edge) }, warnings };
   }
 }
