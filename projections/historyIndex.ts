@@ -341,14 +341,18 @@ function* presentAt<V extends Node | Edge, T>(
   const keys: string[] = [];
   const values: V[] = [];
   const seqs: number[] = [];
+  let ascending = true;
   for (const [key, chain] of chains) {
     const at = versionAt(chain, revision);
     if (chain[at + 1] === null || chain[at + 2] === SINCE_BASE) continue;
+    if (seqs.length > 0 && (chain[at + 2] as number) < seqs[seqs.length - 1]!) ascending = false;
     keys.push(key);
     values.push(chain[at + 1] as V);
     seqs.push(chain[at + 2] as number);
   }
-  for (const index of orderBySeq(seqs)) yield pick(keys[index]!, values[index]!);
+  // Chains are mostly created in the order their entities were added: then no sort is needed.
+  if (ascending) for (let index = 0; index < keys.length; index += 1) yield pick(keys[index]!, values[index]!);
+  else for (const index of orderBySeq(seqs)) yield pick(keys[index]!, values[index]!);
 }
 
 /** The indexes of `seqs` (distinct, at most 2^31) in ascending order of their values. */
