@@ -17,7 +17,11 @@
  * - start-up: the projector's catch-up of the whole store (`createProjector`), against restoring the
  *   current state from the latest snapshot (what a snapshot-seeded start-up would fold; not implemented).
  * Also reported: the snapshot count and the size of one snapshot (gzip of JSON) against the graph's JSON.
- * Run alone with `node --expose-gc --import tsx bench/history.ts`.
+ * Then the history index (`projections/historyIndex.ts`, what the API answers recent points with): a
+ * projection with the index is caught up with the store (timed; its heap after GC compared with one
+ * without), and `as_of` (a view at a past revision, read whole), the diff across 100 changes and the
+ * diff from the import to now are each taken `INDEX_SAMPLES` times, interleaved: p50 and p99.
+ * Run alone with `node --expose-gc --import tsx bench/history.ts [lengths, comma-separated]`.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +34,7 @@ import { changeEvents, diffGraph } from '../src/graph/changes.js';
 import type { LineageGraph } from '../src/graph/model.js';
 import { createGraphProjection, foldGraphAsOf, toLineageGraph } from '../projections/graphProjection.js';
 import { createProjector } from '../projections/projector.js';
+import { DEFAULT_HISTORY_INDEX_VERSIONS } from '../projections/historyIndex.js';
 import {
   diffGraphAsOf,
   encodeSnapshot,
@@ -60,12 +65,32 @@ export interface HistoryBenchRow {
   diff_import_to_now_speedup: number;
   projector_catch_up_ms: number;
   latest_snapshot_restore_ms: number;
+  /** The history index (`projections/historyIndex.ts`): the same reads from memory, p50 and p99 over `INDEX_SAMPLES`. */
+  index_as_of_p50_ms: number;
+  index_as_of_p99_ms: number;
+  index_diff_100_changes_p50_ms: number;
+  index_diff_100_changes_p99_ms: number;
+  index_diff_import_to_now_p50_ms: number;
+  index_diff_import_to_now_p99_ms: number;
+  /** The fold from the start over the index's `as_of` (and over its diff import to now, two folds). */
+  index_as_of_speedup: number;
+  index_diff_import_to_now_speedup: number;
+  /** Versions the index holds, and the heap they take (bytes: heap after GC with the index minus without). */
+  index_versions: number;
+  index_bytes: number;
+  /** The projector's catch-up of the whole store with the index on (what a start costs now). */
+  index_catch_up_ms: number;
 }
 
 const GRAPH_ID = '00000000-0000-4000-8000-000000000160';
 const BATCH = 5000;
+/** Samples of each history index measure (enough for a p99). */
+const INDEX_SAMPLES = 300;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** The `fraction` quantile of `values` (nearest rank). */
+const quantile = (values: number[], fraction: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(values.length * fraction) - 1)]!;
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -130,6 +155,68 @@ async function record(store: EventStore, graph: LineageGraph, changes: number): 
   return result.next_expected_revision;
 }
 
+/** Heap in use after a full GC, in bytes (needs `--expose-gc` to mean anything). */
+function heapAfterGc(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** A graph projection caught up with the whole store (with a history index when `historyIndexVersions`). */
+async function caughtUpProjection(store: EventStore, historyIndexVersions?: number) {
+  const projection = createGraphProjection(historyIndexVersions === undefined ? {} : { historyIndexVersions });
+  const projector = createProjector({ store, projections: [projection] });
+  await projector.start();
+  await projector.stop();
+  return projection;
+}
+
+/**
+ * The history index's figures: a projection with the index is caught up with the store (timed, and
+ * its heap compared with one without), then `as_of` (a view at a past revision, read whole as the
+ * graph route reads it), a diff across 100 changes and a diff from the import to now are each taken
+ * `INDEX_SAMPLES` times, interleaved.
+ */
+async function measureIndex(store: EventStore, imported: number, head: number, seed: number) {
+  const plainBefore = heapAfterGc();
+  let plain: ReturnType<typeof createGraphProjection> | undefined = await caughtUpProjection(store);
+  const plainBytes = heapAfterGc() - plainBefore;
+  plain.reset();
+  plain = undefined;
+  const indexedBefore = heapAfterGc();
+  const started = performance.now();
+  const projection = await caughtUpProjection(store, DEFAULT_HISTORY_INDEX_VERSIONS);
+  const catchUpMilliseconds = performance.now() - started;
+  const bytes = heapAfterGc() - indexedBefore - plainBytes;
+  const history = projection.history!;
+  const state = projection.getIncludingDeleted(GRAPH_ID)!;
+  const next = seededRandom(seed);
+  const pastRevision = () => imported + 1 + Math.floor(next() * (head - imported - 100));
+  const answer = <T>(value: T | null | undefined): T => {
+    if (value === undefined || value === null) throw new Error('the point is outside the history index');
+    return value;
+  };
+  const times = { asOf: [] as number[], narrow: [] as number[], wide: [] as number[] };
+  const time = (into: number[], run: () => unknown) => {
+    const begin = performance.now();
+    run();
+    into.push(performance.now() - begin);
+  };
+  for (let sample = 0; sample < INDEX_SAMPLES; sample += 1) {
+    time(times.asOf, () => {
+      const view = answer(history.view(state, { revision: pastRevision() }));
+      const graph: LineageGraph = { nodes: [], edges: [] };
+      view.forEachNode((node) => graph.nodes.push(node));
+      view.forEachEdge((edge) => graph.edges.push(edge));
+      return graph;
+    });
+    const from = pastRevision();
+    time(times.narrow, () => answer(history.diff(state, { revision: from }, { revision: from + 100 })));
+    time(times.wide, () => answer(history.diff(state, { revision: imported }, { revision: head })));
+  }
+  return { times, versions: history.stats().versions, bytes, catchUpMilliseconds };
+}
+
 /** Measures one history length in a store of its own. */
 async function measureHistory(graph: LineageGraph, changes: number, repetitions: number): Promise<HistoryBenchRow> {
   const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-bench-history-'));
@@ -166,6 +253,7 @@ async function measureHistory(graph: LineageGraph, changes: number, repetitions:
       catchUp: { run: catchUp, rounds: slow },
     });
     const { asOf, narrow, wide, restore, fullFold, catchUp: caughtUp } = medians;
+    const index = await measureIndex(store, imported, head, changes + 1);
     const current = (await readGraphAsOf(store, GRAPH_ID, now, noWrite)).state;
     return {
       changes,
@@ -184,6 +272,17 @@ async function measureHistory(graph: LineageGraph, changes: number, repetitions:
       diff_import_to_now_speedup: (2 * fullFold) / wide,
       projector_catch_up_ms: caughtUp,
       latest_snapshot_restore_ms: restore,
+      index_as_of_p50_ms: quantile(index.times.asOf, 0.5),
+      index_as_of_p99_ms: quantile(index.times.asOf, 0.99),
+      index_diff_100_changes_p50_ms: quantile(index.times.narrow, 0.5),
+      index_diff_100_changes_p99_ms: quantile(index.times.narrow, 0.99),
+      index_diff_import_to_now_p50_ms: quantile(index.times.wide, 0.5),
+      index_diff_import_to_now_p99_ms: quantile(index.times.wide, 0.99),
+      index_as_of_speedup: fullFold / quantile(index.times.asOf, 0.5),
+      index_diff_import_to_now_speedup: (2 * fullFold) / quantile(index.times.wide, 0.5),
+      index_versions: index.versions,
+      index_bytes: index.bytes,
+      index_catch_up_ms: index.catchUpMilliseconds,
     };
   } finally {
     await store.close();
@@ -205,6 +304,8 @@ export async function benchHistory(
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const rows = await benchHistory();
+  // `node --expose-gc --import tsx bench/history.ts [lengths, comma-separated]`
+  const lengths = process.argv[2]?.split(',').map(Number);
+  const rows = await benchHistory(lengths ? { lengths } : {});
   console.table(rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v.toFixed(2))]))));
 }
