@@ -20,16 +20,18 @@
  * that cannot be opened, prints one line on stderr and exits 2.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../src/config.js';
-import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCommands.js';
-import { createLogger, type Logger } from '../src/logger.js';
-import { readGraphFile } from '../infra/graphFile.js';
+import { createLogger } from '../src/logger.js';
 import { buildApp, CONNECTION_DRAIN_MS, TASK_DRAIN_MS } from '../infra/http/app.js';
 import { describeEventStore } from '../infra/eventStore/createEventStore.js';
-import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS, type LineageRuntime } from '../infra/runtime.js';
+import {
+  importGraphFileIfEmpty,
+  openRuntime,
+  TRAVERSAL_INDEX_QUIET_MILLISECONDS,
+  type LineageRuntime,
+} from '../infra/runtime.js';
 import { reportError } from './shared.js';
 import { printVersionIfAsked } from './arguments.js';
 import { settingsHelp } from './environment.js';
@@ -69,38 +71,6 @@ store: exit 0. When all that takes more than ${GRACE_MS / 1000} s, or on a secon
 Exit codes: 0 stopped by SIGINT/SIGTERM; 1 shutdown took too long or a second signal;
 2 bad configuration, the address is in use, or the store cannot be opened.
 `;
-
-/**
- * Imports the graph file into the graph named `default` when the store holds no graph and the file
- * exists. A file that cannot be read or is invalid is logged and skipped (the API still starts).
- * Resolves with what happened.
- */
-export async function importGraphFileIfEmpty(
-  runtime: LineageRuntime,
-  path: string,
-  logger: Logger,
-): Promise<'imported' | 'store-not-empty' | 'no-file' | 'invalid-file'> {
-  if (runtime.graphs.list().length > 0) return 'store-not-empty';
-  if (!existsSync(path)) return 'no-file';
-  try {
-    const graph = await readGraphFile(path);
-    const result = await recordGraph(
-      runtime.commands,
-      graphIdForName(DEFAULT_GRAPH_NAME),
-      graph,
-      { mode: 'replace', createIfMissing: true, name: DEFAULT_GRAPH_NAME },
-      { cause: 'import', actor: 'api' },
-    );
-    logger.info(
-      { path, graph_id: result.graphId, nodes: graph.nodes.length, edges: graph.edges.length },
-      'GraphFile:Imported',
-    );
-    return 'imported';
-  } catch (error) {
-    logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'GraphFile:ImportFailed');
-    return 'invalid-file';
-  }
-}
 
 /** The placeholder server that holds the API's address until the API listens; `release` frees it. */
 export interface HeldAddress {

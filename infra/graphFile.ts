@@ -13,11 +13,27 @@ import { edgeKey, type LineageGraph } from '../src/graph/model.js';
 import { parseLineageGraph } from '../src/graph/validation.js';
 
 /**
- * Reads and validates a graph file.
+ * Reads and validates a graph file, holding one copy of the graph at a time (issue 16, item 2): the
+ * file's text is dropped once parsed, and each node and edge is validated once and put in place of
+ * its parsed JSON (`parseLineageGraph` with `inPlace`).
  * @throws StorageError when the file cannot be read; ValidationError (naming the file) when it is
  *   not JSON, not a valid graph, or predates 0.5.0.
  */
 export async function readGraphFile(path: string): Promise<LineageGraph> {
+  const json = await readJsonFile(path);
+  try {
+    return parseLineageGraph(json, undefined, { inPlace: true });
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ValidationError(`${path}: ${error.message}`, error.issues);
+    throw error;
+  }
+}
+
+/**
+ * The parsed JSON of a file (its text is garbage once this returns).
+ * @throws StorageError when the file cannot be read; ValidationError when it is not JSON.
+ */
+async function readJsonFile(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -25,22 +41,13 @@ export async function readGraphFile(path: string): Promise<LineageGraph> {
     const code = (error as NodeJS.ErrnoException).code;
     throw new StorageError(
       `cannot read graph file ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new ValidationError(`graph file ${path} is not JSON: ${(error as Error).message}`);
-  }
-  try {
-    return parseLineageGraph(json);
-  } catch (error) {
-    if (error instanceof ValidationError) throw new ValidationError(`${path}: ${error.message}`, error.issues);
-    throw error;
   }
 }
 

@@ -8,6 +8,9 @@ import type { Config } from '../src/config.js';
 import type { EventStore } from '../src/eventStore.js';
 import type { GraphCommandDeps } from '../src/graphCommands.js';
 import type { Logger } from '../src/logger.js';
+import { existsSync } from 'node:fs';
+import { DEFAULT_GRAPH_NAME, graphIdForName, importNewGraph } from '../src/graphCommands.js';
+import { readGraphFile } from './graphFile.js';
 import { createOpenLineageIngestor, type OpenLineageIngestor } from '../src/openlineage/ingestion.js';
 import { createGraphProjection, graphStateSource, type GraphProjection } from '../projections/graphProjection.js';
 import { startTraversalIndexing } from '../projections/traversal/index.js';
@@ -142,4 +145,35 @@ export async function openRuntime(
       await store.close();
     },
   };
+}
+
+/**
+ * Imports the graph file into the graph named `default` when the store holds no graph and the file
+ * exists. A file that cannot be read or is invalid is logged and skipped (the API still starts), and
+ * nothing is stored for it. The file is read and validated whole first, each item once, then
+ * appended in parts that the projection folds as they come (`importNewGraph`), so that the file's
+ * graph and the projection are never both whole in memory (issue 16, item 2).
+ * Resolves with what happened.
+ */
+export async function importGraphFileIfEmpty(
+  runtime: LineageRuntime,
+  path: string,
+  logger: Logger,
+): Promise<'imported' | 'store-not-empty' | 'no-file' | 'invalid-file'> {
+  if (runtime.graphs.list().length > 0) return 'store-not-empty';
+  if (!existsSync(path)) return 'no-file';
+  try {
+    const result = await importNewGraph(
+      runtime.commands,
+      graphIdForName(DEFAULT_GRAPH_NAME),
+      await readGraphFile(path),
+      { name: DEFAULT_GRAPH_NAME },
+      { cause: 'import', actor: 'api' },
+    );
+    logger.info({ path, graph_id: result.graphId, nodes: result.nodes, edges: result.edges }, 'GraphFile:Imported');
+    return 'imported';
+  } catch (error) {
+    logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'GraphFile:ImportFailed');
+    return 'invalid-file';
+  }
 }

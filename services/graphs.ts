@@ -257,7 +257,8 @@ export async function importGraph(
 ): Promise<ImportResult> {
   const current = await readGraph(runtime, graphId);
   const existing = mode === 'merge' ? graphReader(current).getNode : undefined;
-  const graph = parseLineageGraph(body, existing);
+  // The body is this request's own: its items are replaced by their parsed form as they are checked.
+  const graph = parseLineageGraph(body, existing, { inPlace: true });
   const result = await recordGraph(runtime.commands, graphId, graph, { mode }, apiContext('import'));
   const after = await readGraph(runtime, graphId);
   return {

@@ -21,8 +21,15 @@ import { v5 as uuidV5 } from 'uuid';
 import { ExpectedRevisionConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventStore } from './eventStore.js';
 import { streams, toAppend, type EventContext, type LineageEvent } from './events.js';
-import { changeEvents, diffGraph, type DiffOptions, type GraphChanges, type GraphReader } from './graph/changes.js';
-import type { LineageGraph } from './graph/model.js';
+import {
+  changeEvents,
+  diffGraph,
+  MAX_ITEMS_PER_EVENT,
+  type DiffOptions,
+  type GraphChanges,
+  type GraphReader,
+} from './graph/changes.js';
+import type { Edge, LineageGraph, Node } from './graph/model.js';
 
 /** A graph's current state as the write side needs it. */
 export interface GraphSnapshot {
@@ -264,3 +271,82 @@ const emptyReader: GraphReader = {
   nodes: () => [],
   edges: () => [],
 };
+
+/** Events per append of `importNewGraph`: 25 events of up to 1,000 items, about 6 MB of JSON. */
+export const IMPORT_EVENTS_PER_APPEND = 25;
+
+/** What `importNewGraph` recorded. */
+export interface ImportNewGraphResult extends CommandResult {
+  /** Nodes and edges added. */
+  nodes: number;
+  edges: number;
+}
+
+/**
+ * Records a whole, validated graph as a new graph (`graphId` absent or deleted): GraphCreated, then
+ * NodesAdded and EdgesAdded, appended `IMPORT_EVENTS_PER_APPEND` events at a time with one
+ * correlation id (one history entry), each append waiting for the projection (issue 16, item 2: the
+ * start-up import of `LINEAGE_SVC_GRAPH_FILE`). It takes the graph over: each item is dropped from
+ * `graph`'s arrays once appended, so that the given graph shrinks as the projection grows and the
+ * two are never whole at once. Validate the graph first (`parseLineageGraph`): nothing is appended
+ * for a graph that fails.
+ *
+ * Unlike `recordGraph`, the import is not one append: a process that stops in the middle leaves the
+ * graph with the items appended so far, and a writer that appends to the same graph meanwhile makes
+ * the next append fail.
+ * @throws ValidationError when the graph exists already; ExpectedRevisionConflictError when another
+ *   writer appended to it during the import.
+ */
+export async function importNewGraph(
+  deps: GraphCommandDeps,
+  graphId: string,
+  graph: LineageGraph,
+  options: { name?: string | null; eventsPerAppend?: number },
+  given: EventContext,
+): Promise<ImportNewGraphResult> {
+  const snapshot = deps.state.snapshot(graphId);
+  if (snapshot && !snapshot.deleted) throw new ValidationError(`graph "${graphId}" exists already`);
+  const context: EventContext = { ...given, correlation_id: given.correlation_id ?? randomUUID() };
+  const perAppend = (options.eventsPerAppend ?? IMPORT_EVENTS_PER_APPEND) * MAX_ITEMS_PER_EVENT;
+  const counts = { nodes: graph.nodes.length, edges: graph.edges.length };
+  let revision = snapshot?.revision ?? -1;
+  let position = 0;
+  let appended = 0;
+  const append = async (events: LineageEvent[]) => {
+    const result = await deps.store.append(streams.graph(graphId), toAppend(events, context), {
+      expectedRevision: revision,
+    });
+    await deps.state.waitFor(result.position);
+    [revision, position, appended] = [result.next_expected_revision, result.position, appended + events.length];
+  };
+  const created: LineageEvent = {
+    type: 'GraphCreated',
+    data: { graph_id: graphId, name: options.name ?? null, description: null },
+  };
+  await serialized(deps.store, graphId, async () => {
+    let pending: LineageEvent[] = [created];
+    for (const [items, type] of [
+      [graph.nodes, 'nodes'],
+      [graph.edges, 'edges'],
+    ] as const) {
+      for (let start = 0; start < items.length; start += perAppend) {
+        const batch = items.slice(start, start + perAppend);
+        items.fill(undefined as never, start, start + batch.length);
+        const changes =
+          type === 'nodes'
+            ? { ...noChanges(), nodesAdded: batch as Node[] }
+            : { ...noChanges(), edgesAdded: batch as Edge[] };
+        await append([...pending, ...changeEvents(graphId, changes)]);
+        pending = [];
+      }
+      items.length = 0;
+    }
+    if (pending.length > 0) await append(pending);
+  });
+  return { graphId, revision, position, appended, ...counts };
+}
+
+/** A `GraphChanges` with nothing in it. */
+function noChanges(): GraphChanges {
+  return { nodesAdded: [], nodesChanged: [], nodesRemoved: [], edgesAdded: [], edgesChanged: [], edgesRemoved: [] };
+}

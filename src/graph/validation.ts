@@ -5,7 +5,7 @@
  * the node's system, type and qualified name, ids are unique, every edge joins two nodes of the
  * graph, and every edge goes in its type's direction (`docs/contract.md` section 2).
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { parseNodeId } from './ids.js';
 import {
@@ -125,16 +125,23 @@ export function edgeIssues(edge: Edge, path: string, lookup: (id: string) => Nod
 }
 
 /**
- * Parses and checks a whole graph (a parsed JSON value).
+ * Parses and checks a whole graph (a parsed JSON value), validating each node and edge once, by its
+ * zod schema.
+ *
+ * With `options.inPlace` (imports of files and request bodies, issue 16 item 2), each parsed item is
+ * put in place of the given one in the input's own arrays, so that the given items become garbage as
+ * the parse goes and a 400,000-item graph is never held twice; the input is then changed (even when
+ * invalid), so pass a value nothing else reads afterwards. Otherwise the input is left as it is.
  * @param existing nodes already stored that edges may also point to (for merges); none by default.
  * @throws ValidationError with every issue found (at most 100 listed).
  */
-export function parseLineageGraph(input: unknown, existing?: (id: string) => Node | undefined): LineageGraph {
+export function parseLineageGraph(
+  input: unknown,
+  existing?: (id: string) => Node | undefined,
+  options: { inPlace?: boolean } = {},
+): LineageGraph {
   assertNotPre050Graph(input);
-  const parsed = LineageGraphSchema.safeParse(input);
-  if (!parsed.success) throw invalidGraph(zodIssues(parsed.error));
-  const graph = parsed.data;
-
+  const graph = parseItemsInPlace(input, options.inPlace ?? false);
   const issues: ValidationIssue[] = [];
   const nodes = new Map<string, Node>();
   graph.nodes.forEach((node, index) => {
@@ -156,6 +163,39 @@ export function parseLineageGraph(input: unknown, existing?: (id: string) => Nod
   });
   if (issues.length > 0) throw invalidGraph(issues);
   return graph;
+}
+
+/** The top level of a graph, its items not yet parsed. */
+const GraphShellSchema = LineageGraphSchema.extend({
+  nodes: z.array(z.unknown()).optional(),
+  edges: z.array(z.unknown()).optional(),
+});
+
+/**
+ * The schema checks of `parseLineageGraph`: the top level first, then each item by `NodeSchema` or
+ * `EdgeSchema`, written back over the given item (in the input's arrays when `inPlace`, else in
+ * copies of them). The same issues as `LineageGraphSchema` on the whole value, in the same order.
+ * @throws ValidationError listing every schema issue.
+ */
+function parseItemsInPlace(input: unknown, inPlace: boolean): LineageGraph {
+  const shell = GraphShellSchema.safeParse(input);
+  if (!shell.success) throw invalidGraph(zodIssues(shell.error));
+  const record = input as { nodes?: unknown[]; edges?: unknown[] };
+  const nodes = inPlace ? (record.nodes ?? []) : [...(record.nodes ?? [])];
+  const edges = inPlace ? (record.edges ?? []) : [...(record.edges ?? [])];
+  const issues: ValidationIssue[] = [];
+  const parseEach = (items: unknown[], schema: typeof NodeSchema | typeof EdgeSchema, name: string) => {
+    for (let index = 0; index < items.length; index += 1) {
+      const parsed = schema.safeParse(items[index]);
+      if (parsed.success) items[index] = parsed.data;
+      else issues.push(...zodIssues(parsed.error, `${name}.${index}`));
+    }
+  };
+  parseEach(nodes, NodeSchema, 'nodes');
+  parseEach(edges, EdgeSchema, 'edges');
+  if (issues.length > 0) throw invalidGraph(issues);
+  const graph = { nodes: nodes as Node[], edges: edges as Edge[] };
+  return shell.data.metadata === undefined ? graph : { ...graph, metadata: shell.data.metadata };
 }
 
 /**
