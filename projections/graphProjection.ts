@@ -224,8 +224,8 @@ function putNode(graph: LineageGraphology, given: Node): void {
  */
 function putEdge(state: GraphState, edge: Edge): void {
   const { graph } = state;
-  const source = graph.hasNode(edge.src_id) ? graph.getNodeAttributes(edge.src_id).id : undefined;
-  const target = graph.hasNode(edge.dst_id) ? graph.getNodeAttributes(edge.dst_id).id : undefined;
+  const source = residentNodeId(graph, edge.src_id);
+  const target = residentNodeId(graph, edge.dst_id);
   if (source === undefined || target === undefined) {
     state.skippedEdges += 1;
     return;
@@ -234,8 +234,25 @@ function putEdge(state: GraphState, edge: Edge): void {
   edge.dst_id = target;
   edge.edge_type = interned(edge.edge_type);
   const key = residentEdgeKey(source, edge.edge_type, target);
-  if (graph.hasEdge(key)) graph.replaceEdgeAttributes(key, edge);
-  else graph.addEdgeWithKey(key, source, target, edge);
+  // One graphology call for a new edge (the common case): it refuses an existing key itself.
+  try {
+    graph.addEdgeWithKey(key, source, target, edge);
+  } catch (error) {
+    if (!graph.hasEdge(key)) throw error;
+    graph.replaceEdgeAttributes(key, edge);
+  }
+}
+
+/**
+ * The id string node `id` is kept under (one hash lookup: graphology throws for a missing node,
+ * which only a damaged stream has), or undefined when the graph has no such node.
+ */
+function residentNodeId(graph: LineageGraphology, id: string): string | undefined {
+  try {
+    return graph.getNodeAttributes(id).id;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The history entry an event belongs to: the last one when it has the same correlation id. */
