@@ -12,12 +12,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { syntheticGraph } from '../../bench/syntheticGraph.js';
+import { call } from '../http/helpers.js';
 import {
   browserOrSkipReason,
   NEW_TOPIC,
   openGuardedPage,
   screenshot,
   startUiStack,
+  TEST_API_KEY,
   waitForRender,
   type GuardedPage,
   type UiStack,
@@ -164,55 +167,27 @@ describe('web UI in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
-  it('pans by moving the drawn layers, redraws at rest, and a click then opens the node under the pointer', async () => {
-    await page.goto(`${stack.uiUrl}/`);
-    await waitForRender(page);
-    const counts = () =>
-      page.evaluate('({ ...window.__lineageUi.view.panCounts })') as Promise<{ moved: number; redrawn: number }>;
-    const transforms = () =>
-      page.evaluate(
-        "[...document.querySelectorAll('#graph canvas')].map((canvas) => canvas.style.transform).filter(Boolean)",
-      ) as Promise<string[]>;
-    const before_ = await counts();
-    await page.evaluate(`(() => {
-      const camera = window.__lineageUi.view.renderer.getCamera();
-      camera.setState({ x: camera.x + 0.05 });
-    })()`);
-    const moved = await counts();
-    assert.equal(moved.moved, before_.moved + 1, 'a small pan moves the layers');
-    assert.equal(moved.redrawn, before_.redrawn, 'and draws nothing');
-    assert.ok((await transforms()).length >= 2, 'the drawn layers are moved');
-    // Wait (bounded) for the redraw that follows once the camera is still.
-    for (let attempt = 0; attempt < 200 && (await counts()).redrawn === moved.redrawn; attempt++)
-      await page.waitForTimeout(25);
-    assert.ok((await counts()).redrawn > moved.redrawn, 'redrawn at rest');
-    // A drag with the mouse goes the same way (sigma's mouse captor moves the camera).
-    const area = (await page.locator('#graph').boundingBox())!;
-    const dragged = await counts();
-    await page.mouse.move(area.x + area.width / 2, area.y + area.height - 40);
-    await page.mouse.down();
-    for (let step = 1; step <= 5; step++)
-      await page.mouse.move(area.x + area.width / 2 + step * 20, area.y + area.height - 40 - step * 10);
-    await page.mouse.up();
-    assert.ok((await counts()).moved > dragged.moved, 'a drag moves the layers');
-    for (let attempt = 0; attempt < 200 && (await transforms()).length > 0; attempt++) await page.waitForTimeout(25);
-    assert.deepEqual(await transforms(), [], 'and the view is redrawn in place at rest');
-    assert.deepEqual(await transforms(), [], 'at rest the view is redrawn in place');
-    // Picking is up to date: a click on a node's drawn position opens that node.
-    const target = (await page.evaluate(`(() => {
-      const renderer = window.__lineageUi.view.renderer;
-      const stage = renderer.getContainer().getBoundingClientRect();
-      const area = document.getElementById('graph').getBoundingClientRect();
-      for (const node of renderer.getGraph().nodes()) {
-        const at = renderer.framedGraphToViewport(renderer.getNodeDisplayData(node));
-        const x = stage.left + at.x, y = stage.top + at.y;
-        if (x > area.left + 60 && x < area.right - 60 && y > area.top + 60 && y < area.bottom - 60) return { node, x, y };
-      }
-      return null;
-    })()`)) as { node: string; x: number; y: number } | null;
-    assert.ok(target, 'a node is in view');
-    await page.mouse.click(target.x, target.y);
-    await page.waitForURL((url) => url.searchParams.get('node') === target.node);
+  it('pans a large graph by moving the drawn layers, redraws at rest, then a click opens the node under the pointer', async () => {
+    // A graph above the large-graph threshold (2,000 nodes), which pans over a stage with a margin;
+    // deleted at the end so that the other tests see the demo graph by default.
+    const headers = { 'x-api-key': TEST_API_KEY };
+    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'pan-test' }, headers });
+    const graphId = created.body.graph_id as string;
+    const graph = syntheticGraph({ nodes: 2_500, edges: 3_750, seed: 11 });
+    assert.equal(
+      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+      200,
+    );
+    try {
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}&schemas=1&internal=1`);
+      assert.equal(await waitForRender(page), 2_500);
+      await panThenClick(page);
+    } finally {
+      await page.goto('about:blank');
+      await call(stack.api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers });
+      await page.goto(`${stack.uiUrl}/`);
+    }
+    assert.ok((await waitForRender(page)) < 100, 'the demo graph is the default again');
     guarded.assertClean();
   });
 
@@ -326,3 +301,74 @@ describe('web UI in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 });
+
+/** Pan counters of the page's graph view (`ui/src/panCache.ts`). */
+const panCounts = (page: Page) =>
+  page.evaluate('({ ...window.__lineageUi.view.panCounts })') as Promise<{ moved: number; redrawn: number }>;
+/** The CSS transforms on the graph's canvases (empty when the view is drawn in place). */
+const layerTransforms = (page: Page) =>
+  page.evaluate(
+    "[...document.querySelectorAll('#graph canvas')].map((canvas) => canvas.style.transform).filter(Boolean)",
+  ) as Promise<string[]>;
+
+/** Waits (bounded) until the view is redrawn in place, and asserts it is. */
+async function waitForRest(page: Page): Promise<void> {
+  for (let attempt = 0; attempt < 200 && (await layerTransforms(page)).length > 0; attempt++)
+    await page.waitForTimeout(25);
+  assert.deepEqual(await layerTransforms(page), [], 'at rest the view is redrawn in place');
+}
+
+/**
+ * A camera pan and a mouse drag move the drawn layers without drawing; at rest the view is
+ * redrawn in place; a click then opens the node under the pointer (sigma's picking is up to date).
+ */
+async function panThenClick(page: Page): Promise<void> {
+  const before_ = await panCounts(page);
+  await page.evaluate(`(() => {
+    const camera = window.__lineageUi.view.renderer.getCamera();
+    camera.setState({ x: camera.x + 0.05 });
+  })()`);
+  const moved = await panCounts(page);
+  assert.equal(moved.moved, before_.moved + 1, 'a small pan moves the layers');
+  assert.equal(moved.redrawn, before_.redrawn, 'and draws nothing');
+  assert.ok((await layerTransforms(page)).length >= 2, 'the drawn layers are moved');
+  await waitForRest(page);
+  assert.ok((await panCounts(page)).redrawn > moved.redrawn, 'redrawn at rest');
+  // A drag with the mouse goes the same way (sigma's mouse captor moves the camera).
+  const area = (await page.locator('#graph').boundingBox())!;
+  const dragged = await panCounts(page);
+  await page.mouse.move(area.x + area.width / 2, area.y + area.height - 40);
+  await page.mouse.down();
+  for (let step = 1; step <= 5; step++)
+    await page.mouse.move(area.x + area.width / 2 + step * 20, area.y + area.height - 40 - step * 10);
+  await page.mouse.up();
+  assert.ok((await panCounts(page)).moved > dragged.moved, 'a drag moves the layers');
+  await waitForRest(page);
+  // The node farthest from its nearest neighbor, zoomed in on (a redraw), then clicked where it is drawn.
+  const chosen = (await page.evaluate(`(() => {
+    const renderer = window.__lineageUi.view.renderer;
+    const placed = renderer.getGraph().nodes().map((node) => ({ node, ...renderer.getNodeDisplayData(node) }));
+    let best = null;
+    for (const p of placed) {
+      let nearest = Infinity;
+      for (const q of placed) if (q !== p) nearest = Math.min(nearest, Math.hypot(q.x - p.x, q.y - p.y));
+      if (!best || nearest > best.nearest) best = { node: p.node, x: p.x, y: p.y, nearest };
+    }
+    return best;
+  })()`)) as { node: string; x: number; y: number };
+  const zoomed = await panCounts(page);
+  await page.evaluate(
+    `window.__lineageUi.view.renderer.getCamera().setState({ x: ${chosen.x}, y: ${chosen.y}, ratio: 0.03 })`,
+  );
+  for (let attempt = 0; attempt < 200 && (await panCounts(page)).redrawn === zoomed.redrawn; attempt++)
+    await page.waitForTimeout(25);
+  const target = (await page.evaluate(`(() => {
+    const renderer = window.__lineageUi.view.renderer;
+    const stage = renderer.getContainer().getBoundingClientRect();
+    const at = renderer.framedGraphToViewport(renderer.getNodeDisplayData(${JSON.stringify(chosen.node)}));
+    return { node: ${JSON.stringify(chosen.node)}, x: stage.left + at.x, y: stage.top + at.y };
+  })()`)) as { node: string; x: number; y: number } | null;
+  assert.ok(target, 'the node is drawn');
+  await page.mouse.click(target.x, target.y);
+  await page.waitForURL((url) => url.searchParams.get('node') === target.node);
+}

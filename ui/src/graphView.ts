@@ -10,7 +10,7 @@ import { createNodeBorderProgram } from '@sigma/node-border';
 import { EdgeLineProgram, NodePointProgram } from 'sigma/rendering';
 import type { LineageEdge, LineageNode } from './api';
 import type { LayoutInput, LayoutResult } from './layout';
-import { createPanCache, PAN_MARGIN, type PanCacheCounts } from './panCache';
+import { createPanCache, PAN_MARGIN, type PanCacheControls, type PanCacheCounts } from './panCache';
 import {
   DIFF_COLORS,
   EDGE_TYPE_COLORS,
@@ -137,8 +137,8 @@ export class GraphView {
   figures: RenderFigures | undefined;
   /** Camera changes shown by moving the drawn layers, and full redraws (`panCache.ts`). */
   readonly panCounts: PanCacheCounts;
-  /** Shows or leaves out the (otherwise empty) layers of hovered and highlighted nodes (`panCache.ts`). */
-  private readonly showHoverLayers: (visible: boolean) => void;
+  /** The pan cache's margin and hover layers (`panCache.ts`). */
+  private readonly panCache: PanCacheControls;
 
   private static emptyGraph() {
     return new Graph<NodeAttributes, EdgeAttributes>({ type: 'directed', multi: true, allowSelfLoops: true });
@@ -171,8 +171,7 @@ export class GraphView {
       labelGridCellSize: 160,
       labelFont: 'system-ui, sans-serif',
       zIndex: true,
-      // The stage extends PAN_MARGIN pixels past each visible edge (panCache.ts): fit the graph in the visible part.
-      stagePadding: PAN_MARGIN + STAGE_PADDING,
+      stagePadding: STAGE_PADDING,
       // Nothing is hidden while moving: a pan moves what is drawn, so edges and labels stay.
       hideEdgesOnMove: false,
       hideLabelsOnMove: false,
@@ -184,7 +183,7 @@ export class GraphView {
     this.renderer.on('enterNode', ({ node }) => this.hover(node));
     this.renderer.on('leaveNode', () => this.hover(null));
     this.renderer.on('clickNode', ({ node }) => this.onNodeClick(node));
-    this.showHoverLayers = panCache.attach(this.renderer as unknown as Sigma).showHoverLayers;
+    this.panCache = panCache.attach(this.renderer as unknown as Sigma);
   }
 
   private reduceNode(
@@ -246,7 +245,7 @@ export class GraphView {
 
   private hover(node: string | null) {
     this.hovered = node;
-    this.showHoverLayers(this.hovered !== null || this.selected !== null);
+    this.panCache.showHoverLayers(this.hovered !== null || this.selected !== null);
     this.neighbors = node === null ? new Set() : new Set(this.graph.neighbors(node));
     this.renderer.refresh({ skipIndexation: true });
   }
@@ -256,7 +255,7 @@ export class GraphView {
     const selected = nodeId !== null && this.graph.hasNode(nodeId) ? nodeId : null;
     if (selected === this.selected) return;
     this.selected = selected;
-    this.showHoverLayers(this.hovered !== null || this.selected !== null);
+    this.panCache.showHoverLayers(this.hovered !== null || this.selected !== null);
     this.renderer.refresh({ skipIndexation: true });
   }
 
@@ -289,7 +288,7 @@ export class GraphView {
     // A new graph filled offline: sigma would otherwise handle one event per node and edge added.
     const graph = GraphView.emptyGraph();
     this.hovered = null;
-    this.showHoverLayers(this.selected !== null);
+    this.panCache.showHoverLayers(this.selected !== null);
     this.neighbors = new Set();
     this.marks = scene.marks ?? new Map();
     this.path = scene.path ?? new Set();
@@ -331,6 +330,13 @@ export class GraphView {
     for (const [name, value] of Object.entries(settings) as [keyof typeof settings, boolean][]) {
       if (this.renderer.getSetting(name) !== value) this.renderer.setSetting(name, value);
     }
+    // A large graph pans by moving what is drawn, over a stage wider than the view (panCache.ts),
+    // and sigma fits the graph in the visible part; a small one redraws, and its first frame, on a
+    // stage the size of the view, comes sooner.
+    const margin = scene.nodes.length > LARGE_GRAPH_NODES || edges.length > LARGE_GRAPH_EDGES ? PAN_MARGIN : 0;
+    this.panCache.setMargin(margin);
+    if (this.renderer.getSetting('stagePadding') !== margin + STAGE_PADDING)
+      this.renderer.setSetting('stagePadding', margin + STAGE_PADDING);
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
     this.graph = graph;
     this.renderer.setGraph(graph);

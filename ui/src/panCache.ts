@@ -10,11 +10,15 @@
  * leaves the margin, when anything else asks sigma to render (hover, selection, new graph), and
  * once the camera has been still for `SETTLE_MILLISECONDS` (so that hovering and clicking, which
  * read sigma's picking layer, see the current position).
+ *
+ * The margin is only worth it for large graphs: a larger stage makes the first frame slower (about
+ * 130 ms more on the demo graph, measured in turn with and without it), while a small graph redraws
+ * in a few milliseconds. `setMargin` sets it per graph, 0 drawing the visible view only.
  */
 import type Sigma from 'sigma';
 import type { CameraState } from 'sigma/types';
 
-/** Pixels drawn beyond each side of the visible view: a pan within this distance only moves the layers. */
+/** Pixels drawn beyond each side of the visible view for a large graph: a pan within this distance only moves the layers. */
 export const PAN_MARGIN = 320;
 /** Milliseconds without a camera change after which the view is redrawn in place (exact, picking up to date). */
 export const SETTLE_MILLISECONDS = 150;
@@ -25,23 +29,34 @@ export interface PanCacheCounts {
   redrawn: number;
 }
 
+/** What `attach` hands back: the controls of the pan cache over one renderer. */
+export interface PanCacheControls {
+  /** Shows or leaves out the layers of hovered and highlighted nodes (show them while there are any). */
+  showHoverLayers(visible: boolean): void;
+  /**
+   * Pixels of stage hidden beyond each side of the view (0 or more). Set it, and a sigma
+   * `stagePadding` of this much plus the usual padding, before sigma's next render (with no graph
+   * drawn, as `GraphView.show` does): the stage takes its size from its container at each render.
+   */
+  setMargin(margin: number): void;
+}
+
 /**
- * Puts sigma's stage inside `container` with `PAN_MARGIN` pixels hidden on each side, and answers
- * pure camera translations by moving the drawn layers. Call before creating the renderer with the
- * returned `stage` as its container and a `stagePadding` of `PAN_MARGIN` plus the usual padding;
- * then call `attach` with the renderer.
+ * Puts sigma's stage inside `container` (with no margin until `setMargin`), and answers pure camera
+ * translations by moving the drawn layers. Call before creating the renderer with the returned
+ * `stage` as its container, then call `attach` with the renderer.
  */
 export function createPanCache(container: HTMLElement): {
   stage: HTMLElement;
   counts: PanCacheCounts;
-  attach: (renderer: Sigma) => { showHoverLayers: (visible: boolean) => void };
+  attach: (renderer: Sigma) => PanCacheControls;
 } {
   container.style.overflow = 'hidden';
   const stage = document.createElement('div');
-  Object.assign(stage.style, { position: 'absolute', inset: `-${PAN_MARGIN}px` });
+  Object.assign(stage.style, { position: 'absolute', inset: '0' });
   container.append(stage);
   const counts: PanCacheCounts = { moved: 0, redrawn: 0 };
-  const attach = (renderer: Sigma) => attachPanCache(renderer, counts);
+  const attach = (renderer: Sigma) => attachPanCache(renderer, stage, counts);
   return { stage, counts, attach };
 }
 
@@ -52,8 +67,13 @@ export function createPanCache(container: HTMLElement): {
  * the compositor a pass over the whole view on every frame (measured: 20,000 nodes panned at 25 to
  * 28 frames per second with them, 38 to 47 without, at a load average of 9 to 11).
  */
-function attachPanCache(renderer: Sigma, counts: PanCacheCounts) {
+function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCounts): PanCacheControls {
   const camera = renderer.getCamera();
+  let margin = 0;
+  const setMargin = (pixels: number) => {
+    margin = pixels;
+    stage.style.inset = `-${pixels}px`;
+  };
   const canvases = renderer.getCanvases();
   if (canvases.edgeLabels) canvases.edgeLabels.style.display = 'none';
   const showHoverLayers = (visible: boolean) => {
@@ -84,7 +104,7 @@ function attachPanCache(renderer: Sigma, counts: PanCacheCounts) {
   camera.on('updated', () => {
     const state = camera.getState();
     const offset = drawn && state.ratio === drawn.ratio && state.angle === drawn.angle ? pixelOffset(state) : null;
-    if (!offset || Math.abs(offset.x) > PAN_MARGIN || Math.abs(offset.y) > PAN_MARGIN) {
+    if (!offset || Math.abs(offset.x) > margin || Math.abs(offset.y) > margin) {
       renderer.scheduleRender();
       return;
     }
@@ -96,7 +116,7 @@ function attachPanCache(renderer: Sigma, counts: PanCacheCounts) {
     settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
   });
 
-  return { showHoverLayers };
+  return { showHoverLayers, setMargin };
 
   /** Whole pixels by which the drawn picture must move to show the graph as seen from `state`. */
   function pixelOffset(state: CameraState) {
