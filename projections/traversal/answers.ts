@@ -128,12 +128,15 @@ export class AnswerBufferPool {
 export const answerBuffers = new AnswerBufferPool();
 
 /**
- * Bytes that all `JsonFragments` may hold together (64 MiB). Fragments are cached as traversals reach
+ * Bytes that all `JsonFragments` may hold together (32 MiB). Fragments are cached as traversals reach
  * them, so a server holds only the fragments of the nodes and edges its traversals answered; once the
  * budget is spent, answers that need a fragment not yet cached are serialized as a whole
- * (`serializeJson`), as before fragments existed.
+ * (`serializeJson`), as before fragments existed. The chunks are memory outside the JavaScript heap,
+ * which V8 counts: with 64 MiB, their growth set off a full collection of the API server's heap
+ * (about 0.5 s with the 100k-node benchmark graph); with 32 MiB it did not (docs/benchmarks.md,
+ * "Traversal answers on the layered DAG").
  */
-export const TRAVERSAL_FRAGMENT_BUDGET_BYTES = 64 * 2 ** 20;
+export const TRAVERSAL_FRAGMENT_BUDGET_BYTES = 32 * 2 ** 20;
 
 /** Bytes of the fragment chunks, and of the buffers their bookkeeping takes, held now by every `JsonFragments`. */
 let fragmentBytesInUse = 0;
@@ -198,7 +201,8 @@ export class JsonFragments {
    */
   add(item: number, json: string, fromEnd = json.length): boolean {
     if (this.#released) return false;
-    const length = Buffer.byteLength(json, 'utf8');
+    // Room for the longest UTF-8 form (3 bytes per UTF-16 unit), so that the string is encoded once.
+    const length = json.length * 3;
     let chunk = this.#chunks[this.#chunks.length - 1];
     const fits = chunk !== undefined && chunk.length - this.#used >= length;
     const bookkeeping = this.#chunkOf === undefined ? this.#count * 14 : 0;
@@ -220,12 +224,12 @@ export class JsonFragments {
     }
     this.#hold(grow + bookkeeping);
     const offset = this.#used;
-    chunk!.write(json, offset, length, 'utf8');
-    this.#used += length;
+    const written = chunk!.write(json, offset, 'utf8');
+    this.#used += written;
     this.#chunkOf![item] = this.#chunks.length;
     this.#offsetOf![item] = offset;
-    this.#lengthOf![item] = length;
-    this.#markOf![item] = length - fromEnd;
+    this.#lengthOf![item] = written;
+    this.#markOf![item] = written - fromEnd;
     return true;
   }
 

@@ -7,13 +7,17 @@
  *
  * This index numbers the nodes 0..n-1 and stores each direction's adjacency in compressed sparse
  * row form: `offsets[v]..offsets[v + 1]` are the positions, in `neighbours` and `edges`, of node `v`'s
- * edges. A walk is then integer arithmetic over typed arrays, with a generation-stamped visited
- * array instead of a `Set`. An answer is `JSON.stringify` of its objects, written into a reused
- * buffer (`serializeJson` in `answers.ts`). The index is immutable, like the revision it was built
- * from. (It used to cache every node's and edge's JSON outside the heap, in a fragment arena: about
- * half the p50 at 10 hops, for about 90 MB more resident memory on the benchmark graphs and 1 to 11 s
- * of warm-up CPU after each change; docs/benchmarks.md, "Traversal answers: fragment arena or
- * `JSON.stringify`".)
+ * edges. A walk is then integer arithmetic over typed arrays (scratch arrays reused by every walk),
+ * with a generation-stamped visited array instead of a `Set`. An answer is assembled from the UTF-8
+ * JSON of its nodes (as reached, with the hop's value spliced in) and edges, each serialized once,
+ * when a traversal first reaches it, into `JsonFragments` (`answers.ts`) within a budget shared by
+ * every index; the bytes are copied into a reused buffer, byte for byte `JSON.stringify` of the
+ * answer's objects. No object per reached node, no answer-sized string: little garbage per request.
+ * Past the budget, or once the index was dropped, the answer's objects are `JSON.stringify`ed
+ * (`serializeJson`). The index is immutable, like the revision it was built from. (Until November
+ * 2026 every fragment was serialized ahead, by a background warm-up, into an arena: about 90 MB more
+ * resident memory on the benchmark graphs and 1 to 11 s of CPU after each change; fragments are now
+ * cached only as they are asked for; docs/benchmarks.md, "Traversal answers".)
  *
  * The index reaches the same nodes, hops and edges as the graphology walk. Within one hop the order
  * may differ: the index keeps each node's edges in the order they were added, graphology groups
@@ -263,19 +267,28 @@ export class TraversalIndex {
     return { bytes: buffer.subarray(0, at), release };
   }
 
-  /** Caches the fragments of a walk's nodes and edges that are not cached yet; false when the budget is spent. */
+  /**
+   * Caches the fragments of a walk's nodes and edges that are not cached yet, when they are at most
+   * `FRAGMENTS_CACHED_PER_ANSWER`; false when there are more (nothing is cached then) or the budget is
+   * spent: the answer is then serialized from its objects.
+   */
   #cacheFragments(walk: Walk): boolean {
+    const nodeFragments = this.#nodeFragments;
+    const edgeFragments = this.#edgeFragments;
+    let missing = 0;
+    for (const node of walk.nodes) if (!nodeFragments.has(node)) missing += 1;
+    for (const edge of walk.edges) if (!edgeFragments.has(edge)) missing += 1;
+    if (missing > FRAGMENTS_CACHED_PER_ANSWER) return false;
     for (const node of walk.nodes) {
-      if (this.#nodeFragments.has(node)) continue;
+      if (nodeFragments.has(node)) continue;
       const json = JSON.stringify(reached(this.#nodes[node]!, 0));
       // After `attributes`, only `hop` and `catalog_type` (an enum value or null) follow: the last
       // match is the hop's own.
       const mark = json.lastIndexOf(HOP_MARK) + HOP_MARK.length - 1;
-      if (!this.#nodeFragments.add(node, json, json.length - mark)) return false;
+      if (!nodeFragments.add(node, json, json.length - mark)) return false;
     }
     for (const edge of walk.edges) {
-      if (!this.#edgeFragments.has(edge) && !this.#edgeFragments.add(edge, JSON.stringify(this.#edges[edge])))
-        return false;
+      if (!edgeFragments.has(edge) && !edgeFragments.add(edge, JSON.stringify(this.#edges[edge]))) return false;
     }
     return true;
   }
@@ -335,6 +348,15 @@ export class TraversalIndex {
     };
   }
 }
+
+/**
+ * Most fragments one answer caches (1,024). An answer with more fragments not cached yet is
+ * serialized from its objects and caches none: the first answer of a large walk costs what it did
+ * before fragments (caching each fragment on its own costs more than one `JSON.stringify`), and
+ * large answers, whose cost is mostly their size anyway, do not fill the budget. (Caching some and
+ * then serializing the objects too was slower than either, in process on both benchmark graphs.)
+ */
+const FRAGMENTS_CACHED_PER_ANSWER = 1_024;
 
 /** The byte `,`. */
 const COMMA = 0x2c;
