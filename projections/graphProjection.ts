@@ -4,9 +4,10 @@
  * OpenLineage views and the catalogs' pushes read from it, never from the store directly.
  *
  * `evolveGraph` is the fold, and only ever uses idempotent graphology operations keyed by node id and
- * edge key, so that replaying an event twice changes nothing. Graphs "as of" a revision or a time
- * are folded from the stream up to that point (`foldGraphAsOf`), from its start or from the nearest
- * snapshot before that point (`projections/snapshots.ts`).
+ * edge key, so that replaying an event twice changes nothing. Graphs "as of" a recent revision or
+ * time are views of the live graph through the history index the projection feeds
+ * (`projections/historyIndex.ts`); older ones are folded from the stream up to that point
+ * (`foldGraphAsOf`), from its start or from the nearest snapshot before it (`projections/snapshots.ts`).
  */
 import { MultiDirectedGraph } from 'graphology';
 import type { EventStore } from '../src/eventStore.js';
