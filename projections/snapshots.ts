@@ -3,7 +3,7 @@
  * table (`EventStore.snapshots`, `src/eventStore.ts`) so that `as_of` reads and diffs fold from the
  * nearest snapshot before the point asked instead of from the stream's start. The API reads recent
  * points from the history index instead (`projections/historyIndex.ts`); snapshots serve the points
- * before its base, and the commands that keep no index.
+ * before its base, and processes whose index is off (`historyIndexVersions` 0).
  *
  * - **Derived, never required.** The events stay the only source of truth. A snapshot that is
  *   missing, unreadable (its gzip checksum or JSON fails) or of another format is skipped: the read
