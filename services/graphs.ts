@@ -35,12 +35,7 @@ import { metricAttributes } from '../src/extraction/metrics.js';
 import { METRIC_SERIES_LIMIT, pointAt, type MetricPoint } from '../projections/metricsProjection.js';
 import { diffGraphAsOf, edgeLabel, readGraphAsOf } from '../projections/snapshots.js';
 import { stateOfView, viewOfState, type GraphView } from '../projections/historyIndex.js';
-import {
-  graphReader,
-  parseAsOf,
-  type GraphHistoryEntry,
-  type GraphState,
-} from '../projections/graphProjection.js';
+import { graphReader, parseAsOf, type GraphHistoryEntry, type GraphState } from '../projections/graphProjection.js';
 import {
   plainWholeGraph,
   serializeJson,
