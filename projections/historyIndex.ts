@@ -18,9 +18,9 @@
  *   versions, or, when the log between them is longer than the number of changed entities, among the
  *   chains), so their cost follows the change.
  * - **Bounded.** A graph keeps at most `maxVersions` versions (`DEFAULT_HISTORY_INDEX_VERSIONS`); past
- *   that, its base moves forward (in a later macrotask, so that a view handed out in this one stays
- *   valid) to keep the newest three quarters. Points before the base answer `undefined`: the caller
- *   falls back to the snapshots (`projections/snapshots.ts`).
+ *   that, its base moves forward to keep the newest three quarters: at once, unless a view was handed
+ *   out in this macrotask (then in a later one, so that the view stays valid). Points before the base
+ *   answer `undefined`: the caller falls back to the snapshots (`projections/snapshots.ts`).
  * - **Fed by the projection.** `createGraphProjection` (`projections/graphProjection.ts`) calls
  *   `before` and `after` around every graph event it applies, live or while catching up, in stream
  *   order, whichever process appended it.
@@ -601,15 +601,18 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
   const maxVersions = options.maxVersions ?? DEFAULT_HISTORY_INDEX_VERSIONS;
   const windows = new Map<string, { window: Window; state: GraphState }>();
   let trimScheduled = false;
+  // Whether a view was handed out in this macrotask (it may still be read: the base must not move).
+  let viewsOut = false;
 
+  const trimWindow = (window: Window, state: GraphState) => {
+    if (window.logRevisions.length <= maxVersions) return;
+    // Keep the newest three quarters of the bound, cut at an event's end.
+    const cut = window.logRevisions.length - Math.floor((maxVersions * 3) / 4) - 1;
+    moveBase(window, state, window.logRevisions[cut]!);
+  };
   const trim = () => {
     trimScheduled = false;
-    for (const { window, state } of windows.values()) {
-      if (window.logRevisions.length <= maxVersions) continue;
-      // Keep the newest three quarters of the bound, cut at an event's end.
-      const cut = window.logRevisions.length - Math.floor((maxVersions * 3) / 4) - 1;
-      moveBase(window, state, window.logRevisions[cut]!);
-    }
+    for (const { window, state } of windows.values()) trimWindow(window, state);
   };
   const windowOf = (state: GraphState) => windows.get(state.graphId)?.window;
 
@@ -633,7 +636,11 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       const window = windowOf(state);
       if (!window || headOf(window) + 1 !== event.revision) return;
       recordEvent(window, state, event);
-      if (window.logRevisions.length > maxVersions && !trimScheduled) {
+      if (window.logRevisions.length <= maxVersions) return;
+      // At once when no view can be in use (a catch-up, an import: memory stays bounded while it
+      // folds), else in a later macrotask.
+      if (!viewsOut) trimWindow(window, state);
+      else if (!trimScheduled) {
         trimScheduled = true;
         setImmediate(trim).unref();
       }
@@ -642,7 +649,12 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       const window = windowOf(state);
       const revision = window && resolveRevision(window, asOf);
       if (revision === undefined) return undefined;
-      return revision < 0 ? null : viewAt(window!, state, revision);
+      if (revision < 0) return null;
+      if (!viewsOut) {
+        viewsOut = true;
+        setImmediate(() => (viewsOut = false)).unref();
+      }
+      return viewAt(window!, state, revision);
     },
     diff(state, from, to) {
       const window = windowOf(state);
