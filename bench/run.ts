@@ -220,7 +220,8 @@ if (serverRss)
   );
 
 console.log(
-  '\nLayered DAG (100 layers of 1,000 topics and stream jobs, 3 parents each, 3,000 long-range edges): 10-hop traversals over HTTP, and the graphology walk in process',
+  '\nLayered DAG (100 layers of 1,000 topics and stream jobs, 3 parents each, 3,000 long-range edges): ' +
+    '10-hop traversals over HTTP, and the graphology walk in process',
 );
 const layered = await benchLayeredDag();
 console.table(layered.map((row) => ({ ...row, value: round(row.value, 2) })));

@@ -127,7 +127,7 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
       break;
     case 'NodesAdded':
     case 'NodesChanged':
-      for (const node of event.data.nodes) putNode(graph, node);
+      for (const node of event.data.nodes) putNode(graph, node, event.type === 'NodesAdded');
       entry.counts[event.type === 'NodesAdded' ? 'nodes_added' : 'nodes_changed'] += event.data.nodes.length;
       break;
     case 'NodesRemoved':
@@ -204,11 +204,21 @@ function residentEdgeKey(source: string, type: string, target: string): string {
 }
 
 /**
- * Adds a node, or replaces its attributes when it exists (one graphology call for a new node). A
- * changed node keeps the id string its node was first keyed by, which its edges share.
+ * Adds a node, or replaces its attributes when it exists. `likelyNew` (NodesAdded) tries the add
+ * first, one graphology call for a new node; otherwise (NodesChanged) the node is looked up first, so
+ * that no exception is thrown and caught per changed node. A changed node keeps the id string its
+ * node was first keyed by, which its edges share.
  */
-function putNode(graph: LineageGraphology, given: Node): void {
+function putNode(graph: LineageGraphology, given: Node, likelyNew: boolean): void {
   const node = residentNode(given);
+  if (!likelyNew) {
+    const existing = graph.hasNode(node.id) ? graph.getNodeAttributes(node.id) : undefined;
+    if (existing) {
+      node.id = existing.id;
+      graph.replaceNodeAttributes(node.id, node);
+      return;
+    }
+  }
   try {
     graph.addNode(node.id, node);
   } catch (error) {

@@ -28,9 +28,13 @@ function fill(path: string, values: PathValues): string {
   });
 }
 
+/** The node the path route is asked about (set once the graph is extracted). */
+let nodeForPath = '';
+
 /** Required query parameters of the GET routes that have some, by path. */
 function requiredQuery(path: string): string {
   if (path.endsWith('/diff')) return '?from=0';
+  if (path.endsWith('/path')) return `?from=${enc(nodeForPath)}&to=${enc(nodeForPath)}`;
   if (path.endsWith('/lineage/datasets/detail') || path.endsWith('/lineage/datasets/lineage'))
     return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=orders_enriched&direction=both`;
   if (path.endsWith('/lineage/jobs/detail'))
@@ -74,6 +78,7 @@ describe('reads are free: no GET appends to the store', () => {
     const task = await call(api.base, 'POST', '/api/v1/tasks/extract', { json: { environment_ids: [ENV] } });
     assert.equal(task.status, 202, task.text);
     assert.equal((await waitForTask(api.base, task.body.task_id)).body.status, 'completed');
+    nodeForPath = ids.orders;
     values = {
       graph_id: created.body.graph_id,
       node_id: ids.orders,
