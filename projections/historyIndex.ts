@@ -31,7 +31,14 @@ import type { GraphReader } from '../src/graph/changes.js';
 import { sameEdge, sameNode } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
 import type { AsOf, GraphState, LineageGraphology } from './graphProjection.js';
-import { edgeLabel, emptyChanges, sortChanges, type DiffEnd, type GraphStateDiff } from './snapshots.js';
+import {
+  edgeLabel,
+  emptyChanges,
+  forEachTouched,
+  sortChanges,
+  type DiffEnd,
+  type GraphStateDiff,
+} from './snapshots.js';
 
 /** Versions (node and edge values after an event) a graph keeps in its history index, by default. */
 export const DEFAULT_HISTORY_INDEX_VERSIONS = 250_000;
@@ -245,30 +252,7 @@ function noteTouched(window: Window, state: GraphState, event: StoredLineageEven
       window.edges.set(key, [window.baseRevision, value, SINCE_BASE]);
     }
   };
-  switch (event.type) {
-    case 'GraphCreated':
-    case 'GraphDeleted':
-      graph.forEachNode((id) => node(id));
-      graph.forEachEdge((key) => edge(key));
-      break;
-    case 'NodesAdded':
-    case 'NodesChanged':
-      for (const added of event.data.nodes) node(added.id);
-      break;
-    case 'NodesRemoved':
-      for (const id of event.data.node_ids) {
-        node(id);
-        if (graph.hasNode(id)) graph.forEachEdge(id, (key) => edge(key));
-      }
-      break;
-    case 'EdgesAdded':
-    case 'EdgesChanged':
-    case 'EdgesRemoved':
-      for (const changed of event.data.edges) edge(edgeKey(changed));
-      break;
-    default:
-      break;
-  }
+  forEachTouched(state, event, node, edge);
 }
 
 /** Appends the version of each pending key after the event (as `read` finds it now); answers how many. */

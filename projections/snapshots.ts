@@ -474,19 +474,19 @@ async function replayable(
   return nearest === undefined || nearest.revision - at <= interval;
 }
 
-/** Notes the value, before `event`, of every node and edge it may change (the first time each is seen). */
-function noteBefore(
+/**
+ * Calls `node` with the id of every node and `edge` with the key of every edge that `event` may
+ * change in `state`, read before the event is applied: a GraphCreated or GraphDeleted touches
+ * everything, a node removal also the edges it takes with it. Used by the diff from snapshots and by
+ * the history index (`./historyIndex.ts`).
+ */
+export function forEachTouched(
   state: GraphState,
   event: StoredLineageEvent,
-  touched: { nodes: Map<string, Node | null>; edges: Map<string, Edge | null> },
+  node: (id: string) => void,
+  edge: (key: string) => void,
 ): void {
   const { graph } = state;
-  const node = (id: string) => {
-    if (!touched.nodes.has(id)) touched.nodes.set(id, graph.hasNode(id) ? graph.getNodeAttributes(id) : null);
-  };
-  const edge = (key: string) => {
-    if (!touched.edges.has(key)) touched.edges.set(key, graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null);
-  };
   switch (event.type) {
     case 'GraphCreated':
     case 'GraphDeleted':
@@ -511,6 +511,25 @@ function noteBefore(
     default:
       break;
   }
+}
+
+/** Notes the value, before `event`, of every node and edge it may change (the first time each is seen). */
+function noteBefore(
+  state: GraphState,
+  event: StoredLineageEvent,
+  touched: { nodes: Map<string, Node | null>; edges: Map<string, Edge | null> },
+): void {
+  const { graph } = state;
+  forEachTouched(
+    state,
+    event,
+    (id) => {
+      if (!touched.nodes.has(id)) touched.nodes.set(id, graph.hasNode(id) ? graph.getNodeAttributes(id) : null);
+    },
+    (key) => {
+      if (!touched.edges.has(key)) touched.edges.set(key, graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null);
+    },
+  );
 }
 
 /** The changes among the touched nodes and edges: their noted values against the state reached. */
