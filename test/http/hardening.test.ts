@@ -5,7 +5,7 @@
  * limit, security headers, stalled uploads, and the shared platform budget. Real sockets on 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createHttpClient, createPlatformBudgets } from '../../infra/confluent/httpClient.js';
@@ -275,16 +275,7 @@ describe('hardening: slow clients', () => {
   it('closes stalled connections when the app closes', async () => {
     const api = await startApi();
     const { port } = new URL(api.base);
-    const socket = connect(Number(port), '127.0.0.1');
-    socket.setEncoding('utf8');
-    socket.on('error', () => undefined);
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    // A keep-alive connection the server knows (one answered request), then an upload that stalls.
-    socket.write('GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
-    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
-    socket.write(
-      'POST /api/v1/lineage HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{',
-    );
+    const socket = await stalledUpload(port);
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     await api.dispose(); // would hang on the stalled upload before the fix
     await closed;
@@ -292,19 +283,28 @@ describe('hardening: slow clients', () => {
   });
 });
 
+/**
+ * A keep-alive connection the server knows (one answered request), then an upload that stalls after
+ * its first byte of 1,000: what a slow or dead client leaves open.
+ */
+async function stalledUpload(port: string): Promise<Socket> {
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.setEncoding('utf8');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.write('GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+  await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  socket.write(
+    'POST /api/v1/lineage HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{',
+  );
+  return socket;
+}
+
 describe('hardening: shutdown', () => {
   it('exits 0 on SIGTERM while an upload is stalled', async () => {
     const child = await startApiProcess({ LINEAGE_SVC_STORAGE__BACKEND: 'memory' });
     const { port } = new URL(child.base);
-    const socket = connect(Number(port), '127.0.0.1');
-    socket.setEncoding('utf8');
-    socket.on('error', () => undefined);
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write('GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
-    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
-    socket.write(
-      'POST /api/v1/lineage HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{',
-    );
+    await stalledUpload(port);
     await child.stop();
     assert.equal(child.child.exitCode, 0, child.output().slice(-2000));
     assert.doesNotMatch(child.output(), /killed by timeout/);
