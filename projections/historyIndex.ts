@@ -30,7 +30,7 @@ import type { StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { sameEdge, sameNode } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
-import type { AsOf, GraphState, LineageGraphology } from './graphProjection.js';
+import { graphReader, type AsOf, type GraphState, type LineageGraphology } from './graphProjection.js';
 import {
   edgeLabel,
   emptyChanges,
@@ -49,18 +49,11 @@ export interface HistoryIndexOptions {
   maxVersions?: number;
 }
 
-/** A graph at one point: its fields, its nodes and edges (a `GraphReader`), and their counts. */
-export interface GraphView extends GraphReader {
-  graphId: string;
-  name: string | null;
-  description: string | null;
-  /** ISO 8601 times, as in `GraphState`. */
-  createdAt: string | null;
-  updatedAt: string | null;
-  revision: number;
-  position: number;
-  deleted: boolean;
-  skippedEdges: number;
+/**
+ * A graph at one point: the fields of its `GraphState` (all but the graph and its history), its nodes
+ * and edges (a `GraphReader`), and their counts.
+ */
+export interface GraphView extends Omit<GraphState, 'graph' | 'history'>, GraphReader {
   nodeCount: number;
   edgeCount: number;
   /** Calls `callback` with every node, in the graph's order (graphology's insertion order). */
@@ -435,10 +428,7 @@ export function viewOfState(state: GraphState): GraphView {
     skippedEdges: state.skippedEdges,
     nodeCount: graph.order,
     edgeCount: graph.size,
-    getNode: (id) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined),
-    getEdge: (key) => (graph.hasEdge(key) ? graph.getEdgeAttributes(key) : undefined),
-    nodes: () => graph.mapNodes((_, node) => node),
-    edges: () => graph.mapEdges((_, edge) => edge),
+    ...graphReader(state),
     forEachNode: (callback) => graph.forEachNode((_, node) => callback(node)),
     forEachEdge: (callback) => graph.forEachEdge((_, edge) => callback(edge)),
     graphology: () => graph,
