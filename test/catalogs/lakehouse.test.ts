@@ -4,7 +4,8 @@
  * polling), enrichment of the lakehouse table extracted from the platform demo scenario (attributes,
  * downstream discovery with `derived` tables and TRANSFORMS edges, recursing), and push (properties,
  * comment and bridge rows as recorded by the simulator; bridge creation refused while properties
- * and comments still apply).
+ * and comments still apply; a missing table, a forbidden one and one the principal may not modify
+ * reported per table while the others are written; a second push writes nothing).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -170,6 +171,7 @@ describe('lakehouse enrichment', () => {
         `s3://acme-tableflow-managed/retail_prod/${DEDICATED}/orders_enriched`,
       );
       assert.equal(enrichment.attributes.updated_at, new Date(1733043100000).toISOString());
+      assert.equal(enrichment.attributes.data_source_format, 'DELTA');
       assert.deepEqual((enrichment.attributes.columns as unknown[])[0], {
         name: 'order_id',
         type: 'string',
@@ -436,6 +438,72 @@ describe('lakehouse push', () => {
         /^bridge table retail_prod\.default\.stream_lineage: not created: FAILED .*does not have CREATE TABLE/,
       );
       assert.equal(sim.table('retail_prod.default.stream_lineage'), undefined);
+      assert.ok(sim.table(TABLE)!.properties['lineage_svc.upstream_chain']);
+    });
+  });
+
+  it('reports a missing table, a forbidden one and one it may not modify per table, and still writes the others', async () => {
+    const GHOST_ID = lakehouseTableId(PROD, 'retail_prod', 'gold', 'ghost_table');
+    const scenario: LakehouseScenario = {
+      ...demo,
+      tables: demo.tables.map((t) =>
+        t.full_name === 'retail_prod.gold.daily_revenue' ? { ...t, modify_denied: true } : t,
+      ),
+    };
+    await withLakehouse(scenario, async (sim) => {
+      const port = client(sim);
+      // A table the graph knows (downstream of the Tableflow table) and Unity Catalog does not.
+      const withGhost: LineageGraph = {
+        nodes: [
+          ...extracted.nodes,
+          {
+            id: GHOST_ID,
+            node_type: 'CATALOG_TABLE',
+            system: 'LAKEHOUSE',
+            qualified_name: 'retail_prod.gold.ghost_table',
+            display_name: 'ghost_table',
+            environment_id: PROD,
+            cluster_id: DEDICATED,
+            catalog_type: 'LAKEHOUSE_CATALOG',
+            attributes: {},
+          },
+        ],
+        edges: [...extracted.edges, { src_id: TABLE_ID, dst_id: GHOST_ID, edge_type: 'TRANSFORMS', attributes: {} }],
+      };
+      const enrichment = await lakehouseProvider.enrich(withGhost, { port });
+      assert.deepEqual(
+        enrichment.enrichments.map((e) => e.node_id),
+        [TABLE_ID],
+        'the Tableflow table is enriched although the table beside it is missing',
+      );
+      assert.match(
+        enrichment.warnings.join('\n'),
+        /retail_prod\.gold\.ghost_table skipped: .*HTTP 404 TABLE_DOES_NOT_EXIST/,
+      );
+      assert.match(enrichment.warnings.join('\n'), /margin_restricted skipped: .*HTTP 403 PERMISSION_DENIED/);
+      assert.equal(
+        enrichment.newNodes.find((n) => n.id === GOLD_ID)?.attributes?.owner,
+        'analytics@acme-retail.com',
+        'discovery walks on past both faults',
+      );
+
+      const graph = applyEnrichment(withGhost, enrichment);
+      const result = await lakehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port, now });
+      const byName = Object.fromEntries(result.results.map((r) => [r.name, r]));
+      assert.deepEqual(Object.fromEntries(result.results.map((r) => [r.name, r.status])), {
+        'retail_prod.finance.margin_restricted': 'skipped',
+        'retail_prod.gold.daily_revenue': 'skipped',
+        'retail_prod.gold.ghost_table': 'skipped',
+        'retail_prod.gold.revenue_dashboard': 'updated',
+        [TABLE]: 'updated',
+      });
+      assert.match(byName['retail_prod.gold.ghost_table']!.reason!, /^not readable: .*HTTP 404 TABLE_DOES_NOT_EXIST/);
+      assert.match(byName['retail_prod.finance.margin_restricted']!.reason!, /^not readable: .*PERMISSION_DENIED/);
+      assert.match(byName['retail_prod.gold.daily_revenue']!.reason!, /properties not set: .*MODIFY/);
+      assert.equal(result.tables_updated, 2);
+      assert.deepEqual(result.errors, []);
+      assert.equal(sim.table('retail_prod.gold.daily_revenue')!.properties['lineage_svc.upstream_chain'], undefined);
+      assert.ok(sim.table('retail_prod.gold.revenue_dashboard')!.properties['lineage_svc.upstream_chain']);
       assert.ok(sim.table(TABLE)!.properties['lineage_svc.upstream_chain']);
     });
   });
