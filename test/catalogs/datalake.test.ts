@@ -11,7 +11,9 @@
  * read back with GetTable, Iceberg parameters and the user's description kept, `lineage_svc.*`
  * keys of earlier pushes dropped), a missing table is skipped with a warning; the SDK's standard
  * retries against an endpoint that always fails; `POST /api/v1/push/datalake` over a real socket;
- * the watcher's `--push-datalake` pusher.
+ * the watcher's `--push-datalake` pusher; access denials of one table (on read, or on update only,
+ * answered by a front that forwards every other call to moto) and a missing table reported per
+ * table while the others are enriched and written, and a second push that writes nothing.
  */
 import assert from 'node:assert/strict';
 import { motoInstalled, startMoto } from '../helpers/moto.js';
@@ -358,6 +360,80 @@ const ORIGINAL_TABLE = {
   PartitionKeys: [{ Name: 'order_date', Type: 'date' }],
 };
 
+/** A Glue operation as the SDK sends it: the `X-Amz-Target` operation and the table it names. */
+interface GlueCall {
+  operation: string;
+  database: string | undefined;
+  table: string | undefined;
+}
+
+/**
+ * A front for moto on 127.0.0.1 that answers `AccessDeniedException` (HTTP 400, AWS JSON 1.1, the
+ * message IAM gives) for the calls `denied` picks and forwards every other call to moto unchanged.
+ * moto authorizes Glue actions against the resource `*` only, so a denial of one table (an IAM or
+ * Lake Formation policy on its ARN) cannot be set up in moto itself. `calls` lists what reached it.
+ */
+async function startGlueAccessFront(
+  target: string,
+  denied: (call: GlueCall) => boolean,
+): Promise<{ url: string; calls: GlueCall[]; close(): Promise<void> }> {
+  const calls: GlueCall[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks);
+        const input = JSON.parse(body.toString('utf8') || '{}') as {
+          DatabaseName?: string;
+          Name?: string;
+          TableInput?: { Name?: string };
+        };
+        const operation = String(req.headers['x-amz-target'] ?? '').replace(/^AWSGlue\./, '');
+        const call = { operation, database: input.DatabaseName, table: input.Name ?? input.TableInput?.Name };
+        calls.push(call);
+        if (denied(call)) {
+          res.writeHead(400, {
+            'content-type': 'application/x-amz-json-1.1',
+            'x-amzn-errortype': 'AccessDeniedException',
+            'x-amzn-requestid': '7e1c5a52-5f0e-4b8e-9d3b-2f1f8c6a9b10',
+          });
+          res.end(
+            JSON.stringify({
+              __type: 'AccessDeniedException',
+              Message:
+                `User: arn:aws:iam::123456789012:user/lineage-svc is not authorized to perform: glue:${operation} ` +
+                `on resource: arn:aws:glue:${REGION}:123456789012:table/${call.database}/${call.table} ` +
+                `because no identity-based policy allows the glue:${operation} action`,
+            }),
+          );
+          return;
+        }
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+        ) as Record<string, string>;
+        const answer = await fetch(`${target}${req.url ?? '/'}`, { method: req.method, headers, body });
+        res.writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'application/x-amz-json-1.1',
+          ...(answer.headers.get('x-amzn-errortype')
+            ? { 'x-amzn-errortype': answer.headers.get('x-amzn-errortype')! }
+            : {}),
+        });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })().catch((error: unknown) => {
+        res.writeHead(502);
+        res.end(String(error));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe(
   'datalake against moto',
   { skip: motoInstalled ? false : 'moto not installed: Glue integration not tested' },
@@ -632,6 +708,93 @@ describe(
         assert.equal(ghost.Parameters?.['lineage_svc.environment_id'], PROD);
       } finally {
         await api.dispose();
+      }
+    });
+
+    it('reports an access denial and a missing table per table, writes the others, and a second push changes nothing', async () => {
+      // Four tables materialized from the same stream table: one writable, one the principal may not
+      // read, one it may read but not update, one Glue does not have.
+      const names = ['fresh_orders', 'restricted_orders', 'readonly_orders', 'missing_orders'];
+      for (const name of ['fresh_orders', 'restricted_orders', 'readonly_orders'])
+        await sdk.send(
+          new CreateTableCommand({
+            DatabaseName: DATABASE,
+            TableInput: { ...ORIGINAL_TABLE, Name: name, Parameters: { table_type: 'ICEBERG' } },
+          }),
+        );
+      const source = materializedTableId(PROD, DEDICATED, 'orders_enriched');
+      const ids = names.map((name) => datalakeTableId(REGION, DATABASE, name));
+      const local: LineageGraph = {
+        nodes: [
+          ...graph.nodes.filter((n) => n.system !== 'DATALAKE'),
+          ...names.map((name, i) => datalakeNode(ids[i]!, `${DATABASE}/${name}`, { region: REGION })),
+        ],
+        edges: [
+          ...graph.edges.filter((e) => !e.dst_id.startsWith('datalake:')),
+          ...ids.map((id) => ({ src_id: source, dst_id: id, edge_type: 'MATERIALIZES' as const, attributes: {} })),
+        ],
+      };
+      const front = await startGlueAccessFront(
+        moto.url,
+        (call) =>
+          call.table === 'restricted_orders' || (call.table === 'readonly_orders' && call.operation === 'UpdateTable'),
+      );
+      const port = createGlueClient({ region: REGION, endpoint: front.url });
+      const read = async (name: string) =>
+        (await sdk.send(new GetTableCommand({ DatabaseName: DATABASE, Name: name }))).Table!;
+      try {
+        const enriched = await datalakeProvider.enrich(local, { port });
+        assert.deepEqual(enriched.enrichments.map((e) => e.node_id).sort(), [ids[0], ids[2]].sort());
+        const warnings = [...enriched.warnings].sort();
+        assert.equal(warnings.length, 2, warnings.join('\n'));
+        assert.match(warnings[0]!, /missing_orders \(eu-west-1\) skipped: .*EntityNotFoundException/);
+        assert.match(warnings[1]!, /restricted_orders \(eu-west-1\) skipped: .*AccessDeniedException/);
+
+        const first = await datalakeProvider.push(applyEnrichment(local, enriched), DEFAULT_PUSH_OPTIONS, {
+          port,
+          now: new Date('2025-07-01T08:00:00Z'),
+        });
+        const statuses = (result: typeof first) => Object.fromEntries(result.results.map((r) => [r.name, r.status]));
+        assert.deepEqual(statuses(first), {
+          [`${DATABASE}/fresh_orders`]: 'updated',
+          [`${DATABASE}/missing_orders`]: 'skipped',
+          [`${DATABASE}/readonly_orders`]: 'skipped',
+          [`${DATABASE}/restricted_orders`]: 'skipped',
+        });
+        const reasons = Object.fromEntries(first.results.map((r) => [r.name, r.reason ?? '']));
+        assert.match(reasons[`${DATABASE}/missing_orders`]!, /^not read: .*EntityNotFoundException/);
+        assert.match(reasons[`${DATABASE}/restricted_orders`]!, /^not read: .*AccessDeniedException.*glue:GetTable/);
+        assert.match(
+          reasons[`${DATABASE}/readonly_orders`]!,
+          /^not updated: .*AccessDeniedException.*glue:UpdateTable/,
+        );
+        assert.deepEqual([first.tables_updated, first.errors, first.skipped.length], [1, [], 3]);
+        assert.equal((await read('fresh_orders')).Parameters?.['lineage_svc.last_synced'], '2025-07-01T08:00:00Z');
+        assert.equal((await read('readonly_orders')).Parameters?.['lineage_svc.last_synced'], undefined);
+
+        // The same push a day later: Glue already holds that lineage, so nothing is written.
+        const before = await Promise.all(names.slice(0, 3).map(read));
+        const updatesBefore = front.calls.filter((call) => call.operation === 'UpdateTable').length;
+        const second = await datalakeProvider.push(applyEnrichment(local, enriched), DEFAULT_PUSH_OPTIONS, {
+          port,
+          now: new Date('2025-07-02T08:00:00Z'),
+        });
+        assert.deepEqual(statuses(second), { ...statuses(first), [`${DATABASE}/fresh_orders`]: 'unchanged' });
+        assert.deepEqual([second.tables_updated, second.properties_set, second.comments_set], [0, 0, 0]);
+        assert.equal(
+          front.calls.filter((call) => call.operation === 'UpdateTable').length,
+          updatesBefore + 1,
+          'only the update the read-only table is refused',
+        );
+        const after = await Promise.all(names.slice(0, 3).map(read));
+        assert.deepEqual(
+          after.map((t) => [t.VersionId, t.Parameters, t.Description]),
+          before.map((t) => [t.VersionId, t.Parameters, t.Description]),
+          'the catalog is left as it was',
+        );
+      } finally {
+        port.destroy();
+        await front.close();
       }
     });
   },
