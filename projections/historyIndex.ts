@@ -10,6 +10,10 @@
  *   fields (name, description, creation time, deleted, skipped edges) each time they change; and the
  *   ids present at the base in their order. A node or edge no event touched since the base has the
  *   same value at every point of the window: the live graph's.
+ * - **Not the creation.** The write that creates a graph (its `GraphCreated` and the rest of that
+ *   append: an import, a first extraction) keeps no versions: the base is the end of that write, so
+ *   that a 100,000-node import costs the index only the ids present at its base. Points inside it
+ *   answer `undefined`, like points before a moved base.
  * - **`as_of(R)`** is a read view (`GraphView`): the live graph with each changed entity replaced by
  *   its version at R. Nodes and edges are listed in the order the fold from the start gives
  *   (graphology's insertion order): those present since the base without a break in the base's
@@ -226,6 +230,21 @@ function resolveRevision(window: Window, asOf: AsOf): number | undefined {
   const limit = Date.parse(asOf.time);
   if (!(window.baseMaxTime <= limit)) return undefined;
   return window.baseRevision + firstAbove(window.maxTimes, limit);
+}
+
+/**
+ * Whether `event` belongs to the write that creates the graph: its `GraphCreated`, or a later event of
+ * the same append (same correlation id) while that is still the graph's last history entry. The index
+ * keeps no versions of that write (an import's or a first extraction's hundreds of thousands of
+ * nodes and edges): its window opens after it, and points inside it come from the snapshots.
+ */
+function partOfCreation(state: GraphState, event: StoredLineageEvent): boolean {
+  if (event.type === 'GraphCreated') return true;
+  const last = state.history[state.history.length - 1];
+  const correlationId = event.metadata.correlation_id ?? null;
+  return (
+    last !== undefined && last.kind === 'created' && correlationId !== null && last.correlation_id === correlationId
+  );
 }
 
 /** Notes the keys `event` may change, and opens a chain (with the value now) for each new one. */
@@ -589,12 +608,22 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
     for (const { window, state } of windows.values()) trimWindow(window, state);
   };
   const windowOf = (state: GraphState) => windows.get(state.graphId)?.window;
+  // The window of a graph, opened at its head when it has none (after its creation, or a gap).
+  const settledWindow = (state: GraphState) => {
+    const window = windowOf(state);
+    if (window && headOf(window) === state.revision) return window;
+    if (state.revision < 0) return undefined;
+    const opened = openWindow(state);
+    windows.set(state.graphId, { window: opened, state });
+    return opened;
+  };
 
   return {
     before(state, event) {
       let window = windowOf(state);
-      if (event.revision !== state.revision + 1) {
-        // The projection holds a state this index cannot place (a gap): start again after this event.
+      if (event.revision !== state.revision + 1 || partOfCreation(state, event)) {
+        // A gap (the projection holds a state this index cannot place), or the write that creates the
+        // graph, which keeps no versions: the window opens again after this event.
         windows.delete(state.graphId);
         return;
       }
@@ -620,7 +649,7 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       }
     },
     view(state, asOf) {
-      const window = windowOf(state);
+      const window = settledWindow(state);
       const revision = window && resolveRevision(window, asOf);
       if (revision === undefined) return undefined;
       if (revision < 0) return null;
@@ -631,7 +660,7 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       return viewAt(window!, state, revision);
     },
     diff(state, from, to) {
-      const window = windowOf(state);
+      const window = settledWindow(state);
       if (!window) return undefined;
       const [start, end] = [resolveRevision(window, from), resolveRevision(window, to)];
       if (start === undefined || end === undefined) return undefined;
