@@ -12,8 +12,10 @@
  * (one per topic of the BigQuery sink) enriched end to end, downstream discovery through
  * `searchLinks` (derived tables, TRANSFORMS, catalog jobs, two levels; link search faults;
  * paging, cycles and the depth bound), push end to end (one event per pushed job node, normalized
- * namespaces, idempotent re-push through `requestId`, unchanged through the ledger), application-
- * default credentials missing, `POST /api/v1/push/warehouse` and `GET /api/v1/catalogs`.
+ * namespaces, idempotent re-push through `requestId`, unchanged through the ledger), a permission
+ * fault on one job reported for that job while the others are sent (and only that job sent by the
+ * next push), application-default credentials missing, `POST /api/v1/push/warehouse` and
+ * `GET /api/v1/catalogs`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -639,6 +641,7 @@ describe('warehouse provider against the Google simulator', () => {
       'Revenue per one-minute window, written by the BigQuery sink connector',
     );
     assert.deepEqual(revenue.attributes!.labels, { owner: 'analytics', source: 'confluent' });
+    assert.equal(revenue.attributes!.location, 'US');
     assert.deepEqual((revenue.attributes!.columns as unknown[])[0], {
       name: 'window_start',
       type: 'TIMESTAMP',
@@ -853,6 +856,63 @@ describe('warehouse provider against the Google simulator', () => {
       first.results.filter((r) => r.status !== 'skipped').map(() => 'unchanged'),
     );
     assert.equal(google.lineageEvents().length, before + sent.length, 'nothing sent the second time');
+  });
+
+  it('reports a permission fault on one job for that job and sends the others; the next push sends only that job', async () => {
+    const ledger = createMemoryPushLedger();
+    const at = (minutes: number) => new Date(NOW.getTime() + 2 * 86_400_000 + minutes * 60_000);
+    const expected = warehouseEvents(graph, NOW).events.length;
+    const sentSince = (count: number) => google.lineageEvents().slice(count);
+    const jobs = (result: { results: Array<{ kind: string; name: string; status: string }> }) =>
+      result.results.filter((r) => r.kind === 'job' && r.status !== 'skipped');
+    // The first event Google receives is refused: the caller may not write lineage there.
+    google.injectFault({ api: 'warehouse.lineage.processOpenLineageRunEvent', status: 403, times: 1 });
+    let before = google.lineageEvents().length;
+    const first = await warehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port: client, now: at(0), ledger });
+    google.clearFaults();
+    const failed = jobs(first).filter((r) => r.status === 'failed');
+    assert.equal(failed.length, 1, JSON.stringify(first.results));
+    assert.match(first.results.find((r) => r.status === 'failed')!.error!, /^not sent: .*HTTP 403/);
+    assert.deepEqual(
+      jobs(first)
+        .filter((r) => r.status !== 'failed')
+        .map((r) => r.status),
+      Array(expected - 1).fill('updated'),
+    );
+    assert.equal(first.errors.length, 1);
+    assert.ok(first.errors[0]!.startsWith(`${failed[0]!.name} (run `), first.errors[0]);
+    assert.equal(first.tables_updated, expected - 1);
+    assert.equal(sentSince(before).length, expected - 1, 'the other events are sent');
+
+    before = google.lineageEvents().length;
+    const second = await warehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port: client, now: at(1), ledger });
+    assert.deepEqual(second.errors, []);
+    assert.deepEqual(
+      Object.fromEntries(jobs(second).map((r) => [r.name, r.status])),
+      Object.fromEntries(jobs(first).map((r) => [r.name, r.status === 'failed' ? 'updated' : 'unchanged'])),
+    );
+    assert.deepEqual(
+      sentSince(before).map((r) => processName(r.event as unknown as RunEvent)),
+      [failed[0]!.name],
+      'only the job refused the first time is sent',
+    );
+
+    // Nothing changed since: no event, and Dataplex holds the same entries (each gets its schema aspect
+    // again by PATCH, with the same content: only Google's updateTime moves).
+    before = google.lineageEvents().length;
+    const entries = () =>
+      Object.fromEntries(
+        Object.entries(google.dataplexEntries()).map(([id, { updateTime: _moved, ...entry }]) => [id, entry]),
+      );
+    const registered = entries();
+    const third = await warehouseProvider.push(graph, DEFAULT_PUSH_OPTIONS, { port: client, now: at(2), ledger });
+    assert.deepEqual([third.tables_updated, third.errors], [0, []]);
+    assert.deepEqual(
+      jobs(third).map((r) => r.status),
+      Array(expected).fill('unchanged'),
+    );
+    assert.equal(sentSince(before).length, 0);
+    assert.deepEqual(entries(), registered, 'the Dataplex entries hold what they held');
   });
 
   it('names the variables when neither a token nor application-default credentials exist', async () => {
