@@ -1,10 +1,14 @@
 /**
  * `lineage-svc-extract` (a child process, through tsx) with exactly one catalog configured sees
- * that catalog's enrichment: the datalake alone (AWS Glue in moto, on a free port; skipped with a
- * printed notice when moto is not installed) and the warehouse alone (BigQuery in the Google
- * simulator). The extraction does not build datalake or warehouse tables from the platform demo
- * yet, so each run enriches a graph file holding the table (`--enrich-only`), the same code path
- * as the enrichment after an extraction (`services/extraction.ts`).
+ * that catalog's enrichment, and only that one: the datalake alone (AWS Glue in moto, on a free
+ * port; skipped with a printed notice when moto is not installed) and the warehouse alone
+ * (BigQuery and the Data Lineage API in the Google simulator).
+ *
+ * Each catalog is checked twice: after a full extraction of the platform demo (the datalake table
+ * of a Tableflow Glue integration, the warehouse tables of the BigQuery sink connector; enrichment
+ * by `runExtraction`), and with `--enrich-only` on a graph file holding one table (enrichment by
+ * `enrichAndRecordGraph`). Both runs record the enrichment in the store (sqlite, a folder per run)
+ * as events with cause `enrichment`, read back here.
  */
 import assert from 'node:assert/strict';
 import { motoInstalled, startMoto } from '../helpers/moto.js';
@@ -13,25 +17,46 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CreateDatabaseCommand, CreateTableCommand, GlueClient } from '@aws-sdk/client-glue';
+import type { ChildProcess } from 'node:child_process';
+import { createEventStore } from '../../infra/eventStore/createEventStore.js';
 import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
-import { loadGoogleScenario, startGoogleSimulator } from '../../simulators/google/index.js';
-import { datalakeTableId, warehouseTableId } from '../../src/graph/ids.js';
+import { loadGoogleScenario, startGoogleSimulator, type GoogleSimulator } from '../../simulators/google/index.js';
+import { streams } from '../../src/events.js';
+import { catalogJobId, datalakeTableId, lakehouseTableId, warehouseTableId } from '../../src/graph/ids.js';
 import type { LineageGraph, Node } from '../../src/graph/model.js';
-import { PROD, cliEnv, runExtractCommand } from '../extraction/helpers.js';
+import { DEFAULT_GRAPH_NAME, graphIdForName } from '../../src/graphCommands.js';
+import { DEDICATED, PROD, cliEnv, runExtractCommand } from '../extraction/helpers.js';
 
 const REGION = 'eu-west-1';
+const DATABASE = 'retail_lake';
 const AWS_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
+const PROJECT = 'acme-analytics';
+const DATASET = 'retail_reporting';
+const LAKEHOUSE_TABLE_ID = lakehouseTableId(PROD, 'retail_prod', DEDICATED, 'orders_enriched');
 if (!motoInstalled)
-  process.stdout.write('# notice: moto is not installed; the datalake-only extract test is skipped\n');
+  process.stdout.write('# notice: moto is not installed; the datalake-only extract tests are skipped\n');
 
 let platform: PlatformSimulator;
+let google: GoogleSimulator;
 let folder: string;
 before(async () => {
-  platform = await startPlatformSimulator({ scenario: await loadScenario('demo') });
+  // The demo estate plus a Tableflow AwsGlue integration, so that the extraction has a datalake table.
+  const scenario = await loadScenario('demo');
+  const cluster = scenario.environments.find((e) => e.id === PROD)!.kafka_clusters.find((c) => c.id === DEDICATED)!;
+  cluster.tableflow.catalog_integrations.push({
+    id: 'tci-g1u3e5',
+    display_name: 'acme-glue',
+    config: { kind: 'AwsGlue', provider_integration_id: 'cspi-4q9w2e', custom_database: DATABASE },
+    phase: 'CONNECTED',
+    suspended: false,
+  });
+  platform = await startPlatformSimulator({ scenario });
+  google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo') });
   folder = mkdtempSync(join(tmpdir(), 'lineage-svc-extract-catalogs-'));
 });
 after(async () => {
   await platform.close();
+  await google.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -43,109 +68,228 @@ function graphFile(name: string, table: Node): string {
   return path;
 }
 
-describe('lineage-svc-extract with one catalog configured', () => {
-  it(
-    'enriches datalake tables from Glue when only the datalake is configured',
-    { skip: motoInstalled ? false : 'moto not installed: Glue enrichment through the command not tested' },
-    async () => {
-      const moto = await startMoto();
-      try {
-        const glue = new GlueClient({
-          region: REGION,
-          endpoint: moto.url,
-          credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-        });
-        await glue.send(new CreateDatabaseCommand({ DatabaseInput: { Name: 'retail_lake' } }));
-        await glue.send(
-          new CreateTableCommand({
-            DatabaseName: 'retail_lake',
-            TableInput: {
-              Name: 'orders_enriched',
-              Owner: 'data-platform',
-              TableType: 'EXTERNAL_TABLE',
-              Parameters: { table_type: 'ICEBERG' },
-              StorageDescriptor: {
-                Columns: [{ Name: 'order_id', Type: 'string', Comment: 'order key' }],
-                Location: 's3://acme-lake/orders_enriched',
-              },
-            },
-          }),
-        );
-        glue.destroy();
-        const id = datalakeTableId(REGION, 'retail_lake', 'orders_enriched');
-        const output = graphFile('datalake', {
-          id,
-          node_type: 'CATALOG_TABLE',
-          system: 'DATALAKE',
-          qualified_name: 'retail_lake/orders_enriched',
-          display_name: 'orders_enriched',
-          environment_id: PROD,
-          cluster_id: null,
-          catalog_type: 'DATALAKE_CATALOG',
-          attributes: {},
-        });
-        const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
-          ...cliEnv(platform, folder),
-          ...AWS_CREDENTIALS,
-          LINEAGE_SVC_DATALAKE_REGION: REGION,
-          AWS_ENDPOINT_URL_GLUE: moto.url,
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        });
-        assert.equal(run.code, 0, run.stderr);
-        assert.match(run.stderr, /Enrichment: catalog tables \(datalake\)/);
-        const table = (JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === id)!;
-        assert.equal(table.attributes?.owner, 'data-platform');
-        assert.equal(table.attributes?.table_type, 'EXTERNAL_TABLE');
-        assert.deepEqual(table.attributes?.columns, [{ name: 'order_id', type: 'string', comment: 'order key' }]);
-        assert.equal(table.attributes?.storage_location, 's3://acme-lake/orders_enriched');
-        assert.match(
-          String(table.attributes?.url),
-          /glue\/home\?region=eu-west-1#\/v2\/data-catalog\/tables\/view\/orders_enriched/,
-        );
-      } finally {
-        moto.child.kill('SIGTERM');
-      }
-    },
-  );
+/** The nodes of the graph file at `path`, by id. */
+function nodesOf(path: string): Map<string, Node> {
+  return new Map((JSON.parse(readFileSync(path, 'utf8')) as LineageGraph).nodes.map((n) => [n.id, n]));
+}
 
-  it('enriches warehouse tables from BigQuery when only the warehouse is configured', async () => {
-    const google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo') });
-    try {
-      const id = warehouseTableId(PROD, 'acme-analytics', 'retail_reporting', 'order_revenue_1m');
-      const output = graphFile('warehouse', {
+/**
+ * The node events of the graph `default` in the sqlite store at `storeFolder` recorded with cause
+ * `enrichment`: per event type, the nodes it carries.
+ */
+async function enrichmentEvents(storeFolder: string): Promise<Record<string, Node[]>> {
+  const store = await createEventStore({ backend: 'sqlite', path: storeFolder });
+  try {
+    const events = await store.readStream(streams.graph(graphIdForName(DEFAULT_GRAPH_NAME)));
+    const byType: Record<string, Node[]> = {};
+    for (const event of events.filter((e) => e.metadata.cause === 'enrichment')) {
+      assert.equal(event.metadata.actor, 'cli');
+      const nodes = (event.data as { nodes?: Node[] }).nodes ?? [];
+      (byType[event.type] ??= []).push(...nodes);
+    }
+    return byType;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The variables of the warehouse alone, against the Google simulator. */
+function warehouseEnv(): Record<string, string> {
+  return {
+    LINEAGE_SVC_WAREHOUSE_PROJECT_ID: google.scenario.project_id,
+    LINEAGE_SVC_WAREHOUSE_LOCATION: 'us',
+    LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN: google.scenario.token,
+    LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL: google.url,
+    LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL: google.url,
+    LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL: google.url,
+  };
+}
+
+describe(
+  'lineage-svc-extract with only the datalake configured',
+  { skip: motoInstalled ? false : 'moto not installed: Glue enrichment through the command not tested' },
+  () => {
+    let moto: { url: string; child: ChildProcess };
+    const datalakeEnv = (): Record<string, string> => ({
+      ...AWS_CREDENTIALS,
+      LINEAGE_SVC_DATALAKE_REGION: REGION,
+      AWS_ENDPOINT_URL_GLUE: moto.url,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+    const id = datalakeTableId(REGION, DATABASE, 'orders_enriched');
+
+    before(async () => {
+      process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+      moto = await startMoto();
+      const glue = new GlueClient({
+        region: REGION,
+        endpoint: moto.url,
+        credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+      });
+      await glue.send(new CreateDatabaseCommand({ DatabaseInput: { Name: DATABASE } }));
+      await glue.send(
+        new CreateTableCommand({
+          DatabaseName: DATABASE,
+          TableInput: {
+            Name: 'orders_enriched',
+            Owner: 'data-platform',
+            TableType: 'EXTERNAL_TABLE',
+            Parameters: { table_type: 'ICEBERG' },
+            StorageDescriptor: {
+              Columns: [{ Name: 'order_id', Type: 'string', Comment: 'order key' }],
+              Location: 's3://acme-lake/orders_enriched',
+            },
+          },
+        }),
+      );
+      glue.destroy();
+    });
+    after(async () => {
+      if (moto?.child.exitCode === null) {
+        const exited = new Promise((resolve) => moto.child.once('exit', resolve));
+        moto.child.kill('SIGTERM');
+        await exited;
+      }
+    });
+
+    /** The Glue attributes of the table, as moto holds them. */
+    const assertGlueAttributes = (table: Node | undefined) => {
+      assert.ok(table, 'the datalake table is in the graph');
+      assert.equal(table.attributes?.owner, 'data-platform');
+      assert.equal(table.attributes?.table_type, 'EXTERNAL_TABLE');
+      assert.deepEqual(table.attributes?.columns, [{ name: 'order_id', type: 'string', comment: 'order key' }]);
+      assert.equal(table.attributes?.storage_location, 's3://acme-lake/orders_enriched');
+      assert.match(
+        String(table.attributes?.url),
+        /glue\/home\?region=eu-west-1#\/v2\/data-catalog\/tables\/view\/orders_enriched/,
+      );
+    };
+
+    it('extracts the demo estate and enriches its datalake table from Glue, and only that catalog', async () => {
+      const store = join(folder, 'datalake-extract-store');
+      const output = join(folder, 'datalake-extract.json');
+      const run = await runExtractCommand(['--env', PROD, '--output', output], {
+        ...cliEnv(platform, store),
+        ...datalakeEnv(),
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /^Enrichment: catalog tables \(datalake\)$/m);
+      const nodes = nodesOf(output);
+      assertGlueAttributes(nodes.get(id));
+      assert.equal(nodes.get(LAKEHOUSE_TABLE_ID)?.attributes?.owner, undefined, 'the lakehouse is not configured');
+      const warehouse = [...nodes.values()].filter((n) => n.system === 'WAREHOUSE');
+      assert.ok(warehouse.length > 0 && warehouse.every((n) => n.attributes?.table_type === undefined));
+      const recorded = await enrichmentEvents(store);
+      assert.deepEqual(
+        (recorded.NodesChanged ?? []).map((n) => n.id),
+        [id],
+      );
+      assert.equal(recorded.NodesChanged![0]!.attributes?.owner, 'data-platform');
+    });
+
+    it('enriches a graph file from Glue with --enrich-only and records the enrichment', async () => {
+      const store = join(folder, 'datalake-file-store');
+      const output = graphFile('datalake', {
         id,
         node_type: 'CATALOG_TABLE',
-        system: 'WAREHOUSE',
-        qualified_name: 'acme-analytics.retail_reporting.order_revenue_1m',
-        display_name: 'order_revenue_1m',
+        system: 'DATALAKE',
+        qualified_name: `${DATABASE}/orders_enriched`,
+        display_name: 'orders_enriched',
         environment_id: PROD,
         cluster_id: null,
-        catalog_type: 'WAREHOUSE_LINEAGE',
+        catalog_type: 'DATALAKE_CATALOG',
         attributes: {},
       });
       const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
-        ...cliEnv(platform, folder),
-        LINEAGE_SVC_WAREHOUSE_PROJECT_ID: google.scenario.project_id,
-        LINEAGE_SVC_WAREHOUSE_LOCATION: 'us',
-        LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN: google.scenario.token,
-        LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL: google.url,
-        LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL: google.url,
-        LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL: google.url,
+        ...cliEnv(platform, store),
+        ...datalakeEnv(),
       });
       assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stderr, /Enrichment: catalog tables \(warehouse\)/);
-      const table = (JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === id)!;
-      assert.equal(table.attributes?.table_type, 'TABLE');
-      assert.equal(
-        table.attributes?.description,
-        'Revenue per one-minute window, written by the BigQuery sink connector',
+      assert.match(run.stderr, /^Enrichment: catalog tables \(datalake\)$/m);
+      assertGlueAttributes(nodesOf(output).get(id));
+      const recorded = await enrichmentEvents(store);
+      assert.deepEqual(
+        (recorded.NodesAdded ?? []).map((n) => [n.id, n.attributes?.owner]),
+        [[id, 'data-platform']],
       );
-      assert.deepEqual(table.attributes?.labels, { owner: 'analytics', source: 'confluent' });
-      assert.equal((table.attributes?.columns as Array<{ name: string }>)[0]?.name, 'window_start');
-      assert.equal(typeof table.attributes?.creation_time, 'number');
-      assert.match(String(table.attributes?.url), /console\.cloud\.google\.com\/bigquery\?project=acme-analytics/);
-    } finally {
-      await google.close();
-    }
+    });
+  },
+);
+
+describe('lineage-svc-extract with only the warehouse configured', () => {
+  const tableId = (table: string, dataset = DATASET) => warehouseTableId(PROD, PROJECT, dataset, table);
+
+  it('extracts the demo estate and enriches the BigQuery sink tables, with their downstream view and catalog jobs', async () => {
+    const store = join(folder, 'warehouse-extract-store');
+    const output = join(folder, 'warehouse-extract.json');
+    const run = await runExtractCommand(['--env', PROD, '--output', output], {
+      ...cliEnv(platform, store),
+      ...warehouseEnv(),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /^Enrichment: catalog tables \(warehouse\)$/m);
+    const nodes = nodesOf(output);
+    const revenue = nodes.get(tableId('order_revenue_1m'))!;
+    assert.deepEqual(
+      [revenue.attributes?.table_type, revenue.attributes?.num_rows, revenue.attributes?.labels],
+      ['TABLE', 1440, { owner: 'analytics', source: 'confluent' }],
+    );
+    assert.equal(nodes.get(tableId('customer_ltv'))?.attributes?.table_type, 'TABLE');
+    const view = nodes.get(tableId('revenue_daily'))!;
+    assert.deepEqual([view.attributes?.derived, view.attributes?.table_type], [true, 'VIEW']);
+    assert.equal(
+      nodes.get(catalogJobId('WAREHOUSE', PROD, 'process/scheduled-revenue-rollup'))?.node_type,
+      'CATALOG_JOB',
+    );
+    assert.equal(nodes.get(tableId('revenue_forecast', 'finance_reporting'))?.attributes?.derived, true);
+    assert.equal(nodes.get(LAKEHOUSE_TABLE_ID)?.attributes?.owner, undefined, 'the lakehouse is not configured');
+    const datalake = [...nodes.values()].filter((n) => n.system === 'DATALAKE');
+    assert.ok(datalake.length > 0 && datalake.every((n) => n.attributes?.owner === undefined), 'nor is the datalake');
+    const recorded = await enrichmentEvents(store);
+    assert.deepEqual(
+      (recorded.NodesChanged ?? []).map((n) => n.id).sort(),
+      [tableId('customer_ltv'), tableId('order_revenue_1m')].sort(),
+    );
+    assert.ok(
+      (recorded.NodesAdded ?? []).some((n) => n.id === tableId('revenue_daily')),
+      'the discovered tables are recorded too',
+    );
+  });
+
+  it('enriches a graph file from BigQuery with --enrich-only and records the enrichment', async () => {
+    const store = join(folder, 'warehouse-file-store');
+    const id = tableId('order_revenue_1m');
+    const output = graphFile('warehouse', {
+      id,
+      node_type: 'CATALOG_TABLE',
+      system: 'WAREHOUSE',
+      qualified_name: `${PROJECT}.${DATASET}.order_revenue_1m`,
+      display_name: 'order_revenue_1m',
+      environment_id: PROD,
+      cluster_id: null,
+      catalog_type: 'WAREHOUSE_LINEAGE',
+      attributes: {},
+    });
+    const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
+      ...cliEnv(platform, store),
+      ...warehouseEnv(),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /^Enrichment: catalog tables \(warehouse\)$/m);
+    const table = nodesOf(output).get(id)!;
+    assert.equal(table.attributes?.table_type, 'TABLE');
+    assert.equal(
+      table.attributes?.description,
+      'Revenue per one-minute window, written by the BigQuery sink connector',
+    );
+    assert.deepEqual(table.attributes?.labels, { owner: 'analytics', source: 'confluent' });
+    assert.equal((table.attributes?.columns as Array<{ name: string }>)[0]?.name, 'window_start');
+    assert.equal(typeof table.attributes?.creation_time, 'number');
+    assert.match(String(table.attributes?.url), /console\.cloud\.google\.com\/bigquery\?project=acme-analytics/);
+    const recorded = await enrichmentEvents(store);
+    assert.deepEqual(
+      (recorded.NodesAdded ?? []).filter((n) => n.id === id).map((n) => n.attributes?.table_type),
+      ['TABLE'],
+    );
   });
 });
