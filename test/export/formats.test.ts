@@ -6,7 +6,6 @@
  * say something exactly (`src/export/*.ts`).
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { text as streamText } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +14,6 @@ import { MultiDirectedGraph } from 'graphology';
 import type { AbstractGraph } from 'graphology-types';
 import * as gexf from 'graphology-gexf';
 import * as graphml from 'graphology-graphml';
-import { JSDOM } from 'jsdom';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { serializeLineageGraph } from '../../infra/graphFile.js';
 import { ValidationError } from '../../src/errors.js';
@@ -33,6 +31,17 @@ import {
 import { mermaidLabel } from '../../src/export/mermaid.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../../src/graph/model.js';
 import { hostileGraph, HOSTILE_NAMES } from './hostileGraph.js';
+import {
+  dotDecoded,
+  dotDrawn,
+  dotLayout,
+  expectedReadBack,
+  HAS_DOT,
+  NO_DOT_NOTICE,
+  openMermaidParser,
+  readBack,
+  type MermaidParser,
+} from './readBack.js';
 
 const text = (graph: ExportableGraph, format: ExportFormat) => [...exportGraph(graph, format)].join('');
 
@@ -91,6 +100,13 @@ function assertSameGraph(parsed: AbstractGraph, graph: LineageGraph, drawingAttr
 }
 
 describe('export formats', () => {
+  // Mermaid's parser, in a jsdom window, for the whole file (Mermaid keeps the window it first loaded with).
+  let parser: MermaidParser;
+  before(async () => {
+    parser = await openMermaidParser();
+  });
+  after(() => parser.close());
+
   describe('json', () => {
     it('writes the export route bytes (the graph, in order) and reads back equal', () => {
       const graph = hostileGraph();
@@ -177,37 +193,21 @@ describe('export formats', () => {
   });
 
   describe('dot', () => {
-    const hasDot = spawnSync('dot', ['-V']).status === 0;
-    if (!hasDot)
-      console.log(
-        '# dot (Graphviz) is not installed: the DOT round trips are skipped; apt-get install graphviz runs them',
-      );
-    const skip = hasDot ? false : 'Graphviz dot is not installed';
-
-    /** A Graphviz escape string decoded (how `dotString` is read back); labels also decode `&amp;`. */
-    const decoded = (raw: string) =>
-      raw.replace(/\\(.)/gs, (_, next: string) => (next === 'n' ? '\n' : next === 'r' ? '\r' : next));
-    const drawn = (label: string) => decoded(label).replace(/&amp;/g, '&');
-
-    interface DotJson {
-      name: string;
-      metadata?: string;
-      objects: Array<Record<string, string> & { _gvid: number; name: string }>;
-      edges?: Array<Record<string, string> & { tail: number; head: number }>;
-    }
-    const layout = (dot: string): DotJson =>
-      JSON.parse(execFileSync('dot', ['-Tjson'], { input: dot, maxBuffer: 1 << 28 }).toString('utf8'));
-
+    if (!HAS_DOT) console.log(NO_DOT_NOTICE);
+    const skip = HAS_DOT ? false : 'Graphviz dot is not installed';
     it('reads back with Graphviz: every node and edge, every column, labels drawn as the names', { skip }, () => {
       const graph = hostileGraph();
-      const json = layout(text(graph, 'dot'));
+      const json = dotLayout(text(graph, 'dot'));
       assert.equal(json.name, 'lineage');
-      assert.deepEqual(JSON.parse(decoded(json.metadata!)), graph.metadata);
+      assert.deepEqual(JSON.parse(dotDecoded(json.metadata!)), graph.metadata);
       assert.equal(json.objects.length, graph.nodes.length);
-      const byId = new Map(json.objects.map((object) => [decoded(object.name), object]));
+      const byId = new Map(json.objects.map((object) => [dotDecoded(object.name), object]));
       const columns = (object: Record<string, string>, expected: Record<string, unknown>) =>
         Object.fromEntries(
-          Object.keys(expected).map((name) => [name, object[name] === undefined ? undefined : decoded(object[name])]),
+          Object.keys(expected).map((name) => [
+            name,
+            object[name] === undefined ? undefined : dotDecoded(object[name]),
+          ]),
         );
       const asText = (expected: Record<string, unknown>) =>
         Object.fromEntries(Object.entries(expected).map(([name, value]) => [name, String(value)]));
@@ -216,15 +216,15 @@ describe('export formats', () => {
         assert.ok(object, `node ${JSON.stringify(node.id)} is missing`);
         const expected = expectedColumns(node, NODE_EXCLUDED);
         assert.deepEqual(columns(object, expected), asText(expected));
-        assert.equal(drawn(object.label!), node.display_name);
+        assert.equal(dotDrawn(object.label!), node.display_name);
       }
       // Graphviz lists edges in its own order: each is found by its ends and its type.
       const byKey = new Map(
         json.edges!.map((edge) => [
           edgeKey({
-            src_id: decoded(json.objects[edge.tail]!.name),
-            dst_id: decoded(json.objects[edge.head]!.name),
-            edge_type: decoded(edge.edge_type!) as Edge['edge_type'],
+            src_id: dotDecoded(json.objects[edge.tail]!.name),
+            dst_id: dotDecoded(json.objects[edge.head]!.name),
+            edge_type: dotDecoded(edge.edge_type!) as Edge['edge_type'],
           }),
           edge,
         ]),
@@ -233,7 +233,7 @@ describe('export formats', () => {
       for (const original of graph.edges) {
         const edge = byKey.get(edgeKey(original));
         assert.ok(edge, `edge ${JSON.stringify(edgeKey(original))} is missing`);
-        assert.equal(drawn(edge.label!), original.edge_type);
+        assert.equal(dotDrawn(edge.label!), original.edge_type);
         const expected = expectedColumns(original, EDGE_EXCLUDED);
         assert.deepEqual(columns(edge, expected), asText(expected));
       }
@@ -251,13 +251,13 @@ describe('export formats', () => {
         'a&amp;b',
       ];
       const nodes = names.map((id) => ({ ...mixedGraph().nodes[0]!, id, display_name: id }));
-      const json = layout(text({ nodes, edges: [] }, 'dot'));
+      const json = dotLayout(text({ nodes, edges: [] }, 'dot'));
       assert.deepEqual(
-        json.objects.map((object) => decoded(object.name)),
+        json.objects.map((object) => dotDecoded(object.name)),
         names,
       );
       assert.deepEqual(
-        json.objects.map((object) => drawn(object.label!)),
+        json.objects.map((object) => dotDrawn(object.label!)),
         names,
       );
     });
@@ -274,62 +274,9 @@ describe('export formats', () => {
   });
 
   describe('mermaid', () => {
-    // Mermaid needs a DOM (DOMPurify): a jsdom window stands in for the browser.
-    const dom = new JSDOM('<!doctype html><html><body></body></html>', { pretendToBeVisual: true });
-    type Mermaid = (typeof import('mermaid'))['default'];
-    let mermaid: Mermaid;
-    const globals = ['window', 'document', 'DOMParser', 'navigator', 'Element', 'HTMLElement', 'SVGElement'] as const;
-    const saved = new Map<string, PropertyDescriptor | undefined>();
-
-    before(async () => {
-      for (const name of globals) {
-        saved.set(name, Object.getOwnPropertyDescriptor(globalThis, name));
-        Object.defineProperty(globalThis, name, {
-          value: (dom.window as unknown as Record<string, unknown>)[name],
-          configurable: true,
-          writable: true,
-        });
-      }
-      mermaid = (await import('mermaid')).default;
-      mermaid.initialize({ startOnLoad: false });
-    });
-    after(() => {
-      for (const name of globals) {
-        const descriptor = saved.get(name);
-        if (descriptor) Object.defineProperty(globalThis, name, descriptor);
-        else delete (globalThis as Record<string, unknown>)[name];
-      }
-      dom.window.close();
-    });
-
-    /** The text a label draws: Mermaid's entity placeholders as HTML references, decoded by the DOM. */
-    const drawnLabel = (label: string) => {
-      const html = label.replace(/ﬂ°°/g, '&#').replace(/ﬂ°/g, '&').replace(/¶ß/g, ';').replace(/<br>/g, '\n');
-      const textarea = dom.window.document.createElement('textarea');
-      textarea.innerHTML = html;
-      return textarea.value;
-    };
-    interface Vertex {
-      id: string;
-      text: string;
-      type: string;
-      classes: string[];
-    }
-    interface FlowEdge {
-      start: string;
-      end: string;
-      text: string;
-    }
-    const flowchart = async (source: string) => {
-      assert.equal((await mermaid.parse(source))?.diagramType, 'flowchart-v2');
-      const diagram = await mermaid.mermaidAPI.getDiagramFromText(source);
-      const db = diagram.db as unknown as { getVertices(): Map<string, Vertex>; getEdges(): FlowEdge[] };
-      return { vertices: [...db.getVertices().values()], edges: db.getEdges() };
-    };
-
     it('parses with Mermaid: every node (label, shape, class) and every edge (ends, type)', async () => {
       const graph = hostileGraph();
-      const { vertices, edges } = await flowchart(text(graph, 'mermaid'));
+      const { vertices, edges } = await parser.flowchart(text(graph, 'mermaid'));
       const shapes: Record<string, string> = {
         TOPIC: 'cylinder',
         STREAM_JOB: 'round',
@@ -342,7 +289,11 @@ describe('export formats', () => {
       );
       graph.nodes.forEach((node, index) => {
         const vertex = vertices[index]!;
-        assert.equal(drawnLabel(vertex.text), node.display_name, `label of ${JSON.stringify(node.display_name)}`);
+        assert.equal(
+          parser.drawnLabel(vertex.text),
+          node.display_name,
+          `label of ${JSON.stringify(node.display_name)}`,
+        );
         assert.deepEqual(vertex.classes, [node.system.toLowerCase()]);
         if (shapes[node.node_type]) assert.equal(vertex.type, shapes[node.node_type]);
       });
@@ -354,9 +305,9 @@ describe('export formats', () => {
     });
 
     it('draws line breaks, control characters and an empty display name as documented', async () => {
-      const { vertices } = await flowchart(text(awkwardGraph(), 'mermaid'));
-      assert.equal(drawnLabel(vertices[0]!.text), 'a\uFFFDb\uFFFDc\nd\ne\uFFFE');
-      assert.equal(drawnLabel(vertices[1]!.text), 'empty display name');
+      const { vertices } = await parser.flowchart(text(awkwardGraph(), 'mermaid'));
+      assert.equal(parser.drawnLabel(vertices[0]!.text), 'a\uFFFDb\uFFFDc\nd\ne\uFFFE');
+      assert.equal(parser.drawnLabel(vertices[1]!.text), 'empty display name');
     });
 
     it('escapes labels with entity codes', () => {
@@ -418,6 +369,25 @@ describe('export formats', () => {
         text(traversalGraph(traversal), 'mermaid'),
         /^ {2}n0\[\("he said #34;hi#34; and 'bye'"\)\]:::stream$/m,
       );
+    });
+
+    it('exports the hostile graph and a traversal of it, each read back whole by the parser of its format', async () => {
+      const graph = hostileGraph();
+      const [origin, ...reached] = graph.nodes.slice(0, 4);
+      const traversal = {
+        origin: origin!,
+        nodes: reached.map((node, index) => ({ ...node, hop: index + 1 })),
+        edges: graph.edges.slice(0, 3),
+      };
+      for (const format of EXPORT_FORMATS.filter((name) => name !== 'dot' || HAS_DOT)) {
+        const tools = { mermaid: parser };
+        assert.deepEqual(await readBack(format, text(graph, format), tools), expectedReadBack(graph, format), format);
+        assert.deepEqual(
+          await readBack(format, text(traversalGraph(traversal), format), tools),
+          expectedReadBack(traversal, format),
+          `${format}: the traversal`,
+        );
+      }
     });
 
     it('names its formats, with a media type and a file extension each', () => {
