@@ -7,7 +7,7 @@
  * - `OpenLineageEventIngested` events that a graph view stored (metadata `cause: view`, written
  *   before views stopped storing) are skipped: the extracted graphs are joined as they are now
  *   (`extracted.ts`), and those copies would keep deleted or changed jobs alive.
- * - Graph events (graph streams) keep `graphNodes`: `NodesAdded` and `NodesChanged` index each dataset
+ * - Graph events (graph streams) keep `graphDatasets` and `graphJobs`: `NodesAdded` and `NodesChanged` index each dataset
  *   node under its OpenLineage identity (and register that identity) and each job node under its
  *   OpenLineage name, `NodesRemoved` unindexes, `GraphCreated` and `GraphDeleted` forget the graph.
  *   `NodesAdded` and `NodesChanged` also make `kafka://{bootstrap}` an alias of
@@ -83,51 +83,33 @@ function learnKafkaAliases(state: OpenLineageState, nodes: readonly Node[]): voi
 }
 
 /**
- * Indexes nodes of graph `graphId` in `graphNodes` (replacing what a changed node was indexed under):
- * a dataset node under `datasetNode(datasetKey(namespace, name))`, its identity registered in
- * `identities` so that symlinks and Kafka aliases join it; a job node under `jobNode(name)`.
+ * Indexes nodes of graph `graphId` (replacing what a changed node was indexed under): a dataset node
+ * in `graphDatasets` under its `datasetKey(namespace, name)`, its identity registered in `identities`
+ * so that symlinks and Kafka aliases join it; a job node in `graphJobs` under its name.
  */
 function indexNodes(state: OpenLineageState, graphId: string, nodes: readonly Node[]): void {
-  let keys = state.graphNodeKeys.get(graphId);
-  if (!keys) state.graphNodeKeys.set(graphId, (keys = new Map()));
   for (const node of nodes) {
-    let indexKey: string | null = null;
     if (DATASET_NODE_TYPES.has(node.node_type)) {
       const identity = openLineageIdentity(node);
-      indexKey = datasetNode(state.identities.add(identity.namespace, identity.name));
+      state.graphJobs.remove(graphId, node.id);
+      state.graphDatasets.put(state.identities.add(identity.namespace, identity.name), graphId, node.id);
     } else if (JOB_NODE_TYPES.has(node.node_type)) {
-      indexKey = jobNode(openLineageIdentity(node).name);
-    }
-    const before = keys.get(node.id);
-    if (before === indexKey) continue;
-    if (before !== undefined) unindexNode(state, graphId, node.id);
-    if (indexKey === null) continue;
-    keys.set(node.id, indexKey);
-    let byGraph = state.graphNodes.get(indexKey);
-    if (!byGraph) state.graphNodes.set(indexKey, (byGraph = new Map()));
-    let ids = byGraph.get(graphId);
-    if (!ids) byGraph.set(graphId, (ids = new Set()));
-    ids.add(node.id);
+      state.graphDatasets.remove(graphId, node.id);
+      state.graphJobs.put(openLineageIdentity(node).name, graphId, node.id);
+    } else unindexNode(state, graphId, node.id);
   }
 }
 
-/** Removes one node of graph `graphId` from `graphNodes` (nothing when it is not indexed). */
+/** Removes one node of graph `graphId` from the indexes (nothing when it is not indexed). */
 function unindexNode(state: OpenLineageState, graphId: string, nodeId: string): void {
-  const keys = state.graphNodeKeys.get(graphId);
-  const indexKey = keys?.get(nodeId);
-  if (indexKey === undefined) return;
-  keys!.delete(nodeId);
-  const byGraph = state.graphNodes.get(indexKey)!;
-  const ids = byGraph.get(graphId)!;
-  ids.delete(nodeId);
-  if (ids.size === 0) byGraph.delete(graphId);
-  if (byGraph.size === 0) state.graphNodes.delete(indexKey);
+  state.graphDatasets.remove(graphId, nodeId);
+  state.graphJobs.remove(graphId, nodeId);
 }
 
 /** Forgets every node of graph `graphId` (it was deleted, or created anew). */
 function forgetGraph(state: OpenLineageState, graphId: string): void {
-  for (const nodeId of [...(state.graphNodeKeys.get(graphId)?.keys() ?? [])]) unindexNode(state, graphId, nodeId);
-  state.graphNodeKeys.delete(graphId);
+  state.graphDatasets.forgetGraph(graphId);
+  state.graphJobs.forgetGraph(graphId);
 }
 
 /** The job of an event (`job.namespace`, `job.name`, `job.facets`), or null when it has none. */

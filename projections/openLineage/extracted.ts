@@ -6,7 +6,7 @@
  * anything being stored.
  *
  * Nothing of a graph is copied: the fold keeps only where each dataset and job sits
- * (`OpenLineageState.graphNodes`, by OpenLineage identity), and a query builds the RunEvents of the
+ * (`OpenLineageState.graphDatasets` by OpenLineage identity, `graphJobs` by job name), and a query builds the RunEvents of the
  * jobs it reaches from the graph projection's graphology graph (`createRunEventBuilder`), one job at
  * a time. A graph's events carry the time of its last change (`GraphState.updatedAt`) as `eventTime`,
  * so the same graph always gives the same events.
@@ -28,7 +28,8 @@ import {
   type RunEventBuilder,
 } from '../../src/openlineage/fromGraph.js';
 import type { GraphState } from '../graphProjection.js';
-import { datasetNode, jobNode, type OpenLineageState } from './state.js';
+import type { GraphNodeIndex } from './graphNodeIndex.js';
+import type { OpenLineageState } from './state.js';
 
 /** The live graphs the queries join (the graph projection); undefined for an unknown or deleted graph. */
 export interface ExtractedGraphs {
@@ -87,14 +88,9 @@ export const createGraphJoinCache = (): GraphJoinCache => new Map();
 /** A join that finds nothing: the projection without a graph projection (benches, fold tests). */
 const NO_GRAPHS: ExtractedGraphs = { get: () => undefined };
 
-/** Nodes of live graphs indexed under `indexKey`, as `[graphId, nodeId]` pairs. */
-function* nodesUnder(state: OpenLineageState, graphs: ExtractedGraphs, indexKey: string): Generator<[string, string]> {
-  const byGraph = state.graphNodes.get(indexKey);
-  if (!byGraph) return;
-  for (const [graphId, nodeIds] of byGraph) {
-    if (!graphs.get(graphId)) continue;
-    for (const nodeId of nodeIds) yield [graphId, nodeId];
-  }
+/** Nodes of live graphs indexed under `key` in `index`, as `[graphId, nodeId]` pairs. */
+function* nodesUnder(index: GraphNodeIndex, graphs: ExtractedGraphs, key: string): Generator<[string, string]> {
+  for (const pair of index.nodesUnder(key)) if (graphs.get(pair[0])) yield pair;
 }
 
 /**
@@ -158,7 +154,7 @@ export function graphJoin(
   return {
     jobsAround(key, upstream) {
       const jobs: ExtractedJob[] = [];
-      for (const [graphId, nodeId] of nodesUnder(state, graphs, datasetNode(key))) {
+      for (const [graphId, nodeId] of nodesUnder(state.graphDatasets, graphs, key)) {
         const found = reader(graphId)!;
         const memo = `${upstream ? 'u' : 'd'}${nodeId}`;
         let around = found.around.get(memo);
@@ -175,7 +171,7 @@ export function graphJoin(
       return jobs;
     },
     dataset(key) {
-      for (const [graphId, nodeId] of nodesUnder(state, graphs, datasetNode(key))) {
+      for (const [graphId, nodeId] of nodesUnder(state.graphDatasets, graphs, key)) {
         const found = datasetOfNode(graphId, nodeId);
         if (found) return found;
       }
@@ -183,17 +179,12 @@ export function graphJoin(
     },
     datasets() {
       const all = new Map<string, ExtractedDataset>();
-      for (const [indexKey, byGraph] of state.graphNodes) {
-        if (!indexKey.startsWith(datasetNode(''))) continue;
-        const key = indexKey.slice(datasetNode('').length);
-        for (const [graphId, nodeIds] of byGraph) {
-          if (all.has(key)) break;
-          for (const nodeId of nodeIds) {
-            const found = datasetOfNode(graphId, nodeId);
-            if (found) {
-              all.set(key, found);
-              break;
-            }
+      for (const key of state.graphDatasets.indexedKeys()) {
+        for (const [graphId, nodeId] of nodesUnder(state.graphDatasets, graphs, key)) {
+          const found = datasetOfNode(graphId, nodeId);
+          if (found) {
+            all.set(key, found);
+            break;
           }
         }
       }
@@ -204,20 +195,23 @@ export function graphJoin(
       const keep = (extracted: ExtractedJob | null) => {
         if (extracted && extracted.event.job.namespace === namespace) found.push(extracted);
       };
-      for (const [graphId, nodeId] of nodesUnder(state, graphs, jobNode(name))) keep(job(graphId, nodeId));
+      for (const [graphId, nodeId] of nodesUnder(state.graphJobs, graphs, name)) keep(job(graphId, nodeId));
       if (name.startsWith('transforms:')) {
-        const target = datasetNode(datasetKey(namespace, name.slice('transforms:'.length)));
-        for (const [graphId, nodeId] of nodesUnder(state, graphs, target)) keep(job(graphId, transformsJobRef(nodeId)));
+        const target = datasetKey(namespace, name.slice('transforms:'.length));
+        for (const [graphId, nodeId] of nodesUnder(state.graphDatasets, graphs, target)) {
+          keep(job(graphId, transformsJobRef(nodeId)));
+        }
       }
       return found;
     },
     jobs() {
       const all: ExtractedJob[] = [];
-      for (const [indexKey, byGraph] of state.graphNodes) {
-        const isJob = indexKey.startsWith(jobNode(''));
-        for (const [graphId, nodeIds] of byGraph) {
-          if (!graphs.get(graphId)) continue;
-          for (const nodeId of nodeIds) {
+      for (const [index, isJob] of [
+        [state.graphJobs, true],
+        [state.graphDatasets, false],
+      ] as const) {
+        for (const key of index.indexedKeys()) {
+          for (const [graphId, nodeId] of nodesUnder(index, graphs, key)) {
             const found = job(graphId, isJob ? nodeId : transformsJobRef(nodeId));
             if (found) all.push(found);
           }

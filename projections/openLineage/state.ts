@@ -11,11 +11,12 @@
  * - jobs by `datasetKey`, with their latest run;
  * - a graphology bipartite graph, dataset -> job (input) and job -> dataset (output), accumulated
  *   over every run, and the dataset identities (`src/openlineage/identity.ts`);
- * - where the extracted graphs hold each dataset and job (`graphNodes`), which the queries join
- *   with the graph projection (`extracted.ts`).
+ * - where the extracted graphs hold each dataset and job (`graphDatasets`, `graphJobs`), which the
+ *   queries join with the graph projection (`extracted.ts`).
  */
 import { DirectedGraph } from 'graphology';
 import { DatasetIdentities } from '../../src/openlineage/identity.js';
+import { GraphNodeIndex } from './graphNodeIndex.js';
 import type { IngestedEvent, OpenLineageEventKind } from '../../src/openlineage/model.js';
 
 /** One folded OpenLineage event (RunEvent, JobEvent or DatasetEvent) with what the indexes need of it. */
@@ -90,14 +91,13 @@ export interface OpenLineageState {
   identities: DatasetIdentities;
   /** Nodes `datasetNode(key)` and `jobNode(key)`; edges dataset -> job (input) and job -> dataset (output). */
   graph: DirectedGraph;
+  /** Dataset nodes of the live extracted graphs by OpenLineage identity (`datasetKey(namespace, name)`). */
+  graphDatasets: GraphNodeIndex;
   /**
-   * Nodes of the live extracted graphs by OpenLineage identity: under `datasetNode(datasetKey)` the
-   * dataset nodes of that identity, under `jobNode(job name)` the job nodes of that name (a job's
-   * namespace may depend on its neighbours, see `openLineageIdentity`); each as graph id -> node ids.
+   * Job nodes of the live extracted graphs by OpenLineage job name (a job's namespace may depend on
+   * its neighbours, see `openLineageIdentity`).
    */
-  graphNodes: Map<string, Map<string, Set<string>>>;
-  /** The `graphNodes` key of every indexed node, by graph id and node id (to unindex a changed or removed node). */
-  graphNodeKeys: Map<string, Map<string, string>>;
+  graphJobs: GraphNodeIndex;
 }
 
 /** A fresh, empty state: what the projection starts from and what `reset()` goes back to. */
@@ -116,8 +116,8 @@ export function initialOpenLineageState(): OpenLineageState {
     jobs: new Map(),
     identities: new DatasetIdentities(),
     graph: new DirectedGraph(),
-    graphNodes: new Map(),
-    graphNodeKeys: new Map(),
+    graphDatasets: new GraphNodeIndex(),
+    graphJobs: new GraphNodeIndex(),
   };
 }
 

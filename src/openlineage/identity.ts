@@ -106,6 +106,7 @@ export function kafkaAliasesFromNodes(
  */
 export class DatasetIdentities {
   private readonly parent = new Map<string, string>();
+  /** The members of each class of more than one key, by root (a key alone is its own class: not stored). */
   private readonly classMembers = new Map<string, string[]>();
   private readonly namesByNamespace = new Map<string, Set<string>>();
   private readonly aliasesOf = new Map<string, Set<string>>();
@@ -115,7 +116,6 @@ export class DatasetIdentities {
     const key = datasetKey(namespace, name);
     if (this.parent.has(key)) return key;
     this.parent.set(key, key);
-    this.classMembers.set(key, [key]);
     let names = this.namesByNamespace.get(namespace);
     if (!names) this.namesByNamespace.set(namespace, (names = new Set()));
     names.add(name);

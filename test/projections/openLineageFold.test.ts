@@ -17,6 +17,7 @@ import type { Node } from '../../src/graph/model.js';
 import { datasetKey, splitDatasetKey } from '../../src/openlineage/identity.js';
 import { NON_UUID_RUN_NAMESPACE, normalizeOpenLineage } from '../../src/openlineage/ingest.js';
 import { recorded, type EventToRecord } from '../helpers/recordedEvents.js';
+import type { GraphNodeIndex } from '../../projections/openLineage/graphNodeIndex.js';
 import { specification, type Fold } from '../helpers/specification.js';
 
 const RUN_1 = '0190a1b2-0000-7000-8000-000000000001';
@@ -406,17 +407,19 @@ const SCHEMA = streamNode('orders-value', {
   cluster_id: null,
 });
 
-/** `graphNodes` as `{index key: {graph id: node ids}}`, index keys `d:{namespace}|{name}` and `j:{job name}`. */
-const graphIndex = given((state) =>
-  Object.fromEntries(
-    [...state.graphNodes].map(([indexKey, byGraph]) => [
-      indexKey.startsWith('d')
-        ? `d:${Object.values(splitDatasetKey(indexKey.slice(2))).join('|')}`
-        : `j:${indexKey.slice(2)}`,
-      Object.fromEntries([...byGraph].map(([graphId, nodeIds]) => [graphId, [...nodeIds]])),
-    ]),
-  ),
-);
+/** Where the extracted graphs hold datasets and jobs, as `{key: {graph id: node ids}}`, keys `d:{namespace}|{name}` and `j:{job name}`. */
+const graphIndex = given((state) => {
+  const shown: Record<string, Record<string, string[]>> = {};
+  const show = (label: string, index: GraphNodeIndex, key: string) => {
+    const byGraph: Record<string, string[]> = (shown[label] = {});
+    for (const [graphId, nodeId] of index.nodesUnder(key)) (byGraph[graphId] ??= []).push(nodeId);
+  };
+  for (const key of state.graphDatasets.indexedKeys()) {
+    show(`d:${Object.values(splitDatasetKey(key)).join('|')}`, state.graphDatasets, key);
+  }
+  for (const key of state.graphJobs.indexedKeys()) show(`j:${key}`, state.graphJobs, key);
+  return shown;
+});
 
 describe('OpenLineage fold: where the extracted graphs hold datasets and jobs', () => {
   it('indexes dataset nodes under their OpenLineage identity and job nodes under their name; schemas are not indexed', () =>
