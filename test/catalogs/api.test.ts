@@ -94,6 +94,14 @@ describe('catalog endpoints', () => {
       assert.equal(pushed.body.catalog_type, 'LAKEHOUSE_CATALOG');
       assert.equal(pushed.body.graph_id, graphId);
       assert.equal(pushed.body.tables_updated, 1);
+      assert.deepEqual(
+        (pushed.body.results as Array<{ kind: string; name: string; status: string }>).map((r) => [
+          r.kind,
+          r.name,
+          r.status,
+        ]),
+        [['table', TABLE, 'updated']],
+      );
       assert.equal(pushed.body.comments_set, 0);
       assert.ok(pushed.body.properties_set >= 6);
       assert.deepEqual(pushed.body.errors, []);
