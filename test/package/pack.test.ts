@@ -7,7 +7,8 @@
  * from there takes minutes (better-sqlite3 is compiled), so it runs only when
  * `LINEAGE_SVC_TEST_PACKAGE=1`: `make package-check` sets it, and `.ci/run` calls that.
  *
- * Needs `make build` first (`make test` and `make package-check` do it).
+ * The product build it packs (`tsconfig.build.json`, `make build`) compiles the product folders only,
+ * incrementally. Needs `make build` first (`make test` and `make package-check` do it).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -95,6 +96,37 @@ describe('the npm package', () => {
         !existsSync(join(root, path.slice('dist/'.length).replace(/\.js$/, '.ts'))),
     );
     assert.deepEqual(leftovers, []);
+  });
+
+  it('is built from the product folders only (no tests or benchmarks), incrementally, into dist/', () => {
+    const shown = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['--showConfig', '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    assert.equal(shown.status, 0, shown.stderr);
+    const config = JSON.parse(shown.stdout) as {
+      compilerOptions: { incremental?: boolean; tsBuildInfoFile?: string; outDir?: string; noEmit?: boolean };
+      files: string[];
+    };
+    assert.equal(
+      config.compilerOptions.incremental,
+      true,
+      'incremental: make build with nothing changed returns at once',
+    );
+    assert.equal(
+      config.compilerOptions.tsBuildInfoFile,
+      './dist/.tsbuildinfo',
+      'the build state lives and dies with dist/',
+    );
+    assert.equal(config.compilerOptions.outDir, './dist');
+    assert.notEqual(config.compilerOptions.noEmit, true);
+    const folders = new Set(config.files.map((file) => file.split('/')[1]));
+    assert.deepEqual([...folders].sort(), ['commands', 'infra', 'projections', 'services', 'simulators', 'src']);
+    assert.ok(config.files.includes('./commands/api.ts'), 'the commands are compiled');
+    assert.deepEqual(
+      config.files.filter((file) => /\.test\.ts$|^\.\/(test|bench|ui)\//.test(file)),
+      [],
+    );
   });
 
   it(
