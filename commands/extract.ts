@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `lineage-svc-extract`: extracts the lineage graph of one or more Confluent Cloud environments and
- * writes it as JSON (`docs/specification.md`, "Command-line tools"; `docs/extraction.md`).
+ * `lineage-svc-extract`: extracts the lineage graph of one or more Confluent Cloud environments,
+ * records it in the store and writes it as a graph file, JSON unless `--format` says otherwise
+ * (`docs/specification.md`, "Command-line tools"; `docs/extraction.md`).
  *
  * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
  * cluster), `--output PATH` (default `./lineage_graph.json`), `--no-enrich`, `--enrich-only`,
@@ -55,7 +56,9 @@ const catalogList: Type<string, CatalogType[]> = {
 /** The command-line interface (cmd-ts); the handler returns the parsed flags. */
 export const extractCli = command({
   name: NAME,
-  description: 'Extract the lineage graph of Confluent Cloud environments and write it as JSON.',
+  description:
+    'Extract the lineage graph of Confluent Cloud environments, record it in the store and write it as a graph file ' +
+    '(JSON, or --format).',
   args: {
     env: multioption({
       long: 'env',
