@@ -245,11 +245,16 @@ export class JsonFragments {
 
   /**
    * Copies bytes `from`..`to` of item `item`'s cached fragment into `target` at `position`; answers
-   * the position after them.
+   * the position after them. A loop over the bytes, not `Buffer.copy`: that allocates a view of the
+   * source on the heap for every call (hundreds per answer), and their garbage set off a young
+   * collection every few dozen answers, the p99 of the layered DAG benchmark.
    */
   copy(item: number, target: Buffer, position: number, from = 0, to = this.#lengthOf![item]!): number {
+    const chunk = this.#chunks[this.#chunkOf![item]! - 1]!;
     const offset = this.#offsetOf![item]!;
-    return position + this.#chunks[this.#chunkOf![item]! - 1]!.copy(target, position, offset + from, offset + to);
+    let at = position;
+    for (let index = offset + from, end = offset + to; index < end; index += 1) target[at++] = chunk[index]!;
+    return at;
   }
 
   /** Drops every fragment and gives their bytes back to the shared budget. Idempotent. */

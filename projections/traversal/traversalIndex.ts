@@ -255,7 +255,7 @@ export class TraversalIndex {
       if (position > 0) buffer[at++] = COMMA;
       const mark = nodeFragments.mark(node);
       at = nodeFragments.copy(node, buffer, at, 0, mark);
-      at += buffer.write(String(walk.hops[position]!), at, 'latin1');
+      at = writeHop(buffer, at, walk.hops[position]!);
       at = nodeFragments.copy(node, buffer, at, mark + 1);
     }
     at += buffer.write('],"edges":[', at, 'latin1');
@@ -360,6 +360,17 @@ const FRAGMENTS_CACHED_PER_ANSWER = 1_024;
 
 /** The byte `,`. */
 const COMMA = 0x2c;
+
+/** ASCII `0`. */
+const DIGIT_ZERO = 0x30;
+
+/** Writes a hop (0 to 100) as ASCII digits into `buffer` at `at`, with no string; answers the position after it. */
+function writeHop(buffer: Buffer, at: number, hop: number): number {
+  if (hop >= 100) buffer[at++] = DIGIT_ZERO + Math.floor(hop / 100);
+  if (hop >= 10) buffer[at++] = DIGIT_ZERO + (Math.floor(hop / 10) % 10);
+  buffer[at++] = DIGIT_ZERO + (hop % 10);
+  return at;
+}
 
 /** Number of decimal digits of a hop (1 to 100). */
 function digits(hop: number): number {
