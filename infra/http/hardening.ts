@@ -11,13 +11,13 @@
  *   `LOGGED_QUERY_PARAMETERS` replaced by `[redacted]`.
  * - `strictWriteQuerystrings`: an `onRoute` hook that makes every write route's querystring schema
  *   strict, so that unknown query parameters on POST, PUT, PATCH and DELETE are a 400.
- * - `registerSecurityHeaders`: `@fastify/helmet` with a content security policy that the Swagger UI,
+ * - `registerSecurityHeaders`: helmet with a content security policy that the Swagger UI,
  *   ReDoc and the web UI pages work under.
  * - `registerWriteRateLimit`: `@fastify/rate-limit` on every write (GET, HEAD and OPTIONS are free),
  *   per client (API key, else address), answered 429 problem+json with `Retry-After`.
  */
 import { createHash } from 'node:crypto';
-import helmet from '@fastify/helmet';
+import helmet, { type HelmetOptions } from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import secureJson from 'secure-json-parse';
@@ -166,13 +166,16 @@ export function strictWriteQuerystrings(route: RouteOptions): void {
 }
 
 /**
- * Security headers (`@fastify/helmet`) on every answer of `app`: a content security policy allowing
- * only same-origin scripts, inline styles (ReDoc and Swagger UI), `data:` images and `blob:` workers
+ * Security headers (helmet) on every answer of `app`: a content security policy allowing only
+ * same-origin scripts, inline styles (ReDoc and Swagger UI), `data:` images and `blob:` workers
  * (ReDoc), plus helmet's defaults (`X-Content-Type-Options: nosniff`, `X-Frame-Options`, `Referrer-Policy`,
  * ...). Exported for the web UI server (`infra/ui/`), which may call it on its own instance.
+ *
+ * helmet's middleware is built once and run in an `onRequest` hook; `@fastify/helmet` builds a new
+ * one for every request (its policy parsed again each time: about 8 KB of garbage per answer).
  */
 export async function registerSecurityHeaders(app: AnyFastifyInstance): Promise<void> {
-  await app.register(helmet, {
+  registerHelmet(app, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -190,6 +193,17 @@ export async function registerSecurityHeaders(app: AnyFastifyInstance): Promise<
     // Same-origin API calls from other origins are governed by CORS (`LINEAGE_SVC_API_CORS_ORIGINS`).
     crossOriginResourcePolicy: { policy: 'cross-origin' },
   });
+}
+
+/**
+ * helmet's headers with `options` on every answer of `app`: the middleware built once, run in an
+ * `onRequest` hook (the API's `registerSecurityHeaders`, and the web UI server with its own policy).
+ */
+export function registerHelmet(app: AnyFastifyInstance, options: HelmetOptions): void {
+  const setHeaders = helmet(options);
+  app.addHook('onRequest', (request, reply, done) =>
+    setHeaders(request.raw, reply.raw, (error?: unknown) => done(error instanceof Error ? error : undefined)),
+  );
 }
 
 /**

@@ -15,8 +15,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyHttpProxy from '@fastify/http-proxy';
 import fastifyStatic from '@fastify/static';
-import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerHelmet } from '../http/hardening.js';
 import { z } from 'zod';
 
 /** The media type of every error answer of the UI server. */
@@ -131,7 +131,7 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
   const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true });
 
   // Security headers from helmet (nosniff, frame and referrer policies, ...) with the page's own policy.
-  await app.register(helmet, {
+  registerHelmet(app, {
     contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_DIRECTIVES },
     referrerPolicy: { policy: 'no-referrer' },
   });
