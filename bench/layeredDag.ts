@@ -17,7 +17,9 @@
  * again (their answers' JSON fragments cached by the first pass). In the same run, the
  * baseline: the plain graphology walk in this process (graphology-traversal's `bfsFromNode` limited
  * to 10 hops, collecting the reached nodes and the edges followed) and `JSON.stringify` of that
- * answer, from the same origins, so that the ratio holds on a noisy machine.
+ * answer, from the same origins, so that the ratio holds on a noisy machine. And the floor: as many
+ * `GET /health` (a few constant bytes) over the same connection just before, whose p99 is what
+ * this machine, loopback and the client add to any answer; a traversal's p99 is also given over it.
  *
  * Run it alone with `node --expose-gc --import tsx bench/layeredDag.ts` (prints the rows as JSON).
  */
@@ -259,6 +261,30 @@ export async function benchLayeredDag(
       // Asking for the graph's traversals makes the server index it once the graph has been quiet.
       await latencies(origins.slice(0, 5).map(url('downstream')), 0);
       await new Promise((resolve) => setTimeout(resolve, INDEXING_WAIT_MS));
+      // The floor of this machine and client: the same number of GET /health (a constant answer of a
+      // few bytes) over the same connection. A traversal's tail cannot be below it.
+      const floor = (
+        await latencies(
+          origins.map(() => `${server.ready.base}/health`),
+          20,
+        )
+      )
+        .map((sample) => sample.ms)
+        .sort((a, b) => a - b);
+      rows.push(
+        {
+          measure: 'floor: GET /health over HTTP p50',
+          value: percentile(floor, 50),
+          unit: 'ms',
+          samples: floor.length,
+        },
+        {
+          measure: 'floor: GET /health over HTTP p99',
+          value: percentile(floor, 99),
+          unit: 'ms',
+          samples: floor.length,
+        },
+      );
       for (const direction of ['upstream', 'downstream'] as const) {
         const samples = await latencies(origins.map(url(direction)), 20);
         const http = samples.map((sample) => sample.ms).sort((a, b) => a - b);
@@ -308,6 +334,12 @@ export async function benchLayeredDag(
           {
             measure: `ratio ${at} p99, HTTP over baseline`,
             value: percentile(http, 99) / percentile(walked, 99),
+            unit: 'x',
+            samples: n,
+          },
+          {
+            measure: `ratio ${at} p99, HTTP over the GET /health floor`,
+            value: percentile(http, 99) / percentile(floor, 99),
             unit: 'x',
             samples: n,
           },

@@ -230,6 +230,8 @@ for (const direction of ['upstream', 'downstream']) {
   const row = layered.find((entry) => entry.measure === `traversal ${direction} 10 hops over HTTP p99`);
   if (row) check(`layered DAG traversal ${direction} 10 hops p99`, row.value, 'ms', '< 2', row.value < 2);
 }
+const floorRow = layered.find((entry) => entry.measure === 'floor: GET /health over HTTP p99');
+if (floorRow) check('layered DAG floor: GET /health over HTTP p99', floorRow.value, 'ms', 'reported', true);
 
 console.log(
   '\nOpenLineage: ingestion through the use case in batches of 100 on sqlite; dataset lineage at depth 5 after 1,000,000 events',
