@@ -32,8 +32,7 @@ import {
   TRAVERSAL_INDEX_QUIET_MILLISECONDS,
   type LineageRuntime,
 } from '../infra/runtime.js';
-import { reportError } from './shared.js';
-import { printVersionIfAsked } from './arguments.js';
+import { printVersionIfAsked, reportError } from './arguments.js';
 import { settingsHelp } from './environment.js';
 import {
   kafkaTransportConfig,

@@ -18,6 +18,18 @@ export function oneLine(text: string): string {
     .trim();
 }
 
+/** Writes `{name}: {message}` as one line on stderr and returns the exit code to use (default 2). */
+export function reportError(
+  io: { stderr: { write(text: string): unknown } },
+  name: string,
+  error: unknown,
+  exitCode = 2,
+): number {
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`${name}: ${oneLine(message)}\n`);
+  return exitCode;
+}
+
 /**
  * Answers `--version` (and `-V`): prints `{name} {version}` on stdout and returns true; false when
  * `argv` does not ask for it.

@@ -18,7 +18,8 @@ import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from
 import { startDemoCatalogSimulators } from '../simulators/demoCatalogs.js';
 import { loadConfig } from '../src/config.js';
 import type { LineageGraph, Node } from '../src/graph/model.js';
-import { reportError, runExtract } from './shared.js';
+import { runExtract } from './shared.js';
+import { reportError } from './arguments.js';
 
 const NAME = 'lineage-svc-demo';
 const OUTPUT = './lineage_graph.json';

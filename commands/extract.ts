@@ -21,16 +21,10 @@
 import './environment.js'; // first: .env settings before anything reads the environment
 import { array, command, flag, multioption, oneOf, option, optional, string, type Type } from 'cmd-ts';
 import { EXPORT_FORMATS } from '../src/export/index.js';
-import { parseArguments } from './arguments.js';
+import { parseArguments, reportError } from './arguments.js';
 import { loadConfig } from '../src/config.js';
 import type { CatalogType } from '../src/graph/model.js';
-import {
-  expandPushLineageArgument,
-  parsePushLineageCatalogs,
-  reportError,
-  runExtract,
-  type ExtractArgs,
-} from './shared.js';
+import { expandPushLineageArgument, parsePushLineageCatalogs, runExtract, type ExtractArgs } from './shared.js';
 
 const NAME = 'lineage-svc-extract';
 

@@ -27,7 +27,7 @@ import { createLogger, type Logger } from '../src/logger.js';
 import type { ServiceContext } from '../services/context.js';
 import { enrichAndRecordGraph, requireCloudCredentials, runExtraction } from '../services/extraction.js';
 import { pushLineageGraph } from '../services/push.js';
-import { oneLine } from './arguments.js';
+import { oneLine, reportError } from './arguments.js';
 import { createProgressDisplay, expectedSteps, progressMode, type ProgressDisplay } from './progress.js';
 
 /** The flags of `lineage-svc-extract` (specification, "Command-line tools"). */
@@ -92,13 +92,6 @@ export interface CommandIo {
 /** The first line of a command that opens the store: `Store: sqlite in ./.lineage-svc`. */
 export function storeLine(config: Pick<Config, 'storage'>): string {
   return `Store: ${describeEventStore(config.storage)}`;
-}
-
-/** Writes `{name}: {message}` as one line on stderr and returns the exit code to use. */
-export function reportError(io: Pick<CommandIo, 'stderr'>, name: string, error: unknown, exitCode = 2): number {
-  const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`${name}: ${oneLine(message)}\n`);
-  return exitCode;
 }
 
 /** The command's logger: silent below `error` unless `LINEAGE_SVC_LOG_LEVEL` asks for more. */

@@ -12,8 +12,7 @@ import './environment.js'; // first: .env settings before anything reads the env
 import { command } from 'cmd-ts';
 import closeWithGrace from 'close-with-grace';
 import { buildUiServer, loadUiSettings } from '../infra/ui/server.js';
-import { parseArguments } from './arguments.js';
-import { reportError } from './shared.js';
+import { parseArguments, reportError } from './arguments.js';
 
 const NAME = 'lineage-svc-ui';
 

@@ -32,8 +32,8 @@ import { loadConfig, type Config } from '../src/config.js';
 import { ConfigurationError } from '../src/errors.js';
 import { streams, toAppend } from '../src/events.js';
 import { createWatcher, type WatcherEngine, type WatcherSettings } from '../src/watcher/watcher.js';
-import { oneLine } from './arguments.js';
-import { commandLogger, reportError, storeLine, type CommandIo } from './shared.js';
+import { oneLine, reportError } from './arguments.js';
+import { commandLogger, storeLine, type CommandIo } from './shared.js';
 
 const NAME = 'lineage-svc-watch';
 

@@ -21,6 +21,7 @@
  * transaction, delivered on commit, so appends from other processes wake them too), and poll every
  * second in case the listening connection was lost.
  */
+import { redactUrl } from './redactUrl.js';
 import pg from 'pg';
 import { ExpectedRevisionConflictError, StorageError, ValidationError, errorMessage } from '../../src/errors.js';
 import {
@@ -394,15 +395,4 @@ function translateError(error: unknown, what: string, where: string): Error {
   )
     return error;
   return new StorageError(`postgres event store: cannot ${what} in ${where}: ${errorMessage(error)}`, { cause: error });
-}
-
-/** The URL with its password replaced by `***`, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an unparseable postgres URL)';
-  }
 }

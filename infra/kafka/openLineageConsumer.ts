@@ -22,7 +22,7 @@
  * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME` / `_PASSWORD` | none | SASL credentials (never logged) |
  * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC` | `openlineage.events.dlq` | where bad messages go |
  */
-import { Kafka, type Consumer, type KafkaMessage, type Producer, type SASLOptions } from 'kafkajs';
+import type { Consumer, KafkaMessage, Producer, SASLOptions } from 'kafkajs';
 import type { Config } from '../../src/config.js';
 import { errorMessage } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
@@ -205,6 +205,8 @@ export async function startOpenLineageConsumer(
   deps: OpenLineageConsumerDeps,
 ): Promise<OpenLineageConsumer> {
   const { ingestor } = deps;
+  // kafkajs is loaded here, when the transport is switched on: an API without it never pays for it.
+  const { Kafka } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: config.clientId ?? 'lineage-svc',
     brokers: config.brokers,

@@ -23,7 +23,8 @@ import { recordGraph, createGraph } from '../../src/graphCommands.js';
 import { decodeTrustedEvent, streams } from '../../src/events.js';
 import { silentLogger } from '../../src/logger.js';
 import { openRuntime, type LineageRuntime } from '../../infra/runtime.js';
-import { createKafkaSink, createWebhookSink, verifyWebhookSignature } from '../../infra/publish/index.js';
+import { createKafkaSink } from '../../infra/publish/kafkaSink.js';
+import { createWebhookSink, verifyWebhookSignature } from '../../infra/publish/webhookSink.js';
 import { createProcessLease, newProcessIdentity, type ProcessLease } from '../../services/ownership.js';
 import {
   CHANGE_TYPES,
