@@ -9,32 +9,21 @@
  *   groups and 100 statements (one environment of 5 clusters), 20 ms per request. Target: peak RSS
  *   at most 150 MB, time and requests no worse than before (2.0 s, 55 requests).
  *
- * The simulator runs in this process; the extraction runs in a child process (this file with
- * `measure URL`, `process.execArgv` forwarded) so that its peak RSS is its own.
+ * The simulator runs in this process; the extraction runs in a child process
+ * (`bench/extractionChild.ts`, `process.execArgv` forwarded) that loads nothing of the simulator,
+ * so that its peak RSS is the extraction's own.
  */
 import { execFile } from 'node:child_process';
-import { createPlatformApi } from '../infra/confluent/platformApi.js';
+import { extname, join } from 'node:path';
 import {
   largeEstateScenario,
   parseScenario,
   startPlatformSimulator,
   type LargeEstateOptions,
 } from '../simulators/confluent/index.js';
-import { extract } from '../src/extraction/extract.js';
-import { silentLogger } from '../src/logger.js';
+import type { ExtractionBenchRow } from './extractionChild.js';
 
-/** One row of the extraction benchmark. */
-export interface ExtractionBenchRow {
-  topics: number;
-  connectors: number;
-  consumer_groups: number;
-  wall_seconds: number;
-  requests_total: number;
-  requests_per_api: Record<string, number>;
-  peak_rss_mb: number;
-  nodes: number;
-  edges: number;
-}
+export type { ExtractionBenchRow } from './extractionChild.js';
 
 /** An estate to extract (sizes of `largeEstateScenario`) and the simulator's latency per request in milliseconds. */
 export interface ExtractionBenchEstate {
@@ -68,44 +57,6 @@ export const ISSUE_16_ESTATE: ExtractionBenchEstate = {
   latencyMs: 20,
 };
 
-/** The child: extracts every environment from the simulator at `url` and prints its measurements. */
-async function measure(
-  url: string,
-  environments: string[],
-  credentials: Record<string, { key: string; secret: string }>,
-): Promise<ExtractionBenchRow> {
-  const platform = createPlatformApi({
-    cloudApiUrl: url,
-    telemetryApiUrl: url,
-    flinkApiUrl: undefined,
-    schemaRegistryUrl: undefined,
-    credentials: {
-      cloud: credentials.cloud,
-      cluster: credentials.kafka,
-      schemaRegistry: credentials.schema_registry,
-      flink: credentials.flink,
-      ksqldb: credentials.ksqldb,
-      tableflow: credentials.tableflow ?? credentials.cloud,
-    },
-  });
-  const started = performance.now();
-  const result = await extract({ platform, logger: silentLogger() }, { environmentIds: environments });
-  const wall = (performance.now() - started) / 1000;
-  const count = (type: string) =>
-    result.graph.nodes.filter((node) => node.node_type === type && node.attributes?.placeholder !== true).length;
-  return {
-    topics: count('TOPIC'),
-    connectors: count('CONNECTOR'),
-    consumer_groups: count('CONSUMER_GROUP'),
-    wall_seconds: wall,
-    requests_total: Object.values(result.requests).reduce((a, b) => a + b, 0),
-    requests_per_api: result.requests,
-    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
-    nodes: result.graph.nodes.length,
-    edges: result.graph.edges.length,
-  };
-}
-
 /** Runs the benchmark on `estate` (default `LARGE_ESTATE`) and returns its row. */
 export async function benchExtraction(estate: ExtractionBenchEstate = LARGE_ESTATE): Promise<ExtractionBenchRow> {
   const scenario = parseScenario(largeEstateScenario(estate.sizes));
@@ -119,8 +70,7 @@ export async function benchExtraction(estate: ExtractionBenchEstate = LARGE_ESTA
         process.execPath,
         [
           ...process.execArgv,
-          import.meta.filename,
-          'measure',
+          join(import.meta.dirname, `extractionChild${extname(import.meta.filename)}`),
           simulator.url,
           JSON.stringify(environments),
           JSON.stringify(credentials),
@@ -136,20 +86,7 @@ export async function benchExtraction(estate: ExtractionBenchEstate = LARGE_ESTA
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const [mode, url, environments, credentials] = process.argv.slice(2);
-  if (mode === 'measure') {
-    process.stdout.write(
-      JSON.stringify(
-        await measure(
-          url!,
-          JSON.parse(environments!) as string[],
-          JSON.parse(credentials!) as Record<string, { key: string; secret: string }>,
-        ),
-      ),
-    );
-  } else {
-    // `node --import tsx bench/extraction.ts [large|issue-16]`
-    const estate = mode === 'issue-16' ? ISSUE_16_ESTATE : LARGE_ESTATE;
-    process.stdout.write(`${JSON.stringify(await benchExtraction(estate), null, 2)}\n`);
-  }
+  // `node --import tsx bench/extraction.ts [large|issue-16]`
+  const estate = process.argv[2] === 'issue-16' ? ISSUE_16_ESTATE : LARGE_ESTATE;
+  process.stdout.write(`${JSON.stringify(await benchExtraction(estate), null, 2)}\n`);
 }
