@@ -6,11 +6,23 @@
 import { PlatformApiError } from './port.js';
 
 /**
- * The warning for a failed extractor, e.g. `Connect:lkc-1: connect.connectors answered 403: the API key
- * is not authorized for this resource`. A 400 says the key may lack access or the parameters are
- * invalid; a 401 on `kafka-rest.topics` says a cluster-scoped key is needed; a 404 from Schema Registry,
- * Stream Catalog or `srcm.clusters` says Schema Registry may be disabled in `environmentId`. Errors
- * that are not `PlatformApiError`s (`src/extraction/port.ts`) read `{label}: failed: {message}`.
+ * What a 401 or 403 warning says when the error carries no `advice` (a `PlatformPort` other than the
+ * HTTP adapter): a 401 means the credentials were rejected, a 403 that they lack a permission.
+ */
+const AUTH_FALLBACK: Readonly<Record<401 | 403, string>> = {
+  401: 'the API key or secret was rejected (wrong or expired)',
+  403: 'the API key is not authorized for this resource',
+};
+
+/**
+ * The warning for a failed extractor, e.g. `ConsumerGroups:lkc-1: kafka-rest.consumer-groups answered
+ * 403: Kafka REST refused the request at {url} (HTTP 403): ...`. A 401 or 403 gives the error's
+ * `advice`: the service, the URL and the variables to change (`infra/confluent/failureAdvice.ts`;
+ * without advice, a 401 says the key was rejected and a 403 that it lacks access); on
+ * `kafka-rest.topics` a 401 first says that a cluster-scoped key is needed. A 400 says the key may
+ * lack access or the parameters are invalid; a 404 from Schema Registry, Stream Catalog or
+ * `srcm.clusters` says Schema Registry may be disabled in `environmentId`. Errors that are not
+ * `PlatformApiError`s (`src/extraction/port.ts`) read `{label}: failed: {message}`.
  * @param label the extractor, e.g. `KafkaAdmin:lkc-1`, `StreamCatalog:env-1`.
  * @param environmentId the environment named by the Schema Registry warning; `(unknown)` when absent.
  */
@@ -21,10 +33,10 @@ export function failureWarning(label: string, error: unknown, environmentId?: st
       if (status === 400)
         return `${label}: ${api} answered 400: the API key may lack access or the parameters are invalid`;
       if (status === 401 && api === 'kafka-rest.topics') {
-        return (
-          `${label}: ${api} answered 401: listing topics needs a cluster-scoped API key ` +
-          '(set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET)'
-        );
+        const hint = `${label}: ${api} answered 401: listing topics needs a cluster-scoped API key`;
+        return error.advice
+          ? `${hint}; ${error.advice}`
+          : `${hint} (set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET)`;
       }
       if (
         status === 404 &&
@@ -33,7 +45,7 @@ export function failureWarning(label: string, error: unknown, environmentId?: st
         return `${label}: ${api} answered 404: Schema Registry may be disabled in environment ${environmentId ?? '(unknown)'}`;
       }
       if (status === 401 || status === 403)
-        return `${label}: ${api} answered ${status}: ${error.advice ?? 'the API key is not authorized for this resource'}`;
+        return `${label}: ${api} answered ${status}: ${error.advice ?? AUTH_FALLBACK[status]}`;
       return `${label}: ${api} answered ${status ?? 'an error'}`;
     }
     return `${label}: ${error.message}`;

@@ -344,14 +344,15 @@ describe('extract with platform faults', () => {
     assert.ok(result.graph.nodes.some((n) => n.node_type === 'STREAM_JOB'));
   });
 
-  it('says a cluster-scoped key is needed when topic listing answers 401 to the cloud key', async () => {
+  it('says a cluster-scoped key is needed when topic listing answers 401 to the cloud key, and where', async () => {
     const result = await run({ environmentIds: [DEV] }, fastApi(sim, {}, { cluster: undefined }));
+    const pattern = new RegExp(
+      '^KafkaAdmin:lkc-9d2f4g: kafka-rest\\.topics answered 401: listing topics needs a cluster-scoped API key; ' +
+        String.raw`Kafka REST rejected the credentials at http://127\.0\.0\.1:\d+\S*/kafka/v3/clusters/lkc-9d2f4g/topics \(HTTP 401\): ` +
+        'the key or secret is wrong or expired; set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET',
+    );
     assert.ok(
-      result.warnings.some((w) =>
-        w.startsWith(
-          'KafkaAdmin:lkc-9d2f4g: kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key',
-        ),
-      ),
+      result.warnings.some((w) => pattern.test(w)),
       result.warnings.join('\n'),
     );
     assert.equal(sim.requestCounts()['kafka-rest.topics'], 1, '401 is not retried');

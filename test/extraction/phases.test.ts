@@ -37,6 +37,8 @@ import {
 } from '../../src/graph/ids.js';
 import { topicFragment } from '../../src/extraction/topics.js';
 import { silentLogger } from '../../src/logger.js';
+import { credentialsRejected, notPermitted } from '../../infra/confluent/failureAdvice.js';
+import { PLATFORM_SERVICES } from '../../infra/confluent/platformApi.js';
 import { capturingLogger, clusterOf, fail, fakePlatform } from './fakePlatform.js';
 
 const ENV = 'env-1';
@@ -71,6 +73,19 @@ const lagPoint = (group: string, topicName: string, value: number) => ({
   'metric.topic': topicName,
   timestamp: '2026-11-20T09:59:00Z',
 });
+
+/** The Kafka REST URL of `api` on `lkc-1` in these tests' failures. */
+const kafkaRestUrl = (api: string) =>
+  `https://lkc-1.example.test/kafka/v3/clusters/lkc-1/${api.replace('kafka-rest.', '')}`;
+
+/**
+ * A Kafka REST 401 or 403 as the HTTP client raises it: with the `advice` that names the service, the
+ * URL and the variables (`infra/confluent/failureAdvice.ts`).
+ */
+function refusedByKafkaRest(api: string, status: 401 | 403): PlatformApiError {
+  const advice = (status === 401 ? credentialsRejected : notPermitted)(PLATFORM_SERVICES.kafkaRest, kafkaRestUrl(api));
+  return new PlatformApiError(api, 'status', status, `${api}: ${advice}`, advice);
+}
 
 describe('run context', () => {
   it('applies the defaults of the options', () => {
@@ -123,6 +138,14 @@ describe('failure wording', () => {
       /needs a cluster-scoped API key \(set LINEAGE_SVC_CLUSTER_API_KEY/,
     );
     assert.equal(
+      failureWarning('D', fail('cmk.clusters', 401)),
+      'D: cmk.clusters answered 401: the API key or secret was rejected (wrong or expired)',
+    );
+    assert.equal(
+      failureWarning('D', fail('cmk.clusters', 403)),
+      'D: cmk.clusters answered 403: the API key is not authorized for this resource',
+    );
+    assert.equal(
       failureWarning('S', fail('catalog.search', 404), ENV),
       'S: catalog.search answered 404: Schema Registry may be disabled in environment env-1',
     );
@@ -132,6 +155,29 @@ describe('failure wording', () => {
       'C: no answer within 30 s',
     );
     assert.equal(failureWarning('X', new Error('boom')), 'X: failed: boom');
+  });
+
+  it('gives the advice of every 401 and 403: the service, the URL and the variables (issue 17)', () => {
+    const cluster = 'LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET';
+    const topics = failureWarning('KafkaAdmin:lkc-1', refusedByKafkaRest('kafka-rest.topics', 401));
+    assert.equal(
+      topics,
+      'KafkaAdmin:lkc-1: kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key; ' +
+        `Kafka REST rejected the credentials at ${kafkaRestUrl('kafka-rest.topics')} (HTTP 401): ` +
+        `the key or secret is wrong or expired; set ${cluster} (when unset, the cloud key (LINEAGE_SVC_STREAM_CLOUD_API_KEY) is used)`,
+    );
+    for (const api of ['kafka-rest.consumer-groups', 'kafka-rest.mirrors', 'kafka-rest.all-topic-configs']) {
+      const rejected = failureWarning('L', refusedByKafkaRest(api, 401));
+      assert.ok(
+        rejected.startsWith(`L: ${api} answered 401: Kafka REST rejected the credentials at ${kafkaRestUrl(api)}`),
+      );
+      assert.ok(rejected.includes(cluster), rejected);
+      assert.doesNotMatch(rejected, /role binding/);
+      const refused = failureWarning('L', refusedByKafkaRest(api, 403));
+      assert.ok(refused.startsWith(`L: ${api} answered 403: Kafka REST refused the request at ${kafkaRestUrl(api)}`));
+      assert.ok(refused.includes(cluster), refused);
+      assert.doesNotMatch(refused, /wrong or expired/);
+    }
   });
 
   it('tells a 404 of one API and the same authentication failure twice', () => {
@@ -183,7 +229,7 @@ describe('discovery', () => {
     const run = runOf(fakePlatform({ listKafkaClusters: () => Promise.reject(fail('cmk.clusters', 401)) }));
     assert.deepEqual(await discoverEnvironment(run, ENV), { status: 'unreadable' });
     assert.deepEqual(run.warnings, [
-      'Discovery:env-1: cmk.clusters answered 401: the API key is not authorized for this resource',
+      'Discovery:env-1: cmk.clusters answered 401: the API key or secret was rejected (wrong or expired)',
     ]);
   });
 
@@ -253,18 +299,22 @@ describe('phase 1: topic inventory', () => {
 });
 
 describe('phase 1: failures and fallbacks', () => {
-  it('warns once when topics, groups and mirrors all answer the same 401', async () => {
+  it('warns once when topics, groups and mirrors all answer the same 401, naming the service and the URL', async () => {
     const platform = fakePlatform({
-      listTopics: () => Promise.reject(fail('kafka-rest.topics', 401)),
-      listConsumerGroups: () => Promise.reject(fail('kafka-rest.consumer-groups', 401)),
-      listMirrorTopics: () => Promise.reject(fail('kafka-rest.mirrors', 401)),
+      listTopics: () => Promise.reject(refusedByKafkaRest('kafka-rest.topics', 401)),
+      listConsumerGroups: () => Promise.reject(refusedByKafkaRest('kafka-rest.consumer-groups', 401)),
+      listMirrorTopics: () => Promise.reject(refusedByKafkaRest('kafka-rest.mirrors', 401)),
     });
     const run = runOf(platform);
     const inventory = await extractTopicInventory(run, environmentOf('lkc-1'));
     assert.equal(run.warnings.length, 1);
-    assert.match(
-      run.warnings[0]!,
-      /^KafkaAdmin:lkc-1: kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key/,
+    assert.ok(
+      run.warnings[0]!.startsWith(
+        'KafkaAdmin:lkc-1: kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key; ' +
+          `Kafka REST rejected the credentials at ${kafkaRestUrl('kafka-rest.topics')} (HTTP 401): ` +
+          'the key or secret is wrong or expired; set LINEAGE_SVC_CLUSTER_API_KEY and LINEAGE_SVC_CLUSTER_API_SECRET',
+      ),
+      run.warnings[0],
     );
     assert.equal(inventory.topicsByCluster.has('lkc-1'), false);
   });
