@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PushItemResult } from '../src/catalogs/provider.js';
-import { catalogEntry } from '../src/catalogs/registry.js';
+import { CATALOG_REGISTRY, catalogEntry, type CatalogRegistryEntry } from '../src/catalogs/registry.js';
 import { ConfigurationError } from '../src/errors.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
 import { enrichWithMetrics } from '../src/extraction/enrich.js';
@@ -33,11 +33,39 @@ import { toLineageGraph } from '../projections/graphProjection.js';
 import type { ServiceContext } from './context.js';
 import { defaultGraph, readGraph } from './graphs.js';
 
-/** The warning when catalog enrichment was asked for and no catalog provider is available. */
-export const CATALOG_ENRICHMENT_UNAVAILABLE =
-  'catalog enrichment is not available: no catalog provider is configured (set LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL ' +
-  'and LINEAGE_SVC_LAKEHOUSE_TOKEN, LINEAGE_SVC_DATALAKE_REGION, or LINEAGE_SVC_WAREHOUSE_PROJECT_ID and ' +
-  'LINEAGE_SVC_WAREHOUSE_LOCATION); catalog attributes are left as they are';
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)!}`;
+}
+
+/** A provider's name in a message: `lakehouse`, `data governance`. */
+const providerName = (entry: CatalogRegistryEntry) => entry.shortName.replaceAll('_', ' ');
+
+/**
+ * The warning when catalog enrichment was asked for and no catalog provider that enriches is
+ * available, built from `registry` so that it names every provider: the required variables of each
+ * provider with tables to enrich, then those of the push-only providers (data governance), which
+ * enrich nothing even when set.
+ */
+export function catalogEnrichmentUnavailable(registry: readonly CatalogRegistryEntry[] = CATALOG_REGISTRY): string {
+  const enriching = registry
+    .filter((entry) => entry.system !== null)
+    .map((entry) => `${entry.requiredSettings.join(' and ')} for the ${providerName(entry)} catalog`);
+  const pushOnly = registry
+    .filter((entry) => entry.system === null)
+    .map((entry) => `the ${providerName(entry)} catalog (${entry.requiredSettings.join(' and ')})`);
+  const note =
+    pushOnly.length === 0
+      ? ''
+      : `; ${pushOnly.join(' and ')} ${pushOnly.length === 1 ? 'is push only and enriches' : 'are push only and enrich'} nothing`;
+  return (
+    'catalog enrichment is not available: no catalog provider that enriches tables is configured ' +
+    `(set ${orList(enriching)}${note}); catalog attributes are left as they are`
+  );
+}
+
+/** The warning when catalog enrichment was asked for and no catalog provider that enriches is available. */
+export const CATALOG_ENRICHMENT_UNAVAILABLE = catalogEnrichmentUnavailable();
 
 /**
  * Fails when the platform's cloud credentials are not set.
