@@ -7,7 +7,7 @@
  */
 import { loadLakehouseScenario, startLakehouseSimulator } from './databricks/index.js';
 import { DEMO_DATAZONE_DOMAIN, DEMO_DATAZONE_PROJECT, startDataZoneSimulator } from './datazone/index.js';
-import { loadGoogleScenario, startGoogleSimulator } from './google/index.js';
+import { googleClientEnvironment, loadGoogleScenario, startGoogleSimulator } from './google/index.js';
 
 /** One catalog simulator's variables, under a line that names it. */
 export interface CatalogSimulatorSection {
@@ -50,14 +50,7 @@ export async function startDemoCatalogSimulators(host = '127.0.0.1'): Promise<De
       },
       {
         title: `Warehouse (Google BigQuery, Data Lineage, Dataplex, scenario demo) on ${google.url}`,
-        variables: [
-          ['LINEAGE_SVC_WAREHOUSE_PROJECT_ID', google.scenario.project_id],
-          ['LINEAGE_SVC_WAREHOUSE_LOCATION', google.scenario.locations[0] ?? 'us'],
-          ['LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN', google.scenario.token],
-          ['LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL', google.url],
-          ['LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL', google.url],
-          ['LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL', google.url],
-        ],
+        variables: Object.entries(googleClientEnvironment(google.url, google.scenario)),
       },
       {
         title: `Data governance (AWS DataZone) on ${dataZone.url}; the credentials are AWS's documentation examples`,

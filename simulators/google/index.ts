@@ -13,6 +13,7 @@
  * ```
  */
 export { startGoogleSimulator, googleFqn } from './server.js';
+export { googleClientEnvironment } from './clientEnvironment.js';
 export type { GoogleSimulator, GoogleSimulatorOptions, ReceivedLineageEvent, GoogleRequestLogEntry } from './server.js';
 export { loadGoogleScenario, parseGoogleScenario, googleScenarioSchema, builtInGoogleScenarioDir } from './scenario.js';
 export type {

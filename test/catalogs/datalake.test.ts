@@ -30,7 +30,7 @@ import {
 } from '@aws-sdk/client-glue';
 import { catalogProviders } from '../../infra/http/routes/meta.js';
 import { createGlueClient, toCatalogApiError } from '../../infra/catalogs/glueClient.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import { startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import { catalogPushers } from '../../services/push.js';
 import { createServiceContext } from '../../infra/serviceContext.js';
 import {
@@ -59,7 +59,7 @@ import { datalakeTableId, materializedTableId, topicId } from '../../src/graph/i
 import type { LineageGraph, Node } from '../../src/graph/model.js';
 import { silentLogger } from '../../src/logger.js';
 import type { ExtractionSummary } from '../../src/watcher/watcher.js';
-import { DEDICATED, PROD, fastApi } from '../extraction/helpers.js';
+import { DEDICATED, PROD, demoScenarioWithGlue, fastApi } from '../extraction/helpers.js';
 import { call, startApi } from '../http/helpers.js';
 
 const REGION = 'eu-west-1';
@@ -460,16 +460,7 @@ describe(
       await sdk.send(new CreateDatabaseCommand({ DatabaseInput: { Name: DATABASE } }));
       await sdk.send(new CreateTableCommand({ DatabaseName: DATABASE, TableInput: ORIGINAL_TABLE }));
       // The demo estate plus a Tableflow AwsGlue integration on the dedicated cluster.
-      const scenario = await loadScenario('demo');
-      const cluster = scenario.environments.find((e) => e.id === PROD)!.kafka_clusters.find((c) => c.id === DEDICATED)!;
-      cluster.tableflow.catalog_integrations.push({
-        id: 'tci-g1u3e5',
-        display_name: 'acme-glue',
-        config: { kind: 'AwsGlue', provider_integration_id: 'cspi-4q9w2e', custom_database: DATABASE },
-        phase: 'CONNECTED',
-        suspended: false,
-      });
-      platform = await startPlatformSimulator({ scenario });
+      platform = await startPlatformSimulator({ scenario: await demoScenarioWithGlue(DATABASE) });
       const extracted = (
         await extract(
           { platform: fastApi(platform), logger: silentLogger() },

@@ -23,7 +23,8 @@ import {
   DEMO_DATAZONE_PROJECT,
   startDataZoneSimulator,
 } from '../../simulators/datazone/index.js';
-import { loadGoogleScenario, startGoogleSimulator } from '../../simulators/google/index.js';
+import { WAREHOUSE_SETTINGS } from '../../src/catalogs/warehouse/provider.js';
+import { googleClientEnvironment, loadGoogleScenario, startGoogleSimulator } from '../../simulators/google/index.js';
 import { DEV, PROD, runExtractCommand } from '../extraction/helpers.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -130,12 +131,7 @@ describe('lineage-svc-simulator and lineage-svc-extract --push-lineage', () => {
         'LINEAGE_SVC_STREAM_CLOUD_API_KEY',
         'LINEAGE_SVC_LAKEHOUSE_WORKSPACE_URL',
         'LINEAGE_SVC_LAKEHOUSE_TOKEN',
-        'LINEAGE_SVC_WAREHOUSE_PROJECT_ID',
-        'LINEAGE_SVC_WAREHOUSE_LOCATION',
-        'LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN',
-        'LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL',
-        'LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL',
-        'LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL',
+        ...WAREHOUSE_SETTINGS,
         'LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID',
         'LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID',
         'AWS_ENDPOINT_URL_DATAZONE',
@@ -226,12 +222,7 @@ describe('lineage-svc-watch --push-warehouse --push-data-governance', () => {
       {
         ...baseEnv,
         ...simulatorClientEnvironment(platform.url, platform.scenario),
-        LINEAGE_SVC_WAREHOUSE_PROJECT_ID: google.scenario.project_id,
-        LINEAGE_SVC_WAREHOUSE_LOCATION: 'us',
-        LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN: google.scenario.token,
-        LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL: google.url,
-        LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL: google.url,
-        LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL: google.url,
+        ...googleClientEnvironment(google.url, google.scenario),
         LINEAGE_SVC_DATA_GOVERNANCE_DOMAIN_ID: DEMO_DATAZONE_DOMAIN,
         LINEAGE_SVC_DATA_GOVERNANCE_PROJECT_ID: DEMO_DATAZONE_PROJECT,
         AWS_ENDPOINT_URL_DATAZONE: dataZone.url,

@@ -19,13 +19,18 @@ import { after, before, describe, it } from 'node:test';
 import { CreateDatabaseCommand, CreateTableCommand, GlueClient } from '@aws-sdk/client-glue';
 import type { ChildProcess } from 'node:child_process';
 import { createEventStore } from '../../infra/eventStore/createEventStore.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
-import { loadGoogleScenario, startGoogleSimulator, type GoogleSimulator } from '../../simulators/google/index.js';
+import { startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import {
+  googleClientEnvironment,
+  loadGoogleScenario,
+  startGoogleSimulator,
+  type GoogleSimulator,
+} from '../../simulators/google/index.js';
 import { streams } from '../../src/events.js';
 import { catalogJobId, datalakeTableId, lakehouseTableId, warehouseTableId } from '../../src/graph/ids.js';
 import type { LineageGraph, Node } from '../../src/graph/model.js';
 import { DEFAULT_GRAPH_NAME, graphIdForName } from '../../src/graphCommands.js';
-import { DEDICATED, PROD, cliEnv, runExtractCommand } from '../extraction/helpers.js';
+import { DEDICATED, PROD, cliEnv, demoScenarioWithGlue, runExtractCommand } from '../extraction/helpers.js';
 
 const REGION = 'eu-west-1';
 const DATABASE = 'retail_lake';
@@ -41,16 +46,7 @@ let google: GoogleSimulator;
 let folder: string;
 before(async () => {
   // The demo estate plus a Tableflow AwsGlue integration, so that the extraction has a datalake table.
-  const scenario = await loadScenario('demo');
-  const cluster = scenario.environments.find((e) => e.id === PROD)!.kafka_clusters.find((c) => c.id === DEDICATED)!;
-  cluster.tableflow.catalog_integrations.push({
-    id: 'tci-g1u3e5',
-    display_name: 'acme-glue',
-    config: { kind: 'AwsGlue', provider_integration_id: 'cspi-4q9w2e', custom_database: DATABASE },
-    phase: 'CONNECTED',
-    suspended: false,
-  });
-  platform = await startPlatformSimulator({ scenario });
+  platform = await startPlatformSimulator({ scenario: await demoScenarioWithGlue(DATABASE) });
   google = await startGoogleSimulator({ scenario: await loadGoogleScenario('demo') });
   folder = mkdtempSync(join(tmpdir(), 'lineage-svc-extract-catalogs-'));
 });
@@ -95,14 +91,7 @@ async function enrichmentEvents(storeFolder: string): Promise<Record<string, Nod
 
 /** The variables of the warehouse alone, against the Google simulator. */
 function warehouseEnv(): Record<string, string> {
-  return {
-    LINEAGE_SVC_WAREHOUSE_PROJECT_ID: google.scenario.project_id,
-    LINEAGE_SVC_WAREHOUSE_LOCATION: 'us',
-    LINEAGE_SVC_WAREHOUSE_ACCESS_TOKEN: google.scenario.token,
-    LINEAGE_SVC_WAREHOUSE_BIGQUERY_API_URL: google.url,
-    LINEAGE_SVC_WAREHOUSE_LINEAGE_API_URL: google.url,
-    LINEAGE_SVC_WAREHOUSE_DATAPLEX_API_URL: google.url,
-  };
+  return googleClientEnvironment(google.url, google.scenario);
 }
 
 describe(

@@ -7,17 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { createProgressDisplay, progressMode, retryText } from '../../commands/progress.js';
 import { runExtract, type ExtractArgs, type ExtractSummary } from '../../commands/shared.js';
-import { cliEnv, PROD, runExtractCommand } from '../extraction/helpers.js';
+import { freePort } from '../helpers/ports.js';
+import { cliEnv, demoSimulatorFixture, PROD, runExtractCommand } from '../extraction/helpers.js';
 
 /** The flags of a plain extraction of `environments` into `output`. */
 function extractArgs(environments: string[], output: string, extra: Partial<ExtractArgs> = {}): ExtractArgs {
@@ -42,35 +39,16 @@ function collector(): { stream: PassThrough; text: () => string } {
   return { stream, text: () => text };
 }
 
-/** A port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 // eslint-disable-next-line no-control-regex
 const ESCAPE = /\u001b\[/;
 
 describe('lineage-svc-extract progress', () => {
-  let sim: PlatformSimulator;
-  let folder: string;
-  before(async () => {
-    sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
-    folder = mkdtempSync(join(tmpdir(), 'lineage-svc-progress-'));
-  });
-  after(async () => {
-    await sim.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(() => sim.clearFaults());
+  const demo = demoSimulatorFixture('lineage-svc-progress-');
 
   it('prints plain progress lines when stderr is a pipe, numbered over the phases that run', async () => {
     const run = await runExtractCommand(
-      ['--env', PROD, '--metrics', '--output', join(folder, 'plain.json')],
-      cliEnv(sim, join(folder, 'store')),
+      ['--env', PROD, '--metrics', '--output', join(demo.folder, 'plain.json')],
+      cliEnv(demo.simulator, join(demo.folder, 'store')),
     );
     assert.equal(run.code, 0, run.stderr);
     const lines = run.stderr.trim().split('\n');
@@ -85,17 +63,17 @@ describe('lineage-svc-extract progress', () => {
   });
 
   it('prints no progress with --quiet: warnings only as their count, and with LINEAGE_SVC_LOG_LEVEL=ERROR', async () => {
-    sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
+    demo.simulator.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
     const quiet = await runExtractCommand(
-      ['--env', PROD, '--quiet', '--output', join(folder, 'quiet.json')],
-      cliEnv(sim, join(folder, 'store')),
+      ['--env', PROD, '--quiet', '--output', join(demo.folder, 'quiet.json')],
+      cliEnv(demo.simulator, join(demo.folder, 'store')),
     );
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.equal(quiet.stderr, '', 'nothing on stderr: no store line, no progress, no warning lines');
     assert.match(quiet.stdout, /^Warnings: [1-9]/m);
 
-    const silent = await runExtractCommand(['--env', PROD, '--output', join(folder, 'silent.json')], {
-      ...cliEnv(sim, join(folder, 'store')),
+    const silent = await runExtractCommand(['--env', PROD, '--output', join(demo.folder, 'silent.json')], {
+      ...cliEnv(demo.simulator, join(demo.folder, 'store')),
       LINEAGE_SVC_LOG_LEVEL: 'ERROR',
     });
     assert.equal(silent.code, 0, silent.stderr);
@@ -105,8 +83,8 @@ describe('lineage-svc-extract progress', () => {
   });
 
   it('with LINEAGE_SVC_LOG_LEVEL=INFO tells each step once, as a log line, not also as a progress line', async () => {
-    const run = await runExtractCommand(['--env', PROD, '--output', join(folder, 'logged.json')], {
-      ...cliEnv(sim, join(folder, 'store')),
+    const run = await runExtractCommand(['--env', PROD, '--output', join(demo.folder, 'logged.json')], {
+      ...cliEnv(demo.simulator, join(demo.folder, 'store')),
       LINEAGE_SVC_LOG_LEVEL: 'INFO',
     });
     assert.equal(run.code, 0, run.stderr);
@@ -116,11 +94,11 @@ describe('lineage-svc-extract progress', () => {
   });
 
   it('--json prints one JSON summary on stdout and nothing else there', async () => {
-    sim.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
-    const output = join(folder, 'scripted.json');
+    demo.simulator.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
+    const output = join(demo.folder, 'scripted.json');
     const run = await runExtractCommand(
       ['--env', PROD, '--json', '--output', output],
-      cliEnv(sim, join(folder, 'store')),
+      cliEnv(demo.simulator, join(demo.folder, 'store')),
     );
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout) as ExtractSummary;
@@ -163,8 +141,8 @@ describe('lineage-svc-extract progress', () => {
       t.skip('script (util-linux) is not installed');
       return;
     }
-    const env = cliEnv(sim, join(folder, 'store'));
-    const command = `'${process.execPath}' --import tsx commands/extract.ts --env ${PROD} --output '${join(folder, 'tty.json')}'`;
+    const env = cliEnv(demo.simulator, join(demo.folder, 'store'));
+    const command = `'${process.execPath}' --import tsx commands/extract.ts --env ${PROD} --output '${join(demo.folder, 'tty.json')}'`;
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       env: { ...env, TERM: 'xterm' },
       cwd: process.cwd(),
@@ -247,26 +225,19 @@ describe('the progress display', () => {
 });
 
 describe('lineage-svc-extract errors say what to change', () => {
-  let sim: PlatformSimulator;
-  let folder: string;
-  before(async () => {
-    sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
-    folder = mkdtempSync(join(tmpdir(), 'lineage-svc-errors-'));
-  });
-  after(async () => {
-    await sim.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(() => sim.clearFaults());
+  const demo = demoSimulatorFixture('lineage-svc-errors-');
 
   it('an unreachable platform URL: shows each retry wait, then one line naming the URL and the variable; exit 2', async () => {
-    const port = await closedPort();
-    const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_URL: `http://127.0.0.1:${port}` };
+    const port = await freePort();
+    const env = {
+      ...cliEnv(demo.simulator, join(demo.folder, 'store')),
+      LINEAGE_SVC_STREAM_CLOUD_API_URL: `http://127.0.0.1:${port}`,
+    };
     const stdout = collector();
     const stderr = collector();
     const code = await runExtract(
       'lineage-svc-extract',
-      extractArgs([PROD], join(folder, 'unreachable.json')),
+      extractArgs([PROD], join(demo.folder, 'unreachable.json')),
       loadConfig(env),
       env,
       { stdout: stdout.stream, stderr: stderr.stream },
@@ -288,12 +259,15 @@ describe('lineage-svc-extract errors say what to change', () => {
   });
 
   it('a port fetch refuses (1) is not retried: only a new address mends it', async () => {
-    const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_URL: 'http://127.0.0.1:1' };
+    const env = {
+      ...cliEnv(demo.simulator, join(demo.folder, 'store')),
+      LINEAGE_SVC_STREAM_CLOUD_API_URL: 'http://127.0.0.1:1',
+    };
     const stdout = collector();
     const stderr = collector();
     const code = await runExtract(
       'lineage-svc-extract',
-      extractArgs([PROD], join(folder, 'bad-port.json')),
+      extractArgs([PROD], join(demo.folder, 'bad-port.json')),
       loadConfig(env),
       env,
       { stdout: stdout.stream, stderr: stderr.stream },
@@ -307,8 +281,11 @@ describe('lineage-svc-extract errors say what to change', () => {
   });
 
   it('a rejected key (401) says the key or secret is wrong or expired and names the key variables', async () => {
-    const env = { ...cliEnv(sim, join(folder, 'store')), LINEAGE_SVC_STREAM_CLOUD_API_SECRET: 'not-the-secret' };
-    const run = await runExtractCommand(['--env', PROD, '--output', join(folder, 'rejected.json')], env);
+    const env = {
+      ...cliEnv(demo.simulator, join(demo.folder, 'store')),
+      LINEAGE_SVC_STREAM_CLOUD_API_SECRET: 'not-the-secret',
+    };
+    const run = await runExtractCommand(['--env', PROD, '--output', join(demo.folder, 'rejected.json')], env);
     assert.equal(run.code, 2, run.stderr);
     const last = run.stderr.trim().split('\n').at(-1)!;
     assert.match(
@@ -321,10 +298,10 @@ describe('lineage-svc-extract errors say what to change', () => {
   });
 
   it('a key without permission (403) says it lacks a role binding and names the key variables', async () => {
-    sim.injectFault({ api: 'cmk.clusters', kind: 'status', status: 403 });
+    demo.simulator.injectFault({ api: 'cmk.clusters', kind: 'status', status: 403 });
     const run = await runExtractCommand(
-      ['--env', PROD, '--output', join(folder, 'refused.json')],
-      cliEnv(sim, join(folder, 'store')),
+      ['--env', PROD, '--output', join(demo.folder, 'refused.json')],
+      cliEnv(demo.simulator, join(demo.folder, 'store')),
     );
     assert.equal(run.code, 2, run.stderr);
     const last = run.stderr.trim().split('\n').at(-1)!;

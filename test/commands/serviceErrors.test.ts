@@ -10,29 +10,17 @@
  * simulator with injected faults, and reads the warnings from the `--json` summary.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runExtract, type ExtractArgs, type ExtractSummary } from '../../commands/shared.js';
-import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
 import type { Fault } from '../../simulators/confluent/faults.js';
 import { loadConfig } from '../../src/config.js';
-import { cliEnv, PROD } from '../extraction/helpers.js';
+import { freePort } from '../helpers/ports.js';
+import { cliEnv, demoSimulatorFixture, PROD } from '../extraction/helpers.js';
 
 /** The client timeout of these runs, in ms (a `timeout` fault holds its request longer). */
 const TIMEOUT_MS = 400;
-
-/** A port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** One failure and what its warning must say. */
 interface Case {
@@ -105,21 +93,11 @@ const CASES: Case[] = [
 const warningPattern = (says: string) => new RegExp(escape(says).replace(escape('{url}'), URL_PATTERN));
 
 describe('lineage-svc-extract: each service failing names itself, the URL and the variables to change', () => {
-  let sim: PlatformSimulator;
-  let folder: string;
-  before(async () => {
-    sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
-    folder = mkdtempSync(join(tmpdir(), 'lineage-svc-service-errors-'));
-  });
-  after(async () => {
-    await sim.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(() => sim.clearFaults());
+  const demo = demoSimulatorFixture('lineage-svc-service-errors-');
 
   /** One extraction of the production environment with `env` added: exit code and the `--json` summary's warnings. */
   async function extract(env: Record<string, string> = {}, metrics = false): Promise<string[]> {
-    const variables = { ...cliEnv(sim, join(folder, 'store')), ...env };
+    const variables = { ...cliEnv(demo.simulator, join(demo.folder, 'store')), ...env };
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     let out = '';
@@ -129,7 +107,7 @@ describe('lineage-svc-extract: each service failing names itself, the URL and th
     const args: ExtractArgs = {
       env: [PROD],
       cluster: [],
-      output: join(folder, 'graph.json'),
+      output: join(demo.folder, 'graph.json'),
       noEnrich: true,
       enrichOnly: false,
       pushLineage: false,
@@ -155,7 +133,7 @@ describe('lineage-svc-extract: each service failing names itself, the URL and th
 
   for (const failure of CASES) {
     it(`${failure.what}: ${failure.variables.join(', ')}`, async () => {
-      sim.injectFault(failure.fault);
+      demo.simulator.injectFault(failure.fault);
       const warnings = await extract({}, failure.metrics === true);
       const pattern = warningPattern(failure.says);
       const warning = warnings.find((text) => pattern.test(text));
@@ -166,7 +144,7 @@ describe('lineage-svc-extract: each service failing names itself, the URL and th
   }
 
   it('an unreachable LINEAGE_SVC_SCHEMA_REGISTRY_URL names that variable, not the discovered endpoint', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const warnings = await extract({ LINEAGE_SVC_SCHEMA_REGISTRY_URL: `http://127.0.0.1:${port}` });
     const warning = warnings.find((text) =>
       text.includes(`Schema Registry is unreachable at http://127.0.0.1:${port}/`),
@@ -176,7 +154,7 @@ describe('lineage-svc-extract: each service failing names itself, the URL and th
   });
 
   it('Kafka REST rejecting the key when listing topics (401) names the service and the URL too', async () => {
-    sim.injectFault({ api: 'kafka-rest.topics', kind: 'unauthorized' });
+    demo.simulator.injectFault({ api: 'kafka-rest.topics', kind: 'unauthorized' });
     const warnings = await extract();
     const pattern = warningPattern(
       'kafka-rest.topics answered 401: listing topics needs a cluster-scoped API key; ' +

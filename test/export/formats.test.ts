@@ -99,6 +99,16 @@ function assertSameGraph(parsed: AbstractGraph, graph: LineageGraph, drawingAttr
   }
 }
 
+/** A traversal of `graph`: its first node as the origin, the next three reached at hops 1 to 3, its first three edges. */
+function traversalOf(graph: LineageGraph) {
+  const [origin, ...reached] = graph.nodes.slice(0, 4);
+  return {
+    origin: origin!,
+    nodes: reached.map((node, index) => ({ ...node, hop: index + 1 })),
+    edges: graph.edges.slice(0, 3),
+  };
+}
+
 describe('export formats', () => {
   // Mermaid's parser, in a jsdom window, for the whole file (Mermaid keeps the window it first loaded with).
   let parser: MermaidParser;
@@ -353,12 +363,7 @@ describe('export formats', () => {
 
     it('exports a traversal: its origin first with hop 0, the nodes reached with their hop, the edges followed', () => {
       const graph = hostileGraph();
-      const [origin, ...reached] = graph.nodes.slice(0, 4);
-      const traversal = {
-        origin: origin!,
-        nodes: reached.map((node, index) => ({ ...node, hop: index + 1 })),
-        edges: graph.edges.slice(0, 3),
-      };
+      const traversal = traversalOf(graph);
       const parsed = graphml.parse(MultiDirectedGraph, text(traversalGraph(traversal), 'graphml'));
       assert.deepEqual(
         parsed.mapNodes((id, attributes) => [id, attributes.hop]),
@@ -373,12 +378,7 @@ describe('export formats', () => {
 
     it('exports the hostile graph and a traversal of it, each read back whole by the parser of its format', async () => {
       const graph = hostileGraph();
-      const [origin, ...reached] = graph.nodes.slice(0, 4);
-      const traversal = {
-        origin: origin!,
-        nodes: reached.map((node, index) => ({ ...node, hop: index + 1 })),
-        edges: graph.edges.slice(0, 3),
-      };
+      const traversal = traversalOf(graph);
       for (const format of EXPORT_FORMATS.filter((name) => name !== 'dot' || HAS_DOT)) {
         const tools = { mermaid: parser };
         assert.deepEqual(await readBack(format, text(graph, format), tools), expectedReadBack(graph, format), format);

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPlatformApi, type ConfluentPlatformApi } from '../../infra/confluent/platformApi.js';
 import type { HttpClientOptions } from '../../infra/confluent/httpClient.js';
-import { simulatorClientEnvironment, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import { after, afterEach, before } from 'node:test';
+import {
+  loadScenario,
+  simulatorClientEnvironment,
+  startPlatformSimulator,
+  type PlatformSimulator,
+  type Scenario,
+} from '../../simulators/confluent/index.js';
 import type { Config } from '../../src/config.js';
 import type { ClusterInfo } from '../../src/extraction/environments.js';
 
@@ -107,5 +114,55 @@ export function testCluster(
     region: 'us-east-1',
     kind: 'Dedicated',
     ...overrides,
+  };
+}
+
+/**
+ * The demo scenario with a Tableflow AwsGlue catalog integration on the dedicated cluster of the
+ * production environment, writing to Glue database `database`: an extraction of it has a datalake
+ * table to enrich.
+ */
+export async function demoScenarioWithGlue(database: string): Promise<Scenario> {
+  const scenario = await loadScenario('demo');
+  const cluster = scenario.environments.find((e) => e.id === PROD)!.kafka_clusters.find((c) => c.id === DEDICATED)!;
+  cluster.tableflow.catalog_integrations.push({
+    id: 'tci-g1u3e5',
+    display_name: 'acme-glue',
+    config: { kind: 'AwsGlue', provider_integration_id: 'cspi-4q9w2e', custom_database: database },
+    phase: 'CONNECTED',
+    suspended: false,
+  });
+  return scenario;
+}
+
+/**
+ * A platform simulator on the demo scenario and a temporary folder for the commands' stores, for the
+ * test file (or suite) that calls it: started before its tests, faults cleared after each, both
+ * gone after the last. Read `simulator` and `folder` inside the tests.
+ */
+export function demoSimulatorFixture(folderPrefix: string): {
+  readonly simulator: PlatformSimulator;
+  readonly folder: string;
+} {
+  let simulator: PlatformSimulator | undefined;
+  let folder: string | undefined;
+  before(async () => {
+    simulator = await startPlatformSimulator({ scenario: await loadScenario('demo') });
+    folder = mkdtempSync(join(tmpdir(), folderPrefix));
+  });
+  after(async () => {
+    await simulator?.close();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+  afterEach(() => simulator?.clearFaults());
+  return {
+    get simulator() {
+      if (!simulator) throw new Error('the demo simulator is started before the tests only');
+      return simulator;
+    },
+    get folder() {
+      if (!folder) throw new Error('the store folder is made before the tests only');
+      return folder;
+    },
   };
 }

@@ -3,19 +3,10 @@
  * installed, and a server on a free loopback port.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer as createNetServer } from 'node:net';
+import { freePort } from './ports.js';
 
 /** True when `python3 -c 'import moto'` succeeds; the Glue tests skip with a notice otherwise. */
 export const motoInstalled = spawnSync('python3', ['-c', 'import moto'], { stdio: 'ignore' }).status === 0;
-
-/** A free TCP port on 127.0.0.1 (bound and released at once). */
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Starts moto on a free port and waits (at most 60 s) until it answers; kill `child` when done.

@@ -7,21 +7,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ensureUiBuilt } from './helpers.js';
-
-/** A port that was free a moment ago (the system picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
-}
+import { freePort } from '../helpers/ports.js';
 
 describe('make serve', () => {
   it('starts the simulators, extracts and enriches the demo, serves API and UI, and stops on SIGINT', async () => {
