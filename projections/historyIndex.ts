@@ -124,9 +124,11 @@ interface Window {
   baseMaxTime: number;
   baseNodeCount: number;
   baseEdgeCount: number;
-  /** Ids and edge keys present at the base, in order. */
+  /** Ids and edge keys present at the base, in order, and their values there (the live ones until changed). */
   baseNodes: string[];
+  baseNodeValues: Node[];
   baseEdges: string[];
+  baseEdgeValues: Edge[];
   nodes: Map<string, Chain>;
   edges: Map<string, Chain>;
   positions: number[];
@@ -175,8 +177,7 @@ function openWindow(state: GraphState): Window {
     baseMaxTime: seen ? Number.NaN : Number.NEGATIVE_INFINITY,
     baseNodeCount: state.graph.order,
     baseEdgeCount: state.graph.size,
-    baseNodes: seen ? state.graph.nodes() : [],
-    baseEdges: seen ? state.graph.edges() : [],
+    ...baseEntries(state),
     nodes: new Map(),
     edges: new Map(),
     positions: [],
@@ -194,6 +195,26 @@ function openWindow(state: GraphState): Window {
     pendingNodes: new Set(),
     pendingEdges: new Set(),
   };
+}
+
+/** The ids and edge keys of a state, in the graph's order, with their values (one pass over graphology). */
+function baseEntries(state: GraphState): Pick<Window, 'baseNodes' | 'baseNodeValues' | 'baseEdges' | 'baseEdgeValues'> {
+  const entries = {
+    baseNodes: [] as string[],
+    baseNodeValues: [] as Node[],
+    baseEdges: [] as string[],
+    baseEdgeValues: [] as Edge[],
+  };
+  if (state.revision < 0) return entries;
+  state.graph.forEachNode((id, node) => {
+    entries.baseNodes.push(id);
+    entries.baseNodeValues.push(node);
+  });
+  state.graph.forEachEdge((key, edge) => {
+    entries.baseEdges.push(key);
+    entries.baseEdgeValues.push(edge);
+  });
+  return entries;
 }
 
 const headOf = (window: Window) => window.baseRevision + window.positions.length;
@@ -316,19 +337,21 @@ function recordEvent(window: Window, state: GraphState, event: StoredLineageEven
 
 /**
  * Everything present at `revision`, in the fold's order, each as `pick(key, value)`: first the base's
- * keys still present since the base (untouched ones from the live graph), then the others by `seq`.
+ * keys still present since the base (an untouched one with its base value, which is the live one),
+ * then the others by `seq`.
  */
 function* presentAt<V extends Node | Edge, T>(
   baseKeys: string[],
+  baseValues: V[],
   chains: Map<string, Chain>,
   revision: number,
-  live: (key: string) => V,
   pick: (key: string, value: V) => T,
 ): Generator<T> {
-  for (const key of baseKeys) {
+  for (let index = 0; index < baseKeys.length; index += 1) {
+    const key = baseKeys[index]!;
     const chain = chains.get(key);
     if (!chain) {
-      yield pick(key, live(key));
+      yield pick(key, baseValues[index]!);
       continue;
     }
     const at = versionAt(chain, revision);
@@ -405,22 +428,14 @@ function viewAt(window: Window, state: GraphState, revision: number): GraphView 
       valueAt<Node>(window.nodes, id, () => (live().hasNode(id) ? live().getNodeAttributes(id) : undefined)),
     getEdge: (key) =>
       valueAt<Edge>(window.edges, key, () => (live().hasEdge(key) ? live().getEdgeAttributes(key) : undefined)),
-    nodes: () =>
-      presentAt<Node, Node>(
-        window.baseNodes,
-        window.nodes,
-        revision,
-        (id) => live().getNodeAttributes(id),
-        (_, node) => node,
-      ),
-    edges: () =>
-      presentAt<Edge, Edge>(
-        window.baseEdges,
-        window.edges,
-        revision,
-        (key) => live().getEdgeAttributes(key),
-        (_, edge) => edge,
-      ),
+    nodes: () => {
+      live();
+      return presentAt(window.baseNodes, window.baseNodeValues, window.nodes, revision, (_, node) => node);
+    },
+    edges: () => {
+      live();
+      return presentAt(window.baseEdges, window.baseEdgeValues, window.edges, revision, (_, edge) => edge);
+    },
     forEachNode: (callback) => {
       for (const node of view.nodes()) callback(node);
     },
@@ -537,29 +552,29 @@ function rebasedChain(chain: Chain, revision: number): Chain | undefined {
   return rebased;
 }
 
+/** Everything present at `revision` (`presentAt`), as its keys and its values in the same order. */
+function entriesAt<V extends Node | Edge>(
+  baseKeys: string[],
+  baseValues: V[],
+  chains: Map<string, Chain>,
+  revision: number,
+): { keys: string[]; values: V[] } {
+  const entries = { keys: [] as string[], values: [] as V[] };
+  for (const [key, value] of presentAt(baseKeys, baseValues, chains, revision, (key, value) => [key, value] as const)) {
+    entries.keys.push(key);
+    entries.values.push(value);
+  }
+  return entries;
+}
+
 /** Moves a window's base forward to `revision` (at most its head), dropping the versions up to it. */
-function moveBase(window: Window, state: GraphState, revision: number): void {
+function moveBase(window: Window, revision: number): void {
   const dropped = revision - window.baseRevision;
   if (dropped <= 0) return;
-  const graph = state.graph;
-  window.baseNodes = [
-    ...presentAt<Node, string>(
-      window.baseNodes,
-      window.nodes,
-      revision,
-      (id) => graph.getNodeAttributes(id),
-      (id) => id,
-    ),
-  ];
-  window.baseEdges = [
-    ...presentAt<Edge, string>(
-      window.baseEdges,
-      window.edges,
-      revision,
-      (key) => graph.getEdgeAttributes(key),
-      (key) => key,
-    ),
-  ];
+  const nodes = entriesAt(window.baseNodes, window.baseNodeValues, window.nodes, revision);
+  const edges = entriesAt(window.baseEdges, window.baseEdgeValues, window.edges, revision);
+  [window.baseNodes, window.baseNodeValues] = [nodes.keys, nodes.values];
+  [window.baseEdges, window.baseEdgeValues] = [edges.keys, edges.values];
   for (const chains of [window.nodes, window.edges]) {
     for (const [key, chain] of chains) {
       const rebased = rebasedChain(chain, revision);
@@ -592,45 +607,39 @@ function moveBase(window: Window, state: GraphState, revision: number): void {
  */
 export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIndex {
   const maxVersions = options.maxVersions ?? DEFAULT_HISTORY_INDEX_VERSIONS;
-  const windows = new Map<string, { window: Window; state: GraphState }>();
+  const windows = new Map<string, Window>();
   let trimScheduled = false;
   // Whether a view was handed out in this macrotask (it may still be read: the base must not move).
   let viewsOut = false;
 
-  const trimWindow = (window: Window, state: GraphState) => {
+  const trimWindow = (window: Window) => {
     if (window.logRevisions.length <= maxVersions) return;
     // Keep the newest three quarters of the bound, cut at an event's end.
     const cut = window.logRevisions.length - Math.floor((maxVersions * 3) / 4) - 1;
-    moveBase(window, state, window.logRevisions[cut]!);
+    moveBase(window, window.logRevisions[cut]!);
   };
   const trim = () => {
     trimScheduled = false;
-    for (const { window, state } of windows.values()) trimWindow(window, state);
+    for (const window of windows.values()) trimWindow(window);
   };
-  const windowOf = (state: GraphState) => windows.get(state.graphId)?.window;
-  // The window of a graph, opened at its head when it has none (after its creation, or a gap).
+  const windowOf = (state: GraphState) => windows.get(state.graphId);
+  // The window of a graph at its head, opened there when it has none (at its first event, after its
+  // creation, after a gap).
   const settledWindow = (state: GraphState) => {
-    const window = windowOf(state);
-    if (window && headOf(window) === state.revision) return window;
-    if (state.revision < 0) return undefined;
-    const opened = openWindow(state);
-    windows.set(state.graphId, { window: opened, state });
-    return opened;
+    let window = windowOf(state);
+    if (!window || headOf(window) !== state.revision) windows.set(state.graphId, (window = openWindow(state)));
+    return window;
   };
 
   return {
     before(state, event) {
-      let window = windowOf(state);
       if (event.revision !== state.revision + 1 || partOfCreation(state, event)) {
         // A gap (the projection holds a state this index cannot place), or the write that creates the
         // graph, which keeps no versions: the window opens again after this event.
         windows.delete(state.graphId);
         return;
       }
-      if (!window || headOf(window) !== state.revision) {
-        window = openWindow(state);
-        windows.set(state.graphId, { window, state });
-      }
+      const window = settledWindow(state);
       window.pendingNodes.clear();
       window.pendingEdges.clear();
       noteTouched(window, state, event);
@@ -642,7 +651,7 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       if (window.logRevisions.length <= maxVersions) return;
       // At once when no view can be in use (a catch-up, an import: memory stays bounded while it
       // folds), else in a later macrotask.
-      if (!viewsOut) trimWindow(window, state);
+      if (!viewsOut) trimWindow(window);
       else if (!trimScheduled) {
         trimScheduled = true;
         setImmediate(trim).unref();
@@ -650,26 +659,25 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
     },
     view(state, asOf) {
       const window = settledWindow(state);
-      const revision = window && resolveRevision(window, asOf);
+      const revision = resolveRevision(window, asOf);
       if (revision === undefined) return undefined;
       if (revision < 0) return null;
       if (!viewsOut) {
         viewsOut = true;
         setImmediate(() => (viewsOut = false)).unref();
       }
-      return viewAt(window!, state, revision);
+      return viewAt(window, state, revision);
     },
     diff(state, from, to) {
       const window = settledWindow(state);
-      if (!window) return undefined;
       const [start, end] = [resolveRevision(window, from), resolveRevision(window, to)];
       if (start === undefined || end === undefined) return undefined;
       return { from: diffEnd(window, start), to: diffEnd(window, end), ...windowChanges(window, start, end) };
     },
-    baseRevision: (graphId) => windows.get(graphId)?.window.baseRevision,
+    baseRevision: (graphId) => windows.get(graphId)?.baseRevision,
     stats() {
       const stats = { graphs: windows.size, versions: 0, chains: 0, events: 0 };
-      for (const { window } of windows.values()) {
+      for (const window of windows.values()) {
         stats.versions += window.logRevisions.length;
         stats.chains += window.nodes.size + window.edges.size;
         stats.events += window.positions.length;
