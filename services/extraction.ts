@@ -43,11 +43,11 @@ const providerName = (entry: CatalogRegistryEntry) => entry.shortName.replaceAll
 
 /**
  * The warning when catalog enrichment was asked for and no catalog provider that enriches is
- * available, built from `registry` so that it names every provider: the required variables of each
- * provider with tables to enrich, then those of the push-only providers (data governance), which
- * enrich nothing even when set.
+ * available, built from the catalog registry so that it names every provider: the required variables
+ * of each provider with tables to enrich, then those of the push-only providers (data governance),
+ * which enrich nothing even when set.
  */
-export function catalogEnrichmentUnavailable(registry: readonly CatalogRegistryEntry[] = CATALOG_REGISTRY): string {
+export function catalogEnrichmentUnavailable(registry: readonly CatalogRegistryEntry[]): string {
   const enriching = registry
     .filter((entry) => entry.system !== null)
     .map((entry) => `${entry.requiredSettings.join(' and ')} for the ${providerName(entry)} catalog`);
@@ -65,7 +65,7 @@ export function catalogEnrichmentUnavailable(registry: readonly CatalogRegistryE
 }
 
 /** The warning when catalog enrichment was asked for and no catalog provider that enriches is available. */
-export const CATALOG_ENRICHMENT_UNAVAILABLE = catalogEnrichmentUnavailable();
+export const CATALOG_ENRICHMENT_UNAVAILABLE = catalogEnrichmentUnavailable(CATALOG_REGISTRY);
 
 /**
  * Fails when the platform's cloud credentials are not set.

@@ -4,7 +4,7 @@
  *
  * Each adapter's module (and its driver: better-sqlite3, pg, the EventStoreDB gRPC client) is loaded
  * only when its backend is asked for, so that a process pays the start-up time and memory of its own
- * store only (about 150 ms and 40 MB for pg and the EventStoreDB client together).
+ * store only (loading pg and the EventStoreDB client took about 150 ms).
  *
  * Never falls back: an unknown backend, a missing path or URL, or a location that cannot be used is
  * an error whose one-line message names the environment variable to fix.

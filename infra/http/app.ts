@@ -167,7 +167,7 @@ async function registerRequestHandling(app: ApiInstance, config: Config, runtime
   app.addHook('onRoute', strictWriteQuerystrings);
   const metrics = await registerOperationalHooks(app, { config, runtime }); // CORS and timing, before the key check
   registerApiKeyAuth(app, config.api.key, config.api.keys);
-  await registerSecurityHeaders(app);
+  registerSecurityHeaders(app);
   await registerWriteRateLimit(app, config.api.rateLimitPerMinute);
   return metrics;
 }

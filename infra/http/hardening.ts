@@ -174,7 +174,7 @@ export function strictWriteQuerystrings(route: RouteOptions): void {
  * helmet's middleware is built once and run in an `onRequest` hook; `@fastify/helmet` builds a new
  * one for every request (its policy parsed again each time: about 8 KB of garbage per answer).
  */
-export async function registerSecurityHeaders(app: AnyFastifyInstance): Promise<void> {
+export function registerSecurityHeaders(app: AnyFastifyInstance): void {
   registerHelmet(app, {
     contentSecurityPolicy: {
       directives: {

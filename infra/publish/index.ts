@@ -68,7 +68,6 @@ export function startConfiguredPublisher(options: {
   const starting = (async () => {
     const sink = options.sink ?? (await configuredSink(config.publish, logger));
     if (!sink) return;
-    if (stopped) return sink.close();
     const { startChangePublisher } = await import('../../services/publisher.js');
     if (stopped) return sink.close();
     publisher = startChangePublisher({ store: runtime.store, lease, sink, logger });
