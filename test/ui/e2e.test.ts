@@ -167,6 +167,23 @@ describe('web UI in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
+  it('keeps the suggestions open when the search box is left and typed in again at once', async () => {
+    // Leaving the search box closes the list; typing again right away must open it for good (a close
+    // delayed past the new input once hid the list under the pointer).
+    await page.locator('#search').fill('orders');
+    await page.locator('#suggestions').waitFor({ state: 'visible' });
+    await page.locator('#graph').focus();
+    assert.equal(await page.locator('#suggestions').isVisible(), false, 'the list closes with the focus');
+    await page.locator('#search').fill('orders_enr');
+    await page.locator('#suggestions').waitFor({ state: 'visible' });
+    // Long past any delayed close, the list is still open and its option is still under the pointer.
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 400))');
+    assert.equal(await page.locator('#suggestions').isVisible(), true, 'the list stays open');
+    await page.locator('#suggestions [role=option][data-node-id*=":topic:"]').first().click({ timeout: 2_000 });
+    await page.locator('#panel-title').filter({ hasText: 'orders_enriched' }).waitFor();
+    guarded.assertClean();
+  });
+
   it('pans a large graph by moving the drawn layers, redraws at rest, then a click opens the node under the pointer', async () => {
     // A graph above the large-graph threshold (2,000 nodes), which pans over a stage with a margin;
     // deleted at the end so that the other tests see the demo graph by default.

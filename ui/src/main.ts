@@ -807,7 +807,13 @@ searchInput.addEventListener('keydown', (event) => {
     searchInput.setAttribute('aria-expanded', 'false');
   }
 });
-searchInput.addEventListener('blur', () => setTimeout(() => (suggestions.hidden = true), 150));
+// A press anywhere on the list (an option, its scroll bar) keeps the focus in the search box, so the list
+// closes at once when the focus leaves: a delayed close could fire after the list had been opened again.
+suggestions.addEventListener('mousedown', (event) => event.preventDefault());
+searchInput.addEventListener('blur', () => {
+  suggestions.hidden = true;
+  searchInput.setAttribute('aria-expanded', 'false');
+});
 
 // ---- Keyboard on the graph ---------------------------------------------------------------------
 canvas.addEventListener('keydown', (event) => {
