@@ -8,15 +8,12 @@
  * memory on the 2,000-topic estate of issue 16 (docs/benchmarks.md, "Extraction memory").
  *
  * `JsonListScanner` reads the answer's text chunk by chunk. It only finds where each item of the
- * list begins and ends (tracking strings, escapes and bracket depth; a regular expression jumps to
- * the next character that matters), and hands each item's text to `JSON.parse` on its own: parsing
- * stays native, and only the envelope, one item and the kept items are held.
+ * list begins and ends (tracking strings, escapes and bracket depth; `indexOf` jumps to the end of
+ * each string, the few characters between strings are looked at one by one), and hands each item's
+ * text to `JSON.parse` on its own: parsing stays native, and only the envelope, one item and the kept
+ * items are held. On a 5.4 MB `topics/-/configs` answer in 64 KB chunks it takes 2 to 3 times
+ * `JSON.parse` of the whole text (with a regular expression per character that matters: 3.5 times).
  */
-
-/** The characters that matter outside strings. */
-const STRUCTURE = /["{}[\],]/g;
-/** The characters that matter inside strings. */
-const STRING_END_OR_ESCAPE = /["\\]/g;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -25,6 +22,19 @@ const SPACE = 0x20;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+
+/** Whether a character matters outside strings: `"`, `{`, `}`, `[`, `]` or `,`. */
+function isStructural(code: number): boolean {
+  return (
+    code === QUOTE ||
+    code === OPEN_BRACE ||
+    code === CLOSE_BRACE ||
+    code === OPEN_BRACKET ||
+    code === CLOSE_BRACKET ||
+    code === COMMA
+  );
+}
 
 /**
  * Scans the text of a JSON object whose member `key` (at the top level) is a list, chunk by chunk
@@ -64,7 +74,8 @@ export class JsonListScanner {
   push(chunk: string): void {
     let from = 0;
     let at = 0;
-    while (at < chunk.length) {
+    const length = chunk.length;
+    scanning: while (at < length) {
       if (this.#inString) {
         at = this.#skipInString(chunk, at);
         continue;
@@ -82,11 +93,13 @@ export class JsonListScanner {
           from = at;
         }
       }
-      STRUCTURE.lastIndex = at;
-      const found = STRUCTURE.exec(chunk);
-      if (found === null) break;
-      at = found.index;
-      const code = chunk.charCodeAt(at);
+      // To the next character that matters outside strings (few characters lie between them in JSON).
+      let code = chunk.charCodeAt(at);
+      while (!isStructural(code)) {
+        at += 1;
+        if (at === length) break scanning;
+        code = chunk.charCodeAt(at);
+      }
       if (code === QUOTE) {
         this.#inString = true;
         at += 1;
@@ -121,18 +134,33 @@ export class JsonListScanner {
     return value;
   }
 
-  /** Past a string's characters from `at`; answers where to go on. */
+  /**
+   * Past a string's characters from `at`; answers where to go on. A quote ends the string unless an
+   * odd number of backslashes precede it; a chunk that ends on an odd run of backslashes leaves the
+   * next chunk's first character escaped (`#escaped`).
+   */
   #skipInString(chunk: string, at: number): number {
     if (this.#escaped) {
       this.#escaped = false;
-      return at + 1;
+      at += 1;
     }
-    STRING_END_OR_ESCAPE.lastIndex = at;
-    const found = STRING_END_OR_ESCAPE.exec(chunk);
-    if (found === null) return chunk.length;
-    if (chunk.charCodeAt(found.index) === BACKSLASH) this.#escaped = true;
-    else this.#inString = false;
-    return found.index + 1;
+    const start = at;
+    for (;;) {
+      const quote = chunk.indexOf('"', at);
+      const stop = quote === -1 ? chunk.length : quote;
+      let backslashes = 0;
+      while (stop - backslashes - 1 >= start && chunk.charCodeAt(stop - backslashes - 1) === BACKSLASH)
+        backslashes += 1;
+      if (quote === -1) {
+        this.#escaped = backslashes % 2 === 1;
+        return chunk.length;
+      }
+      if (backslashes % 2 === 0) {
+        this.#inString = false;
+        return quote + 1;
+      }
+      at = quote + 1;
+    }
   }
 
   /** Whether a `[` at the current depth, preceded by `before` in this chunk, opens the list. */
