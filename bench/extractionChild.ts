@@ -8,6 +8,7 @@
  * `node bench/extractionChild.js URL ENVIRONMENTS_JSON CREDENTIALS_JSON` (compiled, or through tsx).
  */
 import { createPlatformApi } from '../infra/confluent/platformApi.js';
+import { keepYoungGenerationSmall } from '../infra/youngGeneration.js';
 import { extract } from '../src/extraction/extract.js';
 import { silentLogger } from '../src/logger.js';
 
@@ -64,6 +65,7 @@ async function measure(
 }
 
 if (process.argv[1] === import.meta.filename) {
+  keepYoungGenerationSmall(); // as lineage-svc-extract does
   const [url, environments, credentials] = process.argv.slice(2);
   const row = await measure(
     url!,

@@ -19,6 +19,7 @@
  * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
+import { keepYoungGenerationSmall } from '../infra/youngGeneration.js';
 import { array, command, flag, multioption, oneOf, option, optional, string, type Type } from 'cmd-ts';
 import { EXPORT_FORMATS } from '../src/export/index.js';
 import { parseArguments, reportError } from './arguments.js';
@@ -137,6 +138,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(1);
   });
 }
+
+// A batch command: memory over allocation throughput (infra/youngGeneration.ts).
+keepYoungGenerationSmall();
 
 try {
   process.exitCode = await main(process.argv.slice(2));

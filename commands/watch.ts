@@ -17,6 +17,7 @@
  * exit 2.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
+import { keepYoungGenerationSmall } from '../infra/youngGeneration.js';
 import { randomUUID } from 'node:crypto';
 import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
@@ -328,6 +329,9 @@ const stopSignal = new Promise<string>((resolve) => {
     });
   }
 });
+
+// A batch command: memory over allocation throughput (infra/youngGeneration.ts).
+keepYoungGenerationSmall();
 
 try {
   const code = await main(process.argv.slice(2), stopSignal);
