@@ -25,6 +25,7 @@ import { createInterface } from 'node:readline';
 import { buildApp } from '../infra/http/app.js';
 import { openRuntime, TRAVERSAL_INDEX_QUIET_MILLISECONDS } from '../infra/runtime.js';
 import { loadConfig } from '../src/config.js';
+import { limitHeapGrowth } from '../infra/v8Heap.js';
 import { recordGraph } from '../src/graphCommands.js';
 import { silentLogger } from '../src/logger.js';
 import type { LatencyJob, LatencyResult, LatencySample, ThroughputJob, ThroughputResult } from './httpClient.js';
@@ -126,6 +127,7 @@ async function serve(traversals: number, folder: string): Promise<void> {
   // The sqlite store, as a deployment would run (the memory store would also hold every event).
   const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
   const logger = silentLogger();
+  limitHeapGrowth(config.heapGrowthPercent); // as lineage-svc-api does
   const runtime = await openRuntime(config, logger, {
     traversalIndexQuietMilliseconds: TRAVERSAL_INDEX_QUIET_MILLISECONDS,
   });

@@ -8,7 +8,7 @@
  * `node bench/extractionChild.js URL ENVIRONMENTS_JSON CREDENTIALS_JSON` (compiled, or through tsx).
  */
 import { createPlatformApi } from '../infra/confluent/platformApi.js';
-import { keepYoungGenerationSmall } from '../infra/youngGeneration.js';
+import { keepYoungGenerationSmall } from '../infra/v8Heap.js';
 import { extract } from '../src/extraction/extract.js';
 import { silentLogger } from '../src/logger.js';
 

@@ -20,6 +20,7 @@
  * that cannot be opened, prints one line on stderr and exits 2.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
+import { limitHeapGrowth } from '../infra/v8Heap.js';
 import { createServer, type Server } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from '../src/config.js';
@@ -127,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(process, NAME, error);
   }
+  limitHeapGrowth(config.heapGrowthPercent);
   const logger = createLogger({ level: config.logLevel });
   let held: HeldAddress;
   try {

@@ -215,6 +215,12 @@ export const SETTINGS: ReadonlyArray<{ group: string; settings: readonly Setting
         commands: ['ui'],
       },
       {
+        variables: ['LINEAGE_SVC_HEAP_GROWTH_PERCENT'],
+        defaultValue: '50',
+        meaning: "how far the JavaScript heap may grow past what the last full collection kept, in %; 0: V8's own",
+        commands: ['api', 'extract', 'watch'],
+      },
+      {
         variables: ['LINEAGE_SVC_LOG_LEVEL'],
         defaultValue: 'INFO',
         meaning: 'DEBUG, INFO, WARNING, ERROR (progress lines of the commands show at INFO and DEBUG)',

@@ -19,7 +19,7 @@
  * extraction failed. Errors are one line on stderr (`lineage-svc-extract: ...`), never a stack trace.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
-import { keepYoungGenerationSmall } from '../infra/youngGeneration.js';
+import { keepYoungGenerationSmall, limitHeapGrowth } from '../infra/v8Heap.js';
 import { array, command, flag, multioption, oneOf, option, optional, string, type Type } from 'cmd-ts';
 import { EXPORT_FORMATS } from '../src/export/index.js';
 import { parseArguments, reportError } from './arguments.js';
@@ -128,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(process, NAME, error);
   }
+  limitHeapGrowth(config.heapGrowthPercent);
   return runExtract(NAME, args, config, process.env, process);
 }
 
@@ -139,7 +140,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-// A batch command: memory over allocation throughput (infra/youngGeneration.ts).
+// A batch command: memory over allocation throughput (infra/v8Heap.ts).
 keepYoungGenerationSmall();
 
 try {

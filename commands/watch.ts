@@ -17,7 +17,7 @@
  * exit 2.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
-import { keepYoungGenerationSmall } from '../infra/youngGeneration.js';
+import { keepYoungGenerationSmall, limitHeapGrowth } from '../infra/v8Heap.js';
 import { randomUUID } from 'node:crypto';
 import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
@@ -315,6 +315,7 @@ async function main(argv: string[], stopSignal: Promise<string>): Promise<number
   } catch (error) {
     return reportError(process, NAME, error);
   }
+  limitHeapGrowth(config.heapGrowthPercent);
   return runWatch(parsed.args as WatchArgs, config, process.env, process, stopSignal);
 }
 
@@ -330,7 +331,7 @@ const stopSignal = new Promise<string>((resolve) => {
   }
 });
 
-// A batch command: memory over allocation throughput (infra/youngGeneration.ts).
+// A batch command: memory over allocation throughput (infra/v8Heap.ts).
 keepYoungGenerationSmall();
 
 try {

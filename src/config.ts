@@ -146,6 +146,7 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_STREAM_FLINK_API_URL: url(),
   LINEAGE_SVC_SCHEMA_REGISTRY_URL: url(),
   LINEAGE_SVC_ENABLE_METRICS: booleanFlag(false),
+  LINEAGE_SVC_HEAP_GROWTH_PERCENT: count(50, 1000),
   LINEAGE_SVC_LOG_LEVEL: optionalString
     .refine(
       (value) => value === undefined || value.toUpperCase() in LOG_LEVELS,
@@ -253,6 +254,12 @@ export interface Config {
     };
   };
   enableMetrics: boolean;
+  /**
+   * `LINEAGE_SVC_HEAP_GROWTH_PERCENT`: how far V8's old generation may grow over what the last full
+   * collection kept alive, in percent, in the commands that hold the projections; 0 leaves V8's own
+   * factor. Default 50 (`limitHeapGrowth` in `infra/v8Heap.ts`).
+   */
+  heapGrowthPercent: number;
   /** pino level: `debug`, `info`, `warn` or `error`. */
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /**
@@ -409,7 +416,7 @@ function combinationProblems(variables: Variables): string[] {
 function serviceSettings(
   variables: Variables,
   credentials: Config['stream']['credentials'],
-): Pick<Config, 'stream' | 'enableMetrics' | 'logLevel' | 'api'> {
+): Pick<Config, 'stream' | 'enableMetrics' | 'heapGrowthPercent' | 'logLevel' | 'api'> {
   return {
     stream: {
       cloudApiUrl: variables.LINEAGE_SVC_STREAM_CLOUD_API_URL!,
@@ -419,6 +426,7 @@ function serviceSettings(
       credentials,
     },
     enableMetrics: variables.LINEAGE_SVC_ENABLE_METRICS,
+    heapGrowthPercent: variables.LINEAGE_SVC_HEAP_GROWTH_PERCENT,
     logLevel: variables.LINEAGE_SVC_LOG_LEVEL,
     api: {
       host: variables.LINEAGE_SVC_API_HOST,

@@ -17,6 +17,7 @@ describe('configuration', () => {
     assert.equal(config.stream.cloudApiUrl, 'https://api.confluent.cloud');
     assert.equal(config.stream.telemetryApiUrl, 'https://api.telemetry.confluent.cloud');
     assert.equal(config.enableMetrics, false);
+    assert.equal(config.heapGrowthPercent, 50);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.stream.credentials.cloud, undefined);
   });
@@ -34,12 +35,14 @@ describe('configuration', () => {
       LINEAGE_SVC_API_PORT: '9000',
       LINEAGE_SVC_STORAGE__BACKEND: 'SQLite',
       LINEAGE_SVC_CLUSTER_API_KEY: '',
+      LINEAGE_SVC_HEAP_GROWTH_PERCENT: '0',
     });
     assert.equal(config.stream.cloudApiUrl, 'http://127.0.0.1:4010');
     assert.equal(config.lakehouse.workspaceUrl, 'https://adb-1.azuredatabricks.net');
     assert.equal(config.enableMetrics, true);
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.api.port, 9000);
+    assert.equal(config.heapGrowthPercent, 0, "0 leaves V8's own growth");
     assert.equal(config.storage.backend, 'sqlite');
     assert.deepEqual(config.stream.credentials.flink, { key: 'FLINKKEY', secret: 'flink-secret' });
     assert.deepEqual(config.stream.credentials.ksqldb, { key: 'CLOUDKEY', secret: 'cloud-secret' });
@@ -54,6 +57,7 @@ describe('configuration', () => {
         LINEAGE_SVC_LOG_LEVEL: 'loud',
         LINEAGE_SVC_STREAM_CLOUD_API_URL: 'api.confluent.cloud',
         LINEAGE_SVC_STREAM_CLOUD_API_SECRET: 'hunter2',
+        LINEAGE_SVC_HEAP_GROWTH_PERCENT: '12.5',
       });
       assert.fail('expected a ConfigurationError');
     } catch (error) {
@@ -65,6 +69,7 @@ describe('configuration', () => {
       );
       assert.match(error.message, /LINEAGE_SVC_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR/);
       assert.match(error.message, /LINEAGE_SVC_STREAM_CLOUD_API_URL must be an http:\/\/ or https:\/\/ URL/);
+      assert.match(error.message, /LINEAGE_SVC_HEAP_GROWTH_PERCENT must be an integer from 0 to 1000 \(got "12.5"\)/);
       assert.doesNotMatch(error.message, /hunter2/);
     }
   });
