@@ -526,8 +526,9 @@ function windowChanges(window: Window, from: number, to: number): Pick<GraphStat
   if (end - start <= window.nodes.size + window.edges.size) {
     const [nodes, edges] = [new Set<Chain>(), new Set<Chain>()];
     for (let at = start; at < end; at += 1) {
-      const chains = window.logEdges[at] ? window.edges : window.nodes;
-      (window.logEdges[at] ? edges : nodes).add(chains.get(window.logKeys[at]!)!);
+      const key = window.logKeys[at]!;
+      if (window.logEdges[at]) edges.add(window.edges.get(key)!);
+      else nodes.add(window.nodes.get(key)!);
     }
     [nodeChains, edgeChains] = [nodes, edges];
   }

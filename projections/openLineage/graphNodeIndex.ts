@@ -19,11 +19,6 @@ export class GraphNodeIndex {
   /** The key of every indexed node, by graph id and node id. */
   private readonly keys = new Map<string, Map<string, string>>();
 
-  /** The key node `nodeId` of graph `graphId` is indexed under, or undefined. */
-  keyOf(graphId: string, nodeId: string): string | undefined {
-    return this.keys.get(graphId)?.get(nodeId);
-  }
-
   /** Indexes node `nodeId` of graph `graphId` under `key`, instead of the key it had (if any). */
   put(key: string, graphId: string, nodeId: string): void {
     let byNode = this.keys.get(graphId);

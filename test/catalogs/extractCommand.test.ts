@@ -56,10 +56,20 @@ after(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-/** Writes a graph file holding one table node and returns its path. */
-function graphFile(name: string, table: Node): string {
+/** Writes a graph file holding one catalog table node of the environment `PROD` and returns its path. */
+function graphFile(
+  name: string,
+  table: Pick<Node, 'id' | 'system' | 'qualified_name' | 'display_name' | 'catalog_type'>,
+): string {
   const path = join(folder, `${name}.json`);
-  const graph: LineageGraph = { nodes: [table], edges: [] };
+  const node: Node = {
+    node_type: 'CATALOG_TABLE',
+    environment_id: PROD,
+    cluster_id: null,
+    attributes: {},
+    ...table,
+  };
+  const graph: LineageGraph = { nodes: [node], edges: [] };
   writeFileSync(path, JSON.stringify(graph));
   return path;
 }
@@ -180,14 +190,10 @@ describe(
       const store = join(folder, 'datalake-file-store');
       const output = graphFile('datalake', {
         id,
-        node_type: 'CATALOG_TABLE',
         system: 'DATALAKE',
         qualified_name: `${DATABASE}/orders_enriched`,
         display_name: 'orders_enriched',
-        environment_id: PROD,
-        cluster_id: null,
         catalog_type: 'DATALAKE_CATALOG',
-        attributes: {},
       });
       const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
         ...cliEnv(platform, store),
@@ -250,14 +256,10 @@ describe('lineage-svc-extract with only the warehouse configured', () => {
     const id = tableId('order_revenue_1m');
     const output = graphFile('warehouse', {
       id,
-      node_type: 'CATALOG_TABLE',
       system: 'WAREHOUSE',
       qualified_name: `${PROJECT}.${DATASET}.order_revenue_1m`,
       display_name: 'order_revenue_1m',
-      environment_id: PROD,
-      cluster_id: null,
       catalog_type: 'WAREHOUSE_LINEAGE',
-      attributes: {},
     });
     const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
       ...cliEnv(platform, store),

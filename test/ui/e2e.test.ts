@@ -177,7 +177,7 @@ describe('web UI in headless Chromium', { skip }, () => {
     await page.locator('#search').fill('orders_enr');
     await page.locator('#suggestions').waitFor({ state: 'visible' });
     // Long past any delayed close, the list is still open and its option is still under the pointer.
-    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 400))');
+    await page.waitForTimeout(400);
     assert.equal(await page.locator('#suggestions').isVisible(), true, 'the list stays open');
     await page.locator('#suggestions [role=option][data-node-id*=":topic:"]').first().click({ timeout: 2_000 });
     await page.locator('#panel-title').filter({ hasText: 'orders_enriched' }).waitFor();
