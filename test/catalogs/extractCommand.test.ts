@@ -99,6 +99,27 @@ async function enrichmentEvents(storeFolder: string): Promise<Record<string, Nod
   }
 }
 
+/**
+ * Runs `lineage-svc-extract --env PROD --output output` (plus `flags`) on the platform simulator with a
+ * store at `store` and one catalog's variables `catalogEnv`; asserts that it succeeded and enriched the
+ * tables of that catalog only, and answers the nodes of the graph file it wrote.
+ */
+async function extractWithOneCatalog(
+  catalog: 'datalake' | 'warehouse',
+  catalogEnv: Record<string, string>,
+  store: string,
+  output: string,
+  flags: string[] = [],
+): Promise<Map<string, Node>> {
+  const run = await runExtractCommand(['--env', PROD, '--output', output, ...flags], {
+    ...cliEnv(platform, store),
+    ...catalogEnv,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, new RegExp(`^Enrichment: catalog tables \\(${catalog}\\)$`, 'm'));
+  return nodesOf(output);
+}
+
 /** The variables of the warehouse alone, against the Google simulator. */
 function warehouseEnv(): Record<string, string> {
   return googleClientEnvironment(google.url, google.scenario);
@@ -167,13 +188,7 @@ describe(
     it('extracts the demo estate and enriches its datalake table from Glue, and only that catalog', async () => {
       const store = join(folder, 'datalake-extract-store');
       const output = join(folder, 'datalake-extract.json');
-      const run = await runExtractCommand(['--env', PROD, '--output', output], {
-        ...cliEnv(platform, store),
-        ...datalakeEnv(),
-      });
-      assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stderr, /^Enrichment: catalog tables \(datalake\)$/m);
-      const nodes = nodesOf(output);
+      const nodes = await extractWithOneCatalog('datalake', datalakeEnv(), store, output);
       assertGlueAttributes(nodes.get(id));
       assert.equal(nodes.get(LAKEHOUSE_TABLE_ID)?.attributes?.owner, undefined, 'the lakehouse is not configured');
       const warehouse = [...nodes.values()].filter((n) => n.system === 'WAREHOUSE');
@@ -195,13 +210,8 @@ describe(
         display_name: 'orders_enriched',
         catalog_type: 'DATALAKE_CATALOG',
       });
-      const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
-        ...cliEnv(platform, store),
-        ...datalakeEnv(),
-      });
-      assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stderr, /^Enrichment: catalog tables \(datalake\)$/m);
-      assertGlueAttributes(nodesOf(output).get(id));
+      const nodes = await extractWithOneCatalog('datalake', datalakeEnv(), store, output, ['--enrich-only']);
+      assertGlueAttributes(nodes.get(id));
       const recorded = await enrichmentEvents(store);
       assert.deepEqual(
         (recorded.NodesAdded ?? []).map((n) => [n.id, n.attributes?.owner]),
@@ -217,13 +227,7 @@ describe('lineage-svc-extract with only the warehouse configured', () => {
   it('extracts the demo estate and enriches the BigQuery sink tables, with their downstream view and catalog jobs', async () => {
     const store = join(folder, 'warehouse-extract-store');
     const output = join(folder, 'warehouse-extract.json');
-    const run = await runExtractCommand(['--env', PROD, '--output', output], {
-      ...cliEnv(platform, store),
-      ...warehouseEnv(),
-    });
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /^Enrichment: catalog tables \(warehouse\)$/m);
-    const nodes = nodesOf(output);
+    const nodes = await extractWithOneCatalog('warehouse', warehouseEnv(), store, output);
     const revenue = nodes.get(tableId('order_revenue_1m'))!;
     assert.deepEqual(
       [revenue.attributes?.table_type, revenue.attributes?.num_rows, revenue.attributes?.labels],
@@ -261,13 +265,8 @@ describe('lineage-svc-extract with only the warehouse configured', () => {
       display_name: 'order_revenue_1m',
       catalog_type: 'WAREHOUSE_LINEAGE',
     });
-    const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
-      ...cliEnv(platform, store),
-      ...warehouseEnv(),
-    });
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /^Enrichment: catalog tables \(warehouse\)$/m);
-    const table = nodesOf(output).get(id)!;
+    const nodes = await extractWithOneCatalog('warehouse', warehouseEnv(), store, output, ['--enrich-only']);
+    const table = nodes.get(id)!;
     assert.equal(table.attributes?.table_type, 'TABLE');
     assert.equal(
       table.attributes?.description,
