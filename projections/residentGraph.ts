@@ -1,0 +1,613 @@
+/**
+ * The resident form of a lineage graph (issue 16, item 2): what the graph projection keeps in memory
+ * for every live graph, and what the traversal walk, paths, exports and history views read.
+ *
+ * Nodes are kept in slots, numbered in the order they were added; edges too. Each edge is five
+ * numbers in typed arrays (its endpoints' slots and its links in its source's list of outgoing edges
+ * and its target's list of incoming edges) beside its `Edge` value. A graph of 100,000 nodes and
+ * 300,000 edges holds about 20 MB in those arrays, where a graphology `MultiDirectedGraph` held about
+ * 90 MB more: an edge record, an edge key string and a map entry per edge, and per node two adjacency
+ * objects keyed by neighbour ids (one hidden class each).
+ *
+ * An edge is found by its endpoints and type (the parts of its `edgeKey`): the shorter of its source's
+ * outgoing and its target's incoming list is scanned, so that lookups cost the smaller degree. Keys
+ * are built only for the readers that ask for them.
+ *
+ * The methods keep graphology's names and callback signatures (`forEachNode((id, node))`,
+ * `forEachOutEdge(id, (key, edge, source, target, sourceNode, targetNode))`, ...), so that the
+ * readers read the same way; the order is graphology's too: nodes and edges in the order they were
+ * last added. Within a node, edges come in the order they were added (graphology grouped them by
+ * neighbour).
+ *
+ * Removing leaves a free slot; once free slots outnumber half the live ones (and at least
+ * `COMPACT_AFTER_FREE_SLOTS`), the slots are renumbered in order. Iterations must not change the
+ * graph.
+ */
+import { NotFoundError } from '../src/errors.js';
+import type { Edge, EdgeKey, Node } from '../src/graph/model.js';
+
+/** Free slots (nodes or edges) below which a graph is never compacted, by default. */
+export const COMPACT_AFTER_FREE_SLOTS = 4_096;
+
+/** How a resident graph is kept. */
+export interface ResidentGraphOptions {
+  /** Free slots below which it is never compacted (default `COMPACT_AFTER_FREE_SLOTS`; tests set it low). */
+  compactAfterFreeSlots?: number;
+}
+
+/** `\t{edge_type}\t`, one string per edge type: the middle of every edge key of that type. */
+const typeSeparators = new Map<string, string>();
+
+/**
+ * The `edgeKey` of an edge from `source` to `target`, built as a concatenation of strings held anyway
+ * (V8 keeps it as two small cons cells, not a copy of both ids).
+ */
+export function residentEdgeKey(source: string, type: string, target: string): string {
+  let separator = typeSeparators.get(type);
+  if (separator === undefined) typeSeparators.set(type, (separator = `\t${type}\t`));
+  return source + separator + target;
+}
+
+/** An `Int32Array` of at least `length` slots (half as many again as `array`) holding `array`'s values, the new ones -1. */
+function grown(array: Int32Array, length: number): Int32Array {
+  if (length <= array.length) return array;
+  const next = new Int32Array(Math.max(length, Math.ceil(array.length * 1.5), 64)).fill(-1);
+  next.set(array);
+  return next;
+}
+
+/** The callback of the edge iterations: graphology's signature. */
+export type EdgeCallback<T = void> = (
+  key: string,
+  edge: Edge,
+  source: string,
+  target: string,
+  sourceNode: Node,
+  targetNode: Node,
+) => T;
+
+/** A directed multigraph of lineage nodes and edges (one edge per source, type and target); see the module. */
+export class ResidentGraph {
+  readonly #compactAfterFreeSlots: number;
+  /** Slot of each node, by id. */
+  #slotOf = new Map<string, number>();
+  /** Node by slot; undefined once removed. */
+  #nodes: Array<Node | undefined> = [];
+  #firstOut = new Int32Array(0) as Int32Array;
+  #lastOut = new Int32Array(0) as Int32Array;
+  #firstIn = new Int32Array(0) as Int32Array;
+  #lastIn = new Int32Array(0) as Int32Array;
+  #outDegree = new Int32Array(0) as Int32Array;
+  #inDegree = new Int32Array(0) as Int32Array;
+  /** Edge by slot; undefined once removed. */
+  #edges: Array<Edge | undefined> = [];
+  #source = new Int32Array(0) as Int32Array;
+  #target = new Int32Array(0) as Int32Array;
+  #nextOut = new Int32Array(0) as Int32Array;
+  #previousOut = new Int32Array(0) as Int32Array;
+  #nextIn = new Int32Array(0) as Int32Array;
+  #previousIn = new Int32Array(0) as Int32Array;
+  #order = 0;
+  #size = 0;
+
+  constructor(options: ResidentGraphOptions = {}) {
+    this.#compactAfterFreeSlots = options.compactAfterFreeSlots ?? COMPACT_AFTER_FREE_SLOTS;
+  }
+
+  /** Number of nodes. */
+  get order(): number {
+    return this.#order;
+  }
+
+  /** Number of edges. */
+  get size(): number {
+    return this.#size;
+  }
+
+  hasNode(id: string): boolean {
+    return this.#slotOf.has(id);
+  }
+
+  /** The node `id`, or undefined. */
+  node(id: string): Node | undefined {
+    const slot = this.#slotOf.get(id);
+    return slot === undefined ? undefined : this.#nodes[slot];
+  }
+
+  /**
+   * The node `id`.
+   * @throws NotFoundError when the graph has no such node.
+   */
+  getNodeAttributes(id: string): Node {
+    const node = this.node(id);
+    if (node === undefined) throw new NotFoundError(`node "${id}" is not in the graph`);
+    return node;
+  }
+
+  hasEdge(key: string): boolean {
+    return this.#slotOfKey(key) !== -1;
+  }
+
+  /** The edge of `edgeKey` `key`, or undefined. */
+  edge(key: string): Edge | undefined {
+    const slot = this.#slotOfKey(key);
+    return slot === -1 ? undefined : this.#edges[slot];
+  }
+
+  /**
+   * The edge of `edgeKey` `key`.
+   * @throws NotFoundError when the graph has no such edge.
+   */
+  getEdgeAttributes(key: string): Edge {
+    const edge = this.edge(key);
+    if (edge === undefined) throw new NotFoundError(`edge "${key}" is not in the graph`);
+    return edge;
+  }
+
+  /** The ids of the source and the target of edge `key`. @throws NotFoundError when there is no such edge. */
+  extremities(key: string): [string, string] {
+    const edge = this.getEdgeAttributes(key);
+    return [edge.src_id, edge.dst_id];
+  }
+
+  /**
+   * Adds node `id`, or replaces it (in place: it keeps its position). The node's edges stay.
+   * Answers the node it replaced, or undefined when it is new.
+   * @throws Error when `id` is not `node.id`.
+   */
+  setNode(id: string, node: Node): Node | undefined {
+    if (node.id !== id) throw new Error(`node "${node.id}" given as node "${id}"`);
+    const slot = this.#slotOf.get(id);
+    if (slot !== undefined) {
+      const previous = this.#nodes[slot];
+      this.#nodes[slot] = node;
+      return previous;
+    }
+    const added = this.#nodes.length;
+    if (added >= this.#firstOut.length) this.#growNodes(added + 1);
+    this.#slotOf.set(id, added);
+    this.#nodes.push(node);
+    this.#order += 1;
+    return undefined;
+  }
+
+  /**
+   * Adds node `id`.
+   * @throws Error when the graph has it already.
+   */
+  addNode(id: string, node: Node): void {
+    if (this.#slotOf.has(id)) throw new Error(`node "${id}" is already in the graph`);
+    this.setNode(id, node);
+  }
+
+  /** Replaces node `id`. @throws NotFoundError when there is no such node. */
+  replaceNodeAttributes(id: string, node: Node): void {
+    if (!this.#slotOf.has(id)) throw new NotFoundError(`node "${id}" is not in the graph`);
+    this.setNode(id, node);
+  }
+
+  /**
+   * Adds `edge` (from node `edge.src_id` to node `edge.dst_id`), or replaces the edge of the same
+   * `edgeKey` in place. The edge is kept with its endpoints set to the very id strings of its nodes
+   * (equal values; `edge` is changed): the copies decoded with an event, 2 x 70 bytes per edge on
+   * long ids, become garbage. Answers false, changing nothing, when either endpoint is not in the graph.
+   */
+  setEdge(edge: Edge): boolean {
+    const source = this.#slotOf.get(edge.src_id);
+    const target = this.#slotOf.get(edge.dst_id);
+    if (source === undefined || target === undefined) return false;
+    edge.src_id = this.#nodes[source]!.id;
+    edge.dst_id = this.#nodes[target]!.id;
+    const existing = this.#find(source, edge.edge_type, target);
+    if (existing !== -1) {
+      this.#edges[existing] = edge;
+      return true;
+    }
+    const slot = this.#edges.length;
+    if (slot >= this.#source.length) this.#growEdges(slot + 1);
+    this.#edges.push(edge);
+    this.#source[slot] = source;
+    this.#target[slot] = target;
+    this.#link(slot, source, target);
+    this.#size += 1;
+    return true;
+  }
+
+  /**
+   * Adds `edge`.
+   * @throws NotFoundError when an endpoint is missing; Error when the graph has that edge already.
+   */
+  addEdge(edge: Edge): void {
+    const source = this.#slotOf.get(edge.src_id);
+    const target = this.#slotOf.get(edge.dst_id);
+    if (source === undefined || target === undefined) {
+      throw new NotFoundError(
+        `edge "${residentEdgeKey(edge.src_id, edge.edge_type, edge.dst_id)}" joins a node not in the graph`,
+      );
+    }
+    if (this.#find(source, edge.edge_type, target) !== -1) {
+      throw new Error(`edge "${residentEdgeKey(edge.src_id, edge.edge_type, edge.dst_id)}" is already in the graph`);
+    }
+    this.setEdge(edge);
+  }
+
+  /**
+   * Replaces the edge of `key`.
+   * @throws NotFoundError when there is no such edge; Error when `edge` has another source, type or target.
+   */
+  replaceEdgeAttributes(key: string, edge: Edge): void {
+    const slot = this.#slotOfKey(key);
+    if (slot === -1) throw new NotFoundError(`edge "${key}" is not in the graph`);
+    const existing = this.#edges[slot]!;
+    if (edge.src_id !== existing.src_id || edge.dst_id !== existing.dst_id || edge.edge_type !== existing.edge_type) {
+      throw new Error(`edge "${residentEdgeKey(edge.src_id, edge.edge_type, edge.dst_id)}" given as edge "${key}"`);
+    }
+    edge.src_id = existing.src_id;
+    edge.dst_id = existing.dst_id;
+    this.#edges[slot] = edge;
+  }
+
+  /** Removes node `id` and its edges. @throws NotFoundError when there is no such node. */
+  dropNode(id: string): void {
+    if (!this.removeNode(id)) throw new NotFoundError(`node "${id}" is not in the graph`);
+  }
+
+  /** Removes node `id` and its edges; answers false when there is no such node. */
+  removeNode(id: string): boolean {
+    const slot = this.#slotOf.get(id);
+    if (slot === undefined) return false;
+    while (this.#firstOut[slot] !== -1) this.#dropEdgeSlot(this.#firstOut[slot]!);
+    while (this.#firstIn[slot] !== -1) this.#dropEdgeSlot(this.#firstIn[slot]!);
+    this.#nodes[slot] = undefined;
+    this.#slotOf.delete(id);
+    this.#order -= 1;
+    this.#compactWhenSparse();
+    return true;
+  }
+
+  /** Removes the edge of `key`. @throws NotFoundError when there is no such edge. */
+  dropEdge(key: string): void {
+    const slot = this.#slotOfKey(key);
+    if (slot === -1) throw new NotFoundError(`edge "${key}" is not in the graph`);
+    this.#dropEdgeSlot(slot);
+    this.#compactWhenSparse();
+  }
+
+  /** Removes the edge from `edge.src_id` to `edge.dst_id` of `edge.edge_type`; answers false when there is none. */
+  removeEdge(edge: EdgeKey): boolean {
+    const source = this.#slotOf.get(edge.src_id);
+    const target = this.#slotOf.get(edge.dst_id);
+    const slot = source === undefined || target === undefined ? -1 : this.#find(source, edge.edge_type, target);
+    if (slot === -1) return false;
+    this.#dropEdgeSlot(slot);
+    this.#compactWhenSparse();
+    return true;
+  }
+
+  /** Removes every node and edge. */
+  clear(): void {
+    this.#slotOf = new Map();
+    this.#nodes = [];
+    this.#edges = [];
+    this.#order = 0;
+    this.#size = 0;
+    this.#firstOut =
+      this.#lastOut =
+      this.#firstIn =
+      this.#lastIn =
+      this.#outDegree =
+      this.#inDegree =
+        new Int32Array(0) as Int32Array;
+    this.#source =
+      this.#target =
+      this.#nextOut =
+      this.#previousOut =
+      this.#nextIn =
+      this.#previousIn =
+        new Int32Array(0) as Int32Array;
+  }
+
+  /** Number of edges into node `id` (0 when there is no such node). */
+  inDegree(id: string): number {
+    const slot = this.#slotOf.get(id);
+    return slot === undefined ? 0 : this.#inDegree[slot]!;
+  }
+
+  /** Number of edges out of node `id` (0 when there is no such node). */
+  outDegree(id: string): number {
+    const slot = this.#slotOf.get(id);
+    return slot === undefined ? 0 : this.#outDegree[slot]!;
+  }
+
+  /** Calls `callback(id, node)` for every node, in order. */
+  forEachNode(callback: (id: string, node: Node) => void): void {
+    const nodes = this.#nodes;
+    for (let slot = 0; slot < nodes.length; slot += 1) {
+      const node = nodes[slot];
+      if (node !== undefined) callback(node.id, node);
+    }
+  }
+
+  /**
+   * Calls `callback` for every edge, in order; or, given a node id first, for that node's edges (its
+   * outgoing ones, then its incoming ones; a self loop once).
+   */
+  forEachEdge(callback: EdgeCallback): void;
+  forEachEdge(id: string, callback: EdgeCallback): void;
+  forEachEdge(first: string | EdgeCallback, second?: EdgeCallback): void {
+    if (typeof first === 'string') {
+      const slot = this.#slotOf.get(first);
+      if (slot === undefined) return;
+      this.#forEachListed(this.#firstOut[slot]!, this.#nextOut, second!, -1);
+      this.#forEachListed(this.#firstIn[slot]!, this.#nextIn, second!, slot);
+      return;
+    }
+    const edges = this.#edges;
+    for (let slot = 0; slot < edges.length; slot += 1) if (edges[slot] !== undefined) this.#visit(slot, first);
+  }
+
+  /** Calls `callback` for every edge out of node `id` (none when there is no such node), in the order they were added. */
+  forEachOutEdge(id: string, callback: EdgeCallback): void {
+    const slot = this.#slotOf.get(id);
+    if (slot !== undefined) this.#forEachListed(this.#firstOut[slot]!, this.#nextOut, callback, -1);
+  }
+
+  /** Calls `callback` for every edge into node `id` (none when there is no such node), in the order they were added. */
+  forEachInEdge(id: string, callback: EdgeCallback): void {
+    const slot = this.#slotOf.get(id);
+    if (slot !== undefined) this.#forEachListed(this.#firstIn[slot]!, this.#nextIn, callback, -1);
+  }
+
+  /** `callback`'s answers for every edge out of node `id`. */
+  mapOutEdges<T>(id: string, callback: EdgeCallback<T>): T[] {
+    const answers: T[] = [];
+    this.forEachOutEdge(id, (...edge) => answers.push(callback(...edge)));
+    return answers;
+  }
+
+  /** `callback`'s answers for every edge into node `id`. */
+  mapInEdges<T>(id: string, callback: EdgeCallback<T>): T[] {
+    const answers: T[] = [];
+    this.forEachInEdge(id, (...edge) => answers.push(callback(...edge)));
+    return answers;
+  }
+
+  /** The ids of the targets of node `id`'s outgoing edges, each once, in the order first reached. */
+  outNeighbors(id: string): string[] {
+    const neighbours = new Set<string>();
+    this.forEachOutEdge(id, (_key, _edge, _source, target) => neighbours.add(target));
+    return [...neighbours];
+  }
+
+  /** The ids of the sources of node `id`'s incoming edges, each once, in the order first reached. */
+  inNeighbors(id: string): string[] {
+    const neighbours = new Set<string>();
+    this.forEachInEdge(id, (_key, _edge, source) => neighbours.add(source));
+    return [...neighbours];
+  }
+
+  /** `callback`'s answers for every node, in order. */
+  mapNodes<T>(callback: (id: string, node: Node) => T): T[] {
+    const answers: T[] = [];
+    this.forEachNode((id, node) => answers.push(callback(id, node)));
+    return answers;
+  }
+
+  /** `callback`'s answers for every edge, in order. */
+  mapEdges<T>(callback: EdgeCallback<T>): T[] {
+    const answers: T[] = [];
+    this.forEachEdge((...edge) => answers.push(callback(...edge)));
+    return answers;
+  }
+
+  /** Every node, in order. */
+  nodeValues(): Node[] {
+    return this.#nodes.filter((node): node is Node => node !== undefined);
+  }
+
+  /** Every edge, in order. */
+  edgeValues(): Edge[] {
+    return this.#edges.filter((edge): edge is Edge => edge !== undefined);
+  }
+
+  /** Every node id, in order. */
+  nodes(): string[] {
+    return this.mapNodes((id) => id);
+  }
+
+  /** Every edge's `edgeKey`, in order. */
+  edges(): string[] {
+    return this.mapEdges((key) => key);
+  }
+
+  /** Every node as `{ node: id, attributes }`, in order (graphology's entry shape). */
+  *nodeEntries(): Generator<{ node: string; attributes: Node }> {
+    const nodes = this.#nodes;
+    for (let slot = 0; slot < nodes.length; slot += 1) {
+      const node = nodes[slot];
+      if (node !== undefined) yield { node: node.id, attributes: node };
+    }
+  }
+
+  /**
+   * Every edge with its endpoints' ids and their positions among the nodes as `nodeEntries` lists
+   * them (0 for the first node listed), in order: what an index of the graph over typed arrays is
+   * built from, with no id lookups (`projections/traversal/traversalIndex.ts`).
+   */
+  *edgeEntries(): Generator<{
+    attributes: Edge;
+    source: string;
+    target: string;
+    sourceIndex: number;
+    targetIndex: number;
+  }> {
+    const position = this.#nodePositions();
+    const edges = this.#edges;
+    for (let slot = 0; slot < edges.length; slot += 1) {
+      const edge = edges[slot];
+      if (edge === undefined) continue;
+      const [source, target] = [this.#source[slot]!, this.#target[slot]!];
+      yield {
+        attributes: edge,
+        source: this.#nodes[source]!.id,
+        target: this.#nodes[target]!.id,
+        sourceIndex: position[source]!,
+        targetIndex: position[target]!,
+      };
+    }
+  }
+
+  /** Each slot's position among the live nodes (the slot itself when none is free). */
+  #nodePositions(): Int32Array {
+    const positions = new Int32Array(this.#nodes.length);
+    let position = 0;
+    for (let slot = 0; slot < this.#nodes.length; slot += 1)
+      if (this.#nodes[slot] !== undefined) positions[slot] = position++;
+    return positions;
+  }
+
+  /** The slot of the edge of `edgeKey` `key`, or -1. Ids hold no control characters, so a key has exactly two tabs. */
+  #slotOfKey(key: string): number {
+    const first = key.indexOf('\t');
+    const second = first === -1 ? -1 : key.indexOf('\t', first + 1);
+    if (second === -1) return -1;
+    const source = this.#slotOf.get(key.slice(0, first));
+    if (source === undefined) return -1;
+    const target = this.#slotOf.get(key.slice(second + 1));
+    if (target === undefined) return -1;
+    return this.#find(source, key.slice(first + 1, second), target);
+  }
+
+  /** The slot of the edge of `type` from slot `source` to slot `target`, or -1: the shorter adjacency list is scanned. */
+  #find(source: number, type: string, target: number): number {
+    const edges = this.#edges;
+    if (this.#outDegree[source]! <= this.#inDegree[target]!) {
+      const [next, targets] = [this.#nextOut, this.#target];
+      for (let slot = this.#firstOut[source]!; slot !== -1; slot = next[slot]!) {
+        if (targets[slot] === target && edges[slot]!.edge_type === type) return slot;
+      }
+    } else {
+      const [next, sources] = [this.#nextIn, this.#source];
+      for (let slot = this.#firstIn[target]!; slot !== -1; slot = next[slot]!) {
+        if (sources[slot] === source && edges[slot]!.edge_type === type) return slot;
+      }
+    }
+    return -1;
+  }
+
+  /** Calls `callback` for the edges of a list from `first`, skipping those whose source is `skipSource`. */
+  #forEachListed(first: number, next: Int32Array, callback: EdgeCallback, skipSource: number): void {
+    for (let slot = first; slot !== -1;) {
+      const following = next[slot]!;
+      if (this.#source[slot] !== skipSource) this.#visit(slot, callback);
+      slot = following;
+    }
+  }
+
+  #visit(slot: number, callback: EdgeCallback): void {
+    const edge = this.#edges[slot]!;
+    const sourceNode = this.#nodes[this.#source[slot]!]!;
+    const targetNode = this.#nodes[this.#target[slot]!]!;
+    callback(
+      residentEdgeKey(sourceNode.id, edge.edge_type, targetNode.id),
+      edge,
+      sourceNode.id,
+      targetNode.id,
+      sourceNode,
+      targetNode,
+    );
+  }
+
+  /** Appends edge `slot` to its source's outgoing and its target's incoming list. */
+  #link(slot: number, source: number, target: number): void {
+    const lastOut = this.#lastOut[source]!;
+    this.#previousOut[slot] = lastOut;
+    this.#nextOut[slot] = -1;
+    if (lastOut === -1) this.#firstOut[source] = slot;
+    else this.#nextOut[lastOut] = slot;
+    this.#lastOut[source] = slot;
+    this.#outDegree[source]! += 1;
+    const lastIn = this.#lastIn[target]!;
+    this.#previousIn[slot] = lastIn;
+    this.#nextIn[slot] = -1;
+    if (lastIn === -1) this.#firstIn[target] = slot;
+    else this.#nextIn[lastIn] = slot;
+    this.#lastIn[target] = slot;
+    this.#inDegree[target]! += 1;
+  }
+
+  #dropEdgeSlot(slot: number): void {
+    const [source, target] = [this.#source[slot]!, this.#target[slot]!];
+    const [previousOut, nextOut] = [this.#previousOut[slot]!, this.#nextOut[slot]!];
+    if (previousOut === -1) this.#firstOut[source] = nextOut;
+    else this.#nextOut[previousOut] = nextOut;
+    if (nextOut === -1) this.#lastOut[source] = previousOut;
+    else this.#previousOut[nextOut] = previousOut;
+    this.#outDegree[source]! -= 1;
+    const [previousIn, nextIn] = [this.#previousIn[slot]!, this.#nextIn[slot]!];
+    if (previousIn === -1) this.#firstIn[target] = nextIn;
+    else this.#nextIn[previousIn] = nextIn;
+    if (nextIn === -1) this.#lastIn[target] = previousIn;
+    else this.#previousIn[nextIn] = previousIn;
+    this.#inDegree[target]! -= 1;
+    this.#edges[slot] = undefined;
+    this.#size -= 1;
+  }
+
+  #growNodes(length: number): void {
+    this.#firstOut = grown(this.#firstOut, length);
+    this.#lastOut = grown(this.#lastOut, length);
+    this.#firstIn = grown(this.#firstIn, length);
+    this.#lastIn = grown(this.#lastIn, length);
+    const degrees = this.#firstOut.length;
+    const [outDegree, inDegree] = [new Int32Array(degrees), new Int32Array(degrees)];
+    outDegree.set(this.#outDegree);
+    inDegree.set(this.#inDegree);
+    [this.#outDegree, this.#inDegree] = [outDegree, inDegree];
+  }
+
+  #growEdges(length: number): void {
+    this.#source = grown(this.#source, length);
+    this.#target = grown(this.#target, length);
+    this.#nextOut = grown(this.#nextOut, length);
+    this.#previousOut = grown(this.#previousOut, length);
+    this.#nextIn = grown(this.#nextIn, length);
+    this.#previousIn = grown(this.#previousIn, length);
+  }
+
+  /** Renumbers the slots in order once free ones outnumber half the live ones (see the module). */
+  #compactWhenSparse(): void {
+    const freeNodes = this.#nodes.length - this.#order;
+    const freeEdges = this.#edges.length - this.#size;
+    const sparse = (free: number, live: number) => free >= this.#compactAfterFreeSlots && free * 2 > live;
+    if (sparse(freeNodes, this.#order) || sparse(freeEdges, this.#size)) this.#compact();
+  }
+
+  #compact(): void {
+    const position = this.#nodePositions();
+    const nodes = this.nodeValues();
+    const [edges, sources, targets]: [Edge[], number[], number[]] = [[], [], []];
+    for (let slot = 0; slot < this.#edges.length; slot += 1) {
+      const edge = this.#edges[slot];
+      if (edge === undefined) continue;
+      edges.push(edge);
+      sources.push(position[this.#source[slot]!]!);
+      targets.push(position[this.#target[slot]!]!);
+    }
+    const slotOf = new Map<string, number>();
+    for (const [id, slot] of this.#slotOf) slotOf.set(id, position[slot]!);
+    this.clear();
+    this.#slotOf = slotOf;
+    this.#nodes = nodes;
+    this.#order = nodes.length;
+    this.#growNodes(nodes.length);
+    this.#growEdges(edges.length);
+    this.#edges = edges;
+    this.#size = edges.length;
+    for (let slot = 0; slot < edges.length; slot += 1) {
+      this.#source[slot] = sources[slot]!;
+      this.#target[slot] = targets[slot]!;
+      this.#link(slot, sources[slot]!, targets[slot]!);
+    }
+  }
+}
