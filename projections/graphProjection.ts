@@ -1,26 +1,23 @@
 /**
- * The graph projection: folds the events of every `graph-{graph_id}` stream into one graphology
- * graph per graph id, plus the graph's change history. It is the read side of graphs: the API, the
+ * The graph projection: folds the events of every `graph-{graph_id}` stream into one resident graph
+ * (`projections/residentGraph.ts`) per graph id, plus the graph's change history. It is the read side of graphs: the API, the
  * OpenLineage views and the catalogs' pushes read from it, never from the store directly.
  *
- * `evolveGraph` is the fold, and only ever uses idempotent graphology operations keyed by node id and
- * edge key, so that replaying an event twice changes nothing. Graphs "as of" a recent revision or
+ * `evolveGraph` is the fold, and only ever uses idempotent operations keyed by node id and edge key,
+ * so that replaying an event twice changes nothing. Graphs "as of" a recent revision or
  * time are views of the live graph through the history index the projection feeds
  * (`projections/historyIndex.ts`); older ones are folded from the stream up to that point
  * (`foldGraphAsOf`), from its start or from the nearest snapshot before it (`projections/snapshots.ts`).
  */
-import { MultiDirectedGraph } from 'graphology';
 import type { EventStore } from '../src/eventStore.js';
 import { iterateStream } from '../src/eventStore.js';
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import { decodeTrustedEvent, streams, type ChangeCounts, type StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
-import { edgeKey, type Edge, type LineageGraph, type Node } from '../src/graph/model.js';
+import type { Edge, LineageGraph, Node } from '../src/graph/model.js';
 import { createTraversalIndexes, type TraversalIndex } from './traversal/index.js';
 import { createHistoryIndex, type HistoryIndex } from './historyIndex.js';
-
-/** The graphology graph we keep: nodes carry the Node, edges the Edge, keyed by `edgeKey`. */
-export type LineageGraphology = MultiDirectedGraph<Node, Edge>;
+import { ResidentGraph } from './residentGraph.js';
 
 /** One recorded change of a graph: the events of one append (one correlation id). */
 export interface GraphHistoryEntry {
@@ -51,7 +48,7 @@ export interface GraphState {
   /** Global store position of the last event applied (0 before any): orders graphs by recency. */
   position: number;
   deleted: boolean;
-  graph: LineageGraphology;
+  graph: ResidentGraph;
   /** The changes, oldest first; a state restored from a snapshot holds only those after it (`projections/snapshots.ts`). */
   history: GraphHistoryEntry[];
   /** Edges skipped on replay because an endpoint was missing (0 unless the stream is damaged). */
@@ -69,7 +66,7 @@ export function initialGraphState(graphId: string): GraphState {
     revision: -1,
     position: 0,
     deleted: false,
-    graph: new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }),
+    graph: new ResidentGraph(),
     history: [],
     skippedEdges: 0,
   };
@@ -127,11 +124,11 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
       break;
     case 'NodesAdded':
     case 'NodesChanged':
-      for (const node of event.data.nodes) putNode(graph, node, event.type === 'NodesAdded');
+      for (const node of event.data.nodes) putNode(graph, node);
       entry.counts[event.type === 'NodesAdded' ? 'nodes_added' : 'nodes_changed'] += event.data.nodes.length;
       break;
     case 'NodesRemoved':
-      for (const id of event.data.node_ids) if (graph.hasNode(id)) graph.dropNode(id);
+      for (const id of event.data.node_ids) graph.removeNode(id);
       entry.counts.nodes_removed += event.data.node_ids.length;
       break;
     case 'EdgesAdded':
@@ -140,10 +137,7 @@ export function evolveGraph(state: GraphState, event: StoredLineageEvent): Graph
       entry.counts[event.type === 'EdgesAdded' ? 'edges_added' : 'edges_changed'] += event.data.edges.length;
       break;
     case 'EdgesRemoved':
-      for (const edge of event.data.edges) {
-        const key = edgeKey(edge);
-        if (graph.hasEdge(key)) graph.dropEdge(key);
-      }
+      for (const edge of event.data.edges) graph.removeEdge(edge);
       entry.counts.edges_removed += event.data.edges.length;
       break;
     default:
@@ -189,81 +183,25 @@ function residentNode(node: Node): Node {
   return node;
 }
 
-/** `\t{edge_type}\t`, one string per edge type: the middle of every edge key of that type. */
-const typeSeparators = new Map<string, string>();
-
 /**
- * The graphology key of an edge between the resident strings `source` and `target`: equal to
- * `edgeKey(edge)`, built as a concatenation of strings the projection holds anyway (V8 keeps it as
- * two small cons cells, not a 130-character copy per edge).
+ * Adds a node, or replaces it when it exists. A changed node keeps the id string its node was first
+ * keyed by, which its edges share.
  */
-function residentEdgeKey(source: string, type: string, target: string): string {
-  let separator = typeSeparators.get(type);
-  if (separator === undefined) typeSeparators.set(type, (separator = `\t${type}\t`));
-  return source + separator + target;
-}
-
-/**
- * Adds a node, or replaces its attributes when it exists. `likelyNew` (NodesAdded) tries the add
- * first, one graphology call for a new node; otherwise (NodesChanged) the node is looked up first, so
- * that no exception is thrown and caught per changed node. A changed node keeps the id string its
- * node was first keyed by, which its edges share.
- */
-function putNode(graph: LineageGraphology, given: Node, likelyNew: boolean): void {
+function putNode(graph: ResidentGraph, given: Node): void {
   const node = residentNode(given);
-  if (!likelyNew) {
-    const existing = graph.hasNode(node.id) ? graph.getNodeAttributes(node.id) : undefined;
-    if (existing) {
-      node.id = existing.id;
-      graph.replaceNodeAttributes(node.id, node);
-      return;
-    }
-  }
-  try {
-    graph.addNode(node.id, node);
-  } catch (error) {
-    if (!graph.hasNode(node.id)) throw error;
-    node.id = graph.getNodeAttributes(node.id).id;
-    graph.replaceNodeAttributes(node.id, node);
-  }
+  const existing = graph.node(node.id);
+  if (existing) node.id = existing.id;
+  graph.setNode(node.id, node);
 }
 
 /**
- * Adds an edge, or replaces its attributes when it exists. The edge keeps its endpoints as the
- * very strings its nodes are keyed by (not the copies decoded from the event: 2 x 70 bytes per edge
- * on long ids), and its type interned. An edge with a missing endpoint is skipped and counted.
+ * Adds an edge, or replaces it when it exists, with its type interned (and its endpoints the very
+ * strings its nodes are keyed by: `ResidentGraph.setEdge`). An edge with a missing endpoint is
+ * skipped and counted.
  */
 function putEdge(state: GraphState, edge: Edge): void {
-  const { graph } = state;
-  const source = residentNodeId(graph, edge.src_id);
-  const target = residentNodeId(graph, edge.dst_id);
-  if (source === undefined || target === undefined) {
-    state.skippedEdges += 1;
-    return;
-  }
-  edge.src_id = source;
-  edge.dst_id = target;
   edge.edge_type = interned(edge.edge_type);
-  const key = residentEdgeKey(source, edge.edge_type, target);
-  // One graphology call for a new edge (the common case): it refuses an existing key itself.
-  try {
-    graph.addEdgeWithKey(key, source, target, edge);
-  } catch (error) {
-    if (!graph.hasEdge(key)) throw error;
-    graph.replaceEdgeAttributes(key, edge);
-  }
-}
-
-/**
- * The id string node `id` is kept under (one hash lookup: graphology throws for a missing node,
- * which only a damaged stream has), or undefined when the graph has no such node.
- */
-function residentNodeId(graph: LineageGraphology, id: string): string | undefined {
-  try {
-    return graph.getNodeAttributes(id).id;
-  } catch {
-    return undefined;
-  }
+  if (!state.graph.setEdge(edge)) state.skippedEdges += 1;
 }
 
 /** The history entry an event belongs to: the last one when it has the same correlation id. */
@@ -288,8 +226,8 @@ function historyEntryFor(state: GraphState, event: StoredLineageEvent): GraphHis
 export function graphReader(state: GraphState): GraphReader {
   const { graph } = state;
   return {
-    getNode: (id) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined),
-    getEdge: (key) => (graph.hasEdge(key) ? graph.getEdgeAttributes(key) : undefined),
+    getNode: (id) => graph.node(id),
+    getEdge: (key) => graph.edge(key),
     nodes: () => mapIterator(graph.nodeEntries(), (entry) => entry.attributes),
     edges: () => mapIterator(graph.edgeEntries(), (entry) => entry.attributes),
   };
@@ -297,11 +235,7 @@ export function graphReader(state: GraphState): GraphReader {
 
 /** The graph as LineageGraph JSON (nodes and edges in insertion order). */
 export function toLineageGraph(state: GraphState): LineageGraph {
-  const nodes: Node[] = [];
-  const edges: Edge[] = [];
-  state.graph.forEachNode((_, node) => nodes.push(node));
-  state.graph.forEachEdge((_, edge) => edges.push(edge));
-  return { nodes, edges };
+  return { nodes: state.graph.nodeValues(), edges: state.graph.edgeValues() };
 }
 
 /** The projection of all graphs, with its checkpoint. */
@@ -323,7 +257,7 @@ export interface GraphProjection {
    * (`GraphProjectionOptions.traversalIndexQuietMilliseconds`): the one already built, or (unless
    * `options.build` is false) one built now when the graph has not changed for the quiet period.
    * Undefined otherwise (indexes disabled, unknown graph, a graph that changed too recently, or not
-   * built yet): walk the graphology graph instead. Asking marks the graph as wanted, so that
+   * built yet): walk the resident graph instead. Asking marks the graph as wanted, so that
    * `prepareTraversalIndexes` keeps it indexed from then on.
    */
   traversalIndex(graphId: string, options?: { build?: boolean }): TraversalIndex | undefined;

@@ -8,16 +8,17 @@
  *   at the base, then `(revision, value or removed)` after each event that touched it; per event of
  *   the stream, its position, `recorded_at` and the latest `recorded_at` so far; the graph's own
  *   fields (name, description, creation time, deleted, skipped edges) each time they change; and the
- *   ids present at the base in their order. A node or edge no event touched since the base has the
- *   same value at every point of the window: the live graph's.
+ *   nodes and edges present at the base in their order (their values: no key of theirs). A node or
+ *   edge no event touched since the base has the same value at every point of the window: the live
+ *   graph's.
  * - **Not the creation.** The write that creates a graph (its `GraphCreated` and the rest of that
  *   append: an import, a first extraction) keeps no versions: the base is the end of that write, so
- *   that a 100,000-node import costs the index only the ids present at its base. Points inside it
- *   answer `undefined`, like points before a moved base.
+ *   that a 100,000-node import costs the index only one array slot per node and edge present at its
+ *   base. Points inside it answer `undefined`, like points before a moved base.
  * - **`as_of(R)`** is a read view (`GraphView`): the live graph with each changed entity replaced by
  *   its version at R. Nodes and edges are listed in the order the fold from the start gives
- *   (graphology's insertion order): those present since the base without a break in the base's
- *   order, then the others in the order they were last added.
+ *   (the order in which they were last added): those present since the base without a break in the
+ *   base's order, then the others in the order they were last added.
  * - **Diffs** visit only the entities with a version between their two points (found in the log of
  *   versions, or, when the log between them is longer than the number of changed entities, among the
  *   chains), so their cost follows the change.
@@ -29,12 +30,12 @@
  *   `before` and `after` around every graph event it applies, live or while catching up, in stream
  *   order, whichever process appended it.
  */
-import { MultiDirectedGraph } from 'graphology';
 import type { StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { sameEdge, sameNode } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
-import { graphReader, type AsOf, type GraphState, type LineageGraphology } from './graphProjection.js';
+import { graphReader, type AsOf, type GraphState } from './graphProjection.js';
+import { ResidentGraph } from './residentGraph.js';
 import {
   edgeLabel,
   emptyChanges,
@@ -60,12 +61,12 @@ export interface HistoryIndexOptions {
 export interface GraphView extends Omit<GraphState, 'graph' | 'history'>, GraphReader {
   nodeCount: number;
   edgeCount: number;
-  /** Calls `callback` with every node, in the graph's order (graphology's insertion order). */
+  /** Calls `callback` with every node, in the graph's order (the order in which they were last added). */
   forEachNode(callback: (node: Node) => void): void;
   /** Calls `callback` with every edge, in the graph's order. */
   forEachEdge(callback: (edge: Edge) => void): void;
-  /** A graphology graph of this point: the live one for now, one built on the first call for a past point. */
-  graphology(): LineageGraphology;
+  /** The graph of this point: the live one for now, one built on the first call for a past point. */
+  graph(): ResidentGraph;
 }
 
 /** The history index of every graph of a projection. */
@@ -124,11 +125,15 @@ interface Window {
   baseMaxTime: number;
   baseNodeCount: number;
   baseEdgeCount: number;
-  /** Ids and edge keys present at the base, in order, and their values there (the live ones until changed). */
-  baseNodes: string[];
+  /** The nodes and edges present at the base, in order (the live values until changed). */
   baseNodeValues: Node[];
-  baseEdges: string[];
   baseEdgeValues: Edge[];
+  /**
+   * The id or edge key of each base value that has a chain, by the value itself (a base entry is
+   * found by identity: the window keeps no key of the others, 300,000 strings on the bench's graph).
+   */
+  baseNodeKeys: Map<Node, string>;
+  baseEdgeKeys: Map<Edge, string>;
   nodes: Map<string, Chain>;
   edges: Map<string, Chain>;
   positions: number[];
@@ -197,24 +202,17 @@ function openWindow(state: GraphState): Window {
   };
 }
 
-/** The ids and edge keys of a state, in the graph's order, with their values (one pass over graphology). */
-function baseEntries(state: GraphState): Pick<Window, 'baseNodes' | 'baseNodeValues' | 'baseEdges' | 'baseEdgeValues'> {
-  const entries = {
-    baseNodes: [] as string[],
-    baseNodeValues: [] as Node[],
-    baseEdges: [] as string[],
-    baseEdgeValues: [] as Edge[],
+/** The nodes and edges of a state, in the graph's order. */
+function baseEntries(
+  state: GraphState,
+): Pick<Window, 'baseNodeValues' | 'baseEdgeValues' | 'baseNodeKeys' | 'baseEdgeKeys'> {
+  const present = state.revision >= 0;
+  return {
+    baseNodeValues: present ? state.graph.nodeValues() : [],
+    baseEdgeValues: present ? state.graph.edgeValues() : [],
+    baseNodeKeys: new Map(),
+    baseEdgeKeys: new Map(),
   };
-  if (state.revision < 0) return entries;
-  state.graph.forEachNode((id, node) => {
-    entries.baseNodes.push(id);
-    entries.baseNodeValues.push(node);
-  });
-  state.graph.forEachEdge((key, edge) => {
-    entries.baseEdges.push(key);
-    entries.baseEdgeValues.push(edge);
-  });
-  return entries;
 }
 
 const headOf = (window: Window) => window.baseRevision + window.positions.length;
@@ -275,15 +273,18 @@ function noteTouched(window: Window, state: GraphState, event: StoredLineageEven
   const node = (id: string) => {
     window.pendingNodes.add(id);
     if (!window.nodes.has(id)) {
-      const value = graph.hasNode(id) ? graph.getNodeAttributes(id) : null;
+      // Untouched since the base: its value now is its value there.
+      const value = graph.node(id) ?? null;
       window.nodes.set(id, [window.baseRevision, value, SINCE_BASE]);
+      if (value !== null) window.baseNodeKeys.set(value, id);
     }
   };
   const edge = (key: string) => {
     window.pendingEdges.add(key);
     if (!window.edges.has(key)) {
-      const value = graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null;
+      const value = graph.edge(key) ?? null;
       window.edges.set(key, [window.baseRevision, value, SINCE_BASE]);
+      if (value !== null) window.baseEdgeKeys.set(value, key);
     }
   };
   forEachTouched(state, event, node, edge);
@@ -319,8 +320,8 @@ function recordVersions(
 function recordEvent(window: Window, state: GraphState, event: StoredLineageEvent): void {
   const { graph } = state;
   const { revision } = event;
-  const readNode = (id: string) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : null);
-  const readEdge = (key: string) => (graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null);
+  const readNode = (id: string) => graph.node(id) ?? null;
+  const readEdge = (key: string) => graph.edge(key) ?? null;
   recordVersions(window, { keys: window.pendingNodes, chains: window.nodes, edges: false, read: readNode }, revision);
   recordVersions(window, { keys: window.pendingEdges, chains: window.edges, edges: true, read: readEdge }, revision);
   const previousMax = window.maxTimes.length > 0 ? window.maxTimes[window.maxTimes.length - 1]! : window.baseMaxTime;
@@ -337,56 +338,60 @@ function recordEvent(window: Window, state: GraphState, event: StoredLineageEven
 }
 
 /**
- * Everything present at `revision`, in the fold's order, each given to `visit(key, value)`: first the
- * base's keys still present since the base (an untouched one with its base value, which is the live
+ * Everything present at `revision`, in the fold's order, each given to `visit`: first the base's
+ * entries still present since the base (an untouched one with its base value, which is the live
  * one), then the others by `seq`. A callback rather than a generator: a view lists 40,000 entities of
  * the history bench's graph, and resuming a generator for each cost about a fifth of an `as_of`.
  */
 function forEachPresent<V extends Node | Edge>(
-  baseKeys: string[],
-  baseValues: V[],
+  base: { values: V[]; keys: Map<V, string> },
   chains: Map<string, Chain>,
   revision: number,
-  visit: (key: string, value: V) => void,
+  visit: (value: V) => void,
 ): void {
-  for (let index = 0; index < baseKeys.length; index += 1) {
-    const key = baseKeys[index]!;
-    const chain = chains.size === 0 ? undefined : chains.get(key);
-    if (!chain) {
-      visit(key, baseValues[index]!);
+  const { values: baseValues, keys: baseKeys } = base;
+  for (let index = 0; index < baseValues.length; index += 1) {
+    const value = baseValues[index]!;
+    const key = baseKeys.size === 0 ? undefined : baseKeys.get(value);
+    if (key === undefined) {
+      visit(value);
       continue;
     }
+    const chain = chains.get(key)!;
     const at = versionAt(chain, revision);
-    if (chain[at + 1] !== null && chain[at + 2] === SINCE_BASE) visit(key, chain[at + 1] as V);
+    if (chain[at + 1] !== null && chain[at + 2] === SINCE_BASE) visit(chain[at + 1] as V);
   }
-  const keys: string[] = [];
   const values: V[] = [];
   const seqs: number[] = [];
   let ascending = true;
-  for (const [key, chain] of chains) {
+  for (const chain of chains.values()) {
     const at = versionAt(chain, revision);
     if (chain[at + 1] === null || chain[at + 2] === SINCE_BASE) continue;
     if (seqs.length > 0 && (chain[at + 2] as number) < seqs[seqs.length - 1]!) ascending = false;
-    keys.push(key);
     values.push(chain[at + 1] as V);
     seqs.push(chain[at + 2] as number);
   }
   // Chains are mostly created in the order their entities were added: then no sort is needed.
-  if (ascending) for (let index = 0; index < keys.length; index += 1) visit(keys[index]!, values[index]!);
-  else for (const index of orderBySeq(seqs)) visit(keys[index]!, values[index]!);
+  if (ascending) for (let index = 0; index < values.length; index += 1) visit(values[index]!);
+  else for (const index of orderBySeq(seqs)) visit(values[index]!);
 }
 
 /** The values `forEachPresent` visits, in its order. */
 function valuesPresent<V extends Node | Edge>(
-  baseKeys: string[],
-  baseValues: V[],
+  base: { values: V[]; keys: Map<V, string> },
   chains: Map<string, Chain>,
   revision: number,
 ): V[] {
   const values: V[] = [];
-  forEachPresent(baseKeys, baseValues, chains, revision, (_, value) => values.push(value));
+  forEachPresent(base, chains, revision, (value) => values.push(value));
   return values;
 }
+
+/** The base of a window's nodes, as `forEachPresent` reads it. */
+const nodeBase = (window: Window) => ({ values: window.baseNodeValues, keys: window.baseNodeKeys });
+
+/** The base of a window's edges, as `forEachPresent` reads it. */
+const edgeBase = (window: Window) => ({ values: window.baseEdgeValues, keys: window.baseEdgeKeys });
 
 /** The indexes of `seqs` (distinct, at most 2^31) in ascending order of their values. */
 function orderBySeq(seqs: number[]): Iterable<number> {
@@ -429,7 +434,7 @@ function viewAt(window: Window, state: GraphState, revision: number): GraphView 
     const chain = chains.get(key);
     return chain ? ((chain[versionAt(chain, revision) + 1] as V | null) ?? undefined) : fromLive();
   };
-  let built: LineageGraphology | undefined;
+  let built: ResidentGraph | undefined;
   const view: GraphView = {
     graphId: window.graphId,
     ...fieldsAt(window, revision),
@@ -438,27 +443,25 @@ function viewAt(window: Window, state: GraphState, revision: number): GraphView 
     position: perEvent(window, window.positions, window.basePosition, revision),
     nodeCount: perEvent(window, window.nodeCounts, window.baseNodeCount, revision),
     edgeCount: perEvent(window, window.edgeCounts, window.baseEdgeCount, revision),
-    getNode: (id) =>
-      valueAt<Node>(window.nodes, id, () => (live().hasNode(id) ? live().getNodeAttributes(id) : undefined)),
-    getEdge: (key) =>
-      valueAt<Edge>(window.edges, key, () => (live().hasEdge(key) ? live().getEdgeAttributes(key) : undefined)),
+    getNode: (id) => valueAt<Node>(window.nodes, id, () => live().node(id)),
+    getEdge: (key) => valueAt<Edge>(window.edges, key, () => live().edge(key)),
     nodes: () => {
       live();
-      return valuesPresent(window.baseNodes, window.baseNodeValues, window.nodes, revision);
+      return valuesPresent(nodeBase(window), window.nodes, revision);
     },
     edges: () => {
       live();
-      return valuesPresent(window.baseEdges, window.baseEdgeValues, window.edges, revision);
+      return valuesPresent(edgeBase(window), window.edges, revision);
     },
     forEachNode: (callback) => {
       live();
-      forEachPresent(window.baseNodes, window.baseNodeValues, window.nodes, revision, (_, node) => callback(node));
+      forEachPresent(nodeBase(window), window.nodes, revision, callback);
     },
     forEachEdge: (callback) => {
       live();
-      forEachPresent(window.baseEdges, window.baseEdgeValues, window.edges, revision, (_, edge) => callback(edge));
+      forEachPresent(edgeBase(window), window.edges, revision, callback);
     },
-    graphology: () => (built ??= graphologyOf(view)),
+    graph: () => (built ??= residentGraphOf(view)),
   };
   return view;
 }
@@ -481,13 +484,13 @@ export function viewOfState(state: GraphState): GraphView {
     ...graphReader(state),
     forEachNode: (callback) => graph.forEachNode((_, node) => callback(node)),
     forEachEdge: (callback) => graph.forEachEdge((_, edge) => callback(edge)),
-    graphology: () => graph,
+    graph: () => graph,
   };
 }
 
 /**
- * A `GraphState` of a view, for the readers that need graphology (traversals `as_of`, exports): its
- * graph is the view's `graphology()` (built for a past point), its history empty.
+ * A `GraphState` of a view, for the readers that need a resident graph (traversals `as_of`, exports): its
+ * graph is the view's `graph()` (built for a past point), its history empty.
  */
 export function stateOfView(view: GraphView): GraphState {
   return {
@@ -499,17 +502,17 @@ export function stateOfView(view: GraphView): GraphState {
     revision: view.revision,
     position: view.position,
     deleted: view.deleted,
-    graph: view.graphology(),
+    graph: view.graph(),
     history: [],
     skippedEdges: view.skippedEdges,
   };
 }
 
-/** A graphology graph holding a view's nodes and edges, in its order. */
-export function graphologyOf(view: GraphReader): LineageGraphology {
-  const graph: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
-  for (const node of view.nodes()) graph.addNode(node.id, node);
-  for (const edge of view.edges()) graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+/** A graph holding a view's nodes and edges, in its order. */
+export function residentGraphOf(view: GraphReader): ResidentGraph {
+  const graph = new ResidentGraph();
+  for (const node of view.nodes()) graph.setNode(node.id, node);
+  for (const edge of view.edges()) graph.setEdge(edge);
   return graph;
 }
 
@@ -570,36 +573,32 @@ function rebasedChain(chain: Chain, revision: number): Chain | undefined {
   return rebased;
 }
 
-/** Everything present at `revision` (`forEachPresent`), as its keys and its values in the same order. */
-function entriesAt<V extends Node | Edge>(
-  baseKeys: string[],
-  baseValues: V[],
-  chains: Map<string, Chain>,
-  revision: number,
-): { keys: string[]; values: V[] } {
-  const entries = { keys: [] as string[], values: [] as V[] };
-  forEachPresent(baseKeys, baseValues, chains, revision, (key, value) => {
-    entries.keys.push(key);
-    entries.values.push(value);
-  });
-  return entries;
+/**
+ * Rebases every chain at `revision` (dropping those with no version after it), and answers the keys
+ * of the values present at the new base that keep a chain, by value.
+ */
+function rebaseChains<V extends Node | Edge>(chains: Map<string, Chain>, revision: number): Map<V, string> {
+  const keys = new Map<V, string>();
+  for (const [key, chain] of chains) {
+    const rebased = rebasedChain(chain, revision);
+    if (!rebased) {
+      chains.delete(key);
+      continue;
+    }
+    chains.set(key, rebased);
+    if (rebased[1] !== null) keys.set(rebased[1] as V, key);
+  }
+  return keys;
 }
 
 /** Moves a window's base forward to `revision` (at most its head), dropping the versions up to it. */
 function moveBase(window: Window, revision: number): void {
   const dropped = revision - window.baseRevision;
   if (dropped <= 0) return;
-  const nodes = entriesAt(window.baseNodes, window.baseNodeValues, window.nodes, revision);
-  const edges = entriesAt(window.baseEdges, window.baseEdgeValues, window.edges, revision);
-  [window.baseNodes, window.baseNodeValues] = [nodes.keys, nodes.values];
-  [window.baseEdges, window.baseEdgeValues] = [edges.keys, edges.values];
-  for (const chains of [window.nodes, window.edges]) {
-    for (const [key, chain] of chains) {
-      const rebased = rebasedChain(chain, revision);
-      if (rebased) chains.set(key, rebased);
-      else chains.delete(key);
-    }
-  }
+  window.baseNodeValues = valuesPresent(nodeBase(window), window.nodes, revision);
+  window.baseEdgeValues = valuesPresent(edgeBase(window), window.edges, revision);
+  window.baseNodeKeys = rebaseChains(window.nodes, revision);
+  window.baseEdgeKeys = rebaseChains(window.edges, revision);
   const start = firstAbove(window.logRevisions, revision);
   window.logRevisions = window.logRevisions.slice(start);
   window.logKeys = window.logKeys.slice(start);

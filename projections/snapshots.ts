@@ -27,7 +27,6 @@
  */
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
-import { MultiDirectedGraph } from 'graphology';
 import type { EventStore, SnapshotInfo } from '../src/eventStore.js';
 import { NotFoundError } from '../src/errors.js';
 import { CURRENT_VERSIONS, streams, type StoredLineageEvent } from '../src/events.js';
@@ -188,14 +187,12 @@ export function decodeSnapshot(bytes: Uint8Array): GraphState {
     deleted: payload.deleted,
     skippedEdges: payload.skipped_edges,
   });
-  const graph: GraphState['graph'] = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+  const { graph } = state;
   const { nodes } = payload;
   for (const node of nodes) graph.addNode(node.id, node);
   for (const [source, target, type, attributes] of payload.edges) {
-    const edge: Edge = { src_id: nodes[source]!.id, dst_id: nodes[target]!.id, edge_type: type, attributes };
-    graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+    graph.addEdge({ src_id: nodes[source]!.id, dst_id: nodes[target]!.id, edge_type: type, attributes });
   }
-  state.graph = graph;
   return state;
 }
 
@@ -524,10 +521,10 @@ function noteBefore(
     state,
     event,
     (id) => {
-      if (!touched.nodes.has(id)) touched.nodes.set(id, graph.hasNode(id) ? graph.getNodeAttributes(id) : null);
+      if (!touched.nodes.has(id)) touched.nodes.set(id, graph.node(id) ?? null);
     },
     (key) => {
-      if (!touched.edges.has(key)) touched.edges.set(key, graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null);
+      if (!touched.edges.has(key)) touched.edges.set(key, graph.edge(key) ?? null);
     },
   );
 }
@@ -540,13 +537,13 @@ function touchedChanges(
   const result = emptyChanges();
   const { graph } = after;
   for (const [id, old] of touched.nodes) {
-    const now = graph.hasNode(id) ? graph.getNodeAttributes(id) : null;
+    const now = graph.node(id) ?? null;
     if (!old && now) result.nodes.added.push(now);
     else if (old && !now) result.nodes.removed.push(old);
     else if (old && now && !sameNode(old, now)) result.nodes.changed.push({ id, before: old, after: now });
   }
   for (const [key, old] of touched.edges) {
-    const now = graph.hasEdge(key) ? graph.getEdgeAttributes(key) : null;
+    const now = graph.edge(key) ?? null;
     if (!old && now) result.edges.added.push(now);
     else if (old && !now) result.edges.removed.push(old);
     else if (old && now && !sameEdge(old, now))

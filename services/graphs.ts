@@ -156,7 +156,7 @@ export function resolveGraphId(runtime: Pick<GraphRuntime, 'graphs'>, idOrName: 
 
 /**
  * A graph now, or as of `asOf` (an ISO 8601 time or a stream revision), by id or unique name, as a
- * `GraphState`. A past state comes from `readGraphView`, with a graphology graph built for it when
+ * `GraphState`. A past state comes from `readGraphView`, with a resident graph built for it when
  * the history index answered (traversals and exports need one; the other reads use the view).
  * @throws NotFoundError for an unknown or deleted graph (or one deleted or not yet created as of that point);
  *   ValidationError for a malformed `asOf`.
@@ -431,7 +431,7 @@ export async function listEdges(
 /**
  * Upstream or downstream traversal from a node, walked now, as a value. The current revision of a
  * graph that has been quiet for a while is walked on its traversal index; anything else (a graph "as
- * of" a past point, or one that just changed) on the graphology graph. Both give the same answer.
+ * of" a past point, or one that just changed) on the resident graph. Both give the same answer.
  * @throws NotFoundError for an unknown graph or node; ValidationError for hops outside 1..100 or a
  *   malformed `asOf`.
  */

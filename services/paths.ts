@@ -17,7 +17,7 @@ import { NotFoundError } from '../src/errors.js';
 import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Edge, type Node } from '../src/graph/model.js';
 import {
   createRunEventBuilder,
-  graphologyLookup,
+  residentGraphLookup,
   jobsReading,
   jobsWriting,
   type GraphJobRef,
@@ -105,7 +105,7 @@ export async function nodeOpenLineage(
   const state = await readGraph(runtime, graphId, asOf);
   if (!state.graph.hasNode(nodeId)) throw new NotFoundError(`node "${nodeId}" is not in the graph`);
   const node = state.graph.getNodeAttributes(nodeId);
-  const lookup = graphologyLookup(state.graph);
+  const lookup = residentGraphLookup(state.graph);
   const builder = createRunEventBuilder(lookup);
   const answer: NodeOpenLineageAnswer = {
     graph_id: state.graphId,

@@ -19,7 +19,7 @@ import type { Dataset, RunEvent } from '../../src/openlineage/model.js';
 import { datasetKey } from '../../src/openlineage/identity.js';
 import {
   createRunEventBuilder,
-  graphologyLookup,
+  residentGraphLookup,
   jobsReading,
   jobsWriting,
   transformsJobRef,
@@ -116,7 +116,7 @@ export function graphJoin(
     }
     if (cached && cached.graph === graph && cached.revision === graph.revision) return cached;
     const eventTime = graph.updatedAt ?? new Date(0).toISOString();
-    const lookup = graphologyLookup(graph.graph);
+    const lookup = residentGraphLookup(graph.graph);
     const fresh: GraphReader = {
       graph,
       revision: graph.revision,

@@ -1,7 +1,7 @@
 /**
  * Traversal and whole-graph answers as values, and their JSON as bytes.
  *
- * A service answers a `Traversal` (walked on the graphology graph, or on a traversal index) or a
+ * A service answers a `Traversal` (walked on the resident graph, or on a traversal index) or a
  * `WholeGraph`; only the HTTP route turns it into bytes, with `serialize`. The bytes are UTF-8 JSON
  * in a reused buffer from `answerBuffers`, given back with `release` once they have been sent.
  */
@@ -44,7 +44,7 @@ export interface WholeGraph {
   serialize(): PooledBytes;
 }
 
-/** The traversal a graphology walk (`traverse` in `walk.ts`) answered. */
+/** The traversal a walk over a resident graph (`traverse` in `walk.ts`) answered. */
 export function walkedTraversal(result: TraversalResult): Traversal {
   return {
     direction: result.direction,

@@ -3,7 +3,7 @@
  *
  * | file | holds |
  * |---|---|
- * | `walk.ts` | the graphology walk (any revision; what `as_of` uses), its checks and its result |
+ * | `walk.ts` | the walk over a resident graph (any revision; what `as_of` uses), its checks and its result |
  * | `answers.ts` | `Traversal` and `WholeGraph` answers as values, their JSON in pooled buffers, cached JSON fragments |
  * | `traversalIndex.ts` | one index of a graph's revision (typed-array adjacency): build (in steps), walk |
  * | `scheduler.ts` | which graphs have an index, staleness, and the sliced background work |

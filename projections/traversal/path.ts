@@ -3,12 +3,12 @@
  * `docs/api.md`): a breadth-first search that follows edge directions from `from` to `to`
  * (`downstream`), and when there is no such path, from `to` to `from` (`upstream`: `from` is then
  * downstream of `to`). Edge types are all alike; one hop is one edge. The search runs over
- * graphology's edge iterators, like the traversal walk (`walk.ts`), so it answers for any revision
+ * the resident graph's edge iterators, like the traversal walk (`walk.ts`), so it answers for any revision
  * (`as_of` included); it stops as soon as the target is reached and visits each node at most once.
  */
 import { NotFoundError } from '../../src/errors.js';
 import type { Edge, Node } from '../../src/graph/model.js';
-import type { LineageGraphology } from '../graphProjection.js';
+import type { ResidentGraph } from '../residentGraph.js';
 
 /** Which way a path runs: along edge directions from `from` (`downstream`) or against them (`upstream`). */
 export type PathDirection = 'downstream' | 'upstream';
@@ -26,10 +26,10 @@ export interface PathResult {
 /**
  * The shortest directed path from `fromId` to `toId`, else from `toId` to `fromId` (listed from
  * `fromId` all the same); from a node to itself, the node alone (`downstream`). Among paths of
- * equal length, the one whose edges come first in graphology's adjacency order.
+ * equal length, the one whose edges were added first.
  * @throws NotFoundError naming the node when `fromId` or `toId` is not in the graph (`from` checked first).
  */
-export function shortestPath(graph: LineageGraphology, fromId: string, toId: string): PathResult {
+export function shortestPath(graph: ResidentGraph, fromId: string, toId: string): PathResult {
   if (!graph.hasNode(fromId)) throw new NotFoundError(`node "${fromId}" (from) is not in the graph`);
   if (!graph.hasNode(toId)) throw new NotFoundError(`node "${toId}" (to) is not in the graph`);
   const downstream = search(graph, fromId, toId);
@@ -40,7 +40,7 @@ export function shortestPath(graph: LineageGraphology, fromId: string, toId: str
 }
 
 /** Breadth-first search along edge directions; the path from `sourceId` to `targetId`, or null. */
-function search(graph: LineageGraphology, sourceId: string, targetId: string): { nodes: Node[]; edges: Edge[] } | null {
+function search(graph: ResidentGraph, sourceId: string, targetId: string): { nodes: Node[]; edges: Edge[] } | null {
   // The edge by which each reached node was first reached, and the node it came from (the source has none).
   const reachedBy = new Map<string, { edge: Edge; from: string } | null>([[sourceId, null]]);
   let frontier = [sourceId];

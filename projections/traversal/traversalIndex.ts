@@ -1,9 +1,10 @@
 /**
  * A read-optimized adjacency index of one revision of a graph, for traversals on large graphs.
  *
- * The graphology walk (`walk.ts`) pays for graphology's adjacency: every node's neighbours are an
- * object keyed by neighbour id, enumerated with `for...in`: 2.2 µs per reached node on the
- * 100,000-node benchmark graph.
+ * The walk over a resident graph (`walk.ts`) follows linked lists of edges and looks up each
+ * neighbour's id (and on graphology, which the projection held until issue 16, each node's
+ * neighbours were an object keyed by neighbour id: 2.2 µs per reached node on the 100,000-node
+ * benchmark graph).
  *
  * This index numbers the nodes 0..n-1 and stores each direction's adjacency in compressed sparse
  * row form: `offsets[v]..offsets[v + 1]` are the positions, in `neighbours` and `edges`, of node `v`'s
@@ -19,16 +20,15 @@
  * resident memory on the benchmark graphs and 1 to 11 s of CPU after each change; fragments are now
  * cached only as they are asked for; docs/benchmarks.md, "Traversal answers".)
  *
- * The index reaches the same nodes, hops and edges as the graphology walk. Within one hop the order
- * may differ: the index keeps each node's edges in the order they were added, graphology groups
- * them by neighbour. `scheduler.ts` decides when an index is built and when it is stale; graphs
- * "as of" a past point are always walked with graphology.
+ * The index reaches the same nodes, hops and edges as the walk over the resident graph: both keep
+ * each node's edges in the order they were added. `scheduler.ts` decides when an index is built
+ * and when it is stale; graphs "as of" a past point are always walked on a resident graph.
  *
  * Measured (bench/api.ts, 100k nodes / 300k edges): building takes 0.2 to 0.4 s on an idle machine
  * (`buildInSteps` cuts it into steps) and about 10 MB of heap.
  */
 import type { Edge, Node } from '../../src/graph/model.js';
-import type { LineageGraphology } from '../graphProjection.js';
+import type { ResidentGraph } from '../residentGraph.js';
 import { answerBuffers, JsonFragments, serializeJson, type PooledBytes, type Traversal } from './answers.js';
 import { checkTraversal, reached, type TraversalDirection, type TraversalResult } from './walk.js';
 
@@ -121,7 +121,7 @@ export class TraversalIndex {
    * Builds the index of `graph` as it is now; `revision` is the graph's stream revision, recorded
    * so that the owner can tell when the index is stale. O(nodes + edges).
    */
-  static build(graph: LineageGraphology, revision: number): TraversalIndex {
+  static build(graph: ResidentGraph, revision: number): TraversalIndex {
     const steps = TraversalIndex.buildInSteps(graph, revision);
     for (;;) {
       const step = steps.next();
@@ -136,7 +136,7 @@ export class TraversalIndex {
    * changed (`GraphProjection.prepareTraversalIndexes` does).
    */
   static *buildInSteps(
-    graph: LineageGraphology,
+    graph: ResidentGraph,
     revision: number,
     itemsPerStep = 16_384,
   ): Generator<undefined, TraversalIndex, void> {
@@ -147,14 +147,14 @@ export class TraversalIndex {
       nodes.push(node);
       if (nodes.length % itemsPerStep === 0) yield;
     }
-    // One pass over graphology's edge map (far cheaper than each node's adjacency object), then a
+    // One pass over the graph's edges (their endpoints given as positions among its nodes), then a
     // counting sort per direction: each node's edges keep the order in which they were added.
     const edges: Edge[] = [];
     const sources = new Int32Array(graph.size);
     const targets = new Int32Array(graph.size);
-    for (const { attributes: edge, source, target } of graph.edgeEntries()) {
-      sources[edges.length] = indexOf.get(source)!;
-      targets[edges.length] = indexOf.get(target)!;
+    for (const { attributes: edge, sourceIndex, targetIndex } of graph.edgeEntries()) {
+      sources[edges.length] = sourceIndex;
+      targets[edges.length] = targetIndex;
       edges.push(edge);
       if (edges.length % itemsPerStep === 0) yield;
     }

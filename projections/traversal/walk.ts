@@ -1,14 +1,15 @@
 /**
  * Upstream and downstream traversal of a lineage graph by hops, over every edge type.
  *
- * A breadth-first walk one hop at a time over graphology's edge iterators, which hand over the
- * neighbour's attributes and the edge together: nodes and edges are collected in one pass over the
- * adjacency. (graphology-traversal's `bfsFromNode` alone cost 2.3 µs per reached node on the 100k
- * benchmark graph, and the edges then need a second pass; this walk costs 1.6 µs with the edges.)
+ * A breadth-first walk one hop at a time over the resident graph's edge iterators
+ * (`projections/residentGraph.ts`), which hand over the neighbour and the edge together: nodes and
+ * edges are collected in one pass over the adjacency. (On a graphology graph, graphology-traversal's
+ * `bfsFromNode` alone cost 2.3 µs per reached node on the 100k benchmark graph, and the edges then
+ * needed a second pass; this walk cost 1.6 µs with the edges there.)
  */
 import { NotFoundError, ValidationError } from '../../src/errors.js';
 import type { Edge, Node } from '../../src/graph/model.js';
-import type { LineageGraphology } from '../graphProjection.js';
+import type { ResidentGraph } from '../residentGraph.js';
 
 export type TraversalDirection = 'upstream' | 'downstream';
 
@@ -72,7 +73,7 @@ export function checkTraversal(
  * @throws NotFoundError when the origin is not in the graph; ValidationError for hops outside 1..100.
  */
 export function traverse(
-  graph: LineageGraphology,
+  graph: ResidentGraph,
   originId: string,
   direction: TraversalDirection,
   hops: number,

@@ -45,7 +45,7 @@ import {
 /** UUIDv5 namespace of lineage-svc runIds (a fixed random UUID). */
 export const RUN_ID_NAMESPACE = '6f1c0b9e-3a52-4d8e-9b7a-2c4e5f6a7b8c';
 
-/** What `graphToRunEvents` reads: a LineageGraph, or anything holding a graphology graph of Node/Edge (GraphState). */
+/** What `graphToRunEvents` reads: a LineageGraph, or anything holding a resident graph (GraphState). */
 export type GraphSource =
   | LineageGraph
   | {
@@ -70,7 +70,7 @@ export interface GraphToRunEventsOptions {
 /**
  * Read access to a lineage graph by node id: all that the RunEvent of one job needs (its node, its
  * edges, the nodes around them). `graphToRunEvents` reads a whole graph through one; the OpenLineage
- * projection reads the graph projection's graphology graphs through `graphologyLookup`, one job at a
+ * projection reads the graph projection's resident graphs through `residentGraphLookup`, one job at a
  * time (`createRunEventBuilder`).
  */
 export interface GraphLookup {
@@ -82,18 +82,18 @@ export interface GraphLookup {
   inEdges(id: string): readonly Edge[];
 }
 
-/** The part of a graphology graph of Node/Edge (`GraphState.graph`) that `graphologyLookup` reads. */
-export interface LineageGraphologyReader {
+/** The part of a resident graph (`GraphState.graph`, `projections/residentGraph.ts`) that `residentGraphLookup` reads. */
+export interface ResidentGraphReader {
+  node(id: string): Node | undefined;
   hasNode(id: string): boolean;
-  getNodeAttributes(id: string): Node;
   mapOutEdges<T>(id: string, callback: (key: string, attributes: Edge) => T): T[];
   mapInEdges<T>(id: string, callback: (key: string, attributes: Edge) => T): T[];
 }
 
-/** A `GraphLookup` over a graphology graph of Node/Edge; it copies nothing. */
-export function graphologyLookup(graph: LineageGraphologyReader): GraphLookup {
+/** A `GraphLookup` over a resident graph; it copies nothing. */
+export function residentGraphLookup(graph: ResidentGraphReader): GraphLookup {
   return {
-    node: (id) => (graph.hasNode(id) ? graph.getNodeAttributes(id) : undefined),
+    node: (id) => graph.node(id),
     outEdges: (id) => (graph.hasNode(id) ? graph.mapOutEdges(id, (_, edge) => edge) : []),
     inEdges: (id) => (graph.hasNode(id) ? graph.mapInEdges(id, (_, edge) => edge) : []),
   };

@@ -18,7 +18,7 @@ import type { Edge, LineageGraph, Node } from '../../src/graph/model.js';
 import {
   createRunEventBuilder,
   graphToRunEvents,
-  graphologyLookup,
+  residentGraphLookup,
   jobsReading,
   jobsWriting,
   openLineageIdentity,
@@ -61,7 +61,7 @@ function graphology(graph: LineageGraph) {
 
 /** The job refs of `graphToRunEvents`'s events, in its order: job nodes, then TRANSFORMS targets. */
 function refsOf(graph: LineageGraph, events: RunEvent[]): GraphJobRef[] {
-  const lookup = graphologyLookup(graphology(graph));
+  const lookup = residentGraphLookup(graphology(graph));
   const builder = createRunEventBuilder(lookup, { eventTime: EVENT_TIME });
   const refs = [...graph.nodes.map((node) => node.id), ...graph.nodes.map((node) => `transforms:${node.id}`)];
   const byRunId = new Map(refs.map((ref) => [builder.event(ref)?.run.runId, ref]));
@@ -75,7 +75,7 @@ for (const [label, make] of [
   describe(`one job at a time over graphology: ${label}`, () => {
     const graph = make();
     const events = graphToRunEvents(graph, { eventTime: EVENT_TIME });
-    const lookup = graphologyLookup(graphology(graph));
+    const lookup = residentGraphLookup(graphology(graph));
     const builder = createRunEventBuilder(lookup, { eventTime: EVENT_TIME });
 
     it('builds each job as graphToRunEvents does', () => {

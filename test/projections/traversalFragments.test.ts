@@ -9,10 +9,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MultiDirectedGraph } from 'graphology';
 import { topicId } from '../../src/graph/ids.js';
 import { CATALOG_TYPES, EDGE_TYPES, edgeKey, type Edge, type Node } from '../../src/graph/model.js';
-import type { LineageGraphology } from '../../projections/graphProjection.js';
+import { ResidentGraph } from '../../projections/residentGraph.js';
 import { JsonFragments, traversalFragmentBytes } from '../../projections/traversal/answers.js';
 import { traverse, TraversalIndex, type TraversalDirection } from '../../projections/traversal/index.js';
 
@@ -70,11 +69,11 @@ const graphArbitrary = fc.integer({ min: 1, max: 30 }).chain((order) =>
   }),
 );
 
-function toGraphology(
+function toResidentGraph(
   nodes: Node[],
   edges: Array<{ from: number; to: number; type: Edge['edge_type']; attributes: unknown }>,
 ) {
-  const graph: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+  const graph = new ResidentGraph();
   for (const node of nodes) graph.addNode(node.id, node);
   for (const { from, to, type, attributes } of edges) {
     const edge: Edge = {
@@ -83,13 +82,13 @@ function toGraphology(
       edge_type: type,
       attributes: attributes as Edge['attributes'],
     };
-    if (!graph.hasEdge(edgeKey(edge))) graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+    if (!graph.hasEdge(edgeKey(edge))) graph.addEdge(edge);
   }
   return graph;
 }
 
 /** Asserts that the serialized bytes of every traversal of `index` equal `JSON.stringify` of its objects. */
-function assertSameBytes(index: TraversalIndex, graph: LineageGraphology, hopsList: number[]) {
+function assertSameBytes(index: TraversalIndex, graph: ResidentGraph, hopsList: number[]) {
   for (const origin of graph.nodes()) {
     for (const direction of DIRECTIONS) {
       for (const hops of hopsList) {
@@ -110,7 +109,7 @@ describe('traversal answers from cached JSON fragments', () => {
   it('are byte for byte JSON.stringify of the plain answer on random graphs, cached or not, released or not', () => {
     fc.assert(
       fc.property(graphArbitrary, ({ nodes, edges }) => {
-        const graph = toGraphology(nodes, edges);
+        const graph = toResidentGraph(nodes, edges);
         const index = TraversalIndex.build(graph, 1);
         assertSameBytes(index, graph, [1, 2, 9, 10, 12]);
         // Every edge is followed downstream from its source: fragments are cached once there is one.
@@ -144,7 +143,7 @@ describe('traversal answers from cached JSON fragments', () => {
     const edges = nodes
       .slice(1)
       .map((_, index) => ({ from: index, to: index + 1, type: 'PRODUCES' as const, attributes: null }));
-    const graph = toGraphology(nodes, edges);
+    const graph = toResidentGraph(nodes, edges);
     const index = TraversalIndex.build(graph, 1);
     const traversal = index.traversal(nodes[0]!.id, 'downstream', 100);
     const answer = traversal.serialize();

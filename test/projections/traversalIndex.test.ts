@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MultiDirectedGraph } from 'graphology';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
 import { topicId } from '../../src/graph/ids.js';
 import { EDGE_TYPES, NODE_TYPES, edgeKey, type Edge, type LineageGraph, type Node } from '../../src/graph/model.js';
-import type { LineageGraphology } from '../../projections/graphProjection.js';
+import { ResidentGraph } from '../../projections/residentGraph.js';
 import {
   traverse,
   TraversalIndex,
@@ -41,10 +40,10 @@ function makeNode(name: string, fields: Partial<Node> = {}): Node {
   };
 }
 
-function toGraphology(graph: LineageGraph): LineageGraphology {
-  const result: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+function toResidentGraph(graph: LineageGraph): ResidentGraph {
+  const result = new ResidentGraph();
   for (const node of graph.nodes) result.addNode(node.id, node);
-  for (const edge of graph.edges) result.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+  for (const edge of graph.edges) result.addEdge(edge);
   return result;
 }
 
@@ -76,7 +75,7 @@ function jsonAnswer(
 
 /** Asserts that the index (objects and JSON) answers what the graphology walk answers. */
 function assertAgrees(
-  graph: LineageGraphology,
+  graph: ResidentGraph,
   index: TraversalIndex,
   origin: string,
   direction: TraversalDirection,
@@ -133,14 +132,14 @@ describe('TraversalIndex', () => {
               })
             : makeNode(`n${i}`, { node_type: NODE_TYPES[i % NODE_TYPES.length]! }),
         );
-        const graph: LineageGraphology = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
+        const graph = new ResidentGraph();
         for (const node of nodes) graph.addNode(node.id, node);
         for (const { src, dst, selfLoop, types, attributes } of edges) {
           const target = selfLoop ? src : dst;
           for (const edge_type of types) {
             const edge: Edge = { src_id: nodes[src]!.id, dst_id: nodes[target]!.id, edge_type, attributes };
             if (graph.hasEdge(edgeKey(edge))) continue;
-            graph.addEdgeWithKey(edgeKey(edge), edge.src_id, edge.dst_id, edge);
+            graph.addEdge(edge);
             if (src === target) loops += 1;
           }
           if (types.length > 1) parallel += 1;
@@ -158,7 +157,7 @@ describe('TraversalIndex', () => {
 
   it('agrees on the synthetic 2,000-node graph for several origins, both directions, 1, 3 and 10 hops', () => {
     const lineage = syntheticGraph({ nodes: 2000, edges: 6000 });
-    const graph = toGraphology(lineage);
+    const graph = toResidentGraph(lineage);
     const index = TraversalIndex.build(graph, 1);
     assert.equal(index.order, 2000);
     let reachedSome = false;
@@ -184,7 +183,7 @@ describe('TraversalIndex', () => {
       { src_id: nodes[0]!.id, dst_id: nodes[1]!.id, edge_type: 'TRANSFORMS', attributes: { note: text } },
       { src_id: nodes[1]!.id, dst_id: nodes[2]!.id, edge_type: 'TRANSFORMS', attributes: { note: `${text}😀` } },
     ];
-    const graph = toGraphology({ nodes, edges });
+    const graph = toResidentGraph({ nodes, edges });
 
     it('round-trips UTF-8 byte-exactly', () => {
       const index = TraversalIndex.build(graph, 1);
@@ -211,7 +210,7 @@ describe('TraversalIndex', () => {
   });
 
   it('rejects an unknown origin and hops outside 1..100 exactly as traverse does', () => {
-    const graph = toGraphology(syntheticGraph({ nodes: 50, edges: 100 }));
+    const graph = toResidentGraph(syntheticGraph({ nodes: 50, edges: 100 }));
     const index = TraversalIndex.build(graph, 1);
     const origin = graph.nodes()[0]!;
     const missing = 'stream:topic:env:nope';
@@ -237,7 +236,7 @@ describe('TraversalIndex', () => {
 
   it('answers a Traversal value whose counts, objects and bytes agree; repeated answers are byte-identical', () => {
     const lineage = syntheticGraph({ nodes: 600, edges: 1800 });
-    const graph = toGraphology(lineage);
+    const graph = toResidentGraph(lineage);
     const index = TraversalIndex.build(graph, 1);
     const origins = [0, 100, 300].map((position) => lineage.nodes[position]!.id);
     const first = origins.map((origin) => jsonAnswer(index, origin, 'downstream', 5).text);
@@ -259,14 +258,14 @@ describe('TraversalIndex', () => {
       'some answers reach more than a few nodes',
     );
 
-    const empty = TraversalIndex.build(new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true }), 0);
+    const empty = TraversalIndex.build(new ResidentGraph(), 0);
     assert.equal(empty.order, 0);
     assert.throws(() => empty.traversal('stream:topic:env:nope', 'downstream', 1), NotFoundError);
   });
 
   it('does not leak visited marks between walks from different origins', () => {
     const lineage = syntheticGraph({ nodes: 400, edges: 1200, domainSize: 400 });
-    const graph = toGraphology(lineage);
+    const graph = toResidentGraph(lineage);
     const index = TraversalIndex.build(graph, 1);
     for (let walk = 0; walk < 300; walk += 1) {
       const origin = lineage.nodes[(walk * 37) % lineage.nodes.length]!.id;
@@ -281,7 +280,7 @@ describe('TraversalIndex', () => {
   it('answers no nodes and no edges for an origin without edges', () => {
     const lonely = makeNode('lonely', { display_name: 'Käse' });
     const other = makeNode('other');
-    const graph = toGraphology({
+    const graph = toResidentGraph({
       nodes: [lonely, other],
       edges: [{ src_id: other.id, dst_id: other.id, edge_type: 'TRANSFORMS', attributes: null }],
     });
