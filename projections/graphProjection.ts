@@ -184,13 +184,11 @@ function residentNode(node: Node): Node {
 }
 
 /**
- * Adds a node, or replaces it when it exists. A changed node keeps the id string its node was first
- * keyed by, which its edges share.
+ * Adds a node, or replaces it when it exists (keeping the id string its edges share:
+ * `ResidentGraph.setNode`).
  */
 function putNode(graph: ResidentGraph, given: Node): void {
   const node = residentNode(given);
-  const existing = graph.node(node.id);
-  if (existing) node.id = existing.id;
   graph.setNode(node.id, node);
 }
 

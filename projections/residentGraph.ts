@@ -151,15 +151,18 @@ export class ResidentGraph {
   }
 
   /**
-   * Adds node `id`, or replaces it (in place: it keeps its position). The node's edges stay.
-   * Answers the node it replaced, or undefined when it is new.
+   * Adds node `id`, or replaces it (in place: it keeps its position). The node's edges stay. A
+   * replacing node is kept with its id set to the string the node was first added with (an equal
+   * value; `node` is changed), which the edges share. Answers the node it replaced, or undefined
+   * when it is new.
    * @throws Error when `id` is not `node.id`.
    */
   setNode(id: string, node: Node): Node | undefined {
     if (node.id !== id) throw new Error(`node "${node.id}" given as node "${id}"`);
     const slot = this.#slotOf.get(id);
     if (slot !== undefined) {
-      const previous = this.#nodes[slot];
+      const previous = this.#nodes[slot]!;
+      node.id = previous.id;
       this.#nodes[slot] = node;
       return previous;
     }
