@@ -20,7 +20,7 @@ import pRetry from 'p-retry';
 import { v5 as uuidV5 } from 'uuid';
 import { ExpectedRevisionConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventStore } from './eventStore.js';
-import { streams, toAppend, type EventContext, type LineageEvent } from './events.js';
+import { streams, toAppend, toAppendTrusted, type EventContext, type LineageEvent } from './events.js';
 import {
   changeEvents,
   diffGraph,
@@ -288,8 +288,9 @@ export interface ImportNewGraphResult extends CommandResult {
  * correlation id (one history entry), each append waiting for the projection (issue 16, item 2: the
  * start-up import of `LINEAGE_SVC_GRAPH_FILE`). It takes the graph over: each item is dropped from
  * `graph`'s arrays once appended, so that the given graph shrinks as the projection grows and the
- * two are never whole at once. Validate the graph first (`parseLineageGraph`): nothing is appended
- * for a graph that fails.
+ * two are never whole at once. The graph must come from `parseLineageGraph` (`readGraphFile`): its
+ * events are appended without a second parse (`toAppendTrusted`), and nothing is appended for a
+ * graph that fails that validation.
  *
  * Unlike `recordGraph`, the import is not one append: a process that stops in the middle leaves the
  * graph with the items appended so far, and a writer that appends to the same graph meanwhile makes
@@ -313,7 +314,7 @@ export async function importNewGraph(
   let position = 0;
   let appended = 0;
   const append = async (events: LineageEvent[]) => {
-    const result = await deps.store.append(streams.graph(graphId), toAppend(events, context), {
+    const result = await deps.store.append(streams.graph(graphId), toAppendTrusted(events, context), {
       expectedRevision: revision,
     });
     await deps.state.waitFor(result.position);
