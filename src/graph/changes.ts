@@ -80,7 +80,12 @@ export function sameNode(a: Node, b: Node): boolean {
 
 /** True when two edges have the same key and attributes. */
 export function sameEdge(a: Edge, b: Edge): boolean {
-  return edgeKey(a) === edgeKey(b) && isDeepStrictEqual(a.attributes, b.attributes);
+  return (
+    a.src_id === b.src_id &&
+    a.edge_type === b.edge_type &&
+    a.dst_id === b.dst_id &&
+    isDeepStrictEqual(a.attributes, b.attributes)
+  );
 }
 
 /** Computes the changes that turn `current` into `next` (see `DiffOptions`). */
