@@ -10,7 +10,6 @@ import { ValidationError, type ValidationIssue } from '../errors.js';
 import { parseNodeId } from './ids.js';
 import {
   EDGE_RULES,
-  EDGE_TYPES,
   EdgeSchema,
   LineageGraphSchema,
   NodeSchema,
@@ -108,16 +107,8 @@ export function nodeIdIssues(node: Node, path: string): ValidationIssue[] {
 
 /** Problems with one edge given the nodes it may join (looked up by id). */
 export function edgeIssues(edge: Edge, path: string, lookup: (id: string) => Node | undefined): ValidationIssue[] {
-  return edgeIssuesBetween(edge, path, lookup(edge.src_id), lookup(edge.dst_id));
-}
-
-/** Problems with one edge given its source and target nodes as found (undefined: not found). */
-function edgeIssuesBetween(
-  edge: Edge,
-  path: string,
-  source: Node | undefined,
-  target: Node | undefined,
-): ValidationIssue[] {
+  const source = lookup(edge.src_id);
+  const target = lookup(edge.dst_id);
   const issues: ValidationIssue[] = [];
   if (!source) issues.push({ path: `${path}.src_id`, message: `no node "${edge.src_id}" in the graph` });
   if (!target) issues.push({ path: `${path}.dst_id`, message: `no node "${edge.dst_id}" in the graph` });
@@ -152,59 +143,26 @@ export function parseLineageGraph(
   assertNotPre050Graph(input);
   const graph = parseItemsInPlace(input, options.inPlace ?? false);
   const issues: ValidationIssue[] = [];
-  // Each id's position among the nodes (the last one of a duplicated id).
-  const positions = new Map<string, number>();
+  const nodes = new Map<string, Node>();
   graph.nodes.forEach((node, index) => {
     issues.push(...nodeIdIssues(node, `nodes.${index}`));
-    if (positions.has(node.id)) issues.push({ path: `nodes.${index}.id`, message: `duplicate node id "${node.id}"` });
-    positions.set(node.id, index);
+    if (nodes.has(node.id)) issues.push({ path: `nodes.${index}.id`, message: `duplicate node id "${node.id}"` });
+    nodes.set(node.id, node);
   });
-  const seen = edgesSeen(graph.nodes.length);
+  const lookup = (id: string) => nodes.get(id) ?? existing?.(id);
+  const edges = new Set<string>();
   graph.edges.forEach((edge, index) => {
-    const sourcePosition = positions.get(edge.src_id);
-    const targetPosition = positions.get(edge.dst_id);
-    const source = sourcePosition === undefined ? existing?.(edge.src_id) : graph.nodes[sourcePosition];
-    const target = targetPosition === undefined ? existing?.(edge.dst_id) : graph.nodes[targetPosition];
-    issues.push(...edgeIssuesBetween(edge, `edges.${index}`, source, target));
-    if (seen(edge, sourcePosition, targetPosition))
+    issues.push(...edgeIssues(edge, `edges.${index}`, lookup));
+    const key = edgeKey(edge);
+    if (edges.has(key))
       issues.push({
         path: `edges.${index}`,
         message: `duplicate ${edge.edge_type} edge ${edge.src_id} -> ${edge.dst_id}`,
       });
+    edges.add(key);
   });
   if (issues.length > 0) throw invalidGraph(issues);
   return graph;
-}
-
-/** Each edge type's number, for the edge keys of `edgesSeen`. */
-const EDGE_TYPE_NUMBERS = new Map(EDGE_TYPES.map((type, index) => [type, index]));
-
-/**
- * A duplicate check for the edges of a graph of `nodeCount` nodes: answers whether an edge of the
- * same source, type and target was given before. An edge between two of the graph's nodes (given by
- * their positions) is keyed by a number made of the positions and the type; others (an endpoint
- * stored before, or missing) by their `edgeKey`. On a 300,000-edge graph file, building and hashing
- * every `edgeKey` string cost about 150 ms of the start.
- */
-function edgesSeen(nodeCount: number): (edge: Edge, source: number | undefined, target: number | undefined) => boolean {
-  const numbered = new Set<number>();
-  const keyed = new Set<string>();
-  const types = EDGE_TYPES.length;
-  // Numbered keys stay exact integers (below 2^53) for graphs of up to 30 million nodes.
-  const numbers = nodeCount <= 30_000_000;
-  return (edge, source, target) => {
-    const type = EDGE_TYPE_NUMBERS.get(edge.edge_type);
-    if (numbers && source !== undefined && target !== undefined && type !== undefined) {
-      const key = (source * types + type) * nodeCount + target;
-      if (numbered.has(key)) return true;
-      numbered.add(key);
-      return false;
-    }
-    const key = edgeKey(edge);
-    if (keyed.has(key)) return true;
-    keyed.add(key);
-    return false;
-  };
 }
 
 /** The top level of a graph, its items not yet parsed. */
