@@ -13,19 +13,9 @@ import type { StoredLineageEvent } from '../../src/events.js';
 import { connectorId, topicId } from '../../src/graph/ids.js';
 import { edgeKey, type Edge, type Node } from '../../src/graph/model.js';
 import { evolveGraph, graphReader, initialGraphState, toLineageGraph } from '../../projections/graphProjection.js';
+import { seededRandom } from '../../bench/syntheticGraph.js';
 
 const GRAPH = '00000000-0000-4000-8000-0000000000f1';
-
-/** Mulberry32, numbers in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Node `index`: topics at even indexes, connectors at odd ones, in one of three environments. */
 function node(index: number, version: number): Node {
@@ -58,7 +48,7 @@ function edge(topicIndex: number, connectorIndex: number, consumes: boolean, ver
 
 /** A random history of `length` events on a graph of up to 40 nodes, as decoded events. */
 function history(seed: number, length: number): StoredLineageEvent[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = (count: number) => Math.floor(next() * count);
   const events: StoredLineageEvent[] = [];
   const push = (type: string, data: Record<string, unknown>) =>

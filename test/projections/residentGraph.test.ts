@@ -27,19 +27,9 @@ import {
   type Node,
 } from '../../src/graph/model.js';
 import { ResidentGraph, type EdgeCallback, type ResidentGraphOptions } from '../../projections/residentGraph.js';
+import { seededRandom } from '../../bench/syntheticGraph.js';
 
 type Model = MultiDirectedGraph<Node, Edge>;
-
-/** Mulberry32, numbers in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Node ids of the random runs: few, so that edges collide and nodes come back. */
 const NODE_IDS = 60;
@@ -356,7 +346,7 @@ const TOTAL_WEIGHT = WEIGHTS.reduce((total, [, weight]) => total + weight, 0);
 
 /** Applies `OPERATIONS` random operations to a `ResidentGraph` and to graphology, comparing them as it goes. */
 function randomRun(seed: number, options: ResidentGraphOptions | undefined, threshold: number): RunStats {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = (count: number) => Math.floor(next() * count);
   const graph = new ResidentGraph(options);
   const model: Model = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
@@ -601,7 +591,7 @@ describe('ResidentGraph against graphology', () => {
   ] as const) {
     it(`finds, replaces and removes the edges of a hub of thousands of edges (${label})`, () => {
       const LEAVES = 3_000;
-      const next = random(99);
+      const next = seededRandom(99);
       const graph = new ResidentGraph(options);
       const model: Model = new MultiDirectedGraph<Node, Edge>({ allowSelfLoops: true });
       let version = 0;
