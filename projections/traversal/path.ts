@@ -47,10 +47,10 @@ function search(graph: ResidentGraph, sourceId: string, targetId: string): { nod
   while (frontier.length > 0 && !reachedBy.has(targetId)) {
     const next: string[] = [];
     for (const id of frontier) {
-      graph.forEachOutEdge(id, (_key, edge, source, target) => {
-        if (reachedBy.has(target)) return;
-        reachedBy.set(target, { edge, from: source });
-        next.push(target);
+      graph.forEachOutgoing(id, (edge, source, target) => {
+        if (reachedBy.has(target.id)) return;
+        reachedBy.set(target.id, { edge, from: source.id });
+        next.push(target.id);
       });
       if (reachedBy.has(targetId)) break;
     }

@@ -85,17 +85,17 @@ export function traverse(
   let frontier = [originId];
   for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
     const next: string[] = [];
-    const visit = (_key: string, edge: Edge, source: string, target: string, sourceNode: Node, targetNode: Node) => {
+    const visit = (edge: Edge, sourceNode: Node, targetNode: Node) => {
       edges.push(edge);
-      const [neighbour, node] = direction === 'upstream' ? [source, sourceNode] : [target, targetNode];
-      if (seen.has(neighbour)) return;
-      seen.add(neighbour);
-      next.push(neighbour);
+      const node = direction === 'upstream' ? sourceNode : targetNode;
+      if (seen.has(node.id)) return;
+      seen.add(node.id);
+      next.push(node.id);
       nodes.push(reached(node, hop));
     };
     for (const id of frontier) {
-      if (direction === 'upstream') graph.forEachInEdge(id, visit);
-      else graph.forEachOutEdge(id, visit);
+      if (direction === 'upstream') graph.forEachIncoming(id, visit);
+      else graph.forEachOutgoing(id, visit);
     }
     frontier = next;
   }

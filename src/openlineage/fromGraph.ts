@@ -86,16 +86,24 @@ export interface GraphLookup {
 export interface ResidentGraphReader {
   node(id: string): Node | undefined;
   hasNode(id: string): boolean;
-  mapOutEdges<T>(id: string, callback: (key: string, attributes: Edge) => T): T[];
-  mapInEdges<T>(id: string, callback: (key: string, attributes: Edge) => T): T[];
+  forEachOutgoing(id: string, callback: (edge: Edge) => void): void;
+  forEachIncoming(id: string, callback: (edge: Edge) => void): void;
 }
 
 /** A `GraphLookup` over a resident graph; it copies nothing. */
 export function residentGraphLookup(graph: ResidentGraphReader): GraphLookup {
   return {
     node: (id) => graph.node(id),
-    outEdges: (id) => (graph.hasNode(id) ? graph.mapOutEdges(id, (_, edge) => edge) : []),
-    inEdges: (id) => (graph.hasNode(id) ? graph.mapInEdges(id, (_, edge) => edge) : []),
+    outEdges: (id) => {
+      const edges: Edge[] = [];
+      graph.forEachOutgoing(id, (edge) => edges.push(edge));
+      return edges;
+    },
+    inEdges: (id) => {
+      const edges: Edge[] = [];
+      graph.forEachIncoming(id, (edge) => edges.push(edge));
+      return edges;
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The extracted graphs in the OpenLineage queries (`projections/openLineage/extracted.ts`, over
  * `createRunEventBuilder`, `jobsWriting` and `jobsReading` of `src/openlineage/fromGraph.ts`):
- * - one job's RunEvent built alone over the graph projection's graphology graph is the event
+ * - one job's RunEvent built alone over the graph projection's resident graph is the event
  *   `graphToRunEvents` gives for it;
  * - `jobsWriting` and `jobsReading` are exactly the inverse of the events' outputs and inputs, so a
  *   walk from a dataset finds every job whose event names it, and no other;
@@ -47,8 +47,8 @@ function graphWithTransforms(): LineageGraph {
   return { nodes: [...graph.nodes, derived], edges: [...graph.edges, edge] };
 }
 
-/** A graphology graph (as the graph projection holds it) of `graph`. */
-function graphology(graph: LineageGraph) {
+/** The resident graph the graph projection holds for `graph`. */
+function residentGraph(graph: LineageGraph) {
   const projection = createGraphProjection();
   const events = recorded([
     { type: 'GraphCreated', data: { graph_id: 'g', name: 'g', description: null } },
@@ -61,7 +61,7 @@ function graphology(graph: LineageGraph) {
 
 /** The job refs of `graphToRunEvents`'s events, in its order: job nodes, then TRANSFORMS targets. */
 function refsOf(graph: LineageGraph, events: RunEvent[]): GraphJobRef[] {
-  const lookup = residentGraphLookup(graphology(graph));
+  const lookup = residentGraphLookup(residentGraph(graph));
   const builder = createRunEventBuilder(lookup, { eventTime: EVENT_TIME });
   const refs = [...graph.nodes.map((node) => node.id), ...graph.nodes.map((node) => `transforms:${node.id}`)];
   const byRunId = new Map(refs.map((ref) => [builder.event(ref)?.run.runId, ref]));
@@ -72,10 +72,10 @@ for (const [label, make] of [
   ['the sample graph with a TRANSFORMS edge', graphWithTransforms],
   ['a 2,000-node synthetic graph', () => syntheticGraph({ nodes: 2_000, edges: 6_000 })],
 ] as const) {
-  describe(`one job at a time over graphology: ${label}`, () => {
+  describe(`one job at a time over the resident graph: ${label}`, () => {
     const graph = make();
     const events = graphToRunEvents(graph, { eventTime: EVENT_TIME });
-    const lookup = residentGraphLookup(graphology(graph));
+    const lookup = residentGraphLookup(residentGraph(graph));
     const builder = createRunEventBuilder(lookup, { eventTime: EVENT_TIME });
 
     it('builds each job as graphToRunEvents does', () => {

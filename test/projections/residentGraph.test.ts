@@ -8,8 +8,8 @@
  * slots are renumbered many times. Every answer must be graphology's, and every 50 operations the
  * whole of both graphs is compared: order, size, nodes and edges in order, values, degrees, each
  * node's edges (in the order they were added: the one documented difference) and neighbours,
- * lookups by key (present, absent and malformed), the callbacks' arguments and `edgeEntries`'
- * positions. Calls that throw must throw the documented error and change nothing. A hub of
+ * lookups by key (present, absent and malformed), the callbacks' arguments (and those of the
+ * keyless `forEachOutgoing` and `forEachIncoming`) and `edgeEntries`' positions. Calls that throw must throw the documented error and change nothing. A hub of
  * thousands of edges checks that lookups, replacements and removals find the right edge whichever
  * adjacency list they scan.
  */
@@ -268,6 +268,24 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
       inKeys,
       `${at}: mapInEdges`,
     );
+
+    // The keyless iterations hand over the same edges, in the same order, with their endpoints' nodes.
+    for (const [name, iterate, listed] of [
+      ['forEachOutgoing', graph.forEachOutgoing.bind(graph), outgoing],
+      ['forEachIncoming', graph.forEachIncoming.bind(graph), incoming],
+    ] as const) {
+      const seen: Array<{ edge: Edge; sourceNode: Node; targetNode: Node }> = [];
+      iterate(id, (edge, sourceNode, targetNode) => seen.push({ edge, sourceNode, targetNode }));
+      assertSameObjects(
+        seen.map((visit) => visit.edge),
+        listed.map((visit) => visit.edge),
+        `${at}: ${name}`,
+      );
+      for (const visit of seen) {
+        assert.equal(visit.sourceNode, model.getNodeAttributes(visit.edge.src_id), `${at}: ${name} source node`);
+        assert.equal(visit.targetNode, model.getNodeAttributes(visit.edge.dst_id), `${at}: ${name} target node`);
+      }
+    }
 
     assert.deepEqual(sorted(graph.outNeighbors(id)), sorted(model.outNeighbors(id)), `${at}: outNeighbors`);
     assert.deepEqual(sorted(graph.inNeighbors(id)), sorted(model.inNeighbors(id)), `${at}: inNeighbors`);
