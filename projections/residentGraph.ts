@@ -2,11 +2,12 @@
  * The resident form of a lineage graph (issue 16, item 2): what the graph projection keeps in memory
  * for every live graph, and what the traversal walk, paths, exports and history views read.
  *
- * Nodes are kept in slots, numbered in the order they were added; edges too. Each edge is five
- * numbers in typed arrays (its endpoints' slots and its links in its source's list of outgoing edges
- * and its target's list of incoming edges) beside its `Edge` value. A graph of 100,000 nodes and
- * 300,000 edges holds about 20 MB in those arrays, where a graphology `MultiDirectedGraph` held about
- * 90 MB more: an edge record, an edge key string and a map entry per edge, and per node two adjacency
+ * Nodes are kept in slots, numbered in the order they were added; edges too. Each edge is six
+ * numbers in typed arrays (its endpoints' slots, and its links forward and back in its source's list
+ * of outgoing edges and in its target's list of incoming edges) beside its `Edge` value; each node
+ * six more (its lists' first and last edges, its degrees). A graph of 100,000 nodes and 300,000 edges
+ * holds about 10 MB in those arrays (up to half as much again while they grow), where a graphology
+ * `MultiDirectedGraph` held about 90 MB more: an edge record, an edge key string and a map entry per edge, and per node two adjacency
  * objects keyed by neighbour ids (one hidden class each).
  *
  * An edge is found by its endpoints and type (the parts of its `edgeKey`): the shorter of its source's
