@@ -138,7 +138,11 @@ async function serve(traversals: number, folder: string): Promise<void> {
     runners: { extract: async () => ({}), enrich: async () => ({}) },
   });
   // Origins spread over the graph (in the order its nodes were recorded), the same for every configuration.
-  const nodes = runtime.graphs.get(BIG_GRAPH)?.graph.nodes() ?? [];
+  const nodes =
+    runtime.graphs
+      .get(BIG_GRAPH)
+      ?.graph.nodeValues()
+      .map((node) => node.id) ?? [];
   if (nodes.length !== 100_000) throw new Error(`the 100k-node graph has ${nodes.length} nodes`);
   const step = Math.floor(nodes.length / traversals);
   const origins = Array.from({ length: traversals }, (_, index) => nodes[index * step]!);

@@ -226,8 +226,8 @@ export function graphReader(state: GraphState): GraphReader {
   return {
     getNode: (id) => graph.node(id),
     getEdge: (key) => graph.edge(key),
-    nodes: () => mapIterator(graph.nodeEntries(), (entry) => entry.attributes),
-    edges: () => mapIterator(graph.edgeEntries(), (entry) => entry.attributes),
+    nodes: () => graph.nodeValues(),
+    edges: () => graph.edgeValues(),
   };
 }
 
@@ -417,10 +417,6 @@ export async function foldGraphAsOf(
     throw new NotFoundError(`graph "${graphId}" did not exist as of ${point}`);
   }
   return state;
-}
-
-function* mapIterator<T, U>(iterator: Iterable<T>, map: (value: T) => U): Generator<U> {
-  for (const value of iterator) yield map(value);
 }
 
 /** The graph projection as the write side's state source (`src/graphCommands.ts`). */

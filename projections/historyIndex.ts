@@ -482,8 +482,8 @@ export function viewOfState(state: GraphState): GraphView {
     nodeCount: graph.order,
     edgeCount: graph.size,
     ...graphReader(state),
-    forEachNode: (callback) => graph.forEachNode((_, node) => callback(node)),
-    forEachEdge: (callback) => graph.forEachEdge((_, edge) => callback(edge)),
+    forEachNode: (callback) => graph.forEachNode(callback),
+    forEachEdge: (callback) => graph.forEachEdge(callback),
     graph: () => graph,
   };
 }

@@ -7,26 +7,25 @@
  * of outgoing edges and in its target's list of incoming edges) beside its `Edge` value; each node
  * six more (its lists' first and last edges, its degrees). A graph of 100,000 nodes and 300,000 edges
  * holds about 10 MB in those arrays (up to half as much again while they grow), where a graphology
- * `MultiDirectedGraph` held about 90 MB more: an edge record, an edge key string and a map entry per edge, and per node two adjacency
- * objects keyed by neighbour ids (one hidden class each).
+ * `MultiDirectedGraph` held about 90 MB more: an edge record, an edge key string and a map entry per
+ * edge, and per node two adjacency objects keyed by neighbour ids (one hidden class each).
  *
  * An edge is found by its endpoints and type (the parts of its `edgeKey`): the shorter of its source's
- * outgoing and its target's incoming list is scanned, so that lookups cost the smaller degree. Keys
- * are built only for the readers that ask for them.
+ * outgoing and its target's incoming list is scanned, so that lookups cost the smaller degree. The
+ * graph builds no key: the iterations hand over edges with their endpoints' nodes (a key built per
+ * edge halved the walks' speed), and a reader that needs a key builds it (`edgeKey`).
  *
- * The methods keep graphology's names and callback signatures (`forEachNode((id, node))`,
- * `forEachOutEdge(id, (key, edge, source, target, sourceNode, targetNode))`, ...), so that the
- * readers read the same way; the order is graphology's too: nodes and edges in the order they were
- * last added. Within a node, edges come in the order they were added (graphology grouped them by
- * neighbour). Those iterations hand over each edge's key, built for the call; the walks use
- * `forEachOutgoing` and `forEachIncoming`, which build none.
+ * Where graphology has a method of the same purpose, the name is graphology's (`order`, `hasNode`,
+ * `getNodeAttributes`, `addNode`, `inDegree`, `outNeighbors`, ...). The order is graphology's too:
+ * nodes and edges in the order they were last added; within a node, edges come in the order they
+ * were added (graphology grouped them by neighbour).
  *
  * Removing leaves a free slot; once free slots outnumber half the live ones (and at least
  * `COMPACT_AFTER_FREE_SLOTS`), the slots are renumbered in order. Iterations must not change the
  * graph.
  */
 import { NotFoundError } from '../src/errors.js';
-import type { Edge, EdgeKey, Node } from '../src/graph/model.js';
+import { edgeKey, type Edge, type EdgeKey, type Node } from '../src/graph/model.js';
 
 /** Free slots (nodes or edges) below which a graph is never compacted, by default. */
 export const COMPACT_AFTER_FREE_SLOTS = 4_096;
@@ -37,19 +36,6 @@ export interface ResidentGraphOptions {
   compactAfterFreeSlots?: number;
 }
 
-/** `\t{edge_type}\t`, one string per edge type: the middle of every edge key of that type. */
-const typeSeparators = new Map<string, string>();
-
-/**
- * The `edgeKey` of an edge from `source` to `target`, built as a concatenation of strings held anyway
- * (V8 keeps it as two small cons cells, not a copy of both ids).
- */
-export function residentEdgeKey(source: string, type: string, target: string): string {
-  let separator = typeSeparators.get(type);
-  if (separator === undefined) typeSeparators.set(type, (separator = `\t${type}\t`));
-  return source + separator + target;
-}
-
 /** An `Int32Array` of at least `length` slots (half as many again as `array`) holding `array`'s values, the new ones -1. */
 function grown(array: Int32Array, length: number): Int32Array {
   if (length <= array.length) return array;
@@ -58,15 +44,8 @@ function grown(array: Int32Array, length: number): Int32Array {
   return next;
 }
 
-/** The callback of the edge iterations: graphology's signature. */
-export type EdgeCallback<T = void> = (
-  key: string,
-  edge: Edge,
-  source: string,
-  target: string,
-  sourceNode: Node,
-  targetNode: Node,
-) => T;
+/** What the edge iterations call: the edge, and its source's and its target's nodes. */
+export type EdgeVisitor = (edge: Edge, sourceNode: Node, targetNode: Node) => void;
 
 /** A directed multigraph of lineage nodes and edges (one edge per source, type and target); see the module. */
 export class ResidentGraph {
@@ -137,22 +116,6 @@ export class ResidentGraph {
   }
 
   /**
-   * The edge of `edgeKey` `key`.
-   * @throws NotFoundError when the graph has no such edge.
-   */
-  getEdgeAttributes(key: string): Edge {
-    const edge = this.edge(key);
-    if (edge === undefined) throw new NotFoundError(`edge "${key}" is not in the graph`);
-    return edge;
-  }
-
-  /** The ids of the source and the target of edge `key`. @throws NotFoundError when there is no such edge. */
-  extremities(key: string): [string, string] {
-    const edge = this.getEdgeAttributes(key);
-    return [edge.src_id, edge.dst_id];
-  }
-
-  /**
    * Adds node `id`, or replaces it (in place: it keeps its position). The node's edges stay. A
    * replacing node is kept with its id set to the string the node was first added with (an equal
    * value; `node` is changed), which the edges share. Answers the node it replaced, or undefined
@@ -182,12 +145,6 @@ export class ResidentGraph {
    */
   addNode(id: string, node: Node): void {
     if (this.#slotOf.has(id)) throw new Error(`node "${id}" is already in the graph`);
-    this.setNode(id, node);
-  }
-
-  /** Replaces node `id`. @throws NotFoundError when there is no such node. */
-  replaceNodeAttributes(id: string, node: Node): void {
-    if (!this.#slotOf.has(id)) throw new NotFoundError(`node "${id}" is not in the graph`);
     this.setNode(id, node);
   }
 
@@ -226,35 +183,12 @@ export class ResidentGraph {
     const source = this.#slotOf.get(edge.src_id);
     const target = this.#slotOf.get(edge.dst_id);
     if (source === undefined || target === undefined) {
-      throw new NotFoundError(
-        `edge "${residentEdgeKey(edge.src_id, edge.edge_type, edge.dst_id)}" joins a node not in the graph`,
-      );
+      throw new NotFoundError(`edge "${edgeKey(edge)}" joins a node not in the graph`);
     }
     if (this.#find(source, edge.edge_type, target) !== -1) {
-      throw new Error(`edge "${residentEdgeKey(edge.src_id, edge.edge_type, edge.dst_id)}" is already in the graph`);
+      throw new Error(`edge "${edgeKey(edge)}" is already in the graph`);
     }
     this.setEdge(edge);
-  }
-
-  /**
-   * Replaces the edge of `key`.
-   * @throws NotFoundError when there is no such edge; Error when `edge` has another source, type or target.
-   */
-  replaceEdgeAttributes(key: string, edge: Edge): void {
-    const slot = this.#slotOfKey(key);
-    if (slot === -1) throw new NotFoundError(`edge "${key}" is not in the graph`);
-    const existing = this.#edges[slot]!;
-    if (edge.src_id !== existing.src_id || edge.dst_id !== existing.dst_id || edge.edge_type !== existing.edge_type) {
-      throw new Error(`edge "${residentEdgeKey(edge.src_id, edge.edge_type, edge.dst_id)}" given as edge "${key}"`);
-    }
-    edge.src_id = existing.src_id;
-    edge.dst_id = existing.dst_id;
-    this.#edges[slot] = edge;
-  }
-
-  /** Removes node `id` and its edges. @throws NotFoundError when there is no such node. */
-  dropNode(id: string): void {
-    if (!this.removeNode(id)) throw new NotFoundError(`node "${id}" is not in the graph`);
   }
 
   /** Removes node `id` and its edges; answers false when there is no such node. */
@@ -268,14 +202,6 @@ export class ResidentGraph {
     this.#order -= 1;
     this.#compactWhenSparse();
     return true;
-  }
-
-  /** Removes the edge of `key`. @throws NotFoundError when there is no such edge. */
-  dropEdge(key: string): void {
-    const slot = this.#slotOfKey(key);
-    if (slot === -1) throw new NotFoundError(`edge "${key}" is not in the graph`);
-    this.#dropEdgeSlot(slot);
-    this.#compactWhenSparse();
   }
 
   /** Removes the edge from `edge.src_id` to `edge.dst_id` of `edge.edge_type`; answers false when there is none. */
@@ -324,73 +250,34 @@ export class ResidentGraph {
     return slot === undefined ? 0 : this.#outDegree[slot]!;
   }
 
-  /** Calls `callback(id, node)` for every node, in order. */
-  forEachNode(callback: (id: string, node: Node) => void): void {
+  /** Calls `callback(node)` for every node, in order. */
+  forEachNode(callback: (node: Node) => void): void {
     const nodes = this.#nodes;
     for (let slot = 0; slot < nodes.length; slot += 1) {
       const node = nodes[slot];
-      if (node !== undefined) callback(node.id, node);
+      if (node !== undefined) callback(node);
     }
   }
 
-  /**
-   * Calls `callback` for every edge, in order; or, given a node id first, for that node's edges (its
-   * outgoing ones, then its incoming ones; a self loop once).
-   */
-  forEachEdge(callback: EdgeCallback): void;
-  forEachEdge(id: string, callback: EdgeCallback): void;
-  forEachEdge(first: string | EdgeCallback, second?: EdgeCallback): void {
-    if (typeof first === 'string') {
-      const slot = this.#slotOf.get(first);
-      if (slot === undefined) return;
-      this.#forEachListed(this.#firstOut[slot]!, this.#nextOut, second!, -1);
-      this.#forEachListed(this.#firstIn[slot]!, this.#nextIn, second!, slot);
-      return;
+  /** Calls `callback` for every edge, in order. */
+  forEachEdge(callback: EdgeVisitor): void {
+    const [edges, nodes, sources, targets] = [this.#edges, this.#nodes, this.#source, this.#target];
+    for (let slot = 0; slot < edges.length; slot += 1) {
+      const edge = edges[slot];
+      if (edge !== undefined) callback(edge, nodes[sources[slot]!]!, nodes[targets[slot]!]!);
     }
-    const edges = this.#edges;
-    for (let slot = 0; slot < edges.length; slot += 1) if (edges[slot] !== undefined) this.#visit(slot, first);
   }
 
   /** Calls `callback` for every edge out of node `id` (none when there is no such node), in the order they were added. */
-  forEachOutEdge(id: string, callback: EdgeCallback): void {
-    const slot = this.#slotOf.get(id);
-    if (slot !== undefined) this.#forEachListed(this.#firstOut[slot]!, this.#nextOut, callback, -1);
-  }
-
-  /** Calls `callback` for every edge into node `id` (none when there is no such node), in the order they were added. */
-  forEachInEdge(id: string, callback: EdgeCallback): void {
-    const slot = this.#slotOf.get(id);
-    if (slot !== undefined) this.#forEachListed(this.#firstIn[slot]!, this.#nextIn, callback, -1);
-  }
-
-  /**
-   * Calls `callback(edge, sourceNode, targetNode)` for every edge out of node `id` (none when there is
-   * no such node), in the order they were added. No edge key is built: twice as fast as
-   * `forEachOutEdge` for the walks (0.6 against 1.3 µs per reached node on the 100k-node graph).
-   */
-  forEachOutgoing(id: string, callback: (edge: Edge, sourceNode: Node, targetNode: Node) => void): void {
+  forEachOutgoing(id: string, callback: EdgeVisitor): void {
     const slot = this.#slotOf.get(id);
     if (slot !== undefined) this.#forEachLinked(this.#firstOut[slot]!, this.#nextOut, callback);
   }
 
-  /** Calls `callback(edge, sourceNode, targetNode)` for every edge into node `id`, like `forEachOutgoing`. */
-  forEachIncoming(id: string, callback: (edge: Edge, sourceNode: Node, targetNode: Node) => void): void {
+  /** Calls `callback` for every edge into node `id` (none when there is no such node), in the order they were added. */
+  forEachIncoming(id: string, callback: EdgeVisitor): void {
     const slot = this.#slotOf.get(id);
     if (slot !== undefined) this.#forEachLinked(this.#firstIn[slot]!, this.#nextIn, callback);
-  }
-
-  /** `callback`'s answers for every edge out of node `id`. */
-  mapOutEdges<T>(id: string, callback: EdgeCallback<T>): T[] {
-    const answers: T[] = [];
-    this.forEachOutEdge(id, (...edge) => answers.push(callback(...edge)));
-    return answers;
-  }
-
-  /** `callback`'s answers for every edge into node `id`. */
-  mapInEdges<T>(id: string, callback: EdgeCallback<T>): T[] {
-    const answers: T[] = [];
-    this.forEachInEdge(id, (...edge) => answers.push(callback(...edge)));
-    return answers;
   }
 
   /** The ids of the targets of node `id`'s outgoing edges, each once, in the order first reached. */
@@ -407,20 +294,6 @@ export class ResidentGraph {
     return [...neighbours];
   }
 
-  /** `callback`'s answers for every node, in order. */
-  mapNodes<T>(callback: (id: string, node: Node) => T): T[] {
-    const answers: T[] = [];
-    this.forEachNode((id, node) => answers.push(callback(id, node)));
-    return answers;
-  }
-
-  /** `callback`'s answers for every edge, in order. */
-  mapEdges<T>(callback: EdgeCallback<T>): T[] {
-    const answers: T[] = [];
-    this.forEachEdge((...edge) => answers.push(callback(...edge)));
-    return answers;
-  }
-
   /** Every node, in order. */
   nodeValues(): Node[] {
     return this.#nodes.filter((node): node is Node => node !== undefined);
@@ -431,50 +304,18 @@ export class ResidentGraph {
     return this.#edges.filter((edge): edge is Edge => edge !== undefined);
   }
 
-  /** Every node id, in order. */
-  nodes(): string[] {
-    return this.mapNodes((id) => id);
-  }
-
-  /** Every edge's `edgeKey`, in order. */
-  edges(): string[] {
-    return this.mapEdges((key) => key);
-  }
-
-  /** Every node as `{ node: id, attributes }`, in order (graphology's entry shape). */
-  *nodeEntries(): Generator<{ node: string; attributes: Node }> {
-    const nodes = this.#nodes;
-    for (let slot = 0; slot < nodes.length; slot += 1) {
-      const node = nodes[slot];
-      if (node !== undefined) yield { node: node.id, attributes: node };
-    }
-  }
-
   /**
-   * Every edge with its endpoints' ids and their positions among the nodes as `nodeEntries` lists
-   * them (0 for the first node listed), in order: what an index of the graph over typed arrays is
-   * built from, with no id lookups (`projections/traversal/traversalIndex.ts`).
+   * Every edge with the positions of its endpoints among the nodes as `nodeValues` lists them (0 for
+   * the first), in order: what an index of the graph over typed arrays is built from, with no id
+   * lookups (`projections/traversal/traversalIndex.ts`).
    */
-  *edgeEntries(): Generator<{
-    attributes: Edge;
-    source: string;
-    target: string;
-    sourceIndex: number;
-    targetIndex: number;
-  }> {
+  *edgeEntries(): Generator<{ edge: Edge; sourceIndex: number; targetIndex: number }> {
     const position = this.#nodePositions();
     const edges = this.#edges;
     for (let slot = 0; slot < edges.length; slot += 1) {
       const edge = edges[slot];
       if (edge === undefined) continue;
-      const [source, target] = [this.#source[slot]!, this.#target[slot]!];
-      yield {
-        attributes: edge,
-        source: this.#nodes[source]!.id,
-        target: this.#nodes[target]!.id,
-        sourceIndex: position[source]!,
-        targetIndex: position[target]!,
-      };
+      yield { edge, sourceIndex: position[this.#source[slot]!]!, targetIndex: position[this.#target[slot]!]! };
     }
   }
 
@@ -516,41 +357,14 @@ export class ResidentGraph {
     return -1;
   }
 
-  /** Calls `callback` for the edges of a list from `first`, skipping those whose source is `skipSource`. */
-  #forEachListed(first: number, next: Int32Array, callback: EdgeCallback, skipSource: number): void {
-    for (let slot = first; slot !== -1;) {
-      const following = next[slot]!;
-      if (this.#source[slot] !== skipSource) this.#visit(slot, callback);
-      slot = following;
-    }
-  }
-
-  /** Calls `callback(edge, sourceNode, targetNode)` for the edges of a list from `first`. */
-  #forEachLinked(
-    first: number,
-    next: Int32Array,
-    callback: (edge: Edge, sourceNode: Node, targetNode: Node) => void,
-  ): void {
+  /** Calls `callback` for the edges of a list from `first`. */
+  #forEachLinked(first: number, next: Int32Array, callback: EdgeVisitor): void {
     const [edges, nodes, sources, targets] = [this.#edges, this.#nodes, this.#source, this.#target];
     for (let slot = first; slot !== -1;) {
       const following = next[slot]!;
       callback(edges[slot]!, nodes[sources[slot]!]!, nodes[targets[slot]!]!);
       slot = following;
     }
-  }
-
-  #visit(slot: number, callback: EdgeCallback): void {
-    const edge = this.#edges[slot]!;
-    const sourceNode = this.#nodes[this.#source[slot]!]!;
-    const targetNode = this.#nodes[this.#target[slot]!]!;
-    callback(
-      residentEdgeKey(sourceNode.id, edge.edge_type, targetNode.id),
-      edge,
-      sourceNode.id,
-      targetNode.id,
-      sourceNode,
-      targetNode,
-    );
   }
 
   /** Appends edge `slot` to its source's outgoing and its target's incoming list. */

@@ -487,8 +487,8 @@ export function forEachTouched(
   switch (event.type) {
     case 'GraphCreated':
     case 'GraphDeleted':
-      graph.forEachNode((id) => node(id));
-      graph.forEachEdge((key) => edge(key));
+      graph.forEachNode((value) => node(value.id));
+      graph.forEachEdge((value) => edge(edgeKey(value)));
       break;
     case 'NodesAdded':
     case 'NodesChanged':
@@ -497,7 +497,8 @@ export function forEachTouched(
     case 'NodesRemoved':
       for (const id of event.data.node_ids) {
         node(id);
-        if (graph.hasNode(id)) graph.forEachEdge(id, (key) => edge(key));
+        graph.forEachOutgoing(id, (value) => edge(edgeKey(value)));
+        graph.forEachIncoming(id, (value) => edge(edgeKey(value)));
       }
       break;
     case 'EdgesAdded':

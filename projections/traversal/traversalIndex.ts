@@ -142,8 +142,8 @@ export class TraversalIndex {
   ): Generator<undefined, TraversalIndex, void> {
     const indexOf = new Map<string, number>();
     const nodes: Node[] = [];
-    for (const { node: id, attributes: node } of graph.nodeEntries()) {
-      indexOf.set(id, nodes.length);
+    for (const node of graph.nodeValues()) {
+      indexOf.set(node.id, nodes.length);
       nodes.push(node);
       if (nodes.length % itemsPerStep === 0) yield;
     }
@@ -152,7 +152,7 @@ export class TraversalIndex {
     const edges: Edge[] = [];
     const sources = new Int32Array(graph.size);
     const targets = new Int32Array(graph.size);
-    for (const { attributes: edge, sourceIndex, targetIndex } of graph.edgeEntries()) {
+    for (const { edge, sourceIndex, targetIndex } of graph.edgeEntries()) {
       sources[edges.length] = sourceIndex;
       targets[edges.length] = targetIndex;
       edges.push(edge);

@@ -50,8 +50,8 @@ export type GraphSource =
   | LineageGraph
   | {
       graph: {
-        forEachNode(callback: (key: string, attributes: Node) => void): void;
-        forEachEdge(callback: (key: string, attributes: Edge) => void): void;
+        forEachNode(callback: (node: Node) => void): void;
+        forEachEdge(callback: (edge: Edge) => void): void;
       };
     };
 
@@ -85,7 +85,6 @@ export interface GraphLookup {
 /** The part of a resident graph (`GraphState.graph`, `projections/residentGraph.ts`) that `residentGraphLookup` reads. */
 export interface ResidentGraphReader {
   node(id: string): Node | undefined;
-  hasNode(id: string): boolean;
   forEachOutgoing(id: string, callback: (edge: Edge) => void): void;
   forEachIncoming(id: string, callback: (edge: Edge) => void): void;
 }
@@ -127,8 +126,8 @@ function indexGraph(source: GraphSource): Index {
     for (const node of source.nodes) index.nodes.set(node.id, node);
     for (const edge of source.edges) addEdge(edge);
   } else {
-    source.graph.forEachNode((id, node) => index.nodes.set(id, node));
-    source.graph.forEachEdge((_, edge) => addEdge(edge));
+    source.graph.forEachNode((node) => index.nodes.set(node.id, node));
+    source.graph.forEachEdge((edge) => addEdge(edge));
   }
   return index;
 }

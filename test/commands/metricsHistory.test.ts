@@ -84,7 +84,7 @@ describe('lineage-svc-extract --metrics records samples, not graph changes', () 
         );
         assert.equal(series[1]!.window_end > series[0]!.window_start, true);
       }
-      const stored = [...state.graph.nodeEntries()].map((entry) => entry.attributes);
+      const stored = state.graph.nodeValues();
       assert.ok(
         stored.every((node) => Object.keys(node.attributes ?? {}).every((name) => !name.startsWith('metrics_'))),
         'no stored node carries a metric attribute',

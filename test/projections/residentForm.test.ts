@@ -130,9 +130,10 @@ describe('the resident form of the graph projection', () => {
       plain.graph.forEachEdge((key, attributes, source, target) => {
         assert.deepEqual(reader.getEdge(key), attributes, `edge ${key} found by its edgeKey`);
         assert.ok(state.graph.hasEdge(key));
-        assert.deepEqual(state.graph.extremities(key), [source, target]);
+        const edge = state.graph.edge(key)!;
+        assert.deepEqual([edge.src_id, edge.dst_id], [source, target]);
       });
-      state.graph.forEachEdge((key, attributes) => assert.equal(key, edgeKey(attributes), 'keys are edgeKey'));
+      state.graph.forEachEdge((edge) => assert.equal(state.graph.edge(edgeKey(edge)), edge, 'found by its edgeKey'));
       plain.graph.forEachNode((id, attributes) => assert.deepEqual(reader.getNode(id), attributes));
     });
   }
@@ -141,14 +142,15 @@ describe('the resident form of the graph projection', () => {
     const events = history(9, 200);
     const state = initialGraphState(GRAPH);
     for (const event of events) evolveGraph(state, event);
-    state.graph.forEachNode((id, attributes) => {
-      assert.equal(attributes.id, id);
+    state.graph.forEachNode((attributes) => {
+      const { id } = attributes;
+      assert.equal(state.graph.node(id), attributes);
       assert.ok(attributes.qualified_name.endsWith(attributes.display_name));
       assert.equal(attributes.environment_id, id.split(':')[2]);
     });
-    state.graph.forEachEdge((_key, attributes, source, target) => {
-      assert.equal(attributes.src_id, source);
-      assert.equal(attributes.dst_id, target);
+    state.graph.forEachEdge((attributes, source, target) => {
+      assert.equal(attributes.src_id, source.id);
+      assert.equal(attributes.dst_id, target.id);
     });
   });
 });

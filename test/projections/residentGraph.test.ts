@@ -1,17 +1,16 @@
 /**
  * `ResidentGraph` (projections/residentGraph.ts) against the graph it replaces: a graphology
  * `MultiDirectedGraph({ allowSelfLoops: true })` whose edges are keyed by `edgeKey`. Seeded random
- * sequences of a few thousand operations (setNode, addNode, replaceNodeAttributes, removeNode,
- * dropNode, setEdge, addEdge, replaceEdgeAttributes, removeEdge, dropEdge, clear; self loops,
- * parallel edges of several types, nodes re-added after removal) go to both, on a small id space so
- * that they collide; run with the default options and with compaction after 8 free slots, so that
- * slots are renumbered many times. Every answer must be graphology's, and every 50 operations the
- * whole of both graphs is compared: order, size, nodes and edges in order, values, degrees, each
- * node's edges (in the order they were added: the one documented difference) and neighbours,
- * lookups by key (present, absent and malformed), the callbacks' arguments (and those of the
- * keyless `forEachOutgoing` and `forEachIncoming`) and `edgeEntries`' positions. Calls that throw must throw the documented error and change nothing. A hub of
- * thousands of edges checks that lookups, replacements and removals find the right edge whichever
- * adjacency list they scan.
+ * sequences of a few thousand operations (setNode, addNode, removeNode, setEdge, addEdge,
+ * removeEdge, clear; self loops, parallel edges of several types, nodes re-added after removal) go
+ * to both, on a small id space so that they collide; run with the default options and with
+ * compaction after 8 free slots, so that slots are renumbered many times. Every answer must be
+ * graphology's, and every 50 operations the whole of both graphs is compared: order, size, nodes
+ * and edges in order, values, degrees, each node's edges (in the order they were added: the one
+ * documented difference) and neighbours, lookups by key (present, absent and malformed), the
+ * iterations' arguments and `edgeEntries`' positions. Calls that throw must throw the documented
+ * error and change nothing. A hub of thousands of edges checks that lookups, replacements and
+ * removals find the right edge whichever adjacency list they scan.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -26,7 +25,7 @@ import {
   type EdgeType,
   type Node,
 } from '../../src/graph/model.js';
-import { ResidentGraph, type EdgeCallback, type ResidentGraphOptions } from '../../projections/residentGraph.js';
+import { ResidentGraph, type EdgeVisitor, type ResidentGraphOptions } from '../../projections/residentGraph.js';
 import { seededRandom } from '../../bench/syntheticGraph.js';
 
 type Model = MultiDirectedGraph<Node, Edge>;
@@ -88,18 +87,24 @@ interface Visit {
 }
 
 /** Collects an edge iteration's calls, checking that each call's arguments agree with one another and with `graph`. */
-function visits(graph: ResidentGraph, iterate: (callback: EdgeCallback) => void, where: string): Visit[] {
+function visits(graph: ResidentGraph, iterate: (callback: EdgeVisitor) => void, where: string): Visit[] {
   const seen: Visit[] = [];
-  iterate((key, edge, source, target, sourceNode, targetNode) => {
-    assert.equal(key, edgeKey(edge), `${where}: key is the edgeKey of the edge`);
-    assert.equal(source, edge.src_id, `${where}: ${key} source`);
-    assert.equal(target, edge.dst_id, `${where}: ${key} target`);
-    assert.equal(sourceNode, graph.node(source), `${where}: ${key} source node`);
-    assert.equal(targetNode, graph.node(target), `${where}: ${key} target node`);
-    seen.push({ key, edge, source, target, sourceNode, targetNode });
+  iterate((edge, sourceNode, targetNode) => {
+    const key = edgeKey(edge);
+    assert.equal(sourceNode.id, edge.src_id, `${where}: ${key} source`);
+    assert.equal(targetNode.id, edge.dst_id, `${where}: ${key} target`);
+    assert.equal(sourceNode, graph.node(edge.src_id), `${where}: ${key} source node`);
+    assert.equal(targetNode, graph.node(edge.dst_id), `${where}: ${key} target node`);
+    seen.push({ key, edge, source: sourceNode.id, target: targetNode.id, sourceNode, targetNode });
   });
   return seen;
 }
+
+/** The ids of `graph`'s nodes, in order. */
+const idsOf = (graph: ResidentGraph) => graph.nodeValues().map((node) => node.id);
+
+/** The keys of `graph`'s edges, in order. */
+const keysOf = (graph: ResidentGraph) => graph.edgeValues().map(edgeKey);
 
 /**
  * Cheap comparison with the model: order, size, ids in order, edge values, degrees. After a call that
@@ -108,8 +113,8 @@ function visits(graph: ResidentGraph, iterate: (callback: EdgeCallback) => void,
 function assertMatches(graph: ResidentGraph, model: Model, where: string): void {
   assert.equal(graph.order, model.order, `${where}: order`);
   assert.equal(graph.size, model.size, `${where}: size`);
-  assert.deepEqual(graph.nodes(), model.nodes(), `${where}: nodes`);
-  assert.deepEqual(graph.edges(), model.edges(), `${where}: edges`);
+  assert.deepEqual(idsOf(graph), model.nodes(), `${where}: nodes`);
+  assert.deepEqual(keysOf(graph), model.edges(), `${where}: edges`);
   assertSameObjects(
     graph.edgeValues(),
     model.mapEdges((_key, edge) => edge),
@@ -159,66 +164,35 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
   assert.equal(graph.size, model.size, `${where}: size`);
 
   const nodes = model.nodes();
-  assert.deepEqual(graph.nodes(), nodes, `${where}: nodes, in order`);
+  assert.deepEqual(idsOf(graph), nodes, `${where}: nodes, in order`);
   const nodeValues = model.mapNodes((_id, node) => node);
   assertSameObjects(graph.nodeValues(), nodeValues, `${where}: node values`);
-  assertSameObjects(
-    graph.mapNodes((_id, node) => node),
-    nodeValues,
-    `${where}: mapNodes`,
-  );
-  const visitedNodes: string[] = [];
-  graph.forEachNode((id, node) => {
-    assert.equal(node.id, id, `${where}: forEachNode passes the node's id`);
-    visitedNodes.push(id);
-  });
-  assert.deepEqual(visitedNodes, nodes, `${where}: forEachNode`);
-  const nodeEntries = [...graph.nodeEntries()];
-  assert.deepEqual(
-    nodeEntries.map((entry) => entry.node),
-    nodes,
-    `${where}: nodeEntries ids`,
-  );
-  assertSameObjects(
-    nodeEntries.map((entry) => entry.attributes),
-    nodeValues,
-    `${where}: nodeEntries values`,
-  );
+  const visitedNodes: Node[] = [];
+  graph.forEachNode((node) => visitedNodes.push(node));
+  assertSameObjects(visitedNodes, nodeValues, `${where}: forEachNode`);
 
   const edges = model.edges();
   const edgeValues = model.mapEdges((_key, edge) => edge);
-  assert.deepEqual(graph.edges(), edges, `${where}: edges, in order`);
+  assert.deepEqual(keysOf(graph), edges, `${where}: edges, in order`);
   assertSameObjects(graph.edgeValues(), edgeValues, `${where}: edge values`);
   const everyEdge = visits(graph, (callback) => graph.forEachEdge(callback), `${where}: forEachEdge`);
-  assert.deepEqual(
-    everyEdge.map((visit) => visit.key),
-    edges,
-    `${where}: forEachEdge keys`,
-  );
   assertSameObjects(
     everyEdge.map((visit) => visit.edge),
     edgeValues,
     `${where}: forEachEdge values`,
   );
-  assert.deepEqual(
-    graph.mapEdges((key) => key),
-    edges,
-    `${where}: mapEdges`,
-  );
 
   const position = new Map(nodes.map((id, index) => [id, index]));
   const edgeEntries = [...graph.edgeEntries()];
   assertSameObjects(
-    edgeEntries.map((entry) => entry.attributes),
+    edgeEntries.map((entry) => entry.edge),
     edgeValues,
     `${where}: edgeEntries values`,
   );
   for (const entry of edgeEntries) {
-    const key = edgeKey(entry.attributes);
-    assert.equal(entry.source, entry.attributes.src_id, `${where}: edgeEntries source of ${key}`);
-    assert.equal(entry.target, entry.attributes.dst_id, `${where}: edgeEntries target of ${key}`);
-    assert.equal(entry.sourceIndex, position.get(entry.source), `${where}: edgeEntries sourceIndex of ${key}`);
-    assert.equal(entry.targetIndex, position.get(entry.target), `${where}: edgeEntries targetIndex of ${key}`);
+    const key = edgeKey(entry.edge);
+    assert.equal(entry.sourceIndex, position.get(entry.edge.src_id), `${where}: edgeEntries sourceIndex of ${key}`);
+    assert.equal(entry.targetIndex, position.get(entry.edge.dst_id), `${where}: edgeEntries targetIndex of ${key}`);
   }
 
   // Each node's edges in the order they were added: the global order, filtered.
@@ -237,7 +211,7 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
     assert.equal(graph.outDegree(id), model.outDegree(id), `${at}: outDegree`);
     assert.equal(graph.inDegree(id), model.inDegree(id), `${at}: inDegree`);
 
-    const outgoing = visits(graph, (callback) => graph.forEachOutEdge(id, callback), `${at}: forEachOutEdge`);
+    const outgoing = visits(graph, (callback) => graph.forEachOutgoing(id, callback), `${at}: forEachOutgoing`);
     const outKeys = outgoing.map((visit) => visit.key);
     assert.deepEqual(outKeys, outOf.get(id), `${at}: out edges in the order they were added`);
     assert.deepEqual(sorted(outKeys), sorted(model.outEdges(id)), `${at}: graphology's out edges`);
@@ -247,13 +221,7 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
       outgoing.every((visit) => visit.source === id),
       `${at}: out edges leave the node`,
     );
-    assert.deepEqual(
-      graph.mapOutEdges(id, (key) => key),
-      outKeys,
-      `${at}: mapOutEdges`,
-    );
-
-    const incoming = visits(graph, (callback) => graph.forEachInEdge(id, callback), `${at}: forEachInEdge`);
+    const incoming = visits(graph, (callback) => graph.forEachIncoming(id, callback), `${at}: forEachIncoming`);
     const inKeys = incoming.map((visit) => visit.key);
     assert.deepEqual(inKeys, into.get(id), `${at}: in edges in the order they were added`);
     assert.deepEqual(sorted(inKeys), sorted(model.inEdges(id)), `${at}: graphology's in edges`);
@@ -263,55 +231,19 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
       incoming.every((visit) => visit.target === id),
       `${at}: in edges enter the node`,
     );
-    assert.deepEqual(
-      graph.mapInEdges(id, (key) => key),
-      inKeys,
-      `${at}: mapInEdges`,
-    );
-
-    // The keyless iterations hand over the same edges, in the same order, with their endpoints' nodes.
-    for (const [name, iterate, listed] of [
-      ['forEachOutgoing', graph.forEachOutgoing.bind(graph), outgoing],
-      ['forEachIncoming', graph.forEachIncoming.bind(graph), incoming],
-    ] as const) {
-      const seen: Array<{ edge: Edge; sourceNode: Node; targetNode: Node }> = [];
-      iterate(id, (edge, sourceNode, targetNode) => seen.push({ edge, sourceNode, targetNode }));
-      assertSameObjects(
-        seen.map((visit) => visit.edge),
-        listed.map((visit) => visit.edge),
-        `${at}: ${name}`,
-      );
-      for (const visit of seen) {
-        assert.equal(visit.sourceNode, model.getNodeAttributes(visit.edge.src_id), `${at}: ${name} source node`);
-        assert.equal(visit.targetNode, model.getNodeAttributes(visit.edge.dst_id), `${at}: ${name} target node`);
-      }
-    }
-
     assert.deepEqual(sorted(graph.outNeighbors(id)), sorted(model.outNeighbors(id)), `${at}: outNeighbors`);
     assert.deepEqual(sorted(graph.inNeighbors(id)), sorted(model.inNeighbors(id)), `${at}: inNeighbors`);
-    const both = visits(graph, (callback) => graph.forEachEdge(id, callback), `${at}: forEachEdge(id)`);
-    assert.deepEqual(
-      sorted(both.map((visit) => visit.key)),
-      sorted(model.edges(id)),
-      `${at}: forEachEdge(id), a self loop once`,
-    );
   }
 
   for (const key of edges) {
     const edge = model.getEdgeAttributes(key);
     assert.ok(graph.hasEdge(key), `${where}: hasEdge ${key}`);
     assert.equal(graph.edge(key), edge, `${where}: edge ${key}`);
-    assert.equal(graph.getEdgeAttributes(key), edge, `${where}: getEdgeAttributes ${key}`);
-    assert.deepEqual(graph.extremities(key), model.extremities(key), `${where}: extremities ${key}`);
   }
-  for (const [index, key] of absentKeys(model, next).entries()) {
+  for (const key of absentKeys(model, next)) {
     const shown = JSON.stringify(key);
     assert.equal(graph.hasEdge(key), false, `${where}: hasEdge ${shown}`);
     assert.equal(graph.edge(key), undefined, `${where}: edge ${shown}`);
-    // Errors cost a stack trace each: the throwing readers are asked about every fourth key only.
-    if (index % 4 !== 0) continue;
-    assert.throws(() => graph.getEdgeAttributes(key), isNotFound, `${where}: getEdgeAttributes ${shown}`);
-    assert.throws(() => graph.extremities(key), isNotFound, `${where}: extremities ${shown}`);
   }
 
   const missing = ['', 'missing', ...Array.from({ length: NODE_IDS }, (_, index) => idOf(index))].filter(
@@ -326,9 +258,8 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
     assert.equal(graph.inDegree(id), 0, `${at}: inDegree`);
     let calls = 0;
     const count = () => void (calls += 1);
-    graph.forEachOutEdge(id, count);
-    graph.forEachInEdge(id, count);
-    graph.forEachEdge(id, count);
+    graph.forEachOutgoing(id, count);
+    graph.forEachIncoming(id, count);
     assert.equal(calls, 0, `${at}: has no edges`);
     assert.deepEqual([...graph.outNeighbors(id), ...graph.inNeighbors(id)], [], `${at}: has no neighbours`);
   }
@@ -347,18 +278,14 @@ interface RunStats {
 }
 
 const WEIGHTS: ReadonlyArray<readonly [string, number]> = [
-  ['setNode', 12],
+  ['setNode', 16],
   ['addNode', 6],
-  ['replaceNodeAttributes', 4],
-  ['removeNode', 2],
-  ['dropNode', 1],
-  ['setEdge', 22],
+  ['removeNode', 3],
+  ['setEdge', 27],
   ['selfLoop', 3],
   ['parallel', 6],
   ['addEdge', 10],
-  ['replaceEdgeAttributes', 5],
-  ['removeEdge', 6],
-  ['dropEdge', 4],
+  ['removeEdge', 10],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((total, [, weight]) => total + weight, 0);
 
@@ -467,28 +394,10 @@ function randomRun(seed: number, options: ResidentGraphOptions | undefined, thre
         }
         break;
       }
-      case 'replaceNodeAttributes': {
-        const node = makeNode(pick(NODE_IDS), (version += 1));
-        if (model.hasNode(node.id)) {
-          graph.replaceNodeAttributes(node.id, node);
-          model.replaceNodeAttributes(node.id, node);
-        } else {
-          assert.throws(
-            () => graph.replaceNodeAttributes(node.id, node),
-            isNotFound,
-            `${where}: replaceNodeAttributes of missing ${node.id}`,
-          );
-          assertMatches(graph, model, `${where}: after replaceNodeAttributes threw`);
-        }
-        break;
-      }
-      case 'removeNode':
-      case 'dropNode': {
+      case 'removeNode': {
         const id = nodeId();
         const present = model.hasNode(id);
-        if (operation === 'removeNode') assert.equal(graph.removeNode(id), present, `${where}: removeNode ${id}`);
-        else if (present) graph.dropNode(id);
-        else assert.throws(() => graph.dropNode(id), isNotFound, `${where}: dropNode of missing ${id}`);
+        assert.equal(graph.removeNode(id), present, `${where}: removeNode ${id}`);
         if (present) {
           model.dropNode(id);
           removedOnce.add(id);
@@ -532,31 +441,11 @@ function randomRun(seed: number, options: ResidentGraphOptions | undefined, thre
         }
         break;
       }
-      case 'replaceEdgeAttributes': {
-        const edge = randomEdge();
-        const key = edgeKey(edge);
-        if (model.hasEdge(key)) {
-          graph.replaceEdgeAttributes(key, edge);
-          model.replaceEdgeAttributes(key, edge);
-        } else {
-          assert.throws(
-            () => graph.replaceEdgeAttributes(key, edge),
-            isNotFound,
-            `${where}: replaceEdgeAttributes of missing ${key}`,
-          );
-          assertMatches(graph, model, `${where}: after replaceEdgeAttributes threw`);
-        }
-        break;
-      }
-      case 'removeEdge':
-      case 'dropEdge': {
+      case 'removeEdge': {
         const { src_id, dst_id, edge_type } = randomEdge();
         const key = edgeKey({ src_id, dst_id, edge_type });
         const present = model.hasEdge(key);
-        if (operation === 'removeEdge')
-          assert.equal(graph.removeEdge({ src_id, dst_id, edge_type }), present, `${where}: removeEdge ${key}`);
-        else if (present) graph.dropEdge(key);
-        else assert.throws(() => graph.dropEdge(key), isNotFound, `${where}: dropEdge of missing ${key}`);
+        assert.equal(graph.removeEdge({ src_id, dst_id, edge_type }), present, `${where}: removeEdge ${key}`);
         if (present) {
           model.dropEdge(key);
           removed();
@@ -668,25 +557,23 @@ describe('ResidentGraph against graphology', () => {
       }
 
       // Replace a third of the edges in place: same order, new values, found again by key.
-      const before = graph.edges();
+      const before = keysOf(graph);
       for (const [index, key] of before.entries()) {
         if (index % 3 !== 0) continue;
         const [source, type, target] = key.split('\t') as [string, EdgeType, string];
         const edge = makeEdge(source, type, target, (version += 1));
-        if (index % 2 === 0) assert.equal(graph.setEdge(edge), true);
-        else graph.replaceEdgeAttributes(key, edge);
+        assert.equal(graph.setEdge(edge), true);
         model.replaceEdgeAttributes(key, edge);
         assert.equal(graph.edge(key), edge, `replaced ${key}`);
       }
-      assert.deepEqual(graph.edges(), before, 'replacing keeps the order');
+      assert.deepEqual(keysOf(graph), before, 'replacing keeps the order');
       assertSame(graph, model, 'replaced', next);
 
-      // Remove three quarters of the edges, by both methods: from long and short lists, hub to hub and hub to leaf.
+      // Remove three quarters of the edges: from long and short lists, hub to hub and hub to leaf.
       for (const [index, key] of before.entries()) {
         if (index % 4 === 1) continue;
         const [src_id, edge_type, dst_id] = key.split('\t') as [string, EdgeType, string];
-        if (index % 2 === 0) assert.equal(graph.removeEdge({ src_id, dst_id, edge_type }), true, `removeEdge ${key}`);
-        else graph.dropEdge(key);
+        assert.equal(graph.removeEdge({ src_id, dst_id, edge_type }), true, `removeEdge ${key}`);
         model.dropEdge(key);
         assert.equal(graph.hasEdge(key), false, `removed ${key}`);
         if (index % 97 === 0) assertMatches(graph, model, `after removing ${key}`);
@@ -694,8 +581,8 @@ describe('ResidentGraph against graphology', () => {
       assertSame(graph, model, 'removed', next);
       assert.ok(graph.size > 1_000, 'a quarter of the edges remain');
 
-      // Dropping the hub drops its edges and keeps the rest.
-      graph.dropNode(hub.id);
+      // Removing the hub removes its edges and keeps the rest.
+      assert.equal(graph.removeNode(hub.id), true);
       model.dropNode(hub.id);
       assertSame(graph, model, 'hub dropped', next);
       for (const key of before)
@@ -704,7 +591,7 @@ describe('ResidentGraph against graphology', () => {
     });
   }
 
-  it('refuses a node given under another id, and an edge replaced by one of another source, type or target', () => {
+  it('refuses a node given under another id', () => {
     const graph = new ResidentGraph();
     const [a, b] = [makeNode(0, 0), makeNode(1, 0)];
     graph.setNode(a.id, a);
@@ -712,15 +599,5 @@ describe('ResidentGraph against graphology', () => {
     assert.throws(() => graph.setNode(a.id, makeNode(2, 0)), /given as node/);
     assert.equal(graph.order, 2);
     assert.equal(graph.hasNode(idOf(2)), false);
-    const edge = makeEdge(a.id, 'PRODUCES', b.id, 0);
-    graph.addEdge(edge);
-    const key = edgeKey(edge);
-    for (const other of [makeEdge(b.id, 'PRODUCES', a.id, 1), makeEdge(a.id, 'CONSUMES', b.id, 1)]) {
-      assert.throws(() => graph.replaceEdgeAttributes(key, other), /given as edge/);
-    }
-    assert.equal(graph.edge(key), edge, 'the edge is still the one added');
-    const replacement = makeEdge(a.id, 'PRODUCES', b.id, 2);
-    graph.replaceEdgeAttributes(key, replacement);
-    assert.equal(graph.edge(key), replacement);
   });
 });

@@ -89,7 +89,7 @@ function toResidentGraph(
 
 /** Asserts that the serialized bytes of every traversal of `index` equal `JSON.stringify` of its objects. */
 function assertSameBytes(index: TraversalIndex, graph: ResidentGraph, hopsList: number[]) {
-  for (const origin of graph.nodes()) {
+  for (const { id: origin } of graph.nodeValues()) {
     for (const direction of DIRECTIONS) {
       for (const hops of hopsList) {
         const traversal = index.traversal(origin, direction, hops);

@@ -212,7 +212,7 @@ describe('TraversalIndex', () => {
   it('rejects an unknown origin and hops outside 1..100 exactly as traverse does', () => {
     const graph = toResidentGraph(syntheticGraph({ nodes: 50, edges: 100 }));
     const index = TraversalIndex.build(graph, 1);
-    const origin = graph.nodes()[0]!;
+    const origin = graph.nodeValues()[0]!.id;
     const missing = 'stream:topic:env:nope';
     const cases = [
       [missing, 3, NotFoundError],
