@@ -1,11 +1,12 @@
 /**
  * The graph projection: folds the events of every `graph-{graph_id}` stream into one resident graph
- * (`projections/residentGraph.ts`) per graph id, plus the graph's change history. It is the read side of graphs: the API, the
- * OpenLineage views and the catalogs' pushes read from it, never from the store directly.
+ * (`projections/residentGraph.ts`) per graph id, plus the graph's change history. It is the read
+ * side of graphs: the API, the OpenLineage views and the catalogs' pushes read from it, never from
+ * the store directly.
  *
  * `evolveGraph` is the fold, and only ever uses idempotent operations keyed by node id and edge key,
- * so that replaying an event twice changes nothing. Graphs "as of" a recent revision or
- * time are views of the live graph through the history index the projection feeds
+ * so that replaying an event twice changes nothing. Graphs "as of" a recent revision or time are
+ * views of the live graph through the history index the projection feeds
  * (`projections/historyIndex.ts`); older ones are folded from the stream up to that point
  * (`foldGraphAsOf`), from its start or from the nearest snapshot before it (`projections/snapshots.ts`).
  */

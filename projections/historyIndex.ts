@@ -489,8 +489,8 @@ export function viewOfState(state: GraphState): GraphView {
 }
 
 /**
- * A `GraphState` of a view, for the readers that need a resident graph (traversals `as_of`, exports): its
- * graph is the view's `graph()` (built for a past point), its history empty.
+ * A `GraphState` of a view, for the readers that need a resident graph (traversals `as_of`,
+ * exports): its graph is the view's `graph()` (built for a past point), its history empty.
  */
 export function stateOfView(view: GraphView): GraphState {
   return {
