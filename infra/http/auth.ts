@@ -10,11 +10,20 @@
  * key is never logged (`req.headers["x-api-key"]` is a redacted path of the logger,
  * `LOG_REDACT_PATHS`).
  *
- * Roles (issue 15): `LINEAGE_SVC_API_KEYS` gives further keys, each with roles (`requiredRole` says
- * which role a request needs): `read` for every GET and HEAD; `operate` for the writes of tasks,
- * extraction, watchers and catalog pushes; `write` for every other write (graphs, OpenLineage
- * ingestion). The single `LINEAGE_SVC_API_KEY` keeps every role. A known key without the needed
- * role gets 403 `API key lacks the "ROLE" role`. Authentication is on when either variable is set.
+ * Roles (issue 15): `LINEAGE_SVC_API_KEYS` gives further keys, each with roles: `read` for every GET
+ * and HEAD; `operate` for the writes of tasks, extraction, watchers and catalog pushes; `write` for
+ * every other write (graphs, OpenLineage ingestion). The single `LINEAGE_SVC_API_KEY` keeps every
+ * role. A known key without the needed role gets 403 `API key lacks the "ROLE" role`. Authentication
+ * is on when either variable is set.
+ *
+ * The role comes from the route fastify matched (issue 23 item 1), never from the request's URL:
+ * `requiredRole` takes the method and the matched route's pattern (`request.routeOptions.url`, e.g.
+ * `/api/v1/tasks/extract`), and every write route under `/api/v1` has its role declared in
+ * `WRITE_ROUTE_ROLES`. So a path spelled differently (`/api/v1/%74asks/extract`, `/%61pi/v1/...`)
+ * needs the role of the route it reaches; spellings that reach no route (other letter case, doubled
+ * or trailing slashes, dot segments) are answered 404 by the router. A write route registered under
+ * `/api/v1` without a declared role is refused when it is registered (`UndeclaredRouteRoleError`),
+ * so that no new route falls back to a weaker role.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -55,25 +64,82 @@ export function needsKey(request: FastifyRequest): boolean {
   return !(route !== undefined && OPEN_ROUTES.has(`${request.method} ${route}`));
 }
 
-/** Paths (below `/api/v1`) whose writes need the `operate` role: tasks, extraction, watchers, catalog pushes. */
-const OPERATE_PATHS = /^\/api\/v1\/(tasks|extract|watchers|push|lineage\/push)(\/|$)/;
+/** `METHOD url` of a route, with its fastify URL pattern (`POST /api/v1/push/:provider`). */
+export type RouteKey = `${string} /${string}`;
 
 /**
- * The role a request needs: `read` for GET, HEAD and OPTIONS; `operate` for writes to tasks,
- * `/extract`, watchers, `/push/...` and `/lineage/push`; `write` for every other write.
+ * The role of every write route under `/api/v1`, by method and fastify URL pattern: `operate` for
+ * those that act with the operator's platform and catalog credentials (tasks, extraction, watchers,
+ * catalog pushes), `write` for graph writes and OpenLineage ingestion. Reads (GET, HEAD, OPTIONS)
+ * need `read` and are not listed.
  */
-export function requiredRole(method: string, path: string): ApiRole {
-  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return 'read';
-  return OPERATE_PATHS.test(path) ? 'operate' : 'write';
+export const WRITE_ROUTE_ROLES: Readonly<Record<RouteKey, Exclude<ApiRole, 'read'>>> = {
+  'POST /api/v1/graphs': 'write',
+  'DELETE /api/v1/graphs/:graph_id': 'write',
+  'POST /api/v1/graphs/:graph_id/import': 'write',
+  'POST /api/v1/graphs/:graph_id/nodes': 'write',
+  'POST /api/v1/graphs/:graph_id/edges': 'write',
+  'POST /api/v1/lineage': 'write',
+  'POST /api/v1/lineage/events': 'write',
+  'POST /api/v1/tasks/extract': 'operate',
+  'POST /api/v1/extract': 'operate',
+  'POST /api/v1/tasks/enrich': 'operate',
+  'POST /api/v1/lineage/push': 'operate',
+  'POST /api/v1/push/:provider': 'operate',
+  'POST /api/v1/watchers': 'operate',
+  'DELETE /api/v1/watchers/:watcher_id': 'operate',
+  'POST /api/v1/watchers/:watcher_id/stop': 'operate',
+};
+
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The role a request needs, from its method and the URL pattern of the route it matched
+ * (`request.routeOptions.url`; undefined when it matched none): `read` for GET, HEAD and OPTIONS;
+ * for a write, the route's entry in `WRITE_ROUTE_ROLES`, else `write` (only unmatched requests and
+ * routes outside `/api/v1` have no entry, and those are answered without reaching a handler that
+ * needs a role: 404, or open).
+ */
+export function requiredRole(method: string, route: string | undefined): ApiRole {
+  if (READ_METHODS.has(method)) return 'read';
+  if (route === undefined) return 'write';
+  return WRITE_ROUTE_ROLES[`${method} ${route}` as RouteKey] ?? 'write';
+}
+
+/** A write route under `/api/v1` was registered without a role in `WRITE_ROUTE_ROLES`. */
+export class UndeclaredRouteRoleError extends Error {
+  constructor(route: string) {
+    super(
+      `${route} is a write route under ${PROTECTED_PREFIX} without a role: declare it in WRITE_ROUTE_ROLES (infra/http/auth.ts)`,
+    );
+    this.name = 'UndeclaredRouteRoleError';
+  }
+}
+
+/**
+ * `onRoute` check: every write method of a route under `/api/v1` has its role declared in
+ * `WRITE_ROUTE_ROLES`.
+ * @throws UndeclaredRouteRoleError for the first write method of `route` without a declared role.
+ */
+export function assertRouteRoleDeclared(route: { method: string | string[]; url: string }): void {
+  if (!route.url.startsWith(`${PROTECTED_PREFIX}/`)) return;
+  for (const method of [route.method].flat()) {
+    if (READ_METHODS.has(method)) continue;
+    const key = `${method} ${route.url}` as RouteKey;
+    if (WRITE_ROUTE_ROLES[key] === undefined) throw new UndeclaredRouteRoleError(key);
+  }
 }
 
 /**
  * Installs the check as an `onRequest` hook of `app` (the root instance, so that it also covers
- * unknown routes under `/api/v1`). Does nothing when there is no key at all (authentication off).
+ * unknown routes under `/api/v1`), and, whether authentication is on or off, the `onRoute` check
+ * `assertRouteRoleDeclared` (so call it before the routes are registered). With no key at all
+ * (authentication off) there is no `onRequest` hook.
  *
  * @param apiKey `LINEAGE_SVC_API_KEY`, which holds every role.
  * @param keys `LINEAGE_SVC_API_KEYS`: further keys with their roles.
- * @throws ForbiddenError (403) from the hook: key missing, invalid, or lacking the request's role.
+ * @throws ForbiddenError (403) from the hook: key missing, invalid, or lacking the role of the matched route.
+ * @throws UndeclaredRouteRoleError when a write route under `/api/v1` without a declared role is registered.
  */
 export function registerApiKeyAuth(
   app: AnyFastifyInstance,
@@ -84,6 +150,7 @@ export function registerApiKeyAuth(
     ...(apiKey === undefined ? [] : [{ key: apiKey, roles: [...API_ROLES] }]),
     ...keys.map((entry) => ({ key: entry.key, roles: entry.roles })),
   ].map((entry) => ({ digest: digest(entry.key), roles: new Set<ApiRole>(entry.roles) }));
+  app.addHook('onRoute', assertRouteRoleDeclared);
   if (entries.length === 0) return;
   app.addHook('onRequest', async (request) => {
     if (!needsKey(request)) return;
@@ -94,7 +161,7 @@ export function registerApiKeyAuth(
     let roles: Set<ApiRole> | undefined;
     for (const entry of entries) if (keyMatches(given, entry.digest) && roles === undefined) roles = entry.roles;
     if (roles === undefined) throw new ForbiddenError('API key is invalid');
-    const role = requiredRole(request.method, (request.url.split('?')[0] ?? '').replace(/\/+$/, ''));
+    const role = requiredRole(request.method, request.routeOptions.url);
     if (!roles.has(role)) throw new ForbiddenError(`API key lacks the "${role}" role`);
   });
 }
