@@ -9,7 +9,7 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
 .PHONY: help install build typecheck lint api-docs format test test-file package-check demo bench soak facet-schemas clean ui \
-	browser serve
+	browser serve kafka java-jars
 
 # One line per target; `make` alone prints this.
 help:
@@ -28,6 +28,7 @@ help:
 	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
 	@echo "make facet-schemas   rewrite the custom OpenLineage facets' JSON Schemas in docs/facets/"
 	@echo "make browser         install headless Chromium for the UI tests and bench when missing"
+	@echo "make kafka           run an Apache Kafka broker on 127.0.0.1 (prints KAFKA_BOOTSTRAP=...; Ctrl-C stops it)"
 	@echo "make install         npm install, when package.json or package-lock.json changed"
 	@echo "make clean           remove dist/ and the install stamp"
 
@@ -101,9 +102,23 @@ format: install
 
 # test/package/pack.test.ts installs the packed tarball only when LINEAGE_SVC_TEST_PACKAGE=1
 # (it takes minutes: better-sqlite3 is compiled); `make package-check`, run by .ci/run, sets it.
-test: build browser
+test: build browser java-jars
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
 	$(NODE_TEST) $(TESTS)
+
+# The Kafka tests and the OpenLineage Java client tests run Apache's and OpenLineage's jars, which
+# Maven copies from Maven Central into ~/.cache/lineage-svc once (infra/kafka/maven.ts); without
+# java and mvn this says so and those tests skip with a message.
+JAVA_POMS := infra/kafka/broker/pom.xml test/java/openlineage/pom.xml
+
+java-jars: install
+	@if command -v java >/dev/null && command -v mvn >/dev/null; then node --import tsx infra/kafka/maven.ts $(JAVA_POMS); \
+	  else echo "make: java or mvn not found: the Kafka and OpenLineage Java client tests will be skipped"; fi
+
+# Apache Kafka in KRaft mode on free 127.0.0.1 ports (infra/kafka/broker.ts): prints KAFKA_BOOTSTRAP=...
+# and the SASL_SSL listener's settings, runs until Ctrl-C, then removes its data.
+kafka: install
+	@node --import tsx infra/kafka/broker.ts
 
 package-check: build
 	LINEAGE_SVC_TEST_PACKAGE=1 $(NODE_TEST) test/package/pack.test.ts
