@@ -14,12 +14,13 @@
  * is answered 413 as problem+json.
  *
  * Hardening (issue 15, `infra/http/hardening.ts`): JSON bodies must be valid UTF-8, nest at most
- * `MAX_BODY_DEPTH` levels and hold no `__proto__` key; a malformed URL is a 400 problem+json; a request
+ * `MAX_BODY_DEPTH` levels and hold no `__proto__` key; a malformed URL is a 400 problem+json, and so is
+ * what Node's HTTP parser refuses (header fields too large 431, timeout 408, else 400); a request
  * must arrive whole (headers and body) within `config.api.requestTimeoutSeconds` and a connection
  * silent that long is closed; closing the app closes connections still open after
  * `CONNECTION_DRAIN_MS`; request logs show query values of the API's own parameters only; unknown
- * query parameters on writes are a 400; writes are rate limited per client; every answer carries
- * helmet's security headers.
+ * query parameters on writes are a 400; writes are rate limited per authenticated key, else per
+ * address; every answer carries helmet's security headers.
  */
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,7 +32,7 @@ import { stringify as toYaml } from 'yaml';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
 import type { LineageRuntime } from '../runtime.js';
-import { registerApiKeyAuth } from './auth.js';
+import { authenticatedKeyId, registerApiKeyAuth } from './auth.js';
 import {
   registerJsonBodyParser,
   registerSecurityHeaders,
@@ -39,7 +40,7 @@ import {
   serializeRequest,
   strictWriteQuerystrings,
 } from './hardening.js';
-import { problem, registerProblemHandling, sendProblem } from './problem.js';
+import { problem, problemClientErrorHandler, registerProblemHandling, sendProblem } from './problem.js';
 import { openApiOptions } from './openApi.js';
 import { graphRoutes } from './routes/graphs.js';
 import { pathRoutes } from './routes/paths.js';
@@ -148,6 +149,7 @@ function createApiInstance(options: AppOptions) {
     connectionTimeout: timeoutMs,
     // Node checks request timeouts at this interval (30 s by default, too coarse for short timeouts).
     http: { connectionsCheckingInterval: Math.max(250, Math.min(30_000, timeoutMs / 4 || 30_000)) } as object,
+    clientErrorHandler: problemClientErrorHandler,
     frameworkErrors: (error, _request, reply) =>
       sendProblem(reply, problem(400, `the request URL is malformed: ${error.message}`, { code: 'BAD_URL' })),
   }).withTypeProvider<ZodTypeProvider>();
@@ -168,7 +170,7 @@ async function registerRequestHandling(app: ApiInstance, config: Config, runtime
   const metrics = await registerOperationalHooks(app, { config, runtime }); // CORS and timing, before the key check
   registerApiKeyAuth(app, config.api.key, config.api.keys);
   registerSecurityHeaders(app);
-  await registerWriteRateLimit(app, config.api.rateLimitPerMinute);
+  await registerWriteRateLimit(app, config.api.rateLimitPerMinute, { clientKey: authenticatedKeyId });
   return metrics;
 }
 

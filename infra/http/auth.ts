@@ -149,7 +149,11 @@ export function registerApiKeyAuth(
   const entries = [
     ...(apiKey === undefined ? [] : [{ key: apiKey, roles: [...API_ROLES] }]),
     ...keys.map((entry) => ({ key: entry.key, roles: entry.roles })),
-  ].map((entry) => ({ digest: digest(entry.key), roles: new Set<ApiRole>(entry.roles) }));
+  ].map((entry) => ({
+    digest: digest(entry.key),
+    id: digest(entry.key).toString('hex'),
+    roles: new Set<ApiRole>(entry.roles),
+  }));
   app.addHook('onRoute', assertRouteRoleDeclared);
   if (entries.length === 0) return;
   app.addHook('onRequest', async (request) => {
@@ -158,10 +162,25 @@ export function registerApiKeyAuth(
     const given = Array.isArray(header) ? header[0] : header;
     if (given === undefined || given === '') throw new ForbiddenError('API key is missing');
     // Every entry is compared (no early exit), so the time does not tell which key matched.
-    let roles: Set<ApiRole> | undefined;
-    for (const entry of entries) if (keyMatches(given, entry.digest) && roles === undefined) roles = entry.roles;
-    if (roles === undefined) throw new ForbiddenError('API key is invalid');
+    let matched: (typeof entries)[number] | undefined;
+    for (const entry of entries) if (keyMatches(given, entry.digest) && matched === undefined) matched = entry;
+    if (matched === undefined) throw new ForbiddenError('API key is invalid');
     const role = requiredRole(request.method, request.routeOptions.url);
-    if (!roles.has(role)) throw new ForbiddenError(`API key lacks the "${role}" role`);
+    if (!matched.roles.has(role)) throw new ForbiddenError(`API key lacks the "${role}" role`);
+    AUTHENTICATED_KEYS.set(request, matched.id);
   });
+}
+
+/** The identity of the key each request was authenticated with (set by the hook of `registerApiKeyAuth`). */
+const AUTHENTICATED_KEYS = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The identity of the API key `request` was authenticated with: the hex SHA-256 of a configured key
+ * (never the key itself), the same for every request made with that key. Undefined when
+ * authentication is off, the route needs no key, or the request was refused. For the write rate
+ * limit (`registerWriteRateLimit` of `hardening.ts`), which must not count per key a client merely
+ * sent.
+ */
+export function authenticatedKeyId(request: FastifyRequest): string | undefined {
+  return AUTHENTICATED_KEYS.get(request);
 }

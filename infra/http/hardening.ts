@@ -14,9 +14,9 @@
  * - `registerSecurityHeaders`: helmet with a content security policy that the Swagger UI,
  *   ReDoc and the web UI pages work under.
  * - `registerWriteRateLimit`: `@fastify/rate-limit` on every write (GET, HEAD and OPTIONS are free),
- *   per client (API key, else address), answered 429 problem+json with `Retry-After`.
+ *   per client (the API key the request was authenticated with, else the address; never a key that
+ *   was only sent), answered 429 problem+json with `Retry-After`.
  */
-import { createHash } from 'node:crypto';
 import helmet, { type HelmetOptions } from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest, RouteOptions } from 'fastify';
@@ -206,22 +206,39 @@ export function registerHelmet(app: AnyFastifyInstance, options: HelmetOptions):
   );
 }
 
+/** Options of `registerWriteRateLimit`. */
+export interface WriteRateLimitOptions {
+  /**
+   * The identity of the API key the request was authenticated with (e.g. `authenticatedKeyId` of
+   * `auth.ts`), or undefined when it was not authenticated by a key. Never the raw `X-API-Key` header:
+   * a client that sends a new made-up key with every request must not get a new count each time.
+   * Default: no request has one, so every write counts per address.
+   */
+  clientKey?: (request: FastifyRequest) => string | undefined;
+}
+
 /**
  * A per-client limit of `perMinute` writes a minute (`@fastify/rate-limit`): every POST, PUT, PATCH
- * and DELETE counts, per API key (its SHA-256) when one is sent, else per address. Over the limit:
- * 429 problem+json with `Retry-After` (seconds). `perMinute` 0 installs nothing.
+ * and DELETE counts, per authenticated API key (`options.clientKey`) when there is one, else per
+ * client address (`request.ip`). Over the limit: 429 problem+json with `Retry-After` (seconds).
+ * `perMinute` 0 installs nothing. Register it after the key check, whose `onRequest` hook must have
+ * run when the limit's (a route-level `onRequest` hook) asks for the key.
  */
-export async function registerWriteRateLimit(app: AnyFastifyInstance, perMinute: number): Promise<void> {
+export async function registerWriteRateLimit(
+  app: AnyFastifyInstance,
+  perMinute: number,
+  options: WriteRateLimitOptions = {},
+): Promise<void> {
   if (perMinute <= 0) return;
+  const clientKey = options.clientKey ?? (() => undefined);
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
     timeWindow: 60_000,
     allowList: (request) => !WRITE_METHODS.has(request.method),
     keyGenerator: (request) => {
-      const header = request.headers['x-api-key'];
-      const key = Array.isArray(header) ? header[0] : header;
-      return key ? `key:${createHash('sha256').update(key).digest('hex')}` : `ip:${request.ip}`;
+      const key = clientKey(request);
+      return key === undefined ? `ip:${request.ip}` : `key:${key}`;
     },
     errorResponseBuilder: (_request, context) =>
       Object.assign(

@@ -12,10 +12,13 @@
  *
  * `type` is a URN naming the problem, e.g. `urn:lineage-svc:problem:not-found`.
  */
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LineageError, ValidationError, type ValidationIssue } from '../../src/errors.js';
+import { MAX_LISTED_ISSUES } from '../../src/graph/validation.js';
 
 /**
  * Any fastify instance, whatever its logger and type provider (the helpers here only add handlers
@@ -37,7 +40,12 @@ export const ProblemSchema = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .describe('Validation problems, one per offending field (400 only)'),
+      .describe('Validation problems, one per offending field (400 only); the first 1,000 when there were more'),
+    error_count: z
+      .number()
+      .int()
+      .optional()
+      .describe('Every validation problem found, when `errors` lists only the first 1,000 of them'),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof ProblemSchema>;
@@ -48,6 +56,7 @@ const TITLES: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
   414: 'URI Too Long',
@@ -65,9 +74,11 @@ const SLUGS: Record<number, string> = {
   400: 'bad-request',
   403: 'forbidden',
   404: 'not-found',
+  408: 'request-timeout',
   409: 'conflict',
   413: 'content-too-large',
   415: 'unsupported-media-type',
+  431: 'request-header-fields-too-large',
   500: 'internal-error',
 };
 
@@ -75,7 +86,7 @@ const SLUGS: Record<number, string> = {
 export function problem(
   status: number,
   detail: string,
-  options: { code?: string; errors?: ValidationIssue[] } = {},
+  options: { code?: string; errors?: ValidationIssue[]; errorCount?: number } = {},
 ): Problem {
   const slug = options.code ? options.code.toLowerCase().replace(/_/g, '-') : (SLUGS[status] ?? `http-${status}`);
   const result: Problem = {
@@ -84,7 +95,9 @@ export function problem(
     status,
     detail,
   };
-  if (options.errors && options.errors.length > 0) result.errors = options.errors;
+  if (options.errors && options.errors.length > 0) result.errors = options.errors.slice(0, MAX_LISTED_ISSUES);
+  const count = Math.max(options.errorCount ?? 0, options.errors?.length ?? 0);
+  if (result.errors && count > result.errors.length) result.error_count = count;
   return result;
 }
 
@@ -106,7 +119,10 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
     return { problem: problem(400, detail, { code: 'VALIDATION_FAILED', errors }), internal: false };
   }
   if (error instanceof ValidationError) {
-    return { problem: problem(400, error.message, { code: error.code, errors: error.issues }), internal: false };
+    return {
+      problem: problem(400, error.message, { code: error.code, errors: error.issues, errorCount: error.issueCount }),
+      internal: false,
+    };
   }
   if (error instanceof LineageError) {
     if (error.status >= 500)
@@ -132,6 +148,45 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
 /** Sends a problem document (as a string, so that no route's response schema applies to it). */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   return reply.code(body.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
+}
+
+/**
+ * The status and detail of a request Node's HTTP parser refused before fastify saw it: 408 when it
+ * did not arrive whole within the request timeout, 431 when its header fields are larger than Node
+ * accepts (`http.maxHeaderSize`, 16 KiB by default, `--max-http-header-size`), else 400.
+ */
+export function clientErrorProblem(error: NodeJS.ErrnoException): Problem {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return problem(408, 'the request did not arrive whole within the request timeout');
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return problem(
+      431,
+      `the request's header fields are larger than the server accepts (${maxHeaderSize} bytes in all)`,
+    );
+  return problem(400, 'the request is not valid HTTP/1.1');
+}
+
+/**
+ * fastify's `clientErrorHandler` (bound to the instance): answers what Node's HTTP parser refused
+ * (`clientErrorProblem`) as problem+json, as fastify's default handler does with its own JSON, then
+ * closes the connection. Nothing is written on a reset or destroyed socket.
+ */
+export function problemClientErrorHandler(
+  this: { log?: { trace(object: object, message: string): void } } | undefined,
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const body = clientErrorProblem(error);
+  this?.log?.trace({ err: error }, `client error ${body.status}`);
+  if (socket.writable) {
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `Content-Type: ${PROBLEM_MEDIA_TYPE}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** A registered route as the not-found hint matches it: its method and its URL pattern, split at `/`. */

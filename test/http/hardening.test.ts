@@ -248,6 +248,71 @@ describe('hardening: key roles, poll floor and write rate limit', () => {
   });
 });
 
+describe('hardening: the write rate limit counts per valid key, else per address (issue 23)', () => {
+  const randomKey = () => `k-${Math.random().toString(36).slice(2)}`;
+  const createGraph = (api: TestApi, key: string) =>
+    call(api.base, 'POST', '/api/v1/graphs', { json: {}, headers: { 'x-api-key': key } });
+
+  it('with authentication off, a new X-API-Key on every write does not reset the limit', async () => {
+    const api = await startApi({ env: { LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '5' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i += 1) statuses.push((await createGraph(api, randomKey())).status);
+      assert.deepEqual(statuses, [201, 201, 201, 201, 201, 429, 429, 429]);
+    } finally {
+      await api.dispose();
+    }
+  });
+
+  it('with authentication on, each valid key has its own count and unknown keys are refused before counting', async () => {
+    const api = await startApi({
+      env: { LINEAGE_SVC_API_KEYS: 'k-one=write,k-two=write', LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '3' },
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await createGraph(api, randomKey())).status);
+      for (let i = 0; i < 4; i += 1) statuses.push((await createGraph(api, 'k-one')).status);
+      for (let i = 0; i < 2; i += 1) statuses.push((await createGraph(api, 'k-two')).status);
+      assert.deepEqual(statuses, [403, 403, 403, 201, 201, 201, 429, 201, 201]);
+    } finally {
+      await api.dispose();
+    }
+  });
+});
+
+describe('hardening: header fields too large', () => {
+  it('answers 431 as problem+json', async () => {
+    const api = await startApi();
+    try {
+      const { port } = new URL(api.base);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write(`GET /api/v1/graphs HTTP/1.1\r\nHost: x\r\nx-padding: ${'a'.repeat(64 * 1024)}\r\n\r\n`),
+        );
+        let data = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (data += chunk));
+        socket.on('error', (error: NodeJS.ErrnoException) =>
+          error.code === 'ECONNRESET' ? resolve(data) : reject(error),
+        );
+        socket.on('close', () => resolve(data));
+      });
+      assert.match(answer, /^HTTP\/1\.1 431 /);
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'));
+      assert.match(head, /\r\ncontent-type: application\/problem\+json/i);
+      const body = JSON.parse(answer.slice(head.length + 4));
+      assert.equal(body.status, 431);
+      assert.equal(body.title, 'Request Header Fields Too Large');
+      assert.equal(body.type, 'urn:lineage-svc:problem:request-header-fields-too-large');
+      assert.match(body.detail, /header fields .* larger than .* bytes/);
+      // The server still answers.
+      assert.equal((await call(api.base, 'GET', '/api/v1/health')).status, 200);
+    } finally {
+      await api.dispose();
+    }
+  });
+});
+
 describe('hardening: slow clients', () => {
   it('closes a stalled upload after the request timeout', async () => {
     const api = await startApi({ env: { LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS: '1' } });
