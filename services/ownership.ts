@@ -18,8 +18,18 @@
  * off from the store longer than the lease) has lost its work: `onLost` is called once, and the
  * lease stops renewing. Events its work still appends are ignored by the projections (a failed task
  * stays failed, a STOPPED watcher stays STOPPED).
+ *
+ * A renewal that fails because the store is unreachable (issue 23, item 3) is retried with backoff
+ * (p-retry: from `LEASE_MINIMUM_RETRY_MILLISECONDS`, doubling, randomized, at most
+ * `LEASE_MAXIMUM_RETRY_MILLISECONDS` apart) until the next renewal is due. Before each retry, and
+ * after a conflict, the lease reads its own stream after the revision it knows: a renewal that was
+ * committed although its answer was lost with the connection is adopted, and only a
+ * `ProcessLeaseExpired` recorded by another process means the lease is lost. So an outage shorter
+ * than the lease costs nothing; a longer one loses the lease (`onLost`), and the process should be
+ * restarted (the API's liveness probe then answers 503, docs/operations.md "Readiness and recovery").
  */
 import { randomUUID } from 'node:crypto';
+import pRetry from 'p-retry';
 import { ExpectedRevisionConflictError, errorMessage } from '../src/errors.js';
 import type { EventStore } from '../src/eventStore.js';
 import { streams, toAppend, type EventContext } from '../src/events.js';
@@ -29,6 +39,12 @@ import type { Projector } from '../projections/projector.js';
 
 /** Default lease, in seconds: work of a process that died is taken over 30 to 40 s later. */
 export const DEFAULT_LEASE_SECONDS = 30;
+
+/** Delay before the first retry of a failed renewal, in milliseconds (doubling from there). */
+export const LEASE_MINIMUM_RETRY_MILLISECONDS = 250;
+
+/** Longest delay between two retries of a failed renewal, in milliseconds. */
+export const LEASE_MAXIMUM_RETRY_MILLISECONDS = 2_000;
 
 /** Who a process is. */
 export interface ProcessIdentity {
@@ -108,21 +124,59 @@ export function createProcessLease(deps: ProcessLeaseDeps): ProcessLease {
     deps.onLost?.();
   }
 
+  const renewalMilliseconds = Math.max(50, (leaseSeconds * 1000) / 3);
+
+  /**
+   * Reads this lease's stream after the known revision: a `ProcessLeaseExpired` there means the lease
+   * is lost (answers false); otherwise the revision moves to the last event (our own renewals whose
+   * answers were lost) and the renewal may be tried again (answers true).
+   */
+  async function catchUpWithOwnStream(): Promise<boolean> {
+    const recorded = await store.readStream(stream, { fromRevision: revision + 1 });
+    if (recorded.some((event) => event.type === 'ProcessLeaseExpired')) return false;
+    if (recorded.length > 0) revision = recorded[recorded.length - 1]!.revision;
+    return true;
+  }
+
+  async function renewOnce(attempt: number): Promise<void> {
+    if (lost || stopped) return;
+    if (attempt > 1 && !(await catchUpWithOwnStream())) {
+      loseLease();
+      return;
+    }
+    const appended = await store.append(
+      stream,
+      toAppend(
+        [{ type: 'ProcessLeaseRenewed', data: { process_id: identity.processId, expires_at: expiresAt() } }],
+        context,
+      ),
+      { expectedRevision: revision },
+    );
+    revision = appended.next_expected_revision;
+  }
+
   async function renew(): Promise<void> {
     if (lost || stopped) return;
     try {
-      const appended = await store.append(
-        stream,
-        toAppend(
-          [{ type: 'ProcessLeaseRenewed', data: { process_id: identity.processId, expires_at: expiresAt() } }],
-          context,
-        ),
-        { expectedRevision: revision },
-      );
-      revision = appended.next_expected_revision;
+      await pRetry(renewOnce, {
+        retries: Number.POSITIVE_INFINITY,
+        minTimeout: Math.min(LEASE_MINIMUM_RETRY_MILLISECONDS, renewalMilliseconds),
+        maxTimeout: LEASE_MAXIMUM_RETRY_MILLISECONDS,
+        // Until the next renewal is due: that one starts its own attempts.
+        maxRetryTime: renewalMilliseconds,
+        randomize: true,
+        unref: true,
+        onFailedAttempt: ({ error, attemptNumber }) => {
+          if (!(error instanceof ExpectedRevisionConflictError))
+            logger.warn(
+              { process_id: identity.processId, attempt: attemptNumber, err: errorMessage(error) },
+              'Process:LeaseNotRenewed',
+            );
+        },
+        shouldRetry: () => !lost && !stopped,
+      });
     } catch (error) {
-      if (error instanceof ExpectedRevisionConflictError) loseLease();
-      else logger.warn({ process_id: identity.processId, err: errorMessage(error) }, 'Process:LeaseNotRenewed');
+      logger.warn({ process_id: identity.processId, err: errorMessage(error) }, 'Process:LeaseNotRenewed');
     }
   }
 
@@ -156,12 +210,9 @@ export function createProcessLease(deps: ProcessLeaseDeps): ProcessLease {
       );
       revision = appended.next_expected_revision;
       await projector.waitFor(appended.position);
-      timer = setInterval(
-        () => {
-          renewing = renewing.then(renew);
-        },
-        Math.max(50, (leaseSeconds * 1000) / 3),
-      );
+      timer = setInterval(() => {
+        renewing = renewing.then(renew);
+      }, renewalMilliseconds);
       timer.unref();
       logger.info(
         { process_id: identity.processId, kind: identity.kind, lease_seconds: leaseSeconds },

@@ -15,8 +15,17 @@
  * append to `publisher-checkpoint` expects the revision the publisher last saw, so a process that lost
  * its claim (it was paused longer than its lease and another process took over) finds out at its
  * next checkpoint and stops; what it sent meanwhile is a duplicate, which at least once allows.
+ *
+ * Failures (issue 23, item 3): a read of the store, a checkpoint or a send that fails is retried with
+ * exponential backoff (p-retry: from `PUBLISHER_MINIMUM_RETRY_MILLISECONDS`, doubling, randomized, at
+ * most `failurePauseMilliseconds` apart, forever), each attempt from the checkpoint in the store. The
+ * backoff starts afresh after an attempt that published something, so that a failure days later is
+ * retried at once again. An ambiguous checkpoint (committed, but its answer lost with the connection)
+ * makes the next append a conflict: the publisher then reads the stream again and, still the holder,
+ * goes on from there.
  */
 import { CloudEvent } from 'cloudevents';
+import pRetry from 'p-retry';
 import { ExpectedRevisionConflictError, errorMessage } from '../src/errors.js';
 import type { EventStore, RecordedEvent } from '../src/eventStore.js';
 import {
@@ -53,6 +62,9 @@ export const CHANGE_TYPES: Readonly<Partial<Record<LineageEventType, string>>> =
   WatcherClaimed: 'io.lineage-svc.watcher.claimed.v1',
   WatcherDeregistered: 'io.lineage-svc.watcher.deregistered.v1',
 };
+
+/** Delay before the publisher's first retry after a failure, in milliseconds (doubling from there). */
+export const PUBLISHER_MINIMUM_RETRY_MILLISECONDS = 250;
 
 /** The default CloudEvent `source` (a URI reference). */
 export const DEFAULT_SOURCE = '/lineage-svc';
@@ -148,7 +160,10 @@ export interface PublisherDeps {
   idleMilliseconds?: number;
   /** Checkpoint at most this often while busy, in ms (always when caught up). Default 1,000. */
   checkpointMilliseconds?: number;
-  /** Pause after a failed send before reading again from the checkpoint, in ms. Default 5,000. */
+  /**
+   * Longest pause between two attempts after failures (a failed read, checkpoint or send), in ms;
+   * attempts back off from `PUBLISHER_MINIMUM_RETRY_MILLISECONDS` (or this, when smaller) up to it. Default 5,000.
+   */
   failurePauseMilliseconds?: number;
   /** Pause between two looks at another process's claim, in ms. Default a third of the lease. */
   claimPollMilliseconds?: number;
@@ -160,6 +175,8 @@ export interface ChangePublisher {
   readonly publishing: boolean;
   /** Changes sent by this process (redeliveries included). */
   readonly sent: number;
+  /** Attempts that failed (a read, a checkpoint or a send), each one retried after a pause. */
+  readonly failedAttempts: number;
   /** Stops after the page in progress (its checkpoint included); closes the sink. */
   stop(): Promise<void>;
 }
@@ -179,6 +196,10 @@ export function startChangePublisher(deps: PublisherDeps): ChangePublisher {
   let stopped = false;
   let publishing = false;
   let sent = 0;
+  let failedAttempts = 0;
+  /** Set once an attempt sent or checkpointed something: its failure then restarts the backoff. */
+  let progressed = false;
+  const stopping = new AbortController();
   let wake: (() => void) | undefined;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -227,6 +248,7 @@ export function startChangePublisher(deps: PublisherDeps): ChangePublisher {
         await sink.send(batch);
         sent += batch.length;
         sinceCheckpoint += batch.length;
+        progressed = true;
       }
       if (page.length > 0) position = page[page.length - 1]!.position;
       const caughtUp = page.length < pageSize;
@@ -251,32 +273,57 @@ export function startChangePublisher(deps: PublisherDeps): ChangePublisher {
     }
   }
 
+  /** One attempt: reads the checkpoint, claims it when free, and publishes until stopped or the claim is lost. */
+  async function claimAndPublish(): Promise<void> {
+    try {
+      const checkpoint = await readCheckpoint();
+      if (checkpoint.holder !== me) {
+        if (checkpoint.holder !== null && lease.isOwnerLive(checkpoint.holder)) {
+          await sleep(claimPoll);
+          return;
+        }
+        const revision = await appendExpecting(checkpoint.revision, {
+          type: 'PublisherClaimed',
+          data: { process_id: me, previous_process_id: checkpoint.holder },
+        });
+        if (revision === undefined) return;
+        checkpoint.revision = revision;
+        checkpoint.holder = me;
+        logger.info({ process_id: me, from_position: checkpoint.position, sink: sink.name }, 'Publisher:Claimed');
+      }
+      publishing = true;
+      await publish(checkpoint);
+    } finally {
+      publishing = false;
+    }
+  }
+
   const running = (async () => {
     while (!stopped && !lease.lost) {
+      progressed = false;
       try {
-        const checkpoint = await readCheckpoint();
-        if (checkpoint.holder !== me) {
-          if (checkpoint.holder !== null && lease.isOwnerLive(checkpoint.holder)) {
-            await sleep(claimPoll);
-            continue;
-          }
-          const revision = await appendExpecting(checkpoint.revision, {
-            type: 'PublisherClaimed',
-            data: { process_id: me, previous_process_id: checkpoint.holder },
-          });
-          if (revision === undefined) continue;
-          checkpoint.revision = revision;
-          checkpoint.holder = me;
-          logger.info({ process_id: me, from_position: checkpoint.position, sink: sink.name }, 'Publisher:Claimed');
-        }
-        publishing = true;
-        await publish(checkpoint);
-      } catch (error) {
-        logger.warn({ err: errorMessage(error), sink: sink.name }, 'Publisher:Failed');
-        publishing = false;
-        if (!stopped) await sleep(failurePause);
-      } finally {
-        publishing = false;
+        await pRetry(
+          async () => {
+            progressed = false;
+            await claimAndPublish();
+          },
+          {
+            retries: Number.POSITIVE_INFINITY,
+            minTimeout: Math.min(PUBLISHER_MINIMUM_RETRY_MILLISECONDS, failurePause),
+            maxTimeout: failurePause,
+            randomize: true,
+            signal: stopping.signal,
+            unref: true,
+            onFailedAttempt: ({ error, attemptNumber }) => {
+              failedAttempts += 1;
+              logger.warn({ err: errorMessage(error), sink: sink.name, attempt: attemptNumber }, 'Publisher:Failed');
+            },
+            // After progress, give the failure back to the loop below, which starts the backoff afresh.
+            shouldRetry: () => !progressed && !stopped && !lease.lost,
+          },
+        );
+      } catch {
+        // Stopped, the lease lost, or a failure after progress (logged above): the loop decides.
       }
     }
   })();
@@ -288,8 +335,12 @@ export function startChangePublisher(deps: PublisherDeps): ChangePublisher {
     get sent() {
       return sent;
     },
+    get failedAttempts() {
+      return failedAttempts;
+    },
     async stop() {
       stopped = true;
+      stopping.abort();
       wake?.();
       await running;
       await sink.close();
