@@ -14,17 +14,18 @@
  * - Kafka (opt-in, `LINEAGE_SVC_TEST_KAFKA_BROKERS`): records keyed by graph id, in order.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { describe, it } from 'node:test';
 import { Kafka } from 'kafkajs';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { loadConfig } from '../../src/config.js';
 import { recordGraph, createGraph } from '../../src/graphCommands.js';
 import { decodeTrustedEvent, streams } from '../../src/events.js';
 import { silentLogger } from '../../src/logger.js';
 import { openRuntime, type LineageRuntime } from '../../infra/runtime.js';
 import { createKafkaSink } from '../../infra/publish/kafkaSink.js';
-import { createWebhookSink, verifyWebhookSignature } from '../../infra/publish/webhookSink.js';
+import { createWebhookSink, verifyWebhookSignature, webhookSignature } from '../../infra/publish/webhookSink.js';
 import { createProcessLease, newProcessIdentity, type ProcessLease } from '../../services/ownership.js';
 import {
   CHANGE_TYPES,
@@ -38,7 +39,14 @@ import { allEvents, startApiProcess, storeTarget, type ApiProcess } from './help
 
 const ENV = 'env-q7m2k9';
 const CLUSTER = 'lkc-7x9m2p';
-const SECRET = 'a-webhook-secret';
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+/** Verifies a request with the reference implementation (the `standardwebhooks` package); throws WebhookVerificationError. */
+function verifyWithReference(secret: string, body: string, headers: IncomingMessage['headers']): void {
+  const named = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+  new Webhook(secret).verify(body, Object.fromEntries(named.map((name) => [name, String(headers[name])])));
+}
 
 function topic(name: string) {
   return {
@@ -310,8 +318,13 @@ describe('the webhook sink', () => {
         (name) => last.headers[name] as string,
       );
       assert.ok(verifyWebhookSignature(SECRET, id!, timestamp!, last.body, signature!));
-      assert.ok(!verifyWebhookSignature('another-secret', id!, timestamp!, last.body, signature!));
+      const another = `whsec_${randomBytes(32).toString('base64')}`;
+      assert.ok(!verifyWebhookSignature(another, id!, timestamp!, last.body, signature!));
       assert.ok(!verifyWebhookSignature(SECRET, id!, timestamp!, `${last.body} `, signature!));
+      // The reference verifier of the Standard Webhooks specification accepts it, and only it.
+      verifyWithReference(SECRET, last.body, last.headers);
+      assert.throws(() => verifyWithReference(another, last.body, last.headers), WebhookVerificationError);
+      assert.throws(() => verifyWithReference(SECRET, `${last.body} `, last.headers), WebhookVerificationError);
       assert.deepEqual(
         JSON.parse(last.body).map((event: { id: string }) => event.id),
         batch.map((event) => event.id),
@@ -321,6 +334,18 @@ describe('the webhook sink', () => {
     } finally {
       await hook.close();
     }
+  });
+
+  it('refuses a secret that is not a Standard Webhooks secret, saying how to make one', () => {
+    for (const secret of ['a-webhook-secret', 'whsec_c2hvcnQ=', `whsec_${randomBytes(65).toString('base64')}`])
+      assert.throws(
+        () => createWebhookSink({ url: 'http://127.0.0.1:9/hook', secret }),
+        /must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes/,
+      );
+    // With or without its prefix, the same key signs the same way.
+    const bare = SECRET.slice('whsec_'.length);
+    assert.equal(webhookSignature(bare, 'i', '1', 'b'), webhookSignature(SECRET, 'i', '1', 'b'));
+    assert.equal(webhookSignature(SECRET, 'i', '1', 'b'), new Webhook(SECRET).sign('i', new Date(1000), 'b'));
   });
 
   it('does not retry a 400 (the publisher sends the batch again later)', async () => {
@@ -388,18 +413,7 @@ describe('publication across a crash (real processes, sqlite)', () => {
       console.log(
         `# publication across a crash: ${total} changes, ${duplicates} delivered twice, ${hook.requests.length} requests`,
       );
-      for (const entry of hook.requests) {
-        const headers = entry.headers as Record<string, string>;
-        assert.ok(
-          verifyWebhookSignature(
-            SECRET,
-            headers['webhook-id']!,
-            headers['webhook-timestamp']!,
-            entry.body,
-            headers['webhook-signature']!,
-          ),
-        );
-      }
+      for (const entry of hook.requests) verifyWithReference(SECRET, entry.body, entry.headers);
       const claims = (await runtime.store.readStream(streams.publisherCheckpoint)).filter(
         (event) => event.type === 'PublisherClaimed',
       );
