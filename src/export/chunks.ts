@@ -1,6 +1,7 @@
 /**
  * What every exporter shares: the graph shape they accept, text in chunks, and the checks made
- * before the first chunk (unique node ids, edges between known nodes).
+ * before the first chunk (unique node ids, edges between known nodes, and for the formats that
+ * write node ids, ids they can write as they are).
  */
 import { ValidationError } from '../errors.js';
 import type { Edge, LineageGraph, Node } from '../graph/model.js';
@@ -61,4 +62,32 @@ export function numberNodes(graph: ExportableGraph): Map<string, number> {
     }
   }
   return numbers;
+}
+
+/**
+ * Characters that DOT, GraphML and GEXF cannot write as they are: C0 control characters other than
+ * tab, line feed and carriage return, DEL, C1 control characters, unpaired surrogates, and the
+ * noncharacters U+FFFE and U+FFFF. In values they are replaced (DOT, and XML where it cannot
+ * carry them) or written as character references (DEL and C1 in XML); an id cannot be changed
+ * without merging it with another, so a node id holding one is refused (`assertWritableIds`).
+ * No valid node has one in its id (`src/graph/validation.ts`).
+ */
+export const UNWRITABLE_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|\p{Cs}/u;
+
+/**
+ * Checks, before the first chunk, that no node id holds an `UNWRITABLE_CHARACTER` (exporters that
+ * write node ids: DOT, GraphML, GEXF).
+ * @param format the format's name, for the message.
+ * @throws ValidationError naming the first such id (as JSON text) and the character's code point.
+ */
+export function assertWritableIds(graph: ExportableGraph, format: string): void {
+  for (const node of graph.nodes) {
+    const found = UNWRITABLE_CHARACTER.exec(node.id);
+    if (found === null) continue;
+    const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw new ValidationError(
+      `cannot export the graph as ${format}: the node id ${JSON.stringify(node.id)} holds U+${code}, a control ` +
+        `character, unpaired surrogate or noncharacter, which ${format} cannot write`,
+    );
+  }
 }

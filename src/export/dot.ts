@@ -19,8 +19,15 @@
  * right but sees backslashes doubled and line breaks as `\n`/`\r`. (Writing backslashes as they are
  * would not do: DOT cannot write a backslash right before a `"`, a line feed or the closing quote,
  * so some ids, such as `a\` and `a\\`, would become the same node.)
+ *
+ * Control characters. DOT has no escape for the other control characters, and Graphviz, written in
+ * C, ends a string at NUL: in attribute names and values and in labels, every C0 control character
+ * but tab, line feed and carriage return, DEL, every C1 control character and every unpaired
+ * surrogate is written as U+FFFD (tabs are written as they are). A node id holding one of them
+ * (`UNWRITABLE_CHARACTER` of `chunks.ts`) is refused before the first chunk, as changing it could
+ * make two nodes one.
  */
-import { chunked, numberNodes, type ExportableGraph } from './chunks.js';
+import { assertWritableIds, chunked, numberNodes, type ExportableGraph } from './chunks.js';
 import { columnText, edgeColumns, nodeColumns, type Column } from './columns.js';
 import { shapeKind, systemColors, type ShapeKind } from './styles.js';
 
@@ -38,13 +45,24 @@ const DOT_SHAPES: Readonly<Record<ShapeKind, { shape: string; style: string }>> 
   schema: { shape: 'note', style: 'filled' },
 };
 
+// Characters DOT cannot carry: C0 controls but tab, line feed and carriage return; DEL; C1 controls; unpaired surrogates.
+const REPLACED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\p{Cs}/u;
+const REPLACED_ALL = new RegExp(REPLACED.source, 'gu');
+
+/** `text` with each character DOT cannot carry as U+FFFD. */
+function dotSafe(text: string): string {
+  return REPLACED.test(text) ? text.replace(REPLACED_ALL, '\uFFFD') : text;
+}
+
 /**
  * A DOT double-quoted Graphviz escape string holding `value` (ids, attribute names and values other
- * than labels): `\` as `\\`, `"` as `\"`, line feed as `\n`, carriage return as `\r`.
+ * than labels): `\` as `\\`, `"` as `\"`, line feed as `\n`, carriage return as `\r`, and what DOT
+ * cannot carry (control characters but tab and line breaks, unpaired surrogates) as U+FFFD.
  */
 export function dotString(value: string): string {
-  if (!/[\\"\n\r]/.test(value)) return `"${value}"`;
-  return `"${value.replace(/[\\"\n\r]/g, (character) => ESCAPES[character]!)}"`;
+  const text = dotSafe(value);
+  if (!/[\\"\n\r]/.test(text)) return `"${text}"`;
+  return `"${text.replace(/[\\"\n\r]/g, (character) => ESCAPES[character]!)}"`;
 }
 
 /**
@@ -52,17 +70,19 @@ export function dotString(value: string): string {
  * (Graphviz decodes HTML entities in labels).
  */
 export function dotLabel(text: string): string {
-  return `"${text.replace(/[\\"\n\r&]/g, (character) => ESCAPES[character]!)}"`;
+  return `"${dotSafe(text).replace(/[\\"\n\r&]/g, (character) => ESCAPES[character]!)}"`;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '&': '&amp;' };
 
 /**
  * The graph as DOT, in chunks of about 64 Ki characters (`chunks.ts`), UTF-8 when written.
- * @throws ValidationError (at once, before any chunk) when node ids repeat or an edge names an unknown node.
+ * @throws ValidationError (at once, before any chunk) when node ids repeat, an edge names an unknown node,
+ *   or a node id holds a character DOT cannot write (`assertWritableIds`).
  */
 export function exportDot(graph: ExportableGraph, options: DotOptions = {}): Iterable<string> {
   numberNodes(graph);
+  assertWritableIds(graph, 'DOT');
   return chunked(dotPieces(graph, options));
 }
 

@@ -20,7 +20,7 @@
  * Escaping is the serializer's and `xml.ts`'s: values are XML attributes, so everything reads back
  * exactly except characters XML cannot carry (replaced by U+FFFD).
  */
-import { chunked, numberNodes, type ExportableGraph } from './chunks.js';
+import { assertWritableIds, chunked, numberNodes, type ExportableGraph } from './chunks.js';
 import { columnText, edgeColumns, nodeColumns, type Column } from './columns.js';
 import { systemColors } from './styles.js';
 import { XmlWriter } from './xml.js';
@@ -34,10 +34,12 @@ const XMLNS_NAMESPACE = 'http://www.w3.org/2000/xmlns/';
 
 /**
  * The graph as GEXF 1.2, in chunks of about 64 Ki characters (`chunks.ts`), UTF-8 when written.
- * @throws ValidationError (at once, before any chunk) when node ids repeat or an edge names an unknown node.
+ * @throws ValidationError (at once, before any chunk) when node ids repeat, an edge names an unknown node,
+ *   or a node id holds a character GEXF cannot write (`assertWritableIds`).
  */
 export function exportGEXF(graph: ExportableGraph): Iterable<string> {
   numberNodes(graph);
+  assertWritableIds(graph, 'GEXF');
   return chunked(gexfPieces(graph));
 }
 

@@ -15,7 +15,7 @@
  * Escaping is the serializer's and `xml.ts`'s: everything reads back exactly except characters XML
  * cannot carry (replaced by U+FFFD) and carriage returns in values (read back as line feeds).
  */
-import { chunked, numberNodes, type ExportableGraph } from './chunks.js';
+import { assertWritableIds, chunked, numberNodes, type ExportableGraph } from './chunks.js';
 import { columnText, edgeColumns, nodeColumns, type Column } from './columns.js';
 import { XmlWriter } from './xml.js';
 import { edgeKey } from '../graph/model.js';
@@ -33,10 +33,12 @@ export interface GraphMLOptions {
 
 /**
  * The graph as GraphML, in chunks of about 64 Ki characters (`chunks.ts`), UTF-8 when written.
- * @throws ValidationError (at once, before any chunk) when node ids repeat or an edge names an unknown node.
+ * @throws ValidationError (at once, before any chunk) when node ids repeat, an edge names an unknown node,
+ *   or a node id holds a character GraphML cannot write (`assertWritableIds`).
  */
 export function exportGraphML(graph: ExportableGraph, options: GraphMLOptions = {}): Iterable<string> {
   numberNodes(graph);
+  assertWritableIds(graph, 'GraphML');
   return chunked(graphMLPieces(graph, options));
 }
 

@@ -7,8 +7,11 @@
  * Escaping: the serializer escapes `&`, `<`, `>` and `"` everywhere, and tab, line feed and carriage
  * return in attribute values (as character references, so they read back exactly). Ours: characters
  * that XML 1.0 cannot carry at all (C0 controls other than tab, line feed and carriage return;
- * unpaired surrogates; U+FFFE and U+FFFF) are replaced by U+FFFD. In element text, a carriage
- * return reads back as a line feed (XML end-of-line handling: `\r\n` and `\r` become `\n`).
+ * unpaired surrogates; U+FFFE and U+FFFF) are replaced by U+FFFD; DEL and the C1 controls
+ * (U+007F-U+009F), which XML 1.0 carries but readers may take for line ends or drop, are written
+ * as character references (`&#133;`), so that no raw control character is written and they read
+ * back exactly. In element text, a carriage return reads back as a line feed (XML end-of-line
+ * handling: `\r\n` and `\r` become `\n`).
  */
 import { DOMImplementation, XMLSerializer, type Document, type Element } from '@xmldom/xmldom';
 
@@ -23,6 +26,17 @@ export function xmlSafe(text: string): string {
   if (!BEYOND_PRINTABLE_ASCII.test(text)) return text;
   NOT_XML_CHARACTER.lastIndex = 0;
   return NOT_XML_CHARACTER.test(text) ? text.replace(NOT_XML_CHARACTER, '\uFFFD') : text;
+}
+
+// DEL and the C1 controls, written as character references.
+const REFERENCED_CONTROL = /[\u007F-\u009F]/;
+const REFERENCED_CONTROLS = /[\u007F-\u009F]/g;
+
+/** Serialized XML with DEL and the C1 controls as character references (they occur only in text and attribute values). */
+function referenceControls(xml: string): string {
+  return REFERENCED_CONTROL.test(xml)
+    ? xml.replace(REFERENCED_CONTROLS, (character) => `&#${character.charCodeAt(0)};`)
+    : xml;
 }
 
 const MARKER = 'lineage-svc: elements go here';
@@ -71,7 +85,7 @@ export class XmlWriter {
 
   /** The XML of one element made by `element`. */
   serialize(element: Element): string {
-    return this.#serializer.serializeToString(element);
+    return referenceControls(this.#serializer.serializeToString(element));
   }
 
   /**
@@ -83,7 +97,7 @@ export class XmlWriter {
     const document = this.#document;
     document.insertBefore(document.createProcessingInstruction('xml', 'version="1.0" encoding="UTF-8"'), this.root);
     const markers = containers.map((container) => container.appendChild(document.createComment(MARKER)));
-    const pieces = this.#serializer.serializeToString(document).split(`<!--${MARKER}-->`);
+    const pieces = referenceControls(this.#serializer.serializeToString(document)).split(`<!--${MARKER}-->`);
     markers.forEach((marker) => marker.parentNode?.removeChild(marker));
     return pieces;
   }

@@ -30,7 +30,7 @@ import {
 } from '../../src/export/index.js';
 import { mermaidLabel } from '../../src/export/mermaid.js';
 import { edgeKey, type Edge, type LineageGraph, type Node } from '../../src/graph/model.js';
-import { hostileGraph, HOSTILE_NAMES } from './hostileGraph.js';
+import { CONTROL_CHARACTERS, controlGraph, hostileGraph, HOSTILE_NAMES } from './hostileGraph.js';
 import {
   dotDecoded,
   dotDrawn,
@@ -340,6 +340,56 @@ describe('export formats', () => {
         assert.throws(() => exportGraph(dangling, format), /names "stream:topic:env-1:lkc-1\/he said/, format);
       }
       assert.throws(() => exportGraph(graph, 'svg' as ExportFormat), /unknown export format "svg"/);
+    });
+
+    it('writes no control character but tabs and line breaks, and no unpaired surrogate, from names, attributes or metadata', () => {
+      const graph = controlGraph();
+      const raw = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\p{Cs}/u;
+      for (const format of ['dot', 'mermaid', 'graphml', 'gexf'] as const) {
+        const written = text(graph, format);
+        const found = raw.exec(written);
+        assert.equal(found, null, `${format}: U+${found?.[0].charCodeAt(0).toString(16)} at ${found?.index}`);
+        assert.ok(Buffer.from(written, 'utf8').toString('utf8') === written, `${format}: not valid UTF-16`);
+      }
+      // DOT: one statement a line (the line breaks of values are escaped), every value's other controls U+FFFD.
+      const dot = text(graph, 'dot');
+      assert.equal(dot.split('\n').length, 4 + graph.nodes.length + graph.edges.length + 2);
+      const replaced = (count: number) => '\uFFFD'.repeat(count);
+      assert.equal(dotString(`a${CONTROL_CHARACTERS}b`), `"a${replaced(9)}\t\\n${replaced(2)}\\r${replaced(53)}b"`);
+      assert.equal(dotLabel(`a${CONTROL_CHARACTERS}b`), dotString(`a${CONTROL_CHARACTERS}b`));
+    });
+
+    it('reads control characters back from GraphML and GEXF: DEL and C1 exactly, the others XML cannot carry as U+FFFD', () => {
+      const graph = controlGraph();
+      const carried = (value: string) => value.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]|\p{Cs}/gu, '\uFFFD');
+      const node = graph.nodes[0]!;
+      const parsedGraphML = graphml.parse(MultiDirectedGraph, text(graph, 'graphml'));
+      assert.equal(
+        parsedGraphML.getNodeAttribute(node.id, 'display_name'),
+        carried(node.display_name).replace(/\r\n?/g, '\n'),
+      );
+      const parsedGexf = gexf.parse(MultiDirectedGraph, text(graph, 'gexf'), { respectInputGraphType: true });
+      assert.equal(parsedGexf.getNodeAttribute(node.id, 'display_name'), carried(node.display_name));
+      const [key, value] = Object.entries(node.attributes!)[0]!;
+      assert.equal(parsedGexf.getNodeAttribute(node.id, carried(`attributes.${key}`)), carried(value as string));
+    });
+
+    it('refuses, before the first chunk, node ids that DOT, GraphML or GEXF could not write as they are', () => {
+      for (const character of ['\u0000', '\u001B', '\u007F', '\u0085', '\uD800', '\uFFFE']) {
+        const graph = controlGraph();
+        const nodes = [{ ...graph.nodes[0]!, id: `stream:topic:env-1:lkc-1/a${character}` }, graph.nodes[1]!];
+        const edges = [{ ...graph.edges[0]!, src_id: nodes[0]!.id }];
+        const code = character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+        for (const format of ['dot', 'graphml', 'gexf'] as const) {
+          assert.throws(
+            () => exportGraph({ nodes, edges }, format),
+            new RegExp(`node id .* holds U\\+${code}`),
+            format,
+          );
+        }
+        // Mermaid numbers its nodes and JSON escapes: both write the graph.
+        for (const format of ['mermaid', 'json'] as const) assert.ok(text({ nodes, edges }, format).length > 0);
+      }
     });
 
     it('yields chunks of about 64 Ki characters that join into the whole export', () => {

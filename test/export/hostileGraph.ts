@@ -68,3 +68,37 @@ export function hostileGraph(): LineageGraph & { metadata: Record<string, unknow
   edges.push({ src_id: nodes[0]!.id, dst_id: nodes[1]!.id, edge_type: 'TRANSFORMS', attributes: null });
   return { nodes, edges, metadata: { source: HOSTILE_NAMES[4], extracted: { at: '2025-01-31T12:00:00Z' } } };
 }
+
+/**
+ * Every C0 control character (NUL to U+001F, tab and line breaks included), DEL, every C1 control
+ * character (U+0080 to U+009F), and two unpaired surrogates: a low one, then a high one (a pair in
+ * the wrong order).
+ */
+export const CONTROL_CHARACTERS = [
+  ...Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)),
+  '\u007F',
+  ...Array.from({ length: 32 }, (_, offset) => String.fromCharCode(0x80 + offset)),
+  '\uDC00\uD800',
+].join('');
+
+/**
+ * Two topics and an edge whose display names, attribute names, attribute values and the graph's
+ * metadata hold `CONTROL_CHARACTERS` (the model refuses them in ids, not in these; the ids are plain).
+ */
+export function controlGraph(): LineageGraph & { metadata: Record<string, unknown> } {
+  const node = (name: string): Node => ({
+    id: `stream:topic:env-1:lkc-1/${name}`,
+    node_type: 'TOPIC',
+    system: 'STREAM',
+    qualified_name: `lkc-1/${name}`,
+    display_name: `${name} ${CONTROL_CHARACTERS} end`,
+    environment_id: 'env-1',
+    cluster_id: 'lkc-1',
+    attributes: { [`key ${CONTROL_CHARACTERS}`]: `value ${CONTROL_CHARACTERS}`, list: [CONTROL_CHARACTERS] },
+  });
+  const nodes = [node('a'), node('b')];
+  const edges: Edge[] = [
+    { src_id: nodes[0]!.id, dst_id: nodes[1]!.id, edge_type: 'TRANSFORMS', attributes: { note: CONTROL_CHARACTERS } },
+  ];
+  return { nodes, edges, metadata: { note: CONTROL_CHARACTERS } };
+}
