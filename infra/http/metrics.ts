@@ -20,6 +20,7 @@
  */
 import client, { type Registry } from 'prom-client';
 import { WATCHER_STATES, type StoredLineageEvent } from '../../src/events.js';
+import { kafkaConsumerRegistry } from '../kafka/consumerMetrics.js';
 import type { LineageRuntime } from '../runtime.js';
 
 /** Prefix of every metric of lineage-svc (the process metrics keep prom-client's standard names). */
@@ -192,7 +193,8 @@ export function createApiMetrics(runtime: Pick<LineageRuntime, 'store' | 'projec
   const stopListening = projector.onApplied(onEvent);
 
   return {
-    registry: client.Registry.merge([processMetrics(), registry]),
+    // The OpenLineage Kafka consumer's lag and offsets (empty unless it consumes): infra/kafka/consumerMetrics.ts.
+    registry: client.Registry.merge([processMetrics(), kafkaConsumerRegistry, registry]),
     observeRequest({ method, route, statusCode, durationMilliseconds }) {
       requestDuration.observe(
         { method, route: route ?? UNMATCHED_ROUTE, status_code: String(statusCode) },

@@ -22,16 +22,15 @@
  * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_USERNAME` / `_PASSWORD` | none | SASL credentials (never logged) |
  * | `LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC` | `openlineage.events.dlq` | where bad messages go |
  */
-import type { Consumer, KafkaMessage, Producer, SASLOptions } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
+import type { Admin, Consumer, KafkaMessage, Producer, SASLOptions } from 'kafkajs';
 import type { Config } from '../../src/config.js';
 import { errorMessage } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { MAX_EVENT_BYTES } from '../../src/openlineage/ingest.js';
-import {
-  createOpenLineageIngestor,
-  type OpenLineageIngestor,
-  type OpenLineageIngestorOptions,
-} from '../../src/openlineage/ingestion.js';
+import type { OpenLineageIngestor } from '../../src/openlineage/ingestion.js';
+import { recordConsumerPosition } from './consumerMetrics.js';
+import { describeKafkaError, kafkaLogCreator } from './errors.js';
 
 /** Kafka transport settings: `Config.openLineageKafka` (see docs/configuration.md) once switched on. */
 export interface KafkaTransportConfig {
@@ -41,6 +40,8 @@ export interface KafkaTransportConfig {
   sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | null;
   /** TLS to the brokers; always on with SASL. */
   ssl: boolean;
+  /** TLS options when `ssl` (e.g. `{ ca }` for a private certificate authority); default: Node's trusted CAs. */
+  tls?: ConnectionOptions;
   deadLetterTopic: string;
   /** Client id reported to the brokers. */
   clientId?: string;
@@ -184,7 +185,18 @@ export async function processBatch(
 
 /** A running consumer. */
 export interface OpenLineageConsumer {
+  /** True while the consumer is connected and its group joined (false while it waits to retry). */
+  readonly consuming: boolean;
+  /** Disconnects (and stops retrying). Idempotent. */
   stop(): Promise<void>;
+}
+
+/** Backoff of the reconnection attempts, in milliseconds: from `minimum`, doubling, randomized, at most `maximum` apart. */
+export interface ConsumerBackoff {
+  /** First pause. Default 500 ms. */
+  minimum: number;
+  /** Longest pause. Default 30,000 ms. */
+  maximum: number;
 }
 
 /**
@@ -194,50 +206,161 @@ export interface OpenLineageConsumer {
 export interface OpenLineageConsumerDeps {
   ingestor: OpenLineageIngestor;
   logger?: Logger | undefined;
+  /** Reconnection backoff (default 500 ms to 30 s). */
+  backoff?: Partial<ConsumerBackoff>;
+}
+
+/** The pause before reconnection attempt `attempt` (1-based): exponential, full jitter in its upper half. */
+export function reconnectDelay(attempt: number, backoff: ConsumerBackoff, random: () => number = Math.random): number {
+  const ceiling = Math.min(backoff.maximum, backoff.minimum * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
 /**
- * Connects and starts consuming `config.topic` with group `config.groupId`.
- * @throws when the brokers cannot be reached.
+ * Starts consuming `config.topic` with group `config.groupId`, and keeps at it: when the brokers
+ * cannot be reached, the credentials are refused, a topic is missing or the consumer crashes (a broker
+ * failure kafkajs does not recover from by itself), it logs one `OpenLineageKafka:Unavailable` warning
+ * naming the cause and the setting to check (`describeKafkaError`), waits (`reconnectDelay`) and
+ * connects again, then resumes from the group's committed offset. Never throws for a Kafka failure.
+ *
+ * At each (re)connection it checks that `config.topic` exists (it is never created: a missing topic
+ * is an error) and creates the dead-letter topic when it is missing (broker defaults for partitions and
+ * replication; the principal needs CREATE, or the topic must exist).
+ * @returns once the first attempt succeeded or failed (then retrying in the background).
  */
 export async function startOpenLineageConsumer(
   config: KafkaTransportConfig,
   deps: OpenLineageConsumerDeps,
 ): Promise<OpenLineageConsumer> {
-  const { ingestor } = deps;
   // kafkajs is loaded here, when the transport is switched on: an API without it never pays for it.
-  const { Kafka } = await import('kafkajs');
+  const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: config.clientId ?? 'lineage-svc',
     brokers: config.brokers,
-    ssl: config.ssl,
+    ssl: config.ssl ? (config.tls ?? true) : false,
     ...(config.sasl ? { sasl: config.sasl as SASLOptions } : {}),
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(deps.logger),
+    connectionTimeout: 5_000,
+    retry: { retries: 3 },
   });
-  const consumer: Consumer = kafka.consumer({ groupId: config.groupId });
-  const producer: Producer = kafka.producer();
-  await Promise.all([consumer.connect(), producer.connect()]);
-  await consumer.subscribe({ topic: config.topic, fromBeginning: true });
-  await consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-      const { outcomes, commit } = await processBatch(ingestor, batch, async (records) => {
-        await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
-      });
-      for (const entry of outcomes) if (entry.outcome !== 'pending') resolveOffset(entry.offset);
-      if (commit !== null)
-        await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: commit }]);
-      deps.logger?.debug(
-        { topic: batch.topic, partition: batch.partition, messages: outcomes.length, commit },
-        'OpenLineageKafka:BatchCommitted',
+  const backoff: ConsumerBackoff = { minimum: 500, maximum: 30_000, ...deps.backoff };
+  const context = {
+    topics: [config.topic],
+    groupId: config.groupId,
+    variablePrefix: 'LINEAGE_SVC_OPENLINEAGE_KAFKA_',
+  };
+  let current: { consumer: Consumer; producer: Producer } | undefined;
+  let consuming = false;
+  let stopped = false;
+  let attempt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+
+  const disconnect = async () => {
+    const connection = current;
+    current = undefined;
+    consuming = false;
+    await connection?.consumer.disconnect().catch(() => undefined);
+    await connection?.producer.disconnect().catch(() => undefined);
+  };
+
+  const connect = async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, config);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+    const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false });
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    current = { consumer, producer };
+    await Promise.all([consumer.connect(), producer.connect()]);
+    await consumer.subscribe({ topic: config.topic, fromBeginning: true });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (current?.consumer !== consumer) return;
+      deps.logger?.warn(
+        { err: describeKafkaError(payload.error, context), restart: payload.restart },
+        'OpenLineageKafka:Crashed',
       );
-      await heartbeat();
-    },
-  });
+      // kafkajs restarts the consumer itself after a retriable failure; otherwise, reconnect.
+      if (!payload.restart) void disconnect().then(() => schedule());
+    });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+        const { outcomes, commit } = await processBatch(deps.ingestor, batch, async (records) => {
+          await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
+        });
+        for (const entry of outcomes) if (entry.outcome !== 'pending') resolveOffset(entry.offset);
+        if (commit !== null) {
+          await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: commit }]);
+          recordConsumerPosition(batch.topic, batch.partition, commit, batch.highWatermark);
+        }
+        deps.logger?.debug(
+          { topic: batch.topic, partition: batch.partition, messages: outcomes.length, commit },
+          'OpenLineageKafka:BatchCommitted',
+        );
+        await heartbeat();
+      },
+    });
+    consuming = true;
+  };
+
+  /** One attempt; on failure, the next one after the backoff. */
+  const attemptConnection = async (): Promise<void> => {
+    if (stopped) return;
+    try {
+      await connect();
+      if (attempt > 0) deps.logger?.info({ topic: config.topic, attempts: attempt + 1 }, 'OpenLineageKafka:Connected');
+      attempt = 0;
+    } catch (error) {
+      await disconnect();
+      if (stopped) return;
+      attempt += 1;
+      const delay = reconnectDelay(attempt, backoff);
+      deps.logger?.warn(
+        { err: describeKafkaError(error, context), attempt, retry_in_ms: delay, brokers: config.brokers },
+        'OpenLineageKafka:Unavailable',
+      );
+      schedule(delay);
+    }
+  };
+
+  function schedule(delay = reconnectDelay(Math.max(1, attempt), backoff)): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void attemptConnection(), delay);
+    wake = () => clearTimeout(timer);
+  }
+
+  await attemptConnection();
   return {
+    get consuming() {
+      return consuming;
+    },
     async stop() {
-      await consumer.disconnect();
-      await producer.disconnect();
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+      await disconnect();
     },
   };
+}
+
+/**
+ * Checks that the consumed topic exists, and creates the dead-letter topic when it does not.
+ * @throws the kafkajs error (`UNKNOWN_TOPIC_OR_PARTITION` for a missing consumed topic), for `describeKafkaError`
+ */
+async function ensureTopics(admin: Admin, config: KafkaTransportConfig): Promise<void> {
+  const existing = new Set(await admin.listTopics());
+  if (!existing.has(config.topic)) {
+    const error = new Error(`topic ${config.topic} does not exist`) as Error & { type: string };
+    error.type = 'UNKNOWN_TOPIC_OR_PARTITION';
+    throw error;
+  }
+  if (!existing.has(config.deadLetterTopic))
+    await admin.createTopics({ topics: [{ topic: config.deadLetterTopic }], waitForLeaders: true });
 }

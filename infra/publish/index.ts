@@ -13,7 +13,7 @@ import type { ProcessLease } from '../../services/ownership.js';
 import type { ChangePublisher, ChangeSink } from '../../services/publisher.js';
 import type { LineageRuntime } from '../runtime.js';
 
-/** The sinks the configuration asks for, or undefined when publication is off. @throws when Kafka cannot be reached. */
+/** The sinks the configuration asks for, or undefined when publication is off (the Kafka sink connects at its first send). */
 export async function configuredSink(publish: Config['publish'], logger: Logger): Promise<ChangeSink | undefined> {
   const sinks: ChangeSink[] = [];
   if (publish.webhookUrl) {
@@ -34,6 +34,7 @@ export async function configuredSink(publish: Config['publish'], logger: Logger)
         topic: publish.kafkaTopic,
         ssl: publish.kafkaSsl,
         sasl: publish.kafkaSasl,
+        logger,
       }),
     );
   }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import { describe, it } from 'node:test';
-import { Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import { freePort, SASL_USER } from '../../infra/kafka/broker.js';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
 import {
   decideMessage,
@@ -10,10 +11,15 @@ import {
   nextCommitOffset,
   processBatch,
   startOpenLineageConsumer,
+  type KafkaTransportConfig,
 } from '../../infra/kafka/openLineageConsumer.js';
 import { StorageError } from '../../src/errors.js';
 import type { EventStore } from '../../src/eventStore.js';
 import { createOpenLineageIngestor } from '../../src/openlineage/ingestion.js';
+import { eventually } from '../helpers/wait.js';
+import { startApi } from '../http/helpers.js';
+import { kafkaClient, kafkaSkip, produceJson, recordingLogger, useKafkaBroker } from '../kafka/helpers.js';
+import { allEvents, startApiProcess, storeTarget, type ApiProcess } from '../scaling/helpers.js';
 import { runEvent } from './helpers.js';
 
 const message = (offset: number, value: string | Buffer | null) => ({
@@ -149,49 +155,339 @@ describe('Kafka transport decisions (no broker)', () => {
   });
 });
 
-describe('Kafka transport against a broker', () => {
-  it('consumes, stores and dead-letters', async (t) => {
-    const brokers = process.env.LINEAGE_SVC_TEST_KAFKA_BROKERS;
-    if (!brokers) {
-      t.skip('LINEAGE_SVC_TEST_KAFKA_BROKERS not set: Kafka transport not tested against a broker');
-      return;
-    }
-    const suffix = randomUUID().slice(0, 8);
-    const config = {
-      brokers: brokers.split(','),
-      topic: `ol-test-${suffix}`,
-      groupId: `ol-test-${suffix}`,
-      sasl: null,
-      ssl: false,
-      deadLetterTopic: `ol-test-${suffix}.dlq`,
-    };
-    const kafka = new Kafka({ clientId: 'lineage-svc-test', brokers: config.brokers });
+const skip = await kafkaSkip();
+const broker = useKafkaBroker(skip);
+
+/** A distinct valid RunEvent per index (its own run id). */
+function numberedEvent(index: number): Record<string, unknown> {
+  const hex = index.toString(16).padStart(12, '0');
+  return runEvent({ job: `job-${index % 7}`, runId: `0190a1b2-0000-7000-8000-${hex}` });
+}
+
+/** Transport settings of a fresh topic pair on the test broker (PLAINTEXT). */
+function freshTransport(overrides: Partial<KafkaTransportConfig> = {}): KafkaTransportConfig {
+  const suffix = randomUUID().slice(0, 8);
+  return {
+    brokers: [broker().bootstrap],
+    topic: `openlineage-${suffix}`,
+    groupId: `lineage-svc-${suffix}`,
+    sasl: null,
+    ssl: false,
+    deadLetterTopic: `openlineage-${suffix}.dlq`,
+    ...overrides,
+  };
+}
+
+/** The dedupe keys of the stored OpenLineage events, and how many events hold them. */
+async function storedOpenLineage(store: EventStore): Promise<{ events: number; keys: Set<string> }> {
+  const keys = new Set<string>();
+  let events = 0;
+  for (const event of await allEvents(store)) {
+    if (event.type !== 'OpenLineageEventIngested') continue;
+    events += 1;
+    keys.add((event.data as { dedupe_key: string }).dedupe_key);
+  }
+  return { events, keys };
+}
+
+/** Waits until a log line with message `message` (and matching `err`, when given) was written. */
+function logged(lines: Array<Record<string, unknown>>, message: string, err?: RegExp) {
+  return eventually(`a ${message} log line`, () =>
+    lines.find((line) => line.msg === message && (err === undefined || err.test(String(line.err)))),
+  );
+}
+
+describe('Kafka transport against a real broker', { skip }, () => {
+  it('stores, dead-letters with reasons, commits after the append; a new consumer resumes from the committed offset', async () => {
+    const config = freshTransport();
+    const kafka = kafkaClient(broker());
     const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({
-      topics: [{ topic: config.topic }, { topic: config.deadLetterTopic }],
-      waitForLeaders: true,
-    });
+    const producer = kafka.producer();
+    await Promise.all([admin.connect(), producer.connect()]);
+    const store = createMemoryEventStore();
+    try {
+      await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
+      await producer.send({
+        topic: config.topic,
+        messages: [
+          { key: 'run:jobs/a', value: JSON.stringify(numberedEvent(1)) },
+          { key: 'x', value: 'not json' },
+          { key: 'run:jobs/b', value: JSON.stringify({ ...numberedEvent(2), job: { namespace: 'n' } }) },
+          { key: 'run:jobs/c', value: JSON.stringify(numberedEvent(3)) },
+          { key: 'run:jobs/a', value: JSON.stringify(numberedEvent(1)) },
+        ],
+      });
+      const first = await startOpenLineageConsumer(config, { ingestor: createOpenLineageIngestor({ store }) });
+      await eventually('two events stored', async () =>
+        (await storedOpenLineage(store)).keys.size === 2 ? true : undefined,
+      );
+      // Committed: the offset after the last message, read back from the broker.
+      await eventually('offset 5 committed', async () => {
+        const [partition] = (await admin.fetchOffsets({ groupId: config.groupId, topics: [config.topic] }))[0]!
+          .partitions;
+        return partition?.offset === '5' ? true : undefined;
+      });
+      await first.stop();
+      const deadLetters = await readAll(kafka, config.deadLetterTopic, 2);
+      assert.deepEqual(
+        deadLetters.map((record) => record.headers['lineage-svc.source']),
+        [`${config.topic}/0@1`, `${config.topic}/0@2`],
+      );
+      assert.match(deadLetters[0]!.headers['lineage-svc.error']!, /not JSON/);
+      assert.match(deadLetters[1]!.headers['lineage-svc.error']!, /rejected: job\.name/);
+      assert.equal(deadLetters[0]!.value, 'not json', 'the original value is kept');
+
+      // Three more while no one consumes; a new consumer (another process: an ingestor that remembers nothing) reads only those.
+      await produceJson(producer, config.topic, [numberedEvent(4), numberedEvent(5), numberedEvent(6)]);
+      const second = await startOpenLineageConsumer(config, { ingestor: createOpenLineageIngestor({ store }) });
+      await eventually('five events stored', async () =>
+        (await storedOpenLineage(store)).keys.size === 5 ? true : undefined,
+      );
+      await eventually('offset 8 committed', async () => {
+        const [partition] = (await admin.fetchOffsets({ groupId: config.groupId, topics: [config.topic] }))[0]!
+          .partitions;
+        return partition?.offset === '8' ? true : undefined;
+      });
+      await second.stop();
+      assert.equal((await storedOpenLineage(store)).events, 5, 'nothing before the committed offset was read again');
+    } finally {
+      await producer.disconnect();
+      await admin.deleteTopics({ topics: [config.topic, config.deadLetterTopic] }).catch(() => undefined);
+      await admin.disconnect();
+    }
+  });
+
+  it('a consumer killed (SIGKILL) mid-batch loses nothing; the next stores what the first left once', async () => {
+    const config = freshTransport();
+    const kafka = kafkaClient(broker());
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({
-      topic: config.topic,
-      messages: [
-        { key: 'run:n/a', value: JSON.stringify(runEvent({ job: 'a' })) },
-        { key: 'x', value: 'not json' },
-      ],
-    });
+    const target = await storeTarget('sqlite');
+    const store = await target.open();
+    const children: ApiProcess[] = [];
+    const total = 20_000;
+    const env = {
+      ...target.env,
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: broker().bootstrap,
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC: config.topic,
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_GROUP_ID: config.groupId,
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_DEAD_LETTER_TOPIC: config.deadLetterTopic,
+    };
+    try {
+      await produceJson(
+        producer,
+        config.topic,
+        Array.from({ length: total }, (_, index) => numberedEvent(index)),
+      );
+      const first = await startApiProcess(env);
+      children.push(first);
+      const before = await eventually(
+        'the first consumer to store some events',
+        async () => {
+          const stored = (await storedOpenLineage(store)).keys.size;
+          return stored > 0 ? stored : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 5 },
+      );
+      await first.kill();
+      const atKill = (await storedOpenLineage(store)).keys.size;
+      const second = await startApiProcess(env);
+      children.push(second);
+      await eventually(
+        'every event stored',
+        async () => ((await storedOpenLineage(store)).keys.size === total ? true : undefined),
+        { timeoutMs: 90_000, intervalMs: 200 },
+      );
+      const { events, keys } = await storedOpenLineage(store);
+      console.log(
+        `# SIGKILL mid-stream: ${atKill} of ${total} stored at the kill (first seen ${before}), ${events} stored in all`,
+      );
+      assert.ok(atKill < total, 'the consumer was killed before the end');
+      assert.equal(keys.size, total, 'nothing lost');
+      assert.equal(events, total, 'each event stored once');
+    } finally {
+      await Promise.all(children.map((child) => child.kill()));
+      await producer.disconnect();
+      await store.close();
+      await target.remove();
+    }
+  });
+
+  it('retries with backoff while the broker is down, then catches up from its committed offset', async () => {
+    const config = freshTransport();
+    const lines: Array<Record<string, unknown>> = [];
     const store = createMemoryEventStore();
-    const consumer = await startOpenLineageConsumer(config, { ingestor: createOpenLineageIngestor({ store }) });
-    const deadline = Date.now() + 30_000;
-    while ((await store.headPosition()) < 1 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    await consumer.stop();
-    assert.equal(await store.headPosition(), 1);
-    const offsets = await admin.fetchTopicOffsets(config.deadLetterTopic);
-    assert.equal(offsets[0]?.high, '1', 'one message dead-lettered');
-    await producer.disconnect();
-    await admin.deleteTopics({ topics: [config.topic, config.deadLetterTopic] });
+    const kafka = kafkaClient(broker());
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
     await admin.disconnect();
+    let producer = kafka.producer();
+    await producer.connect();
+    await produceJson(producer, config.topic, [numberedEvent(1), numberedEvent(2)]);
+    await producer.disconnect();
+    const consumer = await startOpenLineageConsumer(config, {
+      ingestor: createOpenLineageIngestor({ store }),
+      logger: recordingLogger(lines),
+      backoff: { minimum: 100, maximum: 1_000 },
+    });
+    try {
+      await eventually('two events stored', async () =>
+        (await storedOpenLineage(store)).keys.size === 2 ? true : undefined,
+      );
+      await broker().halt();
+      // kafkajs notices at its next fetch; then it restarts the consumer, or we reconnect with backoff.
+      await logged(lines, 'OpenLineageKafka:Crashed', /Kafka brokers unreachable|Kafka error/);
+      await broker().start();
+      producer = kafkaClient(broker()).producer();
+      await producer.connect();
+      await produceJson(producer, config.topic, [numberedEvent(3), numberedEvent(4)]);
+      await producer.disconnect();
+      await eventually(
+        'four events stored',
+        async () => ((await storedOpenLineage(store)).keys.size === 4 ? true : undefined),
+        {
+          timeoutMs: 90_000,
+        },
+      );
+      assert.equal((await storedOpenLineage(store)).events, 4);
+      assert.ok(
+        lines.every((line) => !/\n\s+at /.test(String(line.err))),
+        'log lines carry messages, not stack traces',
+      );
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('says what is wrong, and keeps retrying, when the broker is down at start, a topic is missing or credentials are refused', async () => {
+    const port = await freePort();
+    const cases: Array<{ config: KafkaTransportConfig; error: RegExp }> = [
+      {
+        config: freshTransport({ brokers: [`127.0.0.1:${port}`] }),
+        error: /^Kafka brokers unreachable: .*ECONNREFUSED.*; check LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS/,
+      },
+      {
+        config: freshTransport(),
+        error: /^Kafka topic openlineage-\w+ does not exist.*; create it, or set LINEAGE_SVC_OPENLINEAGE_KAFKA_TOPIC/,
+      },
+      {
+        config: freshTransport({
+          brokers: [broker().saslBootstrap],
+          ssl: true,
+          tls: { ca: [broker().certificatePem] },
+          sasl: { mechanism: 'plain', username: SASL_USER.username, password: 'wrong-password' },
+        }),
+        error: /^Kafka authentication failed: .*; check LINEAGE_SVC_OPENLINEAGE_KAFKA_SASL_MECHANISM/,
+      },
+    ];
+    for (const { config, error } of cases) {
+      const lines: Array<Record<string, unknown>> = [];
+      const consumer = await startOpenLineageConsumer(config, {
+        ingestor: createOpenLineageIngestor({ store: createMemoryEventStore() }),
+        logger: recordingLogger(lines),
+        backoff: { minimum: 50, maximum: 200 },
+      });
+      try {
+        assert.equal(consumer.consuming, false);
+        const line = await logged(lines, 'OpenLineageKafka:Unavailable', error);
+        assert.equal(typeof line.retry_in_ms, 'number');
+        // It tries again.
+        await eventually('a second attempt', () =>
+          lines.some((entry) => entry.msg === 'OpenLineageKafka:Unavailable' && entry.attempt === 2) ? true : undefined,
+        );
+        assert.ok(!JSON.stringify(lines).includes('wrong-password'), 'the password is never logged');
+      } finally {
+        await consumer.stop();
+      }
+    }
+  });
+
+  it('consumes over SASL_SSL with the right credentials, and starts once a missing topic is created', async () => {
+    const config = freshTransport({
+      brokers: [broker().saslBootstrap],
+      ssl: true,
+      tls: { ca: [broker().certificatePem] },
+      sasl: { mechanism: 'plain', ...SASL_USER },
+    });
+    const lines: Array<Record<string, unknown>> = [];
+    const store = createMemoryEventStore();
+    const consumer = await startOpenLineageConsumer(config, {
+      ingestor: createOpenLineageIngestor({ store }),
+      logger: recordingLogger(lines),
+      backoff: { minimum: 50, maximum: 200 },
+    });
+    const kafka = kafkaClient(broker(), 'sasl');
+    const admin = kafka.admin();
+    const producer = kafka.producer();
+    try {
+      await logged(lines, 'OpenLineageKafka:Unavailable', /does not exist/);
+      await Promise.all([admin.connect(), producer.connect()]);
+      await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
+      await produceJson(producer, config.topic, [numberedEvent(1)]);
+      await eventually(
+        'the event stored',
+        async () => ((await storedOpenLineage(store)).keys.size === 1 ? true : undefined),
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      await logged(lines, 'OpenLineageKafka:Connected');
+      assert.equal(consumer.consuming, true);
+    } finally {
+      await consumer.stop();
+      await producer.disconnect();
+      await admin.disconnect();
+    }
+  });
+
+  it('exports its lag and committed offset on /metrics', async () => {
+    const api = await startApi();
+    const config = freshTransport();
+    const kafka = kafkaClient(broker());
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
+    await admin.disconnect();
+    const producer = kafka.producer();
+    await producer.connect();
+    await produceJson(producer, config.topic, [numberedEvent(1), numberedEvent(2), numberedEvent(3)]);
+    await producer.disconnect();
+    const consumer = await startOpenLineageConsumer(config, { ingestor: api.runtime.openLineageIngestor });
+    try {
+      const line = (text: string, name: string) =>
+        new RegExp(`^${name}\\{topic="${config.topic}",partition="0"\\} (\\d+)$`, 'm').exec(text)?.[1];
+      const text = await eventually('the committed offset on /metrics', async () => {
+        const body = await (await fetch(`${api.base}/metrics`)).text();
+        return line(body, 'lineage_svc_openlineage_kafka_committed_offset') === '3' ? body : undefined;
+      });
+      assert.equal(line(text, 'lineage_svc_openlineage_kafka_consumer_lag'), '0');
+    } finally {
+      await consumer.stop();
+      await api.dispose();
+    }
   });
 });
+
+/** Reads `count` records of `topic` from its start (a throwaway consumer group). */
+async function readAll(kafka: Kafka, topic: string, count: number) {
+  const consumer = kafka.consumer({ groupId: `reader-${randomUUID()}` });
+  const records: Array<{ value: string; headers: Record<string, string> }> = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
+        records.push({ value: message.value?.toString('utf8') ?? '', headers });
+      },
+    });
+    await eventually(`${count} records of ${topic}`, () => (records.length >= count ? true : undefined), {
+      timeoutMs: 30_000,
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return records;
+}
