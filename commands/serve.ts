@@ -8,15 +8,22 @@
  *    store (`LINEAGE_SVC_STORAGE__BACKEND`, default sqlite in `./.lineage-svc`), enriching the
  *    lakehouse and warehouse tables from their catalogs;
  * 3. starts `lineage-svc-api` on 127.0.0.1:`LINEAGE_SVC_API_PORT` (default 8000), pointed at the
- *    simulators so that extractions, watchers and catalog pushes started from the UI work;
- * 4. starts `lineage-svc-ui` on `LINEAGE_SVC_UI_HOST:LINEAGE_SVC_UI_PORT` (default 127.0.0.1:8501);
- * 5. prints the URL to open. Ctrl-C (SIGINT) or SIGTERM stops the UI, the API and the simulators;
- *    exit code 0. A step that fails, or a server that exits by itself, stops the rest; exit code 1.
+ *    simulators so that extractions, watchers and catalog pushes started from the UI work, with
+ *    authentication on (`demoKeys`): the user's key holds every role, the UI's key reads only;
+ * 4. starts `lineage-svc-ui` on `LINEAGE_SVC_UI_HOST:LINEAGE_SVC_UI_PORT` (default 127.0.0.1:8501)
+ *    with the read key, so that it lends no visitor the right to change anything;
+ * 5. prints the URL to open: when the user's key was made for this run, it rides in the URL's
+ *    fragment (`#api_key=...`, which the browser never sends; the page moves it into the tab's
+ *    session storage and off the address bar), so the demo's operations need no typing; the key
+ *    is printed too, for another tab's sign-in dialog. Ctrl-C (SIGINT) or SIGTERM stops the UI,
+ *    the API and the simulators; exit code 0. A step that fails, or a server that exits by itself,
+ *    stops the rest; exit code 1.
  *
  * Each server runs as its own command (a child process), exactly as a user would start it.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScenario, simulatorClientEnvironment, startPlatformSimulator } from '../simulators/confluent/index.js';
@@ -44,6 +51,38 @@ export async function waitUntilAnswering(url: string, timeoutMs: number, isAlive
   }
 }
 
+/** The keys of a `make serve` run. */
+export interface DemoKeys {
+  /** The user's key, every role: `LINEAGE_SVC_API_KEY` when set, else made for this run. */
+  userKey: string;
+  /** True when `userKey` was made for this run (and may be printed: it is no one's configured secret). */
+  userKeyMade: boolean;
+  /** The UI server's key, `read` role only, made for this run. */
+  uiKey: string;
+  /** The API's settings: `LINEAGE_SVC_API_KEY` (the user's) and `LINEAGE_SVC_API_KEYS` (the UI's added to any set). */
+  apiEnvironment: { LINEAGE_SVC_API_KEY: string; LINEAGE_SVC_API_KEYS: string };
+}
+
+/** A random key: 32 bytes, base64url (no `=` or `,`, so it fits `LINEAGE_SVC_API_KEYS`). */
+const newKey = () => randomBytes(32).toString('base64url');
+
+/** The keys of a run, from the environment the user started `make serve` in. */
+export function demoKeys(env: Record<string, string | undefined>): DemoKeys {
+  const configured = env.LINEAGE_SVC_API_KEY?.trim() || undefined;
+  const userKey = configured ?? newKey();
+  const uiKey = newKey();
+  const otherKeys = env.LINEAGE_SVC_API_KEYS?.trim();
+  return {
+    userKey,
+    userKeyMade: configured === undefined,
+    uiKey,
+    apiEnvironment: {
+      LINEAGE_SVC_API_KEY: userKey,
+      LINEAGE_SVC_API_KEYS: otherKeys ? `${otherKeys},${uiKey}=read` : `${uiKey}=read`,
+    },
+  };
+}
+
 async function main(): Promise<number> {
   const children: ChildProcess[] = [];
   let stopping = false;
@@ -62,9 +101,14 @@ async function main(): Promise<number> {
     // The API logs each request at INFO: quieter here unless asked.
     LINEAGE_SVC_LOG_LEVEL: process.env.LINEAGE_SVC_LOG_LEVEL || 'WARNING',
   };
+  const keys = demoKeys(process.env);
+  const environmentOf: Record<string, Record<string, string | undefined>> = {
+    api: { ...env, ...keys.apiEnvironment },
+    ui: { ...env, LINEAGE_SVC_API_KEY: keys.uiKey, LINEAGE_SVC_API_KEYS: undefined },
+  };
   const run = (name: string, args: string[] = []) => {
     const child = spawn(process.execPath, [...process.execArgv, commandPath(name), ...args], {
-      env,
+      env: environmentOf[name] ?? env,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     children.push(child);
@@ -117,7 +161,13 @@ async function main(): Promise<number> {
         void stopAll().then(() => finish(1));
       });
     }
-    process.stdout.write(`\n${NAME}: open ${uiUrl}  (API at ${env.LINEAGE_SVC_API_URL}; Ctrl-C stops everything)\n\n`);
+    const signIn = keys.userKeyMade
+      ? `${NAME}: your API key for this run (every role), which the page above already holds; another tab asks for it: ${keys.userKey}\n`
+      : `${NAME}: the operations ask for your API key (LINEAGE_SVC_API_KEY) once per tab\n`;
+    const openUrl = keys.userKeyMade ? `${uiUrl}#api_key=${keys.userKey}` : uiUrl;
+    process.stdout.write(
+      `\n${NAME}: open ${openUrl}  (API at ${env.LINEAGE_SVC_API_URL}; Ctrl-C stops everything)\n${signIn}\n`,
+    );
   } catch (error) {
     if (!stopping) {
       process.stderr.write(`${NAME}: ${error instanceof Error ? error.message : String(error)}\n`);

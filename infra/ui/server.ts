@@ -1,16 +1,27 @@
 /**
  * The web UI server of `lineage-svc-ui`: serves the single-page app built by Vite from `ui/` (every
- * asset from this package: no CDN, no font service) and proxies `/api/v1/*` to the REST API,
- * adding the API key itself so that the key never reaches the browser.
+ * asset from this package: no CDN, no font service) and proxies `/api/v1/*` to the REST API. It
+ * lends its own key to reads only (`docs/ui.md`, "Who may do what"; issue 23).
  *
+ * - Every request: its `Host` must be one of the allowed hosts (`LINEAGE_SVC_UI_ALLOWED_HOSTS`,
+ *   default `defaultAllowedHosts`), else 403 problem+json `host-not-allowed`: a page of another site
+ *   whose name was rebound to this address (DNS rebinding) reads nothing. A request that carries an
+ *   `Origin` must come from the UI's own origin (`http(s)://` + its `Host`), and every request with
+ *   a method other than GET and HEAD must carry one, else 403 `origin-not-allowed`: no other site's
+ *   page can start anything through a visitor's browser.
  * - `GET /` and the built assets: `@fastify/static` over the build folder (default `dist/ui`).
- * - `/api/v1/*` (every method): `@fastify/http-proxy` to `{apiUrl}/api/v1/*`; the browser's own
- *   `X-API-Key` header, if any, is dropped and replaced by the configured key. When the API does not
- *   answer: 502 problem+json naming the API URL.
+ * - `/api/v1/*`: `@fastify/http-proxy` to `{apiUrl}/api/v1/*`. GET and HEAD carry the configured
+ *   key (`LINEAGE_SVC_API_KEY`, meant to be a read key; none when unset) in place of any sent by the
+ *   browser. Every other method carries the browser's own `X-API-Key` (the user's key, asked by the
+ *   page's sign-in dialog) and never the configured key; without one it is refused here with 401
+ *   problem+json `api-key-missing`. Cookies are never forwarded. When the API does not answer: 502
+ *   problem+json naming the API URL.
  * - Anything else: 404 problem+json. Every answer carries a Content-Security-Policy that allows
  *   nothing off the page's own origin.
  */
 import { existsSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyHttpProxy from '@fastify/http-proxy';
@@ -52,8 +63,17 @@ export interface UiSettings {
   port: number;
   /** Base URL of the REST API, without `/api/v1` (`LINEAGE_SVC_API_URL`, default `http://127.0.0.1:8000`). */
   apiUrl: string;
-  /** Sent as `X-API-Key` on every proxied request (`LINEAGE_SVC_API_KEY`); none when unset. */
+  /**
+   * Sent as `X-API-Key` on proxied GET and HEAD requests only (`LINEAGE_SVC_API_KEY`; give it a key
+   * with the `read` role); none when unset. Never added to a request that can change something.
+   */
   apiKey: string | undefined;
+  /**
+   * The names a request's `Host` may give (`LINEAGE_SVC_UI_ALLOWED_HOSTS`: comma-separated `host`
+   * or `host:port` entries, IPv6 addresses in brackets, lowercase; an entry without a port allows
+   * any port). Undefined: `defaultAllowedHosts(host)`.
+   */
+  allowedHosts: string[] | undefined;
 }
 
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -72,7 +92,56 @@ const UiEnvironmentSchema = z.object({
       .transform((value) => value.replace(/\/+$/, '')),
   ),
   LINEAGE_SVC_API_KEY: z.preprocess(blankToUndefined, z.string().optional()),
+  LINEAGE_SVC_UI_ALLOWED_HOSTS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .transform((value) => value.split(',').map((entry) => entry.trim()))
+      .refine(
+        (entries) => entries.every((entry) => parseHost(entry) !== undefined),
+        'must be comma-separated host or host:port entries (IPv6 addresses in brackets), e.g. lineage.example.com,localhost',
+      )
+      .transform((entries) => entries.map((entry) => parseHost(entry)!.host))
+      .optional(),
+  ),
 });
+
+/**
+ * A `Host` header value or an allowed-hosts entry, parsed by WHATWG URL rules: `hostname` lowercase
+ * (IPv6 in brackets), `port` empty for the scheme's default, `host` both. Undefined when `value`
+ * is not a bare `host[:port]` (a path, user, query, fragment or an empty name).
+ */
+export function parseHost(value: string): { host: string; hostname: string; port: string } | undefined {
+  if (value === '' || /[/?#@\\\s]/.test(value)) return undefined;
+  try {
+    const url = new URL(`http://${value}`);
+    if (url.hostname === '' || url.pathname !== '/') return undefined;
+    return { host: url.host, hostname: url.hostname, port: url.port };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The hosts allowed when `LINEAGE_SVC_UI_ALLOWED_HOSTS` is unset, each on any port: `localhost`,
+ * `127.0.0.1`, `[::1]` and the bind address; for a wildcard bind (`0.0.0.0`, `::`), every address
+ * of this machine's network interfaces instead (what a container's probes and a LAN client use). An
+ * address cannot be rebound by another site (only names can), and a port mapping (`docker -p`,
+ * `kubectl port-forward`) changes the port the browser names, so no port is required.
+ */
+export function defaultAllowedHosts(bindHost: string): string[] {
+  const hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+  if (['0.0.0.0', '::', '[::]'].includes(bindHost)) {
+    for (const address of Object.values(networkInterfaces()).flat()) {
+      const parsed = address && parseHost(address.family === 'IPv6' ? `[${address.address}]` : address.address);
+      if (parsed) hosts.add(parsed.hostname);
+    }
+  } else {
+    const parsed = parseHost(bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost);
+    if (parsed) hosts.add(parsed.hostname);
+  }
+  return [...hosts];
+}
 
 /**
  * Reads the UI settings from `env`. Throws an Error naming every bad variable (e.g.
@@ -90,6 +159,7 @@ export function loadUiSettings(env: Record<string, string | undefined> = process
     port: value.LINEAGE_SVC_UI_PORT,
     apiUrl: value.LINEAGE_SVC_API_URL,
     apiKey: value.LINEAGE_SVC_API_KEY,
+    allowedHosts: value.LINEAGE_SVC_UI_ALLOWED_HOSTS,
   };
 }
 
@@ -105,16 +175,94 @@ export function defaultAssetFolder(): string {
 
 /** Options of `buildUiServer`. */
 export interface UiServerOptions {
-  settings: Pick<UiSettings, 'apiUrl' | 'apiKey'>;
+  /** `host` (default `127.0.0.1`) gives the default allowed hosts when `allowedHosts` is undefined. */
+  settings: Pick<UiSettings, 'apiUrl' | 'apiKey'> & Partial<Pick<UiSettings, 'host' | 'allowedHosts'>>;
   /** The built app (holding `index.html`); default `defaultAssetFolder()`. */
   assetFolder?: string;
   /** Fastify's logger option (default off). */
   logger?: boolean | { level: string };
 }
 
+/** The path prefix proxied to the API. */
+const PROXIED_PREFIX = '/api/v1';
+
 /** A problem+json body (RFC 9457) as the UI server sends it. */
 function problem(status: number, title: string, detail: string, type: string) {
   return { type: `urn:lineage-svc:problem:${type}`, title, status, detail };
+}
+
+/** The methods that change nothing: the only ones the UI server adds its own key to. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+/** Why a request is refused before it reaches the app or the API: status, problem type and detail. */
+export interface Refusal {
+  status: 401 | 403;
+  type: 'host-not-allowed' | 'origin-not-allowed' | 'api-key-missing';
+  detail: string;
+}
+
+/** True when `host` (parsed) is named by one of `allowedHosts` (`host` entries allow any port). */
+function isAllowedHost(host: { host: string; hostname: string }, allowedHosts: readonly string[]): boolean {
+  return allowedHosts.some((entry) => entry === host.host || entry === host.hostname);
+}
+
+/** True when `origin` is `http://` or `https://` followed by exactly `host` (the page's own origin). */
+function isOwnOrigin(origin: string, host: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === host && url.origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+/** A header's single value; undefined when absent or repeated. */
+const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * Decides whether the UI server refuses a request (pure; `buildUiServer` runs it on every request):
+ * 403 `host-not-allowed` when `Host` is missing or not allowed; 403 `origin-not-allowed` when an
+ * `Origin` is not the page's own, or when a method other than GET and HEAD carries none; 401
+ * `api-key-missing` when such a method is proxied to the API (`proxied`) without an `X-API-Key`.
+ * Undefined: the request goes on.
+ */
+export function refusalOf(
+  method: string,
+  headers: IncomingHttpHeaders,
+  allowedHosts: readonly string[],
+  proxied: boolean,
+): Refusal | undefined {
+  const hostHeader = single(headers.host);
+  const host = hostHeader === undefined ? undefined : parseHost(hostHeader);
+  if (host === undefined || !isAllowedHost(host, allowedHosts)) {
+    return {
+      status: 403,
+      type: 'host-not-allowed',
+      detail:
+        `the Host ${JSON.stringify(hostHeader ?? '')} is not one of this UI's hosts (${allowedHosts.join(', ')}); ` +
+        'open the UI by one of them, or add this name to LINEAGE_SVC_UI_ALLOWED_HOSTS',
+    };
+  }
+  const origin = single(headers.origin);
+  const safe = SAFE_METHODS.has(method);
+  if ((origin !== undefined || !safe) && (origin === undefined || !isOwnOrigin(origin, host.host))) {
+    return {
+      status: 403,
+      type: 'origin-not-allowed',
+      detail:
+        origin === undefined
+          ? `a ${method} through the UI must come from its own page (no Origin header): call the API directly instead`
+          : `a request from ${JSON.stringify(origin)} is refused: only the UI's own page (http(s)://${host.host}) may call it`,
+    };
+  }
+  if (!safe && proxied && single(headers['x-api-key']) === undefined) {
+    return {
+      status: 401,
+      type: 'api-key-missing',
+      detail: `a ${method} changes something and needs your own API key in X-API-Key (the web UI asks for it); this server adds its key to reads only`,
+    };
+  }
+  return undefined;
 }
 
 /**
@@ -127,8 +275,14 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
     throw new Error(`the web UI is not built: ${join(assetFolder, 'index.html')} is missing (run make build)`);
   }
   const { apiUrl, apiKey } = options.settings;
+  const allowedHosts = options.settings.allowedHosts ?? defaultAllowedHosts(options.settings.host ?? '127.0.0.1');
   // Connections are closed at once on close: browsers keep theirs open, and Ctrl-C should not wait for them.
-  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true });
+  // A request without Host reaches the hook below, which answers it in problem+json (Node's own check would answer 400 in plain text).
+  const app = Fastify({
+    logger: options.logger ?? false,
+    forceCloseConnections: true,
+    http: { requireHostHeader: false },
+  });
 
   // Security headers from helmet (nosniff, frame and referrer policies, ...) with the page's own policy.
   registerHelmet(app, {
@@ -136,16 +290,33 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
     referrerPolicy: { policy: 'no-referrer' },
   });
 
+  // Host, Origin and the user's key are checked before anything is served or proxied.
+  app.addHook('onRequest', async (request, reply) => {
+    const proxied = request.routeOptions.url?.startsWith(PROXIED_PREFIX) ?? false;
+    const refusal = refusalOf(request.method, request.headers, allowedHosts, proxied);
+    if (refusal === undefined) return;
+    if (refusal.status === 401) reply.header('www-authenticate', 'APIKey header="X-API-Key"');
+    return reply
+      .code(refusal.status)
+      .type(PROBLEM_MEDIA_TYPE)
+      .send(
+        problem(refusal.status, refusal.status === 401 ? 'Unauthorized' : 'Forbidden', refusal.detail, refusal.type),
+      );
+  });
+
   await app.register(fastifyHttpProxy, {
     upstream: apiUrl,
-    prefix: '/api/v1',
-    rewritePrefix: '/api/v1',
+    prefix: PROXIED_PREFIX,
+    rewritePrefix: PROXIED_PREFIX,
     replyOptions: {
-      rewriteRequestHeaders: (_request, headers) => {
+      rewriteRequestHeaders: (request, headers) => {
         const forwarded = { ...headers };
+        const browserKey = single(forwarded['x-api-key']);
         delete forwarded['x-api-key'];
         delete forwarded['cookie'];
-        if (apiKey !== undefined) forwarded['x-api-key'] = apiKey;
+        // Reads carry this server's key; anything else only the user's own, never this server's.
+        const key = SAFE_METHODS.has(request.method) ? apiKey : browserKey;
+        if (key !== undefined) forwarded['x-api-key'] = key;
         return forwarded;
       },
       onError: (reply, { error }) => {

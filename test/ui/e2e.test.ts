@@ -2,9 +2,11 @@
  * End-to-end tests of the web UI in headless Chromium (Debian's `chromium`, driven by
  * playwright-core) against a real API serving the demo graph, through `lineage-svc-ui`'s server:
  * search, focus, filter, open a node, travel back in history, diff two points, start an extraction
- * and see it complete, start and stop a watcher, and an accessibility check with axe-core. Each
- * test fails on a console error, on any request that leaves the loopback address and on an API key
- * seen in the browser. Screenshots are saved under `.tmp/ui-test-output/`.
+ * and see it complete, start and stop a watcher, sign in with the user's own key when an operation
+ * needs it (or take it from the URL's fragment), and an accessibility check with axe-core. Each
+ * test fails on a console error, on any request that leaves the loopback address, on the UI
+ * server's key seen in the browser and on a key sent with a read. Screenshots are saved under
+ * `.tmp/ui-test-output/`.
  * No timing assertions: every wait is for a condition in the page, with a bounded deadline.
  */
 import assert from 'node:assert/strict';
@@ -262,6 +264,91 @@ describe('web UI in headless Chromium', { skip }, () => {
     assert.match(changes, new RegExp(NEW_TOPIC.replace('.', '\\.')));
     await screenshot(page, 'diff');
     guarded.assertClean();
+  });
+
+  it("asks for the user's key when an operation needs it, refuses a wrong one, then runs it with the key kept for the tab", async () => {
+    await page.goto(`${stack.uiUrl}/?tab=operations`);
+    await waitForRender(page);
+    const kept = () => page.evaluate("sessionStorage.getItem('lineage-svc.api-key')") as Promise<string | null>;
+    assert.equal(await kept(), null);
+    assert.match(await page.locator('#sign-in-state').innerText(), /asks for your API key/);
+    const dialog = page.locator('dialog#sign-in');
+    await page.locator('#extract-environments').fill('env-q7m2k9');
+    // Cancelled: nothing is sent.
+    await page.getByRole('button', { name: 'Start extraction' }).click();
+    await dialog.waitFor({ state: 'visible' });
+    assert.match(await dialog.innerText(), /This action changes something: sign in with your API key/);
+    await screenshot(page, 'sign-in');
+    const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    await page.evaluate(axeSource);
+    const violations = (await page.evaluate(
+      "axe.run('#sign-in', { resultTypes: ['violations'] }).then((result) => result.violations.map((violation) => violation.id + ': ' + violation.help))",
+    )) as string[];
+    assert.deepEqual(violations, [], 'the sign-in dialog is accessible');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.match(await page.locator('#task-status').innerText(), /could not start: 401: not signed in/);
+    // A wrong key: the API's refusal is shown in the dialog, which asks again.
+    await page.getByRole('button', { name: 'Start extraction' }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await page.locator('#sign-in-key').fill('not-the-key');
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await dialog
+      .locator('#sign-in-message')
+      .filter({ hasText: /API key is invalid/ })
+      .waitFor();
+    assert.equal(await kept(), null, 'a refused key is not kept');
+    // Chromium reports the refused request (403) on the console: that one is expected.
+    const refused = guarded.consoleErrors.filter((message) => /status of 403/.test(message));
+    assert.equal(refused.length, 1, guarded.consoleErrors.join('\n'));
+    guarded.consoleErrors.splice(guarded.consoleErrors.indexOf(refused[0]!), 1);
+    await page.locator('#sign-in-key').fill(TEST_API_KEY);
+    await page.locator('#sign-in-key').press('Enter');
+    await page.locator('#task-status[data-task-status=completed], #task-status[data-task-status=failed]').waitFor({
+      timeout: 60_000,
+    });
+    assert.equal(await page.locator('#task-status').getAttribute('data-task-status'), 'completed');
+    assert.equal(await kept(), TEST_API_KEY, 'kept in this tab');
+    assert.match(await page.locator('#sign-in-state').innerText(), /Signed in/);
+    guarded.assertClean();
+  });
+
+  it("takes a key handed over in the URL's fragment into the tab and off the address bar, and forgets it on demand", async () => {
+    const fresh = await openGuardedPage(browser);
+    try {
+      const requested: string[] = [];
+      fresh.page.on('request', (request) => requested.push(request.url()));
+      await fresh.page.goto(`${stack.uiUrl}/?tab=operations#api_key=${encodeURIComponent(TEST_API_KEY)}`);
+      await waitForRender(fresh.page);
+      assert.equal(new URL(fresh.page.url()).hash, '', 'the key left the address bar');
+      assert.deepEqual(
+        requested.filter((url) => url.includes(TEST_API_KEY)),
+        [],
+        'the fragment is never sent',
+      );
+      assert.equal(await fresh.page.evaluate("sessionStorage.getItem('lineage-svc.api-key')"), TEST_API_KEY);
+      // A write runs without asking.
+      await fresh.page.locator('#watch-environments').fill('env-x2n4c6');
+      await fresh.page.locator('#watch-cooldown').fill('0.2');
+      await fresh.page.locator('#watch-poll').fill('0.2');
+      await fresh.page.getByRole('button', { name: 'Start watcher' }).click();
+      const running = fresh.page.locator('article.watcher:not([data-state=STOPPED])').first();
+      await running.waitFor();
+      const watcherId = await running.getAttribute('data-watcher-id');
+      const card = fresh.page.locator(`article.watcher[data-watcher-id="${watcherId}"]`);
+      await card.getByRole('button', { name: 'Stop watcher' }).click();
+      await card.and(fresh.page.locator('[data-state=STOPPED]')).waitFor({ timeout: 30_000 });
+      // Removed (a DELETE, with the key too), so that the next tests see only their own watcher.
+      await card.getByRole('button', { name: 'Remove watcher' }).click();
+      await card.waitFor({ state: 'detached' });
+      assert.equal(await fresh.page.locator('dialog#sign-in').count(), 0, 'the sign-in dialog was never built');
+      await fresh.page.getByRole('button', { name: 'Forget my key' }).click();
+      assert.equal(await fresh.page.evaluate("sessionStorage.getItem('lineage-svc.api-key')"), null);
+      assert.match(await fresh.page.locator('#sign-in-button').innerText(), /Sign in/);
+      fresh.assertClean();
+    } finally {
+      await fresh.page.context().close();
+    }
   });
 
   it('starts an extraction and follows the task to completion', async () => {

@@ -21,8 +21,11 @@ import { findChromium, launchChromium } from '../../infra/ui/browser.js';
 import { buildUiServer, defaultAssetFolder } from '../../infra/ui/server.js';
 import { call, startApi, waitForTask, type TestApi } from '../http/helpers.js';
 
-/** The API key of the test stack (the browser must never see it). */
+/** The API key of the test stack, every role: what a user signs in with in the page. */
 export const TEST_API_KEY = 'ui-test-key-4f1c9a';
+
+/** The UI server's own key, read only (the browser must never see it). */
+export const TEST_UI_KEY = 'ui-server-read-key-8e2d';
 
 /** Where the UI tests save their screenshots. */
 export const SCREENSHOT_FOLDER = join(process.cwd(), '.tmp', 'ui-test-output');
@@ -83,7 +86,11 @@ export async function startUiStack(): Promise<UiStack> {
   const scenario = await loadScenario('demo');
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
   const api = await startApi({
-    env: { ...simulatorClientEnvironment(simulator.url, scenario), LINEAGE_SVC_API_KEY: TEST_API_KEY },
+    env: {
+      ...simulatorClientEnvironment(simulator.url, scenario),
+      LINEAGE_SVC_API_KEY: TEST_API_KEY,
+      LINEAGE_SVC_API_KEYS: `${TEST_UI_KEY}=read`,
+    },
   });
   const first = await extract(api);
   const cluster = scenario.environments[0]!.kafka_clusters[0]!;
@@ -96,7 +103,7 @@ export async function startUiStack(): Promise<UiStack> {
     },
   ]);
   const second = await extract(api);
-  const ui = await buildUiServer({ settings: { apiUrl: api.base, apiKey: TEST_API_KEY } });
+  const ui = await buildUiServer({ settings: { apiUrl: api.base, apiKey: TEST_UI_KEY } });
   await ui.listen({ host: '127.0.0.1', port: 0 });
   const address = ui.server.address();
   assert.ok(address && typeof address === 'object');
@@ -129,7 +136,7 @@ export interface GuardedPage {
   consoleErrors: string[];
   /** Requests that would have left the loopback address (they are aborted). */
   remoteRequests: string[];
-  /** Every request header sent by the page, to check that no API key is in it. */
+  /** API keys the page sent where it must not: the UI server's key anywhere, any key on a read. */
   sentApiKeys: string[];
   /** Asserts that nothing above was recorded. */
   assertClean(): void;
@@ -162,7 +169,9 @@ export async function openGuardedPage(browser: Browser): Promise<GuardedPage> {
       return;
     }
     const key = request.headers()['x-api-key'];
-    if (key !== undefined) guarded.sentApiKeys.push(key);
+    // The user's own key goes with the actions that change something, and nowhere else.
+    const read = request.method() === 'GET' || request.method() === 'HEAD';
+    if (key !== undefined && (key === TEST_UI_KEY || read)) guarded.sentApiKeys.push(`${request.method()} ${key}`);
     await route.continue();
   });
   return guarded;

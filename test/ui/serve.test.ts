@@ -1,8 +1,10 @@
 /**
  * `make serve` (`commands/serve.ts`) as a user runs it: the simulator, the demo extraction into a
  * sqlite store, the API and the UI start; the printed URL serves the app and, through the UI's
- * proxy, the demo graph; SIGINT stops everything with exit code 0. Real sockets on 127.0.0.1 (free
- * ports picked by the system), a temporary working directory, no timing assertions.
+ * proxy, the demo graph; the key printed in its fragment (made for the run) is the one writes need:
+ * without it a write through the UI is refused, and the API itself wants a key; SIGINT stops
+ * everything with exit code 0. Real sockets on 127.0.0.1 (free ports picked by the system), a
+ * temporary working directory, no timing assertions.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -24,6 +26,8 @@ describe('make serve', () => {
       cwd: folder,
       env: {
         ...process.env,
+        LINEAGE_SVC_API_KEY: undefined,
+        LINEAGE_SVC_API_KEYS: undefined,
         LINEAGE_SVC_STORAGE__BACKEND: 'sqlite',
         LINEAGE_SVC_STORAGE__PATH: join(folder, 'store'),
         LINEAGE_SVC_API_PORT: String(apiPort),
@@ -42,8 +46,10 @@ describe('make serve', () => {
         assert.ok(Date.now() < deadline, `serve did not print its URL:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const url = /serve: open (http:\/\/\S+)/.exec(output)![1]!;
-      assert.equal(url, `http://127.0.0.1:${uiPort}/`);
+      const [, url, key] = /serve: open (http:\/\/\S+\/)#api_key=(\S+)/.exec(output) ?? [];
+      assert.equal(url, `http://127.0.0.1:${uiPort}/`, output);
+      assert.ok(key && key.length >= 40, 'a key made for the run rides in the fragment');
+      assert.match(output, new RegExp(`another tab asks for it: ${key}`));
       const page = await fetch(url);
       assert.equal(page.status, 200);
       const graphs = (await (await fetch(`${url}api/v1/graphs`)).json()) as {
@@ -60,6 +66,17 @@ describe('make serve', () => {
           tables.nodes.some((node) => node.system === system && node.attributes?.table_type !== undefined),
           `no enriched ${system} table: ${JSON.stringify(tables).slice(0, 400)}`,
         );
+      // Writes need the user's key: the UI lends its own to reads only, and the API is not open.
+      const write = (headers: Record<string, string>) =>
+        fetch(`${url}api/v1/graphs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: url.slice(0, -1), ...headers },
+          body: JSON.stringify({ name: 'from-the-browser' }),
+        });
+      assert.equal((await write({})).status, 401);
+      assert.equal((await write({ 'x-api-key': 'guessed' })).status, 403);
+      assert.equal((await write({ 'x-api-key': key })).status, 201);
+      assert.equal((await fetch(`http://127.0.0.1:${apiPort}/api/v1/graphs`)).status, 403, 'the API wants a key');
     } finally {
       child.kill('SIGINT');
       const code = await exited;

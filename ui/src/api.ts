@@ -1,8 +1,11 @@
 /**
  * The browser's client of the lineage-svc REST API. Every call goes to `/api/v1` on the page's own
- * origin; `lineage-svc-ui` proxies it to the API and adds the API key, so the browser never holds
- * it. Errors are problem+json (RFC 9457): a failed call throws an `ApiError` carrying its detail.
+ * origin; `lineage-svc-ui` proxies it to the API. Reads carry no key: the UI server adds its own
+ * (a read key). A call that changes something carries the user's own key as `X-API-Key`, asked for
+ * by the sign-in dialog (`signIn.ts`) when none is kept, or when the API refuses the one kept.
+ * Errors are problem+json (RFC 9457): a failed call throws an `ApiError` carrying its detail.
  */
+import { askForApiKey, storeApiKey, storedApiKey } from './signIn';
 
 /** A node of the lineage graph (wire form of the API). */
 export interface LineageNode {
@@ -199,23 +202,54 @@ function url(path: string, query: Query = {}): string {
   return `/api/v1${path}${text ? `?${text}` : ''}`;
 }
 
+/** The methods that change nothing: sent without the user's key. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
 /**
  * Calls the API and parses its JSON answer. `body` is sent as JSON (or as is when a string).
- * Throws `ApiError` for any non-2xx answer (with the problem's `detail`), or for a network failure
- * (status 0).
+ * A method other than GET and HEAD is sent with the user's key (`X-API-Key`): when none is kept,
+ * or when the answer is 401 or 403 (no key, a wrong key, a key without the role), the sign-in
+ * dialog asks for one, saying why, and the call is sent again with it.
+ * Throws `ApiError` for any other non-2xx answer (with the problem's `detail`), for a network
+ * failure (status 0), or with status 401 when the user cancels the sign-in.
  */
 export async function api<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-  let response: Response;
+  const needsKey = !SAFE_METHODS.has(method);
+  let key = needsKey ? storedApiKey() : null;
+  if (needsKey && key === null) key = await askForApiKey('This action changes something: sign in with your API key.');
+  for (;;) {
+    if (needsKey && key === null) throw new ApiError(401, 'not signed in: this action needs your API key');
+    const response = await send(method, url(path, query), body, key);
+    const answer = await readAnswer(response);
+    if (needsKey && (response.status === 401 || response.status === 403)) {
+      storeApiKey(null);
+      key = await askForApiKey(`The API refused the key: ${answer.detail}. Sign in with a key that may do this.`);
+      continue;
+    }
+    if (!response.ok) throw new ApiError(response.status, answer.detail);
+    return answer.value as T;
+  }
+}
+
+/** Sends one request; a network failure is an `ApiError` with status 0. */
+async function send(method: string, target: string, body: unknown, key: string | null): Promise<Response> {
+  const headers: Record<string, string> =
+    body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' };
+  if (key !== null) headers['x-api-key'] = key;
   try {
-    response = await fetch(url(path, query), {
+    return await fetch(target, {
       method,
-      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' },
+      headers,
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
   } catch (error) {
     throw new ApiError(0, `the UI server does not answer (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (response.status === 204) return undefined as T;
+}
+
+/** An answer's parsed JSON (undefined for 204 or a body that is not JSON) and the problem's detail (else the body, else the status text). */
+async function readAnswer(response: Response): Promise<{ value: unknown; detail: string }> {
+  if (response.status === 204) return { value: undefined, detail: '' };
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
@@ -223,12 +257,7 @@ export async function api<T>(method: string, path: string, query: Query = {}, bo
   } catch {
     parsed = undefined;
   }
-  if (!response.ok) {
-    const detail =
-      parsed && typeof parsed === 'object' && 'detail' in parsed
-        ? String((parsed as { detail: unknown }).detail)
-        : text;
-    throw new ApiError(response.status, detail || response.statusText);
-  }
-  return parsed as T;
+  const detail =
+    parsed && typeof parsed === 'object' && 'detail' in parsed ? String((parsed as { detail: unknown }).detail) : text;
+  return { value: parsed, detail: detail || response.statusText };
 }

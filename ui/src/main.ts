@@ -22,8 +22,10 @@ import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphV
 import { buildOperations } from './operations';
 import { renderNodePanel } from './panel';
 import { EDGE_TYPE_COLORS, NODE_TYPE_COLORS, SYSTEM_COLORS, humanize, DIFF_COLORS } from './styles';
+import { takeKeyFromFragment } from './signIn';
 import { readViewState, writeViewState, type ViewState } from './viewState';
 
+takeKeyFromFragment(); // first: a key handed over in the URL's fragment leaves the address bar at once
 let state: ViewState = readViewState(location.search);
 /** The first list of graphs, asked for before the page is built (the answer is needed first). */
 let graphsPrefetch: Promise<{ graphs: GraphSummary[] }> | undefined = api('GET', '/graphs');

@@ -13,6 +13,7 @@ import {
   type WatcherExtraction,
 } from './api';
 import { formatTime, h, keyValueTable, replaceChildren } from './dom';
+import { askForApiKey, onSignInChange, storeApiKey } from './signIn';
 
 /** What the operations panel needs from the app. */
 export interface OperationsContext {
@@ -382,7 +383,24 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
     }
   }
 
-  const element = h('div', { class: 'operations' }, extractForm, watchForm, pushForm, transfer);
+  // Who acts: the user's own key, asked for by the first action that needs it (signIn.ts).
+  const signInState = h('span', { id: 'sign-in-state' });
+  const signInButton = h('button', { type: 'button', id: 'sign-in-button' });
+  let signedIn = false;
+  signInButton.addEventListener('click', () => {
+    if (signedIn) storeApiKey(null);
+    else void askForApiKey('Sign in with your API key to run the operations below.');
+  });
+  onSignInChange((isSignedIn) => {
+    signedIn = isSignedIn;
+    signInState.textContent = isSignedIn
+      ? 'Signed in: the operations below use your API key, kept in this tab only. '
+      : 'The operations below change things: the first one asks for your API key. ';
+    signInButton.textContent = isSignedIn ? 'Forget my key' : 'Sign in';
+  });
+  const signInLine = h('p', { class: 'sign-in-line' }, signInState, signInButton);
+
+  const element = h('div', { class: 'operations' }, signInLine, extractForm, watchForm, pushForm, transfer);
   let timer: ReturnType<typeof setInterval> | undefined;
   return {
     element,
