@@ -2,8 +2,9 @@
 /**
  * `lineage-svc-ui`: serves the web UI (`docs/ui.md`). No arguments; settings from the environment:
  * `LINEAGE_SVC_UI_HOST` (default 127.0.0.1), `LINEAGE_SVC_UI_PORT` (default 8501),
- * `LINEAGE_SVC_API_URL` (default http://127.0.0.1:8000) and `LINEAGE_SVC_API_KEY` (added to every
- * proxied API request; never sent to the browser).
+ * `LINEAGE_SVC_API_URL` (default http://127.0.0.1:8000), `LINEAGE_SVC_API_KEY` (a read key, added to
+ * proxied GET and HEAD requests only; never sent to the browser; writes carry the user's own key)
+ * and `LINEAGE_SVC_UI_ALLOWED_HOSTS` (the names the `Host` header may give; `infra/ui/server.ts`).
  *
  * Prints `lineage-svc-ui: open http://HOST:PORT/` once listening. SIGINT/SIGTERM close the server;
  * exit code 0. Bad settings, an unbuilt UI or a port in use: one line on stderr, exit code 2.
@@ -22,7 +23,10 @@ export const uiCli = command({
   description:
     'Serve the lineage-svc web UI. Settings from the environment: LINEAGE_SVC_UI_HOST (default 127.0.0.1), ' +
     'LINEAGE_SVC_UI_PORT (default 8501), LINEAGE_SVC_API_URL (default http://127.0.0.1:8000), ' +
-    'LINEAGE_SVC_API_KEY (added to API requests by the server; never sent to the browser).',
+    'LINEAGE_SVC_API_KEY (a read key: the server adds it to GET and HEAD requests only and never sends it to the browser; ' +
+    "an action that changes something carries the user's own key, asked for by the page), " +
+    'LINEAGE_SVC_UI_ALLOWED_HOSTS (comma-separated host or host:port names the Host header may give; ' +
+    'default localhost, 127.0.0.1, [::1] and the bind address, or every address of this machine when bound to 0.0.0.0).',
   args: {},
   handler: (args) => args,
 });

@@ -124,21 +124,21 @@ export function parseHost(value: string): { host: string; hostname: string; port
 
 /**
  * The hosts allowed when `LINEAGE_SVC_UI_ALLOWED_HOSTS` is unset, each on any port: `localhost`,
- * `127.0.0.1`, `[::1]` and the bind address; for a wildcard bind (`0.0.0.0`, `::`), every address
- * of this machine's network interfaces instead (what a container's probes and a LAN client use). An
- * address cannot be rebound by another site (only names can), and a port mapping (`docker -p`,
- * `kubectl port-forward`) changes the port the browser names, so no port is required.
+ * `127.0.0.1`, `[::1]` and the bind address (an IPv6 one in brackets); for a wildcard bind
+ * (`0.0.0.0`, `::`), also every address of this machine's network interfaces (what a container's
+ * probes and a LAN client use). An address cannot be rebound by another site (only names can), and
+ * a port mapping (`docker -p`, `kubectl port-forward`) changes the port the browser names, so no
+ * port is required.
  */
 export function defaultAllowedHosts(bindHost: string): string[] {
   const hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-  if (['0.0.0.0', '::', '[::]'].includes(bindHost)) {
-    for (const address of Object.values(networkInterfaces()).flat()) {
-      const parsed = address && parseHost(address.family === 'IPv6' ? `[${address.address}]` : address.address);
-      if (parsed) hosts.add(parsed.hostname);
-    }
-  } else {
-    const parsed = parseHost(bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost);
+  const addHost = (address: string) => {
+    const parsed = parseHost(address.includes(':') && !address.startsWith('[') ? `[${address}]` : address);
     if (parsed) hosts.add(parsed.hostname);
+  };
+  addHost(bindHost);
+  if (['0.0.0.0', '::', '[::]'].includes(bindHost)) {
+    for (const address of Object.values(networkInterfaces()).flat()) if (address) addHost(address.address);
   }
   return [...hosts];
 }

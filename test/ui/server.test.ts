@@ -351,6 +351,7 @@ describe('lineage-svc-ui server in front of a real API: a UI that does not lend 
     assert.deepEqual(defaultAllowedHosts('10.1.2.3'), ['localhost', '127.0.0.1', '[::1]', '10.1.2.3']);
     assert.deepEqual(defaultAllowedHosts('fd00::7'), ['localhost', '127.0.0.1', '[::1]', '[fd00::7]']);
     const wildcard = defaultAllowedHosts('0.0.0.0');
+    assert.ok(wildcard.includes('0.0.0.0'), 'the address lineage-svc-ui prints');
     for (const address of Object.values(networkInterfaces()).flat())
       if (address?.family === 'IPv4') assert.ok(wildcard.includes(address.address), address.address);
     assert.equal(refusalOf('GET', { host: 'localhost:1234' }, ['localhost'], true), undefined);
