@@ -239,8 +239,9 @@ export function refusalOf(
       status: 403,
       type: 'host-not-allowed',
       detail:
-        `the Host ${JSON.stringify(hostHeader ?? '')} is not one of this UI's hosts (${allowedHosts.join(', ')}); ` +
-        'open the UI by one of them, or add this name to LINEAGE_SVC_UI_ALLOWED_HOSTS',
+        // The allowed hosts are not listed: a rebound page reads this answer, and they may name internal addresses.
+        `the Host ${JSON.stringify(hostHeader ?? '')} is not one of this UI's hosts; ` +
+        'open the UI by its address, or add this name to LINEAGE_SVC_UI_ALLOWED_HOSTS',
     };
   }
   const origin = single(headers.origin);

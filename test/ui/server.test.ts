@@ -308,6 +308,7 @@ describe('lineage-svc-ui server in front of a real API: a UI that does not lend 
       assert.match(rebound.headers['content-type'] ?? '', /^application\/problem\+json/);
       assert.equal(JSON.parse(rebound.text).type, 'urn:lineage-svc:problem:host-not-allowed');
       assert.doesNotMatch(rebound.text, /signed-in/);
+      assert.doesNotMatch(JSON.parse(rebound.text).detail, /127\.0\.0\.1/, 'the allowed hosts are not told');
     }
     const rebound = await rawRequest(
       base,
