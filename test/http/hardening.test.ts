@@ -166,6 +166,43 @@ describe('hardening: hostile input', () => {
     }
   });
 
+  it('rejects unpaired UTF-16 surrogates in ids and names like control characters, and stores nothing', async () => {
+    // JSON escapes are the only way to send them: UTF-8 cannot encode a lone surrogate.
+    const post = (path: string, body: string) =>
+      call(api.base, 'POST', path, { body, headers: { ...key, 'content-type': 'application/json' } });
+    for (const surrogate of ['\\ud800', '\\udfff', '\\udc00\\ud800']) {
+      assertProblem(await post('/api/v1/graphs', `{"name":"lone${surrogate}"}`), 400, /control or invisible|surrogate/);
+      assertProblem(await post('/api/v1/tasks/extract', `{"environment_ids":["env-1${surrogate}"]}`), 400);
+      const topic = sampleGraph().nodes.find((node) => node.node_type === 'TOPIC')!;
+      const node = JSON.stringify({
+        ...topic,
+        id: `${topic.id}SURROGATE`,
+        qualified_name: `${topic.qualified_name}SURROGATE`,
+      });
+      const created = await call(api.base, 'POST', '/api/v1/graphs', {
+        json: { name: `surrogates ${surrogate}` },
+        headers: key,
+      });
+      const graph = created.body.graph_id as string;
+      const nodeAnswer = await post(`/api/v1/graphs/${graph}/nodes`, node.replaceAll('SURROGATE', surrogate));
+      assertProblem(nodeAnswer, 400, /U\+D[89A-F][0-9A-F]{2}, an unpaired surrogate/);
+      const imported = await post(
+        `/api/v1/graphs/${graph}/import`,
+        JSON.stringify({ nodes: [JSON.parse(node)], edges: [] }).replaceAll('SURROGATE', surrogate),
+      );
+      assertProblem(imported, 400, /unpaired surrogate/);
+      const event = JSON.stringify(RUN_EVENT('surrogate-run', 'jobSURROGATE')).replace('SURROGATE', surrogate);
+      const ingested = await post('/api/v1/lineage', event);
+      assert.ok(ingested.status === 400 || ingested.body.rejected === 1, ingested.text);
+      const nodes = await call(api.base, 'GET', `/api/v1/graphs/${graph}/nodes`, { headers: key });
+      assert.deepEqual(nodes.body.nodes, []);
+    }
+    const graphs = await call(api.base, 'GET', '/api/v1/graphs', { headers: key });
+    assert.ok(graphs.body.graphs.every((graph: { name: string }) => !graph.name.startsWith('lone')));
+    // Paired surrogates (emoji, written raw or as JSON escapes) are characters like any other.
+    assert.equal((await post('/api/v1/graphs', '{"name":"paired \\ud83d\\ude00 😀"}')).status, 201);
+  });
+
   it('answers unknown query parameters on writes with a 400 naming them', async () => {
     const answer = await call(api.base, 'POST', '/api/v1/graphs?api_secret=s3cr3t', { json: {}, headers: key });
     assertProblem(answer, 400, /api_secret/);
