@@ -18,7 +18,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LineageError, ValidationError, type ValidationIssue } from '../../src/errors.js';
-import { MAX_LISTED_ISSUES } from '../../src/graph/validation.js';
 
 /**
  * Any fastify instance, whatever its logger and type provider (the helpers here only add handlers
@@ -40,12 +39,7 @@ export const ProblemSchema = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .describe('Validation problems, one per offending field (400 only); the first 1,000 when there were more'),
-    error_count: z
-      .number()
-      .int()
-      .optional()
-      .describe('Every validation problem found, when `errors` lists only the first 1,000 of them'),
+      .describe('Validation problems, one per offending field (400 only)'),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof ProblemSchema>;
@@ -86,7 +80,7 @@ const SLUGS: Record<number, string> = {
 export function problem(
   status: number,
   detail: string,
-  options: { code?: string; errors?: ValidationIssue[]; errorCount?: number } = {},
+  options: { code?: string; errors?: ValidationIssue[] } = {},
 ): Problem {
   const slug = options.code ? options.code.toLowerCase().replace(/_/g, '-') : (SLUGS[status] ?? `http-${status}`);
   const result: Problem = {
@@ -95,9 +89,7 @@ export function problem(
     status,
     detail,
   };
-  if (options.errors && options.errors.length > 0) result.errors = options.errors.slice(0, MAX_LISTED_ISSUES);
-  const count = Math.max(options.errorCount ?? 0, options.errors?.length ?? 0);
-  if (result.errors && count > result.errors.length) result.error_count = count;
+  if (options.errors && options.errors.length > 0) result.errors = options.errors;
   return result;
 }
 
@@ -119,10 +111,7 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
     return { problem: problem(400, detail, { code: 'VALIDATION_FAILED', errors }), internal: false };
   }
   if (error instanceof ValidationError) {
-    return {
-      problem: problem(400, error.message, { code: error.code, errors: error.issues, errorCount: error.issueCount }),
-      internal: false,
-    };
+    return { problem: problem(400, error.message, { code: error.code, errors: error.issues }), internal: false };
   }
   if (error instanceof LineageError) {
     if (error.status >= 500)
