@@ -23,10 +23,14 @@ import { createMetricsProjection, type MetricsProjection } from '../projections/
 import { followGraphSnapshots } from '../projections/snapshots.js';
 import { DEFAULT_HISTORY_INDEX_VERSIONS } from '../projections/historyIndex.js';
 import { createEventStore } from './eventStore/createEventStore.js';
+import { monitorWrites, type StoreWriteHealth } from './eventStore/writeHealth.js';
 
 /** Everything a command or the API needs to read and write lineage. */
 export interface LineageRuntime {
+  /** The configured store, its appends watched by `writeHealth`. */
   store: EventStore;
+  /** Whether the store can take writes, as its last append told (`infra/eventStore/writeHealth.ts`); read by readiness. */
+  writeHealth: StoreWriteHealth;
   graphs: GraphProjection;
   /** Tasks started through the API (`task-{id}` streams). */
   tasks: TaskProjection;
@@ -85,9 +89,8 @@ export async function openRuntime(
   options: RuntimeOptions = {},
 ): Promise<LineageRuntime> {
   const now = options.now;
-  const store = await createEventStore(
-    config.storage,
-    now === undefined ? { logger } : { logger, now: () => new Date(now()) },
+  const { store, health: writeHealth } = monitorWrites(
+    await createEventStore(config.storage, now === undefined ? { logger } : { logger, now: () => new Date(now()) }),
   );
   const graphs = createGraphProjection({
     ...(options.traversalIndexQuietMilliseconds === undefined
@@ -129,6 +132,7 @@ export async function openRuntime(
   });
   return {
     store,
+    writeHealth,
     graphs,
     tasks,
     openLineage,

@@ -275,7 +275,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     secrets: secretValues(config),
   });
 
-  await app.register(metaRoutes, { prefix: '/api/v1', config });
+  await app.register(metaRoutes, { prefix: '/api/v1', config, lease, projector: runtime.projector });
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
   await app.register(pathRoutes, { prefix: '/api/v1', runtime });
   await app.register(nodeMetricsRoutes, { prefix: '/api/v1', runtime });

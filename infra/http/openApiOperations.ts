@@ -64,8 +64,10 @@ const NO_DEFAULT_GRAPH = 'No graph yet, or no graph with that id';
 const META: Record<string, OperationDocs> = {
   'GET /api/v1/health': {
     operationId: 'getHealth',
-    description: 'Liveness: answers while the process serves HTTP. Open even when authentication is on.',
-    responses: { 200: 'The process is alive' },
+    description:
+      'Liveness: answers 200 while the process serves HTTP and can recover by itself; 503 once it cannot (its lease was lost, ' +
+      'or its projections stopped on an event they could not apply): restart it. Open even when authentication is on.',
+    responses: { 200: 'The process is alive', 503: 'Not live: restart the process; the detail says why' },
     responseExample: { status: 'ok' },
   },
   'GET /api/v1/version': {

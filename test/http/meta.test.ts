@@ -1,11 +1,31 @@
 /**
  * Meta endpoints, authentication on and off, problem+json shapes of fastify's own errors, and the
- * documents and doc pages, over a real socket.
+ * documents and doc pages, over a real socket. Liveness and readiness under faults (issue 23, item 3):
+ * liveness fails once the lease is lost, readiness while the projector is not following the store and
+ * while a sqlite store on a full disk cannot take writes (whose writes answer 503 with `Retry-After`),
+ * and the readiness answer never names the database.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { BACKENDS, assertProblem, call, startApi, type TestApi } from './helpers.js';
+import { loadConfig } from '../../src/config.js';
+import { streams, toAppend } from '../../src/events.js';
+import { silentLogger } from '../../src/logger.js';
+import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
+import { buildApp } from '../../infra/http/app.js';
+import { notLiveReason } from '../../infra/http/routes/meta.js';
+import { checkReadiness } from '../../infra/http/routes/operations.js';
+import { openRuntime } from '../../infra/runtime.js';
+import { createProjector } from '../../projections/projector.js';
+import { createTaskProjection } from '../../projections/taskProjection.js';
+import { faultyStore } from '../helpers/faultyStore.js';
+import { eventually } from '../helpers/wait.js';
+import { postgresSkipReason, storeTarget } from '../scaling/helpers.js';
+import { BACKENDS, assertProblem, call, capturingLogger, startApi, type TestApi } from './helpers.js';
 
 const KEY = 'test-api-key-4c1d9e0f7a';
 
@@ -160,5 +180,184 @@ describe('authentication on (LINEAGE_SVC_API_KEY set)', () => {
     api.app.log.info({ req: { headers: { 'x-api-key': KEY } } }, 'Test:HeadersLogged');
     assert.ok(api.logs.length > 0);
     assert.ok(api.logs.every((line) => !line.includes(KEY)));
+  });
+});
+
+describe('liveness (GET /api/v1/health)', () => {
+  it("answers 503 not-live once this process's lease was recorded expired by another process, 200 before", async () => {
+    const api = await startApi({ env: { LINEAGE_SVC_LEASE_SECONDS: '0.6' } });
+    try {
+      assert.deepEqual((await call(api.base, 'GET', '/api/v1/health')).body, { status: 'ok' });
+      const processId = api.app.lease.identity.processId;
+      // What another process's sweep records when this one's lease ran out (it was cut off too long).
+      await api.runtime.store.append(
+        streams.process(processId),
+        toAppend(
+          [
+            {
+              type: 'ProcessLeaseExpired',
+              data: { process_id: processId, detected_by: 'another-process', expired_at: new Date().toISOString() },
+            },
+          ],
+          { actor: 'process:another-process', cause: 'system' },
+        ),
+      );
+      const answer = await eventually('liveness to fail', async () => {
+        const health = await call(api.base, 'GET', '/api/v1/health');
+        return health.status === 503 ? health : undefined;
+      });
+      const body = assertProblem(answer, 503, /lost its lease/);
+      assert.equal(body.type, 'urn:lineage-svc:problem:not-live');
+      assert.ok(api.logs.some((line) => line.includes('Health:NotLive')));
+    } finally {
+      await api.dispose();
+    }
+  });
+
+  it('names the failed projector as a reason to restart, and nothing while the process can recover by itself', () => {
+    assert.match(String(notLiveReason({ projector: { status: 'failed' } })), /projections stopped/);
+    for (const status of ['live', 'retrying', 'catching-up', 'stopped'] as const)
+      assert.equal(notLiveReason({ projector: { status }, lease: { lost: false } }), undefined, status);
+  });
+});
+
+const postgresSkip = await postgresSkipReason();
+
+describe('readiness under faults (GET /api/v1/ready)', () => {
+  it('fails while the projector retries after a store failure, and passes again once it follows the store', async () => {
+    const inner = createMemoryEventStore();
+    const faulty = faultyStore(inner);
+    const projector = createProjector({
+      store: faulty.store,
+      projections: [createTaskProjection()],
+      retry: { minimumRetryMilliseconds: 10, maximumRetryMilliseconds: 50 },
+    });
+    await projector.start();
+    const deps = { storage: loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'memory' }).storage, store: inner, projector };
+    try {
+      assert.equal((await checkReadiness(deps)).ready, true);
+      faulty.down = true;
+      await eventually('the projector to retry', () => (projector.status === 'retrying' ? true : undefined));
+      const failing = await checkReadiness(deps);
+      assert.equal(failing.ready, false);
+      assert.equal(failing.checks.store.status, 'ok', 'the store itself answers (another path to it)');
+      assert.equal(failing.checks.projections.status, 'failing');
+      assert.match(String(failing.checks.projections.message), /not following the store \(projector retrying\)/);
+      faulty.down = false;
+      await eventually('readiness again', async () => ((await checkReadiness(deps)).ready ? true : undefined));
+    } finally {
+      await projector.stop();
+      await inner.close();
+    }
+  });
+
+  it('names no user, host, port or database of an unreachable PostgreSQL store', { skip: postgresSkip }, async () => {
+    const target = await storeTarget('postgres');
+    const config = loadConfig({ ...target.env, LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: '0' });
+    const logs: string[] = [];
+    const runtime = await openRuntime(config, capturingLogger(logs));
+    const app = await buildApp({ config, logger: capturingLogger(logs), runtime });
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const address = app.server.address();
+      assert.ok(address && typeof address === 'object');
+      const base = `http://127.0.0.1:${address.port}`;
+      assert.equal((await call(base, 'GET', '/api/v1/ready')).status, 200);
+      await runtime.store.close(); // its connections are gone: every query fails, naming the URL
+      const answer = await call(base, 'GET', '/api/v1/ready');
+      assertProblem(answer, 503, /the store did not answer/);
+      const url = new URL(target.env.LINEAGE_SVC_STORAGE__URL!);
+      const schema = /search_path=(\w+)/.exec(decodeURIComponent(url.search))?.[1];
+      assert.ok(schema, 'the test schema is in the URL');
+      // The user as in a URL (`postgres` alone is also the backend's name, which the answer may say).
+      for (const secret of [
+        url.hostname,
+        `:${url.port || 5432}`,
+        `${url.username}@`,
+        `/${url.pathname.slice(1)}`,
+        schema,
+      ])
+        assert.ok(!answer.text.includes(secret), `the answer names ${secret}: ${answer.text}`);
+      assert.ok(
+        logs.some((line) => line.includes('Ready:NotReady') && line.includes(url.hostname)),
+        'the driver error, with the database, is in the log',
+      );
+    } finally {
+      await app.close();
+      await runtime.close();
+      await target.remove();
+    }
+  });
+
+  it('fails while a sqlite store on a full disk cannot take writes, whose writes answer 503 with Retry-After, and passes once there is room', async (context) => {
+    const mountPoint = mkdtempSync(join(tmpdir(), 'lineage-full-disk-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'pipe' });
+    } catch (error) {
+      rmSync(mountPoint, { recursive: true, force: true });
+      const reason = String((error as Error).message).split('\n')[0];
+      console.log(`# full-disk readiness test skipped: cannot mount a 2 MiB tmpfs here (${reason})`);
+      context.skip(`cannot mount a tmpfs here (${reason})`);
+      return;
+    }
+    const folder = join(mountPoint, 'store');
+    mkdirSync(folder);
+    const api = await startApi({ backend: 'sqlite', folder });
+    try {
+      assert.equal((await call(api.base, 'GET', '/api/v1/ready')).status, 200);
+      const graphId = (await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'full' } })).body
+        .graph_id as string;
+      const topic = (name: string, padding: number) => ({
+        id: `stream:topic:env-1:lkc-1/${name}`,
+        node_type: 'TOPIC',
+        system: 'STREAM',
+        qualified_name: `lkc-1/${name}`,
+        display_name: name,
+        environment_id: 'env-1',
+        cluster_id: 'lkc-1',
+        attributes: { padding: 'x'.repeat(padding) },
+      });
+      const acknowledged: string[] = [];
+      let refused;
+      for (let index = 0; index < 1_000 && refused === undefined; index += 1) {
+        const answer = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/nodes`, {
+          json: topic(`t${index}`, 20_000),
+        });
+        if (answer.status === 201) acknowledged.push(`t${index}`);
+        else refused = answer;
+      }
+      assert.ok(refused, 'the disk filled up');
+      assertProblem(refused, 503, /cannot take writes/);
+      assert.equal(refused.body.type, 'urn:lineage-svc:problem:storage-failed');
+      assert.equal(refused.headers.get('retry-after'), '5');
+      const ready = assertProblem(await call(api.base, 'GET', '/api/v1/ready'), 503);
+      assert.match(
+        String(ready.detail),
+        /store: the store cannot take writes: an append failed \d+ s ago \(disk-full, SQLITE_FULL\)/,
+      );
+      assert.equal((await call(api.base, 'GET', '/api/v1/health')).status, 200, 'liveness is unaffected');
+
+      execFileSync('mount', ['-o', 'remount,size=64m', mountPoint]);
+      assert.equal(
+        (await call(api.base, 'POST', `/api/v1/graphs/${graphId}/nodes`, { json: topic('after', 10) })).status,
+        201,
+      );
+      assert.equal((await call(api.base, 'GET', '/api/v1/ready')).status, 200);
+      const nodes = (await call(api.base, 'GET', `/api/v1/graphs/${graphId}/nodes?limit=2000`)).body.nodes as Array<{
+        display_name: string;
+      }>;
+      assert.deepEqual(
+        nodes.map((node) => node.display_name).sort(),
+        [...acknowledged, 'after'].sort(),
+        'every acknowledged write is kept, and nothing of the refused one',
+      );
+    } finally {
+      await api.dispose();
+      try {
+        execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
+      } finally {
+        rmSync(mountPoint, { recursive: true, force: true });
+      }
+    }
   });
 });

@@ -1,16 +1,27 @@
 /**
  * Meta endpoints under `/api/v1` (`docs/specification.md`, "Endpoints" -> "Meta"): `GET /health`
- * (always open), `GET /version` (from package.json), `GET /catalogs` (the catalog providers and
- * whether each is configured). `GET /openapi.yaml` is registered by `../app.ts` beside the other documents.
+ * (liveness, always open), `GET /version` (from package.json), `GET /catalogs` (the catalog providers
+ * and whether each is configured). `GET /openapi.yaml` is registered by `../app.ts` beside the other documents.
+ *
+ * Liveness stays cheap (two flags read, no I/O) and fails only when the process cannot get well by
+ * itself, so that Kubernetes restarts it (`docs/operations.md`, "Readiness and recovery"): 503
+ * problem+json (code `NOT_LIVE`) once this process's lease was recorded expired by another process
+ * (its tasks and watchers were taken over: a restart takes a new lease), or once the projector failed
+ * (a projection threw applying an event). A store outage is not such a case: the projector and the
+ * lease retry and recover, and restarting every replica while the database is down would not help;
+ * readiness (`GET /api/v1/ready`) takes the process out of service meanwhile. A process whose event
+ * loop is blocked does not answer at all, and the probe's own timeout fails it.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../../src/config.js';
+import type { Projector } from '../../../projections/projector.js';
+import type { ProcessLease } from '../../../services/ownership.js';
 import { CATALOG_REGISTRY } from '../../../src/catalogs/registry.js';
 import { CATALOG_TYPES, type CatalogType } from '../../../src/graph/model.js';
-import { problemResponses } from '../problem.js';
+import { ProblemSchema, problem, problemResponses, sendProblem } from '../problem.js';
 
 /** Name and version of the running package. */
 export interface PackageInfo {
@@ -67,12 +78,28 @@ export function catalogProviders(config: Config): CatalogProvider[] {
 /** Options of the meta routes. */
 export interface MetaRoutesOptions {
   config: Config;
+  /** This process's lease: liveness fails once it is lost. */
+  lease?: Pick<ProcessLease, 'lost'>;
+  /** The projector: liveness fails once it failed. */
+  projector?: Pick<Projector, 'status'>;
+}
+
+/**
+ * Why the process is not live (it cannot recover without a restart), or undefined while it is. Reads
+ * two flags: no I/O.
+ */
+export function notLiveReason(options: Pick<MetaRoutesOptions, 'lease' | 'projector'>): string | undefined {
+  if (options.lease?.lost)
+    return 'this process lost its lease (another process recorded it expired and took its work over): restart it';
+  if (options.projector?.status === 'failed')
+    return 'the projections stopped on an event they could not apply (see the server log): restart the process';
+  return undefined;
 }
 
 const tags = ['meta'];
 
 /** Registers the meta routes (register with `{ prefix: '/api/v1' }`). */
-export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, { config }) => {
+export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, { config, lease, projector }) => {
   const info = packageInfo();
   const catalogs = catalogProviders(config);
 
@@ -83,10 +110,18 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         tags,
         summary: 'Liveness; never needs a key',
         security: [],
-        response: { 200: z.object({ status: z.literal('ok') }) },
+        response: {
+          200: z.object({ status: z.literal('ok') }),
+          503: ProblemSchema.describe('Not live: the process cannot recover by itself and should be restarted'),
+        },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    async (request, reply) => {
+      const reason = notLiveReason({ lease, projector });
+      if (reason === undefined) return { status: 'ok' as const };
+      request.log.error({ reason }, 'Health:NotLive');
+      return sendProblem(reply, problem(503, reason, { code: 'NOT_LIVE' }));
+    },
   );
 
   app.get(

@@ -13,15 +13,24 @@
  * times every request for the metrics.
  *
  * Readiness checks, each bounded by `READY_TIMEOUT_MILLISECONDS`:
- * - store: its head position is read (every backend: proves the connection and a query); for the
- *   file and sqlite backends the storage folder and the store file must also be writable (`access`
- *   with `W_OK`, which also fails on a read-only mount, for root too);
- * - projections: when they are behind the head just read, they must reach it within
- *   `READY_CATCH_UP_MILLISECONDS` (a stopped or failed projector never does). The lag is in
- *   positions, which are events on every backend but EventStoreDB (whose positions have gaps).
+ * - store: its head position is read (every backend: proves the connection and a query); the last
+ *   append did not fail for a reason that means the store cannot write (a full disk, a read-only
+ *   store, an I/O error: `infra/eventStore/writeHealth.ts`) within the last
+ *   `READY_WRITE_FAILURE_HOLD_MILLISECONDS`, unless an append succeeded since; for the file and sqlite
+ *   backends the storage folder and the store file must also be writable (`access` with `W_OK`, which
+ *   also fails on a read-only mount, for root too) and their file system must have
+ *   `READY_MINIMUM_FREE_BYTES` free (`statfs`, one system call: a full disk is seen before a write fails);
+ * - projections: the projector is `live` (following the store, not retrying after a failure), and
+ *   when they are behind the head just read, they must reach it within `READY_CATCH_UP_MILLISECONDS`
+ *   (a stopped or failed projector never does). The lag is in positions, which are events on every
+ *   backend but EventStoreDB (whose positions have gaps).
+ *
+ * The answer is open to anonymous callers, so it names no credential, host, port or database: a
+ * store that does not answer is "did not answer", and the driver's error (which names the database)
+ * is only logged (`Ready:NotReady`, with every detail).
  */
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -32,6 +41,7 @@ import type { EventStore } from '../../../src/eventStore.js';
 import type { Projector } from '../../../projections/projector.js';
 import { FILE_EVENT_STORE_LOG } from '../../eventStore/fileEventStore.js';
 import { SQLITE_EVENT_STORE_FILE } from '../../eventStore/sqliteEventStore.js';
+import type { StoreWriteHealth } from '../../eventStore/writeHealth.js';
 import type { LineageRuntime } from '../../runtime.js';
 import { createApiMetrics, type ApiMetrics } from '../metrics.js';
 import { ProblemSchema, problem, sendProblem, type AnyFastifyInstance } from '../problem.js';
@@ -42,6 +52,16 @@ export const READY_TIMEOUT_MILLISECONDS = 2_000;
 
 /** How long the projections may take to reach the store's head before readiness fails, in milliseconds. */
 export const READY_CATCH_UP_MILLISECONDS = 2_000;
+
+/**
+ * How long after an append failed because the store cannot write (with none succeeding since)
+ * readiness fails, in milliseconds. Past it, readiness lets traffic back in to try again (no probe
+ * write is made to find out), and the next failed append holds it off again.
+ */
+export const READY_WRITE_FAILURE_HOLD_MILLISECONDS = 30_000;
+
+/** Free space the file and sqlite stores' file system must have for readiness, in bytes (1 MiB). */
+export const READY_MINIMUM_FREE_BYTES = 1024 * 1024;
 
 /** How long browsers may cache a CORS preflight answer, in seconds (`Access-Control-Max-Age`). */
 export const CORS_MAX_AGE_SECONDS = 600;
@@ -79,20 +99,32 @@ export type ReadinessChecks = z.infer<typeof ReadinessChecksSchema>;
 /** The outcome of `checkReadiness`. */
 export interface Readiness {
   ready: boolean;
+  /** What is answered: no credential, host, port or database name. */
   checks: ReadinessChecks;
+  /** The errors behind failing checks, as the drivers said them (they may name the database): for the log only. */
+  details: string[];
 }
 
 /** What the readiness checks read. */
 export interface ReadinessDeps {
   storage: Config['storage'];
   store: Pick<EventStore, 'headPosition'>;
-  projector: Pick<Projector, 'position' | 'waitFor'>;
+  projector: Pick<Projector, 'position' | 'waitFor' | 'status'>;
+  /** The store's last append outcome (`LineageRuntime.writeHealth`); unchecked when absent. */
+  writeHealth?: StoreWriteHealth;
 }
 
-/** Timeouts of the checks, in milliseconds (defaults `READY_TIMEOUT_MILLISECONDS`, `READY_CATCH_UP_MILLISECONDS`). */
+/**
+ * Limits of the checks (defaults `READY_TIMEOUT_MILLISECONDS`, `READY_CATCH_UP_MILLISECONDS`,
+ * `READY_WRITE_FAILURE_HOLD_MILLISECONDS` in milliseconds, `READY_MINIMUM_FREE_BYTES` in bytes).
+ */
 export interface ReadinessOptions {
   timeoutMilliseconds?: number;
   catchUpMilliseconds?: number;
+  writeFailureHoldMilliseconds?: number;
+  minimumFreeBytes?: number;
+  /** Clock, in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
 }
 
 /** Resolves like `promise`, or rejects with `message` after `milliseconds`. */
@@ -118,12 +150,39 @@ async function notWritable(path: string): Promise<string | undefined> {
   }
 }
 
+/** Bytes free for an unprivileged writer on the file system of `folder`, or undefined when it cannot be told. */
+async function freeBytes(folder: string): Promise<number | undefined> {
+  try {
+    const stats = await statfs(folder);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The folder and file the file and sqlite backends write to (undefined for the other backends and `:memory:`). */
 function storageFiles(storage: Config['storage']): { folder: string; file: string } | undefined {
   if (storage.backend === 'file') return { folder: storage.path, file: join(storage.path, FILE_EVENT_STORE_LOG) };
   if (storage.backend === 'sqlite' && storage.path !== ':memory:')
     return { folder: storage.path, file: join(storage.path, SQLITE_EVENT_STORE_FILE) };
   return undefined;
+}
+
+/** What keeps the file and sqlite stores from writing: a folder or file not writable, a file system (nearly) full. */
+async function storageFileProblems(
+  files: { folder: string; file: string },
+  minimumFreeBytes: number,
+): Promise<string[]> {
+  const folder = await notWritable(files.folder);
+  if (folder) return [`the storage folder ${JSON.stringify(files.folder)} is not writable (${folder})`];
+  const file = await notWritable(files.file);
+  if (file) return [`the store file ${JSON.stringify(files.file)} is not writable (${file})`];
+  const free = await freeBytes(files.folder);
+  if (free !== undefined && free < minimumFreeBytes)
+    return [
+      `the storage folder's file system has ${free} bytes free, under the ${minimumFreeBytes} needed (disk full)`,
+    ];
+  return [];
 }
 
 /**
@@ -142,6 +201,7 @@ export async function checkReadiness(deps: ReadinessDeps, options: ReadinessOpti
     folder: files?.folder ?? null,
   };
   const problems: string[] = [];
+  const details: string[] = [];
   try {
     storeCheck.head_position = await within(
       store.headPosition(),
@@ -149,16 +209,21 @@ export async function checkReadiness(deps: ReadinessDeps, options: ReadinessOpti
       `the store did not answer within ${timeout} ms`,
     );
   } catch (error) {
-    problems.push(`the store's head position could not be read: ${errorMessage(error)}`);
+    problems.push("the store's head position could not be read: the store did not answer (details in the server log)");
+    details.push(`store: ${errorMessage(error)}`);
   }
-  if (files) {
-    const folder = await notWritable(files.folder);
-    if (folder) problems.push(`the storage folder ${JSON.stringify(files.folder)} is not writable (${folder})`);
-    else {
-      const file = await notWritable(files.file);
-      if (file) problems.push(`the store file ${JSON.stringify(files.file)} is not writable (${file})`);
-    }
+  const writeFailure = deps.writeHealth?.failure;
+  const now = (options.now ?? Date.now)();
+  if (
+    writeFailure &&
+    now - writeFailure.at < (options.writeFailureHoldMilliseconds ?? READY_WRITE_FAILURE_HOLD_MILLISECONDS)
+  ) {
+    const seconds = Math.max(0, Math.round((now - writeFailure.at) / 1000));
+    problems.push(
+      `the store cannot take writes: an append failed ${seconds} s ago (${writeFailure.kind}, ${writeFailure.code})`,
+    );
   }
+  if (files) problems.push(...(await storageFileProblems(files, options.minimumFreeBytes ?? READY_MINIMUM_FREE_BYTES)));
   if (problems.length > 0) Object.assign(storeCheck, { status: 'failing', message: problems.join('; ') });
 
   const head = storeCheck.head_position;
@@ -182,9 +247,17 @@ export async function checkReadiness(deps: ReadinessDeps, options: ReadinessOpti
     projections.position = projector.position;
     projections.lag = Math.max(0, head - projector.position);
   }
+  if (projections.status === 'ok' && projector.status !== 'live') {
+    // Retrying after a store failure, failed on a projection's bug, or stopped: not following the store.
+    Object.assign(projections, {
+      status: 'failing',
+      message: `the projections are not following the store (projector ${projector.status})`,
+    });
+  }
   return {
     ready: storeCheck.status === 'ok' && projections.status === 'ok',
     checks: { store: storeCheck, projections },
+    details,
   };
 }
 
@@ -229,7 +302,7 @@ export async function registerOperationalHooks(
 /** Options of the operational routes. */
 export interface OperationsRoutesOptions {
   config: Config;
-  runtime: Pick<LineageRuntime, 'store' | 'projector'>;
+  runtime: Pick<LineageRuntime, 'store' | 'projector'> & Partial<Pick<LineageRuntime, 'writeHealth'>>;
   metrics: ApiMetrics;
   readiness?: ReadinessOptions;
 }
@@ -262,11 +335,16 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
     },
     async (request, reply) => {
       const readiness = await checkReadiness(
-        { storage: config.storage, store: runtime.store, projector: runtime.projector },
+        {
+          storage: config.storage,
+          store: runtime.store,
+          projector: runtime.projector,
+          ...(runtime.writeHealth ? { writeHealth: runtime.writeHealth } : {}),
+        },
         options.readiness,
       );
       if (readiness.ready) return { status: 'ready' as const, checks: readiness.checks };
-      request.log.warn({ checks: readiness.checks }, 'Ready:NotReady');
+      request.log.warn({ checks: readiness.checks, details: readiness.details }, 'Ready:NotReady');
       return sendProblem(reply, {
         ...problem(503, notReadyDetail(readiness.checks), { code: 'NOT_READY' }),
         checks: readiness.checks,
