@@ -75,12 +75,18 @@ function apiCommand(): string[] {
   return [...process.execArgv, join(import.meta.dirname, '..', 'commands', `api${ext}`)];
 }
 
-interface Child {
+/** A `lineage-svc-api` child process and the URL it listens at. */
+export interface Child {
   process: ChildProcess;
   base: string;
 }
 
-async function startApi(env: Record<string, string>): Promise<Child> {
+/**
+ * Starts `lineage-svc-api` on 127.0.0.1, an ephemeral port, with `env` over a clean environment (no
+ * rate limit, no graph file); resolves once it logs where it listens.
+ * @throws Error with its output when it exits before listening.
+ */
+export async function startApi(env: Record<string, string>): Promise<Child> {
   const child = spawn(process.execPath, apiCommand(), {
     // The checkout (or dist/): `--import tsx` in execArgv resolves from there.
     cwd: join(import.meta.dirname, '..'),
@@ -111,7 +117,8 @@ async function startApi(env: Record<string, string>): Promise<Child> {
   return { process: child, base };
 }
 
-async function stopApi(child: Child): Promise<void> {
+/** Stops a child started by `startApi` (SIGTERM) and waits for it to exit. */
+export async function stopApi(child: Child): Promise<void> {
   if (child.process.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
   child.process.kill('SIGTERM');

@@ -28,7 +28,13 @@ import {
   type NodeType,
   type System,
 } from '../src/graph/model.js';
-import { parseEdge, parseLineageGraph, parseNode } from '../src/graph/validation.js';
+import {
+  checkDeferredEdges,
+  parseEdge,
+  parseNode,
+  validateLineageGraph,
+  type ValidatedGraph,
+} from '../src/graph/validation.js';
 import { createGraph, deleteGraph, recordGraph } from '../src/graphCommands.js';
 import { ValidationError } from '../src/errors.js';
 import { metricAttributes } from '../src/extraction/metrics.js';
@@ -241,8 +247,10 @@ export interface ImportResult {
 /**
  * Imports a LineageGraph body into an existing graph. `merge` upserts the payload's nodes and edges
  * (edges may point at nodes already in the graph); `replace` makes the graph equal to the payload.
- * Only the difference is recorded.
- * @throws NotFoundError for an unknown graph; ValidationError listing every problem of the payload.
+ * Only the difference is recorded. The body is parsed on the caller's thread; the API hands large
+ * bodies to a worker thread first and calls `importValidatedGraph` (`infra/http/graphImport.ts`).
+ * @throws NotFoundError for an unknown graph; ValidationError listing the first 1,000 problems of the
+ *   payload with the count of all (`issueCount`).
  */
 export async function importGraph(
   runtime: GraphRuntime,
@@ -250,10 +258,32 @@ export async function importGraph(
   body: unknown,
   mode: 'merge' | 'replace',
 ): Promise<ImportResult> {
-  const current = await readGraph(runtime, graphId);
-  const existing = mode === 'merge' ? graphReader(current).getNode : undefined;
+  await readGraph(runtime, graphId);
   // The body is this request's own: its items are replaced by their parsed form as they are checked.
-  const graph = parseLineageGraph(body, existing, { inPlace: true });
+  const validated = validateLineageGraph(body, { inPlace: true, deferUnknownEndpoints: true });
+  return importValidatedGraph(runtime, graphId, validated, mode);
+}
+
+/**
+ * Imports a graph that passed `validateLineageGraph` (whose edges joining nodes absent from it were
+ * deferred): checks those edges against the graph's stored nodes (`merge`) or refuses them
+ * (`replace`), then records the difference as `importGraph` does.
+ * @throws NotFoundError for an unknown graph; ValidationError for a deferred edge that joins no
+ *   node, or goes against its type's direction (the first 1,000, with the count of all).
+ */
+export async function importValidatedGraph(
+  runtime: GraphRuntime,
+  graphId: string,
+  validated: ValidatedGraph,
+  mode: 'merge' | 'replace',
+): Promise<ImportResult> {
+  const current = await readGraph(runtime, graphId);
+  const { graph, deferredEdges } = validated;
+  if (deferredEdges.length > 0) {
+    const stored = mode === 'merge' ? graphReader(current).getNode : undefined;
+    const given = new Map(graph.nodes.map((node) => [node.id, node]));
+    checkDeferredEdges(validated, (id) => given.get(id) ?? stored?.(id));
+  }
   const result = await recordGraph(runtime.commands, graphId, graph, { mode }, apiContext('import'));
   const after = await readGraph(runtime, graphId);
   return {

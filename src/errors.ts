@@ -26,13 +26,19 @@ export interface ValidationIssue {
   message: string;
 }
 
-/** The input is malformed or out of range (HTTP 400). `issues` lists each problem found. */
+/**
+ * The input is malformed or out of range (HTTP 400). `issues` lists each problem found, or the first
+ * ones when there were more (`issueCount`, from `options.issueCount`, counts them all).
+ */
 export class ValidationError extends LineageError {
   readonly issues: ValidationIssue[];
+  /** Every problem found: `issues.length`, or more when the list was capped. */
+  readonly issueCount: number;
 
-  constructor(message: string, issues: ValidationIssue[] = [], options?: ErrorOptions) {
+  constructor(message: string, issues: ValidationIssue[] = [], options?: ErrorOptions & { issueCount?: number }) {
     super(message, 'VALIDATION_FAILED', 400, options);
     this.issues = issues;
+    this.issueCount = Math.max(options?.issueCount ?? 0, issues.length);
   }
 }
 

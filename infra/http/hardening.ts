@@ -67,10 +67,21 @@ export function parseJsonBody(body: Buffer): unknown {
   return value;
 }
 
-/** Replaces fastify's JSON parser on `app` (before routes are registered, so that every route inherits it). */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes its JSON body as the raw bytes and parses it itself (the graph import: `infra/http/graphImport.ts`). */
+    rawJsonBody?: boolean;
+  }
+}
+
+/**
+ * Replaces fastify's JSON parser on `app` (before routes are registered, so that every route inherits
+ * it). A route whose config sets `rawJsonBody` gets the body's bytes as they came.
+ */
 export function registerJsonBodyParser(app: AnyFastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (request.routeOptions.config.rawJsonBody === true) return done(null, body);
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {

@@ -1,11 +1,13 @@
 /**
  * The one place errors become HTTP responses: every error, and every unknown route, is answered as
- * `application/problem+json` (RFC 9457) `{type, title, status, detail, errors?}`
+ * `application/problem+json` (RFC 9457) `{type, title, status, detail, errors?, error_count?}`
  * (`docs/contract.md` section 4).
  *
  * - request validation failures (zod, through fastify-type-provider-zod) and our `ValidationError`:
- *   400 with `errors: [{path, message}]`;
- * - every `LineageError`: its own `status` (404 not found, 409 conflict, 403 forbidden, ...);
+ *   400 with `errors: [{path, message}]`, the first `MAX_LISTED_ISSUES` (1,000) when there were more,
+ *   then with `error_count`, the number of all;
+ * - every `LineageError`: its own `status` (404 not found, 409 conflict, 403 forbidden, ...); a 503 (the
+ *   store is down or cannot take writes, the projections are behind) with `Retry-After`;
  * - fastify's own client errors (unsupported media type 415, body too large 413, malformed JSON 400,
  *   empty JSON body 400, ...): their 4xx status and message;
  * - anything else: 500 with a generic detail; the error itself is logged, never returned.
@@ -18,6 +20,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LineageError, ValidationError, type ValidationIssue } from '../../src/errors.js';
+import { MAX_LISTED_ISSUES } from '../../src/graph/validation.js';
+import { MAX_COUNT } from './routes/schemas.js';
 
 /**
  * Any fastify instance, whatever its logger and type provider (the helpers here only add handlers
@@ -25,6 +29,12 @@ import { LineageError, ValidationError, type ValidationIssue } from '../../src/e
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
+
+/**
+ * `Retry-After` of a 503 answer (the store is down or the projections are behind), in seconds: the
+ * projector retries the store at least this often (`PROJECTOR_MAXIMUM_RETRY_MILLISECONDS`).
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** The media type of every error response. */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -39,7 +49,14 @@ export const ProblemSchema = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .describe('Validation problems, one per offending field (400 only)'),
+      .describe('Validation problems, one per offending field (400 only); the first 1,000 when there were more'),
+    error_count: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_COUNT)
+      .optional()
+      .describe('Every validation problem found, when `errors` lists only the first 1,000 of them'),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof ProblemSchema>;
@@ -80,7 +97,7 @@ const SLUGS: Record<number, string> = {
 export function problem(
   status: number,
   detail: string,
-  options: { code?: string; errors?: ValidationIssue[] } = {},
+  options: { code?: string; errors?: ValidationIssue[]; errorCount?: number } = {},
 ): Problem {
   const slug = options.code ? options.code.toLowerCase().replace(/_/g, '-') : (SLUGS[status] ?? `http-${status}`);
   const result: Problem = {
@@ -89,7 +106,9 @@ export function problem(
     status,
     detail,
   };
-  if (options.errors && options.errors.length > 0) result.errors = options.errors;
+  if (options.errors && options.errors.length > 0) result.errors = options.errors.slice(0, MAX_LISTED_ISSUES);
+  const count = Math.max(options.errorCount ?? 0, options.errors?.length ?? 0);
+  if (result.errors && count > result.errors.length) result.error_count = count;
   return result;
 }
 
@@ -111,9 +130,22 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
     return { problem: problem(400, detail, { code: 'VALIDATION_FAILED', errors }), internal: false };
   }
   if (error instanceof ValidationError) {
-    return { problem: problem(400, error.message, { code: error.code, errors: error.issues }), internal: false };
+    return {
+      problem: problem(400, error.message, { code: error.code, errors: error.issues, errorCount: error.issueCount }),
+      internal: false,
+    };
   }
   if (error instanceof LineageError) {
+    if (error.status === 503)
+      return {
+        problem: problem(
+          503,
+          `the service cannot complete the request now (its store is unreachable or cannot take writes, or its projections are catching up); ` +
+            `retry after ${UNAVAILABLE_RETRY_AFTER_SECONDS} s`,
+          { code: error.code },
+        ),
+        internal: true,
+      };
     if (error.status >= 500)
       return {
         problem: problem(error.status, 'the service could not complete the request; see the server log', {
@@ -276,6 +308,7 @@ export function registerProblemHandling(app: AnyFastifyInstance): void {
   });
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { problem: body, internal } = problemFor(error);
+    if (body.status === 503) void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     if (internal)
       request.log.error(
         { err: error, request: { method: request.method, route: request.routeOptions.url } },

@@ -22,10 +22,56 @@ import {
 
 /** Turns zod issues into our `{path, message}` list, prefixing each path. */
 export function zodIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
-  return error.issues.map((issue) => {
-    const path = [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.');
-    return { path: path || '(root)', message: issue.message };
-  });
+  return error.issues.map((issue) => zodIssue(issue, prefix));
+}
+
+/** One zod issue as our `{path, message}`, its path prefixed. */
+function zodIssue(issue: z.core.$ZodIssue, prefix: string): ValidationIssue {
+  const path = [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.');
+  return { path: path || '(root)', message: issue.message };
+}
+
+/** Most problems one validation lists (issue 23): past it, problems are only counted. */
+export const MAX_LISTED_ISSUES = 1000;
+
+/**
+ * The problems of one validation: the first `limit` (default `MAX_LISTED_ISSUES`) are listed, every
+ * one is counted, so that what a body costs to answer is bounded by the listed ones, whatever the
+ * number of problems it holds (a 30 MB body of invalid nodes has about 600,000).
+ */
+export class IssueList {
+  /** The first problems found, at most `limit`. */
+  readonly listed: ValidationIssue[] = [];
+  /** Every problem found, listed or not. */
+  count = 0;
+
+  constructor(readonly limit: number = MAX_LISTED_ISSUES) {}
+
+  /** Adds problems: listed while there is room, counted always. */
+  add(...issues: ValidationIssue[]): void {
+    for (const issue of issues) {
+      this.count += 1;
+      if (this.listed.length < this.limit) this.listed.push(issue);
+    }
+  }
+
+  /** Adds a zod error's issues, their paths prefixed; those past the limit are counted, never formatted. */
+  addZod(error: z.ZodError, prefix = ''): void {
+    const room = Math.min(this.limit - this.listed.length, error.issues.length);
+    for (let index = 0; index < room; index += 1) this.listed.push(zodIssue(error.issues[index]!, prefix));
+    this.count += error.issues.length;
+  }
+
+  /**
+   * The error to throw: `summary: {first path}: {first message} (and N more)`, the listed problems
+   * and the count (`ValidationError.issueCount`).
+   */
+  error(summary: string): ValidationError {
+    const first = this.listed[0];
+    const more = this.count > 1 ? ` (and ${this.count - 1} more)` : '';
+    const message = first ? `${summary}: ${first.path}: ${first.message}${more}` : summary;
+    return new ValidationError(message, this.listed, { issueCount: this.count });
+  }
 }
 
 /**
@@ -137,36 +183,76 @@ export function edgeIssues(edge: Edge, path: string, lookup: (id: string) => Nod
  * the parse goes and a 400,000-item graph is never held twice; the input is then changed (even when
  * invalid), so pass a value nothing else reads afterwards. Otherwise the input is left as it is.
  * @param existing nodes already stored that edges may also point to (for merges); none by default.
- * @throws ValidationError with every issue found (at most 100 listed).
+ * @throws ValidationError listing the first `MAX_LISTED_ISSUES` problems, with the count of all
+ *   (`issueCount`).
  */
 export function parseLineageGraph(
   input: unknown,
   existing?: (id: string) => Node | undefined,
   options: { inPlace?: boolean } = {},
 ): LineageGraph {
+  return validateLineageGraph(input, { ...options, ...(existing ? { existing } : {}) }).graph;
+}
+
+/** A graph that passed `validateLineageGraph`, and the edges whose check waits for the stored nodes. */
+export interface ValidatedGraph {
+  graph: LineageGraph;
+  /**
+   * With `deferUnknownEndpoints`: positions in `graph.edges` of the edges that join a node absent
+   * from the graph, in order; check them with `checkDeferredEdges` against the stored nodes. Else empty.
+   */
+  deferredEdges: number[];
+}
+
+/**
+ * `parseLineageGraph` for callers that cannot look the stored nodes up where they validate (a worker
+ * thread: `infra/http/graphImportWorker.ts`): with `deferUnknownEndpoints`, an edge joining a node
+ * absent from the graph is not a problem yet but listed in `deferredEdges`.
+ * @throws ValidationError listing the first `MAX_LISTED_ISSUES` problems, with the count of all.
+ */
+export function validateLineageGraph(
+  input: unknown,
+  options: { inPlace?: boolean; existing?: (id: string) => Node | undefined; deferUnknownEndpoints?: boolean } = {},
+): ValidatedGraph {
   assertNotPre050Graph(input);
   const graph = parseItemsInPlace(input, options.inPlace ?? false);
-  const issues: ValidationIssue[] = [];
+  const issues = new IssueList();
   const nodes = new Map<string, Node>();
   graph.nodes.forEach((node, index) => {
-    issues.push(...nodeIdIssues(node, `nodes.${index}`));
-    if (nodes.has(node.id)) issues.push({ path: `nodes.${index}.id`, message: `duplicate node id "${node.id}"` });
+    issues.add(...nodeIdIssues(node, `nodes.${index}`));
+    if (nodes.has(node.id)) issues.add({ path: `nodes.${index}.id`, message: `duplicate node id "${node.id}"` });
     nodes.set(node.id, node);
   });
-  const lookup = (id: string) => nodes.get(id) ?? existing?.(id);
+  const lookup = (id: string) => nodes.get(id) ?? options.existing?.(id);
   const edges = new Set<string>();
+  const deferredEdges: number[] = [];
   graph.edges.forEach((edge, index) => {
-    issues.push(...edgeIssues(edge, `edges.${index}`, lookup));
+    if (options.deferUnknownEndpoints && (!nodes.has(edge.src_id) || !nodes.has(edge.dst_id)))
+      deferredEdges.push(index);
+    else issues.add(...edgeIssues(edge, `edges.${index}`, lookup));
     const key = edgeKey(edge);
     if (edges.has(key))
-      issues.push({
+      issues.add({
         path: `edges.${index}`,
         message: `duplicate ${edge.edge_type} edge ${edge.src_id} -> ${edge.dst_id}`,
       });
     edges.add(key);
   });
-  if (issues.length > 0) throw invalidGraph(issues);
-  return graph;
+  if (issues.count > 0) throw issues.error('invalid lineage graph');
+  return { graph, deferredEdges };
+}
+
+/**
+ * Checks the edges `validateLineageGraph` deferred against the nodes that `lookup` finds (the graph's
+ * own and the stored ones; none for a replace).
+ * @throws ValidationError listing the first `MAX_LISTED_ISSUES` problems, with the count of all.
+ */
+export function checkDeferredEdges(validated: ValidatedGraph, lookup: (id: string) => Node | undefined): void {
+  const issues = new IssueList();
+  for (const index of validated.deferredEdges) {
+    issues.add(...edgeIssues(validated.graph.edges[index]!, `edges.${index}`, lookup));
+  }
+  if (issues.count > 0) throw issues.error('invalid lineage graph');
 }
 
 /** The top level of a graph, its items not yet parsed. */
@@ -179,25 +265,29 @@ const GraphShellSchema = LineageGraphSchema.extend({
  * The schema checks of `parseLineageGraph`: the top level first, then each item by `NodeSchema` or
  * `EdgeSchema`, written back over the given item (in the input's arrays when `inPlace`, else in
  * copies of them). The same issues as `LineageGraphSchema` on the whole value, in the same order.
- * @throws ValidationError listing every schema issue.
+ * @throws ValidationError listing the first `MAX_LISTED_ISSUES` schema issues, with the count of all.
  */
 function parseItemsInPlace(input: unknown, inPlace: boolean): LineageGraph {
   const shell = GraphShellSchema.safeParse(input);
-  if (!shell.success) throw invalidGraph(zodIssues(shell.error));
+  if (!shell.success) {
+    const issues = new IssueList();
+    issues.addZod(shell.error);
+    throw issues.error('invalid lineage graph');
+  }
   const record = input as { nodes?: unknown[]; edges?: unknown[] };
   const nodes = inPlace ? (record.nodes ?? []) : [...(record.nodes ?? [])];
   const edges = inPlace ? (record.edges ?? []) : [...(record.edges ?? [])];
-  const issues: ValidationIssue[] = [];
+  const issues = new IssueList();
   const parseEach = (items: unknown[], schema: typeof NodeSchema | typeof EdgeSchema, name: string) => {
     for (let index = 0; index < items.length; index += 1) {
       const parsed = schema.safeParse(items[index]);
       if (parsed.success) items[index] = parsed.data;
-      else issues.push(...zodIssues(parsed.error, `${name}.${index}`));
+      else issues.addZod(parsed.error, `${name}.${index}`);
     }
   };
   parseEach(nodes, NodeSchema, 'nodes');
   parseEach(edges, EdgeSchema, 'edges');
-  if (issues.length > 0) throw invalidGraph(issues);
+  if (issues.count > 0) throw issues.error('invalid lineage graph');
   const graph = { nodes: nodes as Node[], edges: edges as Edge[] };
   return shell.data.metadata === undefined ? graph : { ...graph, metadata: shell.data.metadata };
 }
@@ -228,10 +318,4 @@ export function parseEdge(input: unknown, lookup: (id: string) => Node | undefin
 
 function trimPath(issue: ValidationIssue): ValidationIssue {
   return { ...issue, path: issue.path.replace(/^\./, '') };
-}
-
-function invalidGraph(issues: ValidationIssue[]): ValidationError {
-  const first = issues[0]!;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return new ValidationError(`invalid lineage graph: ${first.path}: ${first.message}${more}`, issues.slice(0, 100));
 }

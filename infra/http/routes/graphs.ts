@@ -6,7 +6,7 @@
  * or with `as_of` from the graph's stream folded up to that point. Whole graphs and traversals come
  * back from the service as values; the route asks them for their JSON (`serialize`) and sends it.
  */
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal/index.js';
 import {
@@ -16,18 +16,20 @@ import {
   getNode,
   graphHistory,
   graphWithContent,
-  importGraph,
+  importValidatedGraph,
   listEdges,
   listGraphs,
   listNodes,
   putEdge,
   putNode,
+  readGraph,
   removeGraph,
   traverseGraph,
   type GraphRuntime,
   resolveGraphId,
 } from '../../../services/graphs.js';
 import { lineageView, type OpenLineageRuntime } from '../../../services/openLineage.js';
+import { validateGraphImportBody } from '../graphImport.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
 import {
   AsOf,
@@ -52,7 +54,7 @@ import {
   UNSAFE_CHARACTERS_MESSAGE,
 } from './schemas.js';
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
 import { EXPORT_FORMATS } from '../../../src/export/index.js';
 import { exportGraphAs, exportTraversalAs, type GraphExport } from '../../../services/graphExport.js';
 
@@ -73,6 +75,11 @@ export interface GraphRoutesOptions {
  * about 100 MB (specification, "Limits"). Every other route has the app's limit (10 MiB).
  */
 export const IMPORT_BODY_LIMIT = 128 * 1024 * 1024;
+
+/** The zod validator compiler, except that the body passes as given (the import validates its own). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const bodyAsGiven: FastifySchemaCompiler<any> = (route) =>
+  route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route);
 
 /** Default number of hops of a traversal. */
 export const DEFAULT_HOPS = 3;
@@ -269,13 +276,21 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
     async (request) => removeGraph(runtime, request.params.graph_id),
   );
 
+  // The import takes its body as raw bytes (`rawJsonBody`) and skips the body schema's validation
+  // (the schema still documents the body): `validateGraphImportBody` parses and validates it, a large
+  // one in a worker thread, so that no import holds the event loop (issue 23).
   app.post(
     '/graphs/:graph_id/import',
     {
       bodyLimit: IMPORT_BODY_LIMIT,
+      config: { rawJsonBody: true },
+      validatorCompiler: bodyAsGiven,
       schema: {
         tags,
         summary: 'Import nodes and edges (merge: upsert; replace: make the graph equal to the body)',
+        description:
+          'Bodies up to 128 MiB. A body that is not a valid graph is answered 400 with its first 1,000 problems ' +
+          '(`errors`) and, when there were more, their count (`error_count`).',
         params: GraphIdParams,
         querystring: z.object({ mode: z.enum(['merge', 'replace']).default('merge') }),
         body: LineageGraphInput,
@@ -292,7 +307,14 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
         }),
       },
     },
-    async (request) => importGraph(runtime, request.params.graph_id, request.body, request.query.mode),
+    async (request) => {
+      const { graph_id: graphId } = request.params;
+      const { mode } = request.query;
+      await readGraph(runtime, graphId); // 404 before the body is read through
+      const body = request.body as unknown as Buffer;
+      const validated = await validateGraphImportBody(body, { deferUnknownEndpoints: mode === 'merge' });
+      return importValidatedGraph(runtime, graphId, validated, mode);
+    },
   );
 
   app.get(
