@@ -208,7 +208,19 @@ export interface OpenLineageConsumerDeps {
   logger?: Logger | undefined;
   /** Reconnection backoff (default 500 ms to 30 s). */
   backoff?: Partial<ConsumerBackoff>;
+  /**
+   * Consumer group session and rebalance timeouts in milliseconds (default `GROUP_TIMEOUTS`). The
+   * session timeout is how long a consumer that died (SIGKILL) keeps its partitions before the group
+   * hands them to another; the broker accepts 6,000 to 1,800,000 by default.
+   */
+  groupTimeouts?: { sessionMilliseconds: number; rebalanceMilliseconds: number };
 }
+
+/**
+ * Default group timeouts: a 10 s session (a dead consumer's partitions move on after 10 s; Kafka's
+ * clients default to 45 s, kafkajs to 30 s) and a 20 s rebalance.
+ */
+export const GROUP_TIMEOUTS = { sessionMilliseconds: 10_000, rebalanceMilliseconds: 20_000 } as const;
 
 /** The pause before reconnection attempt `attempt` (1-based): exponential, full jitter in its upper half. */
 export function reconnectDelay(attempt: number, backoff: ConsumerBackoff, random: () => number = Math.random): number {
@@ -273,7 +285,14 @@ export async function startOpenLineageConsumer(
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
-    const consumer = kafka.consumer({ groupId: config.groupId, allowAutoTopicCreation: false });
+    const timeouts = deps.groupTimeouts ?? GROUP_TIMEOUTS;
+    const consumer = kafka.consumer({
+      groupId: config.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: timeouts.sessionMilliseconds,
+      rebalanceTimeout: timeouts.rebalanceMilliseconds,
+      heartbeatInterval: Math.floor(timeouts.sessionMilliseconds / 3),
+    });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     current = { consumer, producer };
     await Promise.all([consumer.connect(), producer.connect()]);

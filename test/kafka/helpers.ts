@@ -1,6 +1,6 @@
 /**
  * Shared setup of the tests that run against a real Apache Kafka broker (`infra/kafka/broker.ts`):
- * one broker per test file, started in `before` and stopped in `after`; the reason to skip when no
+ * one broker per test file, started in `before` (C1 compiler only, for a quicker start) and stopped in `after`; the reason to skip when no
  * broker can run here (no `java` or `mvn`), printed once; a kafkajs client for either listener; a
  * logger whose lines the test reads.
  */
@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import {
   kafkaBrokerSkipReason,
+  QUICK_START_FLAGS,
   SASL_USER,
   startKafkaBroker,
   type KafkaBroker,
@@ -30,7 +31,7 @@ export async function kafkaSkip(): Promise<string | false> {
 export function useKafkaBroker(skip: string | false, options: KafkaBrokerOptions = {}): () => KafkaBroker {
   let broker: KafkaBroker | undefined;
   before(async () => {
-    if (!skip) broker = await startKafkaBroker(options);
+    if (!skip) broker = await startKafkaBroker({ jvmFlags: QUICK_START_FLAGS, ...options });
   });
   after(async () => {
     await broker?.stop();

@@ -156,6 +156,8 @@ describe('Kafka transport decisions (no broker)', () => {
 });
 
 const skip = await kafkaSkip();
+/** The broker's shortest session: a restarted broker's group waits that long for its former member. */
+const QUICK_GROUP = { sessionMilliseconds: 6_000, rebalanceMilliseconds: 6_000 };
 const broker = useKafkaBroker(skip);
 
 /** A distinct valid RunEvent per index (its own run id). */
@@ -217,7 +219,10 @@ describe('Kafka transport against a real broker', { skip }, () => {
           { key: 'run:jobs/a', value: JSON.stringify(numberedEvent(1)) },
         ],
       });
-      const first = await startOpenLineageConsumer(config, { ingestor: createOpenLineageIngestor({ store }) });
+      const first = await startOpenLineageConsumer(config, {
+        ingestor: createOpenLineageIngestor({ store }),
+        groupTimeouts: QUICK_GROUP,
+      });
       await eventually('two events stored', async () =>
         (await storedOpenLineage(store)).keys.size === 2 ? true : undefined,
       );
@@ -239,7 +244,10 @@ describe('Kafka transport against a real broker', { skip }, () => {
 
       // Three more while no one consumes; a new consumer (another process: an ingestor that remembers nothing) reads only those.
       await produceJson(producer, config.topic, [numberedEvent(4), numberedEvent(5), numberedEvent(6)]);
-      const second = await startOpenLineageConsumer(config, { ingestor: createOpenLineageIngestor({ store }) });
+      const second = await startOpenLineageConsumer(config, {
+        ingestor: createOpenLineageIngestor({ store }),
+        groupTimeouts: QUICK_GROUP,
+      });
       await eventually('five events stored', async () =>
         (await storedOpenLineage(store)).keys.size === 5 ? true : undefined,
       );
@@ -265,7 +273,7 @@ describe('Kafka transport against a real broker', { skip }, () => {
     const target = await storeTarget('sqlite');
     const store = await target.open();
     const children: ApiProcess[] = [];
-    const total = 20_000;
+    const total = 8_000;
     const env = {
       ...target.env,
       LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: broker().bootstrap,
@@ -330,6 +338,7 @@ describe('Kafka transport against a real broker', { skip }, () => {
       ingestor: createOpenLineageIngestor({ store }),
       logger: recordingLogger(lines),
       backoff: { minimum: 100, maximum: 1_000 },
+      groupTimeouts: QUICK_GROUP,
     });
     try {
       await eventually('two events stored', async () =>
