@@ -273,12 +273,27 @@ export async function startKafkaBroker(options: KafkaBrokerOptions = {}): Promis
       '-cp',
       classpath,
     ];
-    const clusterId = randomBytes(16).toString('base64url');
+    // Like Kafka's Uuid.randomUuid: never one that starts with '-' (the tool would read it as a flag).
+    let clusterId = randomBytes(16).toString('base64url');
+    while (clusterId.startsWith('-')) clusterId = randomBytes(16).toString('base64url');
     // The key pair and the storage format are independent JVM runs: side by side.
     const [certificate] = await Promise.all([
       makeCertificate(folder),
-      run('java', [...SHORT_RUN, ...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', properties], {
-        timeout: 120_000,
+      run(
+        'java',
+        [
+          ...SHORT_RUN,
+          ...jvm,
+          'kafka.tools.StorageTool',
+          'format',
+          `--cluster-id=${clusterId}`,
+          `--config=${properties}`,
+        ],
+        {
+          timeout: 120_000,
+        },
+      ).catch((error: { stderr?: string; message: string }) => {
+        throw new Error(`the Kafka storage format failed: ${error.stderr?.trim() || error.message}`);
       }),
     ]);
     let child: ChildProcess | undefined;
