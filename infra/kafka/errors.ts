@@ -47,7 +47,10 @@ export function describeKafkaError(error: unknown, context: KafkaErrorContext): 
   if (cause.name === 'KafkaJSSASLAuthenticationError' || cause.type === 'SASL_AUTHENTICATION_FAILED')
     return `Kafka authentication failed: ${text}; check ${prefix}SASL_MECHANISM, ${prefix}SASL_USERNAME and ${prefix}SASL_PASSWORD`;
   if (cause.type === 'TOPIC_AUTHORIZATION_FAILED')
-    return `Kafka refused access to topic ${topics}: ${text}; grant the principal the ACLs it needs (READ on the topic consumed, WRITE on the topics produced to)`;
+    return (
+      `Kafka refused access to topic ${topics}: ${text}; grant the principal the ACLs it needs ` +
+      '(READ on the topic consumed, WRITE on the topics produced to)'
+    );
   if (cause.type === 'GROUP_AUTHORIZATION_FAILED')
     return `Kafka refused access to consumer group ${context.groupId ?? '?'}: ${text}; grant the principal READ on the group`;
   if (cause.type === 'CLUSTER_AUTHORIZATION_FAILED' || cause.type === 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED')
