@@ -11,6 +11,9 @@
  * `autoCommit: false` and `eachBatchAutoResolve: false`: a batch is appended in one store append,
  * then dead-letters are produced, then offsets are resolved and committed. When the append throws, nothing is
  * resolved or committed and kafkajs redelivers the batch; redelivered events are stored once (dedupe).
+ * Kafka failures (brokers down, credentials refused, a missing topic, a crash) are logged with their
+ * cause and retried with backoff (`reconnectDelay`); the lag is exported (`consumerMetrics.ts`). Tested
+ * against a real Apache Kafka broker (test/openlineage/kafka.test.ts).
  *
  * Configuration (`KafkaTransportConfig`, read by `loadConfig` into `Config.openLineageKafka`; docs/configuration.md):
  * | variable | default | meaning |
@@ -267,7 +270,6 @@ export async function startOpenLineageConsumer(
   let stopped = false;
   let attempt = 0;
   let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
 
   const disconnect = async () => {
     const connection = current;
@@ -333,6 +335,7 @@ export async function startOpenLineageConsumer(
     if (stopped) return;
     try {
       await connect();
+      if (stopped) return void (await disconnect()); // stopped while connecting
       if (attempt > 0) deps.logger?.info({ topic: config.topic, attempts: attempt + 1 }, 'OpenLineageKafka:Connected');
       attempt = 0;
     } catch (error) {
@@ -352,7 +355,6 @@ export async function startOpenLineageConsumer(
     if (stopped) return;
     clearTimeout(timer);
     timer = setTimeout(() => void attemptConnection(), delay);
-    wake = () => clearTimeout(timer);
   }
 
   await attemptConnection();
@@ -363,7 +365,6 @@ export async function startOpenLineageConsumer(
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      wake?.();
       await disconnect();
     },
   };
