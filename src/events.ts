@@ -88,6 +88,43 @@ export const ExtractionStarted = z.object({
     enable_metrics: z.boolean(),
   }),
 });
+/** The kinds of scope an extractor reports as not read completely (`src/extraction/completeness.ts`). */
+export const SCOPE_KINDS = [
+  'environment',
+  'topics',
+  'topic_configs',
+  'consumer_groups',
+  'consumer_lag',
+  'cluster_links',
+  'connectors',
+  'ksqldb',
+  'flink',
+  'schema_registry',
+  'stream_catalog',
+  'tableflow',
+  'catalog',
+] as const;
+
+/**
+ * A scope an extraction did not read completely: its stored state was kept (nothing in it recorded as
+ * removed). What each kind owns: `src/extraction/completeness.ts`.
+ */
+export const IncompleteScopeSchema = z.object({
+  kind: z.enum(SCOPE_KINDS),
+  /** The environment read; null for a catalog. */
+  environment_id: z.string().min(1).nullable(),
+  /** The Kafka cluster read, for the cluster kinds; null otherwise. */
+  cluster_id: z.string().min(1).nullable(),
+  /** The ksqlDB cluster (`lksqlc-...`) for `ksqldb`; the catalog type for `catalog`; null otherwise. */
+  resource_id: z.string().min(1).nullable(),
+  /** For `catalog`: the one table (node id) that was not read; null: the whole catalog. */
+  node_id: z.string().min(1).nullable(),
+  /** Why: the warning of the failed call, or why the catalog did not run. */
+  reason: z.string(),
+});
+/** A scope that was not read completely. */
+export type IncompleteScope = z.infer<typeof IncompleteScopeSchema>;
+
 export const ExtractionCompleted = z.object({
   type: z.literal('ExtractionCompleted'),
   data: z.object({
@@ -102,6 +139,8 @@ export const ExtractionCompleted = z.object({
     /** Requests made per API, e.g. `{"kafka-rest.topics": 10}`. */
     requests: z.record(z.string(), z.number().int().nonnegative()),
     duration_ms: z.number().nonnegative(),
+    /** The scopes not read completely, whose stored state was kept (absent before issue 22: none recorded). */
+    incomplete_scopes: z.array(IncompleteScopeSchema).optional(),
   }),
 });
 export const ExtractionFailed = z.object({

@@ -26,6 +26,7 @@
  * may be disabled) and contributes nothing, and extraction goes on (partial success). Extraction
  * fails (throws `ExtractionError`) only when no requested environment could be read.
  */
+import type { IncompleteScope } from '../events.js';
 import type { LineageGraph } from '../graph/model.js';
 import { LineageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -122,6 +123,11 @@ export interface ExtractionResult {
    * appends them as `MetricsSampled`, `withMetricAttributes` puts them on nodes); null without.
    */
   metrics: MetricSamples | null;
+  /**
+   * The scopes not read completely (`src/extraction/completeness.ts`): a failed or timed-out call
+   * leaves what it would have listed unknown, so recording keeps their stored state.
+   */
+  incompleteScopes: IncompleteScope[];
 }
 
 /** Counts nodes by system and type and edges by type. */
@@ -217,5 +223,13 @@ function finish(run: ExtractionRun, metrics: MetricSamples | null): ExtractionRe
     const delta = count - (run.requestsBefore[api] ?? 0);
     if (delta > 0) requests[api] = delta;
   }
-  return { graph, warnings: run.warnings, requests, durationMs: performance.now() - run.startedAt, counts, metrics };
+  return {
+    graph,
+    warnings: run.warnings,
+    requests,
+    durationMs: performance.now() - run.startedAt,
+    counts,
+    metrics,
+    incompleteScopes: run.incompleteScopes,
+  };
 }

@@ -4,7 +4,10 @@
  * clusters, so that nodes of other environments stay; edges owned by the node that reports them;
  * references to other scopes resolved against the stored graph: `src/extraction/scopes.ts`), then
  * `ExtractionCompleted` with counts, changes, warnings, requests and duration, or `ExtractionFailed`
- * when extraction throws. Only the difference against the stored graph is appended: a
+ * when extraction throws. Scopes the extraction did not read completely keep their stored state
+ * (`./completeness.ts`) and are listed on `ExtractionCompleted` (`incomplete_scopes`), so that history
+ * says "cluster X was not read" instead of "cluster X's topics vanished". Only the difference
+ * against the stored graph is appended: a
  * re-extraction that finds nothing new appends no node or edge event. With metrics, the samples are appended to `metrics-{graph_id}` in one append
  * (`recordMetricSamples`, same correlation id), after the graph and before `ExtractionCompleted`: they
  * never count as graph changes.
@@ -21,6 +24,7 @@ import {
   type GraphCommandDeps,
   type RecordResult,
 } from '../graphCommands.js';
+import { keepIncompleteScopes } from './completeness.js';
 import { countGraph, type ExtractionResult } from './extract.js';
 import type { MetricSamples } from './metrics.js';
 import { extractionScope, ownsEdge, resolveAgainstStored } from './scopes.js';
@@ -123,6 +127,7 @@ export async function recordExtraction(
     result = await run();
     const scope = extractionScope(options.environmentIds, options.clusterIds);
     const resolve = resolveAgainstStored(scope);
+    const incompleteScopes = result.incompleteScopes;
     let resolved: LineageGraph = result.graph;
     const record = await recordGraph(
       deps.commands,
@@ -135,8 +140,9 @@ export async function recordExtraction(
         // Decided against the state the change is appended on (again after a conflict): keep the last one.
         resolve: (current: GraphReader, next: LineageGraph): Resolution => {
           const resolution = resolve(current, next);
-          resolved = resolution.graph;
-          return resolution;
+          // Scopes not read completely keep their stored state (src/extraction/completeness.ts).
+          resolved = keepIncompleteScopes(current, resolution.graph, incompleteScopes).graph;
+          return { ...resolution, graph: resolved };
         },
         createIfMissing: true,
         name: graphName,
@@ -158,6 +164,7 @@ export async function recordExtraction(
         warnings: result.warnings,
         requests: result.requests,
         duration_ms: result.durationMs,
+        incomplete_scopes: incompleteScopes,
       },
     });
     return { extractionId, graphId, result, record };

@@ -13,6 +13,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { ClusterLinkingInventory } from './clusterLinks.js';
+import { incompleteScope, type IncompleteScope, type IncompleteScopeInput } from './completeness.js';
 import type { ClusterInfo } from './environments.js';
 import type { ExtractDeps, ExtractionProgress, ExtractOptions } from './extract.js';
 import { failureWarning } from './failures.js';
@@ -56,8 +57,15 @@ export interface ExtractionRun {
   readonly startedAt: number;
   /** `platform.requestCounts()` when the run was created: the result reports only this run's requests. */
   readonly requestsBefore: Readonly<Record<string, number>>;
+  /**
+   * The scopes not read completely so far (`src/extraction/completeness.ts`): their stored state is
+   * kept when the extraction is recorded. `extract` returns this array.
+   */
+  readonly incompleteScopes: IncompleteScope[];
   /** Adds a warning and logs it (`Extraction:Warning`). */
   warn(message: string): void;
+  /** Reports a scope that was not read completely (once per kind and ids; the first reason is kept). */
+  incomplete(scope: IncompleteScopeInput): void;
   /**
    * Logs `{label}: {message}` and reports it to `onProgress` with the counts so far (phase 0
    * discovery, 1-5 the numbered phases, 6 done). The label of a numbered phase is `Phase {n}/{N}`,
@@ -68,9 +76,16 @@ export interface ExtractionRun {
    * Runs one extractor under the per-extractor timeout. On failure, warns with `failureWarning(label,
    * error, environmentId)` and resolves to `fallback`; on timeout, warns `{label}: did not finish
    * within {s} s; its results are left out` and resolves to `fallback` (the extractor is not
-   * cancelled). Never rejects.
+   * cancelled). Either way, each of `scopes` is reported incomplete with the warning as its reason.
+   * Never rejects.
    */
-  guarded<T>(label: string, environmentId: string | undefined, extractor: () => Promise<T>, fallback: T): Promise<T>;
+  guarded<T>(
+    label: string,
+    environmentId: string | undefined,
+    extractor: () => Promise<T>,
+    fallback: T,
+    scopes?: readonly Omit<IncompleteScopeInput, 'reason'>[],
+  ): Promise<T>;
 }
 
 class ExtractorTimeout extends Error {}
@@ -113,6 +128,17 @@ export function createExtractionRun(deps: ExtractDeps, options: ExtractOptions):
     warnings.push(message);
     logger.warn({ warning: message }, 'Extraction:Warning');
   };
+  const incompleteScopes: IncompleteScope[] = [];
+  const incomplete = (input: IncompleteScopeInput): void => {
+    const scope = incompleteScope(input);
+    const same = (other: IncompleteScope) =>
+      other.kind === scope.kind &&
+      other.environment_id === scope.environment_id &&
+      other.cluster_id === scope.cluster_id &&
+      other.resource_id === scope.resource_id &&
+      other.node_id === scope.node_id;
+    if (!incompleteScopes.some(same)) incompleteScopes.push(scope);
+  };
   const phases = phaseCount(options);
   const progress = (phase: number, label: string, message: string): void => {
     const shown = phaseLabel(phase, phases, label);
@@ -127,6 +153,7 @@ export function createExtractionRun(deps: ExtractDeps, options: ExtractOptions):
     environmentId: string | undefined,
     extractor: () => Promise<T>,
     fallback: T,
+    scopes: readonly Omit<IncompleteScopeInput, 'reason'>[] = [],
   ): Promise<T> => {
     const timeoutMs = settings.extractorTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -138,16 +165,33 @@ export function createExtractionRun(deps: ExtractDeps, options: ExtractOptions):
         }),
       ]);
     } catch (error) {
-      if (error instanceof ExtractorTimeout)
-        warn(`${label}: did not finish within ${timeoutMs / 1000} s; its results are left out`);
-      else warn(failureWarning(label, error, environmentId));
+      const reason =
+        error instanceof ExtractorTimeout
+          ? `${label}: did not finish within ${timeoutMs / 1000} s; its results are left out`
+          : failureWarning(label, error, environmentId);
+      warn(reason);
+      for (const scope of scopes) incomplete({ ...scope, reason });
       return fallback;
     } finally {
       clearTimeout(timer);
     }
   };
   const builder = new GraphBuilder();
-  return { platform, logger, builder, warnings, now, settings, startedAt, requestsBefore, warn, progress, guarded };
+  return {
+    platform,
+    logger,
+    builder,
+    warnings,
+    incompleteScopes,
+    now,
+    settings,
+    startedAt,
+    requestsBefore,
+    warn,
+    incomplete,
+    progress,
+    guarded,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -45,7 +45,9 @@ export async function discoverEnvironment(run: ExtractionRun, environmentId: str
     clusterBodies = clusters;
   } catch (error) {
     if (isNotFound(environmentError, 'org.environment') && isDenied(error)) return { status: 'unknown' };
-    run.warn(failureWarning(`Discovery:${environmentId}`, error, environmentId));
+    const reason = failureWarning(`Discovery:${environmentId}`, error, environmentId);
+    run.warn(reason);
+    run.incomplete({ kind: 'environment', environment_id: environmentId, reason });
     return { status: 'unreadable' };
   }
   const clusterIds = clusterBodies.map((cluster) => cluster.id);

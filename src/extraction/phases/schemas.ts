@@ -50,12 +50,14 @@ export async function extractSchemasAndCatalog(
           run.builder.add(schemaFragment(env, registry.id, schemas, environment.topicsByCluster));
         },
         undefined,
+        [{ kind: 'schema_registry', environment_id: env }],
       ),
       run.guarded(
         `StreamCatalog:${env}`,
         env,
         () => readStreamCatalog(run, environment, registry.catalogUrl),
         undefined,
+        [{ kind: 'stream_catalog', environment_id: env }],
       ),
     ]),
   );
@@ -79,6 +81,10 @@ export async function schemaRegistriesOf(run: ExtractionRun, env: string): Promi
         return url ? [{ id: registry.id, url, catalogUrl: registry.spec?.catalog_http_endpoint || url }] : [];
       }),
     [],
+    [
+      { kind: 'schema_registry', environment_id: env },
+      { kind: 'stream_catalog', environment_id: env },
+    ],
   );
 }
 
@@ -99,7 +105,9 @@ async function readStreamCatalog(
   const [entities, definitions] = await Promise.all([
     run.platform.searchCatalogTopics(catalogUrl),
     run.platform.listBusinessMetadataDefs(catalogUrl).catch((error: unknown) => {
-      run.warn(failureWarning(`StreamCatalog:${env}`, error, env));
+      const reason = failureWarning(`StreamCatalog:${env}`, error, env);
+      run.warn(reason);
+      run.incomplete({ kind: 'stream_catalog', environment_id: env, reason });
       return [];
     }),
   ]);
@@ -136,10 +144,11 @@ async function businessMetadataOf(
       ),
     ),
   );
-  if (failures.length > 0)
-    run.warn(
-      `${failureWarning(`StreamCatalog:${env}`, failures[0], env)} (business metadata of ${failures.length} topic(s) unavailable)`,
-    );
+  if (failures.length > 0) {
+    const reason = `${failureWarning(`StreamCatalog:${env}`, failures[0], env)} (business metadata of ${failures.length} topic(s) unavailable)`;
+    run.warn(reason);
+    run.incomplete({ kind: 'stream_catalog', environment_id: env, reason });
+  }
   return businessMetadata;
 }
 

@@ -42,10 +42,15 @@ export async function extractStreamProcessing(
         env,
         () => readConnectors(run, cluster, environment, found),
         undefined,
+        [{ kind: 'connectors', environment_id: env, cluster_id: cluster.clusterId }],
       ),
     ),
-    run.guarded(`ksqlDB:${env}`, env, () => readKsql(run, environment, found), undefined),
-    run.guarded(`Flink:${env}`, env, () => readFlink(run, environment, found), undefined),
+    run.guarded(`ksqlDB:${env}`, env, () => readKsql(run, environment, found), undefined, [
+      { kind: 'ksqldb', environment_id: env },
+    ]),
+    run.guarded(`Flink:${env}`, env, () => readFlink(run, environment, found), undefined, [
+      { kind: 'flink', environment_id: env },
+    ]),
   ]);
   const groups = [...run.builder.allNodes()].filter(
     (node) => node.node_type === 'CONSUMER_GROUP' && node.environment_id === env,
@@ -100,9 +105,9 @@ async function readKsql(
         async () => {
           const url = cluster.status?.http_endpoint || cluster.spec?.http_endpoint;
           if (!url) {
-            run.warn(
-              `ksqlDB:${cluster.id}: no server endpoint reported (cluster phase ${cluster.status?.phase ?? 'unknown'}); skipped`,
-            );
+            const reason = `ksqlDB:${cluster.id}: no server endpoint reported (cluster phase ${cluster.status?.phase ?? 'unknown'}); skipped`;
+            run.warn(reason);
+            run.incomplete({ kind: 'ksqldb', environment_id: env, resource_id: cluster.id, reason });
             return;
           }
           const inventory = await run.platform.describeKsqlCluster(url);
@@ -113,6 +118,7 @@ async function readKsql(
           }
         },
         undefined,
+        [{ kind: 'ksqldb', environment_id: env, resource_id: cluster.id }],
       ),
     ),
   );
@@ -164,6 +170,7 @@ async function readFlink(
             found.statementsByName.set(statement.name, `stream:stream_job:${env}:${statement.name}`);
         },
         undefined,
+        [{ kind: 'flink', environment_id: env }],
       ),
     ),
   );
@@ -188,6 +195,7 @@ async function flinkEndpoints(run: ExtractionRun, env: string, pools: readonly C
           return regionsFound.map((entry) => entry.http_endpoint);
         },
         [] as string[],
+        [{ kind: 'flink', environment_id: env }],
       ),
     ),
   );

@@ -30,6 +30,7 @@ export async function extractTableflow(run: ExtractionRun, environment: Discover
           );
         },
         undefined,
+        [{ kind: 'tableflow', environment_id: env, cluster_id: cluster.clusterId }],
       ),
     ),
   );

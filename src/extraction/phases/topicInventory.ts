@@ -18,6 +18,7 @@ import {
   lagsFromRest,
   type GroupTopicLag,
 } from '../consumerGroups.js';
+import type { IncompleteScope } from '../completeness.js';
 import type { ClusterInfo } from '../environments.js';
 import { failureWarning, isNotFound, sameAuthFailure } from '../failures.js';
 import type { ConsumerGroupBody, MetricsPointBody } from '../platformTypes.js';
@@ -55,6 +56,11 @@ async function readClusterInventory(
   const { platform } = run;
   const env = cluster.environmentId;
   const label = `KafkaAdmin:${cluster.clusterId}`;
+  const where = { environment_id: env, cluster_id: cluster.clusterId };
+  const failed = (kind: IncompleteScope['kind'], reason: string) => {
+    run.warn(reason);
+    run.incomplete({ kind, ...where, reason });
+  };
   await run.guarded(
     label,
     env,
@@ -67,31 +73,41 @@ async function readClusterInventory(
         readClusterLinking(platform, cluster),
       ]);
       if (topics.status === 'rejected') {
-        run.warn(failureWarning(label, topics.reason, env));
+        failed('topics', failureWarning(label, topics.reason, env));
       } else {
-        if (configs.status === 'rejected') run.warn(failureWarning(label, configs.reason, env));
+        if (configs.status === 'rejected') failed('topic_configs', failureWarning(label, configs.reason, env));
         const fragment = topicFragment(cluster, topics.value, configs.status === 'fulfilled' ? configs.value : []);
         run.builder.add(fragment);
         inventory.topicsByCluster.set(cluster.clusterId, new Set(fragment.nodes.map((node) => node.display_name)));
       }
       // The same 401/403 as the topic listing's is not warned twice.
       const topicsRejection: unknown = topics.status === 'rejected' ? topics.reason : undefined;
-      if (groups.status === 'rejected' && !sameAuthFailure(topicsRejection, groups.reason)) {
-        run.warn(failureWarning(`ConsumerGroups:${cluster.clusterId}`, groups.reason, env));
+      if (groups.status === 'rejected') {
+        const reason = failureWarning(`ConsumerGroups:${cluster.clusterId}`, groups.reason, env);
+        if (sameAuthFailure(topicsRejection, groups.reason))
+          run.incomplete({ kind: 'consumer_groups', ...where, reason });
+        else failed('consumer_groups', reason);
       }
       if (linking.status === 'fulfilled') {
         if (linking.value.mirrors.length > 0) inventory.clusterLinking.push({ cluster, inventory: linking.value });
       } else if (isNotFound(linking.reason, 'kafka-rest.mirrors')) {
         // Clusters without Cluster Linking (e.g. Basic) answer 404: nothing to mirror, nothing to warn about.
         run.logger.info({ cluster_id: cluster.clusterId }, 'Extraction:NoClusterLinking');
-      } else if (!sameAuthFailure(topicsRejection, linking.reason)) {
-        run.warn(failureWarning(`ClusterLinking:${cluster.clusterId}`, linking.reason, env));
+      } else {
+        const reason = failureWarning(`ClusterLinking:${cluster.clusterId}`, linking.reason, env);
+        if (sameAuthFailure(topicsRejection, linking.reason))
+          run.incomplete({ kind: 'cluster_links', ...where, reason });
+        else failed('cluster_links', reason);
       }
       const groupList = groups.status === 'fulfilled' ? groups.value : undefined;
       const lags = await consumerLags(run, cluster, groupList, metricLags);
       run.builder.add(consumerGroupFragment(cluster, groupList ?? [], lags));
     },
     undefined,
+    (['topics', 'topic_configs', 'consumer_groups', 'consumer_lag', 'cluster_links'] as const).map((kind) => ({
+      kind,
+      ...where,
+    })),
   );
 }
 
@@ -118,10 +134,16 @@ async function consumerLags(
       groups.map((group) => group.consumer_group_id),
     );
   }
-  run.warn(
+  const reason =
     `${failureWarning(`ConsumerGroups:${cluster.clusterId}`, metricLags.reason, cluster.environmentId)}; ` +
-      `consumer lag is unavailable (Kafka REST lag endpoints answer on Dedicated clusters only), so groups have no topic edges`,
-  );
+    `consumer lag is unavailable (Kafka REST lag endpoints answer on Dedicated clusters only), so the groups' topic edges are kept as recorded`;
+  run.warn(reason);
+  run.incomplete({
+    kind: 'consumer_lag',
+    environment_id: cluster.environmentId,
+    cluster_id: cluster.clusterId,
+    reason,
+  });
   return [];
 }
 
@@ -145,7 +167,14 @@ async function lagsPerGroup(
   );
   if (failures.length > 0) {
     const warning = failureWarning(`ConsumerGroups:${cluster.clusterId}`, failures[0], cluster.environmentId);
-    run.warn(`${warning} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`);
+    const reason = `${warning} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`;
+    run.warn(reason);
+    run.incomplete({
+      kind: 'consumer_lag',
+      environment_id: cluster.environmentId,
+      cluster_id: cluster.clusterId,
+      reason,
+    });
   }
   return results.flat();
 }
