@@ -14,6 +14,7 @@ import { benchExtraction, ISSUE_16_ESTATE } from './extraction.js';
 import { benchLayeredDag } from './layeredDag.js';
 import { benchMixedLoad } from './mixedLoad.js';
 import { benchHistory } from './history.js';
+import { benchKafka } from './kafka.js';
 import { benchOpenLineage } from './openLineage.js';
 import { benchProjection } from './projection.js';
 import { benchStartup } from './startup.js';
@@ -247,6 +248,38 @@ check(
   openLineage.ingest_events_per_second >= 5000,
 );
 check('dataset lineage p99, depth 5', openLineage.lineage_p99_ms, 'ms', '< 50', openLineage.lineage_p99_ms < 50);
+
+console.log(
+  '\nKafka (a real Apache Kafka broker started here): OpenLineage ingest through the consumer into sqlite, HTTP batch ingest as the baseline, ' +
+    'publication of 10,000 changes to Kafka and a webhook across a SIGKILL',
+);
+const kafka = await benchKafka();
+results.kafka = kafka;
+if (kafka.skipped) console.log(`skipped: ${kafka.skipped}`);
+else {
+  const { publication, ...ingest } = kafka;
+  console.table([{ ...ingest, note: undefined }]);
+  console.table([publication]);
+  check(
+    'Kafka ingest (durable, sqlite)',
+    kafka.kafka_ingest_events_per_second!,
+    'events/s',
+    '>= 50,000',
+    kafka.kafka_ingest_events_per_second! >= 50_000,
+  );
+  check(
+    'Kafka visibility through the API p99',
+    kafka.kafka_visibility_p99_ms!,
+    'ms',
+    '<= 1,000',
+    kafka.kafka_visibility_p99_ms! <= 1000,
+  );
+  check('HTTP batch ingest (baseline)', kafka.http_ingest_events_per_second!, 'events/s', 'reported', true);
+  const lost = publication!.kafka_lost + publication!.webhook_lost;
+  const disorder = publication!.kafka_out_of_order_keys + publication!.webhook_out_of_order_keys;
+  check('publication across SIGKILL: lost', lost, 'changes', '0', lost === 0);
+  check('publication across SIGKILL: keys out of order', disorder, 'keys', '0', disorder === 0);
+}
 
 console.log('\nWeb UI in headless Chromium (software WebGL): first render and panning, every node drawn');
 const ui = await benchUi();
