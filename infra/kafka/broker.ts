@@ -32,8 +32,12 @@ const run = promisify(execFile);
 
 /** The Apache Kafka release the broker runs (also the pom's `kafka.version`). */
 export const KAFKA_VERSION = '3.9.1';
-/** The pom listing the broker's jars. */
-export const BROKER_POM = join(import.meta.dirname, 'broker', 'pom.xml');
+/** The pom listing the broker's jars (beside this file in the checkout; from `dist/infra/kafka/`, the checkout's). */
+export const BROKER_POM =
+  [
+    join(import.meta.dirname, 'broker', 'pom.xml'),
+    join(import.meta.dirname, '..', '..', '..', 'infra', 'kafka', 'broker', 'pom.xml'),
+  ].find((path) => existsSync(path)) ?? join(import.meta.dirname, 'broker', 'pom.xml');
 /** The SASL/PLAIN user with every right. */
 export const SASL_USER = { username: 'lineage-svc', password: 'lineage-svc-secret' } as const;
 /** A SASL/PLAIN user that authenticates but is granted nothing (authorization failures). */
