@@ -100,6 +100,9 @@ export interface Projector {
  */
 export const CATCH_UP_PAGE_SIZE = 32;
 
+/** Milliseconds of live folding after which the projector lets the event loop run (issue 23). */
+export const LIVE_SLICE_MILLISECONDS = 20;
+
 /** A projection threw while applying an event: not retried (`ProjectorStatus` `failed`). */
 class ProjectionApplyError extends Error {}
 
@@ -197,7 +200,15 @@ export function createProjector(options: {
     subscription = current;
     status = 'live';
     try {
-      for await (const recorded of current) apply(recorded);
+      let slice = performance.now();
+      for await (const recorded of current) {
+        apply(recorded);
+        // An import appends hundreds of events at once: folding them may not hold the event loop (issue 23).
+        if (performance.now() - slice >= LIVE_SLICE_MILLISECONDS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+      }
       return 'closed';
     } catch (error) {
       if (error instanceof ProjectionApplyError || signal.aborted) throw error;

@@ -284,7 +284,7 @@ export async function importValidatedGraph(
     const given = new Map(graph.nodes.map((node) => [node.id, node]));
     checkDeferredEdges(validated, (id) => given.get(id) ?? stored?.(id));
   }
-  const result = await recordGraph(runtime.commands, graphId, graph, { mode }, apiContext('import'));
+  const result = await recordGraph(runtime.commands, graphId, graph, { mode, trusted: true }, apiContext('import'));
   const after = await readGraph(runtime, graphId);
   return {
     graph_id: graphId,

@@ -20,6 +20,7 @@
  * appends made by other processes.
  */
 import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import nodePath from 'node:path';
 import Database from 'better-sqlite3';
 import { ExpectedRevisionConflictError, StorageError, ValidationError, errorMessage } from '../../src/errors.js';
@@ -40,6 +41,9 @@ import {
   type Subscription,
 } from '../../src/eventStore.js';
 import { serializeEvent } from './serialization.js';
+import { sqliteAppendTransaction, type SerializedEvent, type SqliteAppend } from './sqliteAppend.js';
+import type { SqliteAppendReply, SqliteAppendRequest, SqliteAppendWorkerData } from './sqliteAppendWorker.js';
+import { workerEntry } from '../workerEntry.js';
 import { sqliteSnapshotStore } from './snapshotTables.js';
 
 /** Name of the database file inside the store's folder. */
@@ -77,6 +81,11 @@ export interface SqliteEventStoreOptions {
   now?: () => Date;
   /** How long an append waits for another process's write lock before failing. Default 5,000 ms. */
   busyTimeoutMilliseconds?: number;
+  /**
+   * Appends run on a worker thread with its own connection (`sqliteAppendWorker.ts`), so that waiting
+   * for the disk never holds the event loop. Default true; always false for `:memory:`.
+   */
+  appendInWorker?: boolean;
 }
 
 /** The SQLite store: the port, plus where its database is. */
@@ -100,12 +109,6 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
   const statements = {
     streamRevision: db.prepare<[string], number>('SELECT revision FROM streams WHERE stream = ?').pluck(),
     head: db.prepare<[], number>('SELECT COALESCE(MAX(position), 0) FROM events').pluck(),
-    insert: db.prepare<[number, string, number, string, number, string, string, string]>(
-      `INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    upsertStream: db.prepare<[string, number]>(
-      'INSERT INTO streams (stream, revision) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision',
-    ),
     readStream: db
       .prepare<[string, number, number, number], EventRow>(
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND revision <= ? ORDER BY revision LIMIT ?`,
@@ -116,35 +119,12 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
       .raw(),
   };
 
-  const appendTransaction = db.transaction(
-    (
-      stream: string,
-      events: ReadonlyArray<{ type: string; version: number; data: string; metadata: string }>,
-      options: AppendOptions,
-    ) => {
-      const current = statements.streamRevision.get(stream) ?? -1;
-      assertExpectedRevision(stream, options.expectedRevision ?? 'any', current);
-      const recordedAt = now().toISOString();
-      let position = statements.head.get() ?? 0;
-      let revision = current;
-      for (const event of events) {
-        position += 1;
-        revision += 1;
-        statements.insert.run(
-          position,
-          stream,
-          revision,
-          event.type,
-          event.version,
-          event.data,
-          event.metadata,
-          recordedAt,
-        );
-      }
-      statements.upsertStream.run(stream, revision);
-      return { next_expected_revision: revision, position };
-    },
-  );
+  // Appends run on a worker thread's connection (a file) or on this one (`:memory:`, or when asked).
+  const inWorker = file !== ':memory:' && (options.appendInWorker ?? true);
+  const appender = inWorker
+    ? sqliteAppendWorker(file, options.busyTimeoutMilliseconds ?? 5000)
+    : { append: async (request: SqliteAppend) => appendHere(request), close: async () => undefined };
+  const appendHere = sqliteAppendTransaction(db);
 
   const notifier = appendNotifier(250);
   const subscriptions = subscriptionRegistry();
@@ -166,10 +146,16 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
     ): Promise<AppendResult> {
       ensureOpen();
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
-      const serialized = events.map(serializeEvent);
+      const serialized = await serializeInSlices(events, inWorker);
       let result: AppendResult;
       try {
-        result = appendTransaction.immediate(stream, serialized, appendOptions);
+        ensureOpen();
+        result = await appender.append({
+          stream,
+          events: serialized,
+          expectedRevision: appendOptions.expectedRevision ?? 'any',
+          recordedAt: now().toISOString(),
+        });
       } catch (error) {
         throw translateAppendError(
           error,
@@ -203,9 +189,11 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
 
     async readAll(readOptions: ReadAllOptions = {}): Promise<RecordedEvent[]> {
       ensureOpen();
-      const rows = query(file, () =>
-        statements.readAll.all(Math.max(0, readOptions.after ?? 0), Math.max(0, readOptions.maxCount ?? 1000)),
-      );
+      const maxCount = Math.max(0, readOptions.maxCount ?? 1000);
+      const rows = query(file, () => statements.readAll.all(Math.max(0, readOptions.after ?? 0), maxCount));
+      // A full page means the caller reads on at once (the projector after an import): let the event
+      // loop run between pages, which a synchronous driver would not do.
+      if (rows.length > 0 && rows.length === maxCount) await yieldToEventLoop();
       return rows.map(toRecorded);
     },
 
@@ -224,6 +212,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
       if (closed) return;
       closed = true;
       await subscriptions.closeAll();
+      await appender.close();
       db.close();
     },
   };
@@ -340,4 +329,114 @@ function translateAppendError(
   return new StorageError(`sqlite event store: cannot append to "${stream}" in "${file}": ${errorMessage(error)}`, {
     cause: error,
   });
+}
+
+/** JSON text of serialized events per slice of `serializeInSlices` (about 1 MB). */
+const SERIALIZE_SLICE_CHARACTERS = 1_000_000;
+
+const utf8 = new TextEncoder();
+
+/**
+ * `serializeEvent` on every event, letting the event loop run between slices of about
+ * `SERIALIZE_SLICE_CHARACTERS` (an import appends 30 MB of JSON at once). With `encode`, each event's
+ * data is UTF-8 bytes of its own, to be transferred to the append worker rather than copied.
+ */
+async function serializeInSlices(events: readonly EventToAppend[], encode: boolean): Promise<SerializedEvent[]> {
+  const serialized: SerializedEvent[] = [];
+  let characters = 0;
+  for (const [index, event] of events.entries()) {
+    const one = serializeEvent(event, index);
+    characters += one.data.length;
+    serialized.push(encode ? { ...one, data: utf8.encode(one.data) } : one);
+    if (characters >= SERIALIZE_SLICE_CHARACTERS) {
+      characters = 0;
+      await yieldToEventLoop();
+    }
+  }
+  return serialized;
+}
+
+/** Resolves after the event loop has run what was waiting (a macrotask, not a microtask). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The worker file beside this one: `.ts` from source, `.js` compiled. */
+const APPEND_WORKER_URL = new URL(`./sqliteAppendWorker${nodePath.extname(import.meta.filename)}`, import.meta.url);
+
+/**
+ * Appends through a worker thread (`sqliteAppendWorker.ts`) with its own connection to `file`, started
+ * at the first append and again after it died. The worker keeps the process alive only while an append
+ * is waiting for it. A conflict comes back as `ExpectedRevisionConflictError`; a driver error as an
+ * error with its code, for `translateAppendError`; a worker that died with appends waiting fails them
+ * (each committed whole or not at all).
+ */
+function sqliteAppendWorker(
+  file: string,
+  busyTimeoutMilliseconds: number,
+): { append(request: SqliteAppend): Promise<AppendResult>; close(): Promise<void> } {
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: (result: AppendResult) => void; reject: (error: Error) => void }>();
+
+  const start = (): Worker => {
+    const { entry, eval: evaluated } = workerEntry(APPEND_WORKER_URL);
+    const data: SqliteAppendWorkerData = { file, busyTimeoutMilliseconds };
+    const started = new Worker(entry, { eval: evaluated, workerData: data });
+    started.unref();
+    started.on('message', (reply: SqliteAppendReply) => {
+      const entry = waiting.get(reply.id);
+      if (!entry) return;
+      waiting.delete(reply.id);
+      if (waiting.size === 0) started.unref();
+      if ('result' in reply) entry.resolve(reply.result);
+      else if ('conflict' in reply)
+        entry.reject(
+          new ExpectedRevisionConflictError(reply.conflict.stream, reply.conflict.expected, reply.conflict.actual),
+        );
+      else entry.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+    });
+    const fail = (error: Error) => {
+      if (worker === started) worker = undefined;
+      for (const entry of waiting.values()) entry.reject(error);
+      waiting.clear();
+    };
+    started.on('error', fail);
+    started.on('exit', (code) => fail(new Error(`the sqlite append worker stopped (exit code ${code})`)));
+    return started;
+  };
+
+  return {
+    append(request) {
+      worker ??= start();
+      const current = worker;
+      const id = (nextId += 1);
+      current.ref();
+      const message: SqliteAppendRequest = { id, append: request };
+      const transfer = request.events.flatMap((event) => (typeof event.data === 'string' ? [] : [event.data.buffer]));
+      return new Promise<AppendResult>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        current.postMessage(message, transfer as ArrayBuffer[]);
+      });
+    },
+    async close() {
+      const stopping = worker;
+      worker = undefined;
+      if (!stopping) return;
+      // Appends already posted are answered first: the worker handles its messages in order.
+      await Promise.allSettled(
+        [...waiting.keys()].map(
+          (id) =>
+            new Promise<void>((resolve) => {
+              const entry = waiting.get(id)!;
+              waiting.set(id, {
+                resolve: (result) => (entry.resolve(result), resolve()),
+                reject: (error) => (entry.reject(error), resolve()),
+              });
+            }),
+        ),
+      );
+      await stopping.terminate();
+    },
+  };
 }

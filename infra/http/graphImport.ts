@@ -24,6 +24,7 @@ import type { Edge, Node } from '../../src/graph/model.js';
 import { validateLineageGraph, type ValidatedGraph } from '../../src/graph/validation.js';
 import type { GraphImportJob, GraphImportMessage } from './graphImportWorker.js';
 import { parseJsonBody } from './hardening.js';
+import { workerEntry } from '../workerEntry.js';
 
 /** Bodies of at least this many bytes (1 MiB) are parsed and validated in a worker thread. */
 export const WORKER_THRESHOLD_BYTES = 1024 * 1024;
@@ -65,25 +66,13 @@ export async function validateGraphImportBody(body: Buffer, options: GraphImport
 /** The worker's file beside this one: `.ts` from source (tests, tsx), `.js` compiled. */
 const WORKER_URL = new URL(`./graphImportWorker${extname(import.meta.filename)}`, import.meta.url);
 
-/**
- * What a worker runs: the compiled file itself, or, from source, a script that registers tsx in the
- * worker first (the loader that `node --import tsx` installed does not reach worker threads).
- */
-function workerEntry(): { entry: URL | string; eval: boolean } {
-  if (extname(WORKER_URL.pathname) !== '.ts') return { entry: WORKER_URL, eval: false };
-  const script =
-    `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); })` +
-    '.catch((error) => { process.nextTick(() => { throw error; }); });';
-  return { entry: script, eval: true };
-}
-
 /** The worker, started at the first large body and kept while it lives (`undefined` after it died). */
 let current: Worker | undefined;
 
 /** The running worker, started when there is none. It does not keep the process alive. */
 function importWorker(): Worker {
   if (current) return current;
-  const { entry, eval: evaluated } = workerEntry();
+  const { entry, eval: evaluated } = workerEntry(WORKER_URL);
   const worker = new Worker(entry, {
     eval: evaluated,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MEGABYTES },
