@@ -140,6 +140,11 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
   // An idle connection that dies emits 'error' on the pool; without a listener that would crash the
   // process. The next query that needs a connection reports the problem instead.
   pool.on('error', () => undefined);
+  // A connection that dies while checked out (between two queries of an append, when the server
+  // shuts down: 57P01) emits 'error' on its client, which the pool no longer listens to then
+  // (node-postgres issues 2499, 2509): without this listener the process crashed. The operation in
+  // progress still fails with the error, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
 
   let lockKey: string;
   try {
