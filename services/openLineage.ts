@@ -12,7 +12,8 @@
  * right after a write sees it. Every other function here only reads, the views included.
  */
 import { randomUUID } from 'node:crypto';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
+import { ValidationError } from '../src/errors.js';
+import { IssueList } from '../src/graph/validation.js';
 import { SYSTEMS, type System } from '../src/graph/model.js';
 import { graphToRunEvents } from '../src/openlineage/fromGraph.js';
 import type { IngestionResult } from '../src/openlineage/ingestion.js';
@@ -91,15 +92,20 @@ export async function ingestLineage(
     rejected: count('rejected'),
   };
   if (answer.rejected === results.length) {
-    const issues: ValidationIssue[] = results.flatMap((result) =>
-      (result.errors ?? [{ path: '', message: 'rejected' }]).map((issue) => ({
-        path: `[${result.index}]${issue.path === '' ? '' : `.${issue.path}`}`,
-        message: issue.message,
-      })),
-    );
-    const first = issues[0];
+    // The first MAX_LISTED_ISSUES problems are listed, all are counted (issue 23).
+    const issues = new IssueList();
+    for (const result of results) {
+      for (const issue of result.errors ?? [{ path: '', message: 'rejected' }]) {
+        if (issues.listed.length >= issues.limit) issues.count += 1;
+        else
+          issues.add({ path: `[${result.index}]${issue.path === '' ? '' : `.${issue.path}`}`, message: issue.message });
+      }
+    }
+    const first = issues.listed[0];
     const detail = bodies.length === 1 ? 'the event was rejected' : `all ${bodies.length} events were rejected`;
-    throw new ValidationError(first ? `${detail}: ${first.path}: ${first.message}` : detail, issues);
+    throw new ValidationError(first ? `${detail}: ${first.path}: ${first.message}` : detail, issues.listed, {
+      issueCount: issues.count,
+    });
   }
   if (answer.accepted > 0) await catchUp(runtime);
   return answer;

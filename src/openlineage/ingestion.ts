@@ -97,8 +97,8 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
   }
 
   function run(bodies: readonly unknown[], context: IngestionContext): Promise<IngestionResult[]> {
-    const normalized = bodies.map((body) => normalizeSafely(body, normalizeOptions));
     return serialized(async () => {
+      const normalized = await normalizeInSlices(bodies, normalizeOptions);
       const isKnown = (key: string) => recent.has(key) || options.dedupeIndex?.hasDedupeKey(key) === true;
       const { results, fresh } = classify(normalized, isKnown);
       if (fresh.length === 0) return results;
@@ -125,6 +125,29 @@ export function normalizeSafely(
   } catch (error) {
     return { ok: false, errors: [{ path: '', message: `event could not be read: ${errorMessage(error)}` }] };
   }
+}
+
+/** Milliseconds of normalizing after which a batch lets the event loop run (issue 23). */
+export const NORMALIZE_SLICE_MILLISECONDS = 10;
+
+/**
+ * `normalizeSafely` on every body, letting the event loop run every `NORMALIZE_SLICE_MILLISECONDS`
+ * (a batch of 10,000 events held it for seconds otherwise).
+ */
+async function normalizeInSlices(
+  bodies: readonly unknown[],
+  options: Parameters<typeof normalizeOpenLineage>[1],
+): Promise<Array<ReturnType<typeof normalizeOpenLineage>>> {
+  const normalized: Array<ReturnType<typeof normalizeOpenLineage>> = [];
+  let slice = performance.now();
+  for (const body of bodies) {
+    normalized.push(normalizeSafely(body, options));
+    if (performance.now() - slice >= NORMALIZE_SLICE_MILLISECONDS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  return normalized;
 }
 
 /** An accepted event not seen before, and the result it will be reported in. */
