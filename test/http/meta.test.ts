@@ -289,7 +289,7 @@ describe('readiness under faults (GET /api/v1/ready)', () => {
     }
   });
 
-  it('fails while a sqlite store on a full disk cannot take writes, whose writes answer 503 with Retry-After, and passes once there is room', async (context) => {
+  it('fails while a sqlite store on a full disk cannot take writes (503 with Retry-After), passes once there is room', async (context) => {
     const mountPoint = mkdtempSync(join(tmpdir(), 'lineage-full-disk-'));
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'pipe' });
