@@ -7,7 +7,8 @@
  *
  * - two `lineage-svc-api` processes on PostgreSQL (clients alternate between them); skipped with a
  *   note when no PostgreSQL answers (`LINEAGE_SVC_TEST_POSTGRES_URL`, default the local one);
- * - one `lineage-svc-api` process on sqlite, for comparison.
+ * - one `lineage-svc-api` process on sqlite, for comparison; then the same clients on it sending node
+ *   reads only, the baseline of the reads' latency under the mix (`read_p50_ms`; issue 23: within 2x).
  *
  * Errors are answers other than 2xx and failed requests. Latencies are measured by the clients, in
  * this process, from sending each request to the end of its answer (milliseconds). The duration and
@@ -40,6 +41,9 @@ export interface MixedLoadRow {
   /** Milliseconds, over every request. */
   p50_ms: number;
   p99_ms: number;
+  /** Milliseconds, over the node reads (`GET /graphs/{id}/nodes/{node}`) only. */
+  read_p50_ms: number;
+  read_p99_ms: number;
   /** Requests per kind. */
   traversals: number;
   reads: number;
@@ -59,6 +63,8 @@ export interface MixedLoadOptions {
   clients?: number;
   /** PostgreSQL to use. Default `LINEAGE_SVC_TEST_POSTGRES_URL`, else postgres://postgres@127.0.0.1:5432/test. */
   postgresUrl?: string;
+  /** Every request a node read (the baseline of `read_p50_ms`). Default false: the mix. */
+  readsOnly?: boolean;
 }
 
 const GRAPH_ID = '00000000-0000-4000-8000-0000000b1e4d';
@@ -178,6 +184,7 @@ async function load(
   options: Required<Omit<MixedLoadOptions, 'postgresUrl'>>,
 ) {
   const latencies: number[] = [];
+  const readLatencies: number[] = [];
   const counts = { traversals: 0, reads: 0, upserts: 0, ingests: 0 };
   let errors = 0;
   const samples: string[] = [];
@@ -188,7 +195,7 @@ async function load(
       const random = seededRandom(client + 1);
       const base = bases[client % bases.length]!;
       for (let index = 0; Date.now() < deadline; index += 1) {
-        const pick = random();
+        const pick = options.readsOnly ? 0.5 : random();
         const node = encodeURIComponent(nodeIds[Math.floor(random() * nodeIds.length)]!);
         let method = 'GET';
         let path: string;
@@ -229,11 +236,13 @@ async function load(
             samples.push(`${error instanceof Error ? error.message : String(error)} ${method} ${path.slice(0, 120)}`);
         }
         latencies.push(performance.now() - sent);
+        if (pick >= 0.4 && pick < 0.7) readLatencies.push(performance.now() - sent);
       }
     }),
   );
   const elapsed = (Date.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
+  readLatencies.sort((a, b) => a - b);
   return {
     setup,
     processes: bases.length,
@@ -244,6 +253,8 @@ async function load(
     requests_per_second: latencies.length / elapsed,
     p50_ms: percentile(latencies, 50),
     p99_ms: percentile(latencies, 99),
+    read_p50_ms: percentile(readLatencies, 50),
+    read_p99_ms: percentile(readLatencies, 99),
     ...counts,
     error_samples: samples,
     skipped: null,
@@ -266,6 +277,8 @@ function skippedRow(
     requests_per_second: 0,
     p50_ms: Number.NaN,
     p99_ms: Number.NaN,
+    read_p50_ms: Number.NaN,
+    read_p99_ms: Number.NaN,
     traversals: 0,
     reads: 0,
     upserts: 0,
@@ -277,7 +290,7 @@ function skippedRow(
 
 /** Runs both setups; resolves with one row each. */
 export async function benchMixedLoad(options: MixedLoadOptions = {}): Promise<MixedLoadRow[]> {
-  const settings = { seconds: options.seconds ?? 60, clients: options.clients ?? 50 };
+  const settings = { seconds: options.seconds ?? 60, clients: options.clients ?? 50, readsOnly: false };
   const postgresUrl =
     options.postgresUrl ?? process.env.LINEAGE_SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const rows: MixedLoadRow[] = [];
@@ -332,6 +345,8 @@ export async function benchMixedLoad(options: MixedLoadOptions = {}): Promise<Mi
     const nodeIds = await seed(env);
     child = await startApi(env);
     rows.push(await load('sqlite, 1 API process', [child.base], nodeIds, settings));
+    // The same clients sending node reads only: what a read costs when no write holds the process.
+    rows.push(await load('sqlite, 1 API process, reads only', [child.base], nodeIds, { ...settings, readsOnly: true }));
   } finally {
     if (child) await stopApi(child);
     rmSync(folder, { recursive: true, force: true });

@@ -13,6 +13,8 @@ import { benchEventStores } from './eventStore.js';
 import { benchExtraction, ISSUE_16_ESTATE } from './extraction.js';
 import { benchLayeredDag } from './layeredDag.js';
 import { benchMixedLoad } from './mixedLoad.js';
+import { benchImportStall } from './importStall.js';
+import { benchHotGraph } from './hotGraph.js';
 import { benchHistory } from './history.js';
 import { benchKafka } from './kafka.js';
 import { benchOpenLineage } from './openLineage.js';
@@ -313,6 +315,53 @@ results.mixed_load = mixedLoad;
 for (const row of mixedLoad) {
   if (row.skipped === null) check(`mixed load errors, ${row.setup}`, row.errors, 'errors', '0', row.errors === 0);
 }
+const sqliteMixed = mixedLoad.find((row) => row.setup === 'sqlite, 1 API process' && row.skipped === null);
+const sqliteReads = mixedLoad.find((row) => row.setup === 'sqlite, 1 API process, reads only' && row.skipped === null);
+if (sqliteMixed && sqliteReads) {
+  const ratio = sqliteMixed.read_p50_ms / sqliteReads.read_p50_ms;
+  check('sqlite node read p50 under the mix over reads alone', ratio, 'x', '<= 2', ratio <= 2);
+}
+
+console.log(
+  '\nLarge imports (issue 23): two 30 MB imports at once (one valid, one invalid) into one API process on sqlite, GET /health sampled open-loop every 10 ms',
+);
+const importStall = await benchImportStall();
+console.table([importStall]);
+results.import_stall = importStall;
+check('/health p99 during two 30 MB imports', importStall.health_p99_ms, 'ms', '< 50', importStall.health_p99_ms < 50);
+check(
+  '/health max during two 30 MB imports',
+  importStall.health_max_ms,
+  'ms',
+  '< 250',
+  importStall.health_max_ms < 250,
+);
+const importsAnswered = importStall.valid_status === 200 && importStall.invalid_status === 400;
+check('30 MB imports answered 200 and 400', importsAnswered ? 1 : 0, 'both', '1', importsAnswered);
+check(
+  'API peak RSS during two 30 MB imports',
+  importStall.server_peak_rss_mb,
+  'MB',
+  '< 1,500',
+  importStall.server_peak_rss_mb < 1500,
+);
+
+console.log('\nOne hot graph on PostgreSQL (issue 23): node upserts from 50 clients through two API processes');
+const hotGraph = await benchHotGraph({ seconds: Number(process.env.LINEAGE_SVC_BENCH_HOT_SECONDS ?? 20) });
+if (hotGraph.skipped !== null) console.log(`skipped: ${hotGraph.skipped}`);
+else {
+  console.table([{ ...hotGraph, error_samples: undefined }]);
+  check(
+    'hot graph upserts, PostgreSQL, 2 API processes',
+    hotGraph.upserts_per_second,
+    'upserts/s',
+    '>= 500',
+    hotGraph.upserts_per_second >= 500,
+  );
+  check('hot graph upsert p99, PostgreSQL, 2 API processes', hotGraph.p99_ms, 'ms', '< 200', hotGraph.p99_ms < 200);
+  check('hot graph upserts lost', hotGraph.lost, 'nodes', '0', hotGraph.lost === 0);
+}
+results.hot_graph = hotGraph;
 
 console.log('\nTargets');
 console.table(checks.map((entry) => ({ ...entry, met: entry.met ? 'yes' : 'NO' })));
