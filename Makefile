@@ -29,6 +29,7 @@ help:
 	@echo "make facet-schemas   rewrite the custom OpenLineage facets' JSON Schemas in docs/facets/"
 	@echo "make browser         install headless Chromium for the UI tests and bench when missing"
 	@echo "make kafka           run an Apache Kafka broker on 127.0.0.1 (prints KAFKA_BOOTSTRAP=...; Ctrl-C stops it)"
+	@echo "make java-jars       fetch the Kafka broker's and the OpenLineage Java client's jars with Maven, once (make test runs it)"
 	@echo "make install         npm install, when package.json or package-lock.json changed"
 	@echo "make clean           remove dist/ and the install stamp"
 

@@ -8,7 +8,9 @@
  * cluster), `--output PATH` (default `./lineage_graph.json`), `--no-enrich`, `--enrich-only`,
  * `--push-lineage [LIST]` (every configured catalog, or the comma-separated `lakehouse`, `datalake`,
  * `warehouse`, `data_governance`; `--push-lineage-catalogs LIST` is the same list spelled as an
- * option), `--metrics`, `--metrics-lookback-hours N` (default 1), `--format F`, `--quiet` (no
+ * option), `--metrics`, `--metrics-lookback-hours N` (default 1), `--format F`, `--strict` (a scope
+ * not read completely fails the run and records nothing; by default its recorded state is kept and
+ * the run succeeds, listing it), `--quiet` (no
  * progress; warnings only counted in the summary; errors still printed), `--json` (the summary as one
  * JSON object on stdout, nothing else there: `ExtractSummary` in `./shared.ts`).
  * Progress goes to stderr: live on a terminal, plain lines otherwise, none with `--quiet` or
@@ -96,6 +98,11 @@ export const extractCli = command({
         'the catalogs --push-lineage pushes to (what --push-lineage LIST sets): lakehouse, datalake, warehouse, data_governance',
     }),
     metrics: flag({ long: 'metrics', description: 'include throughput metrics' }),
+    strict: flag({
+      long: 'strict',
+      description:
+        'fail (exit 2) and record nothing when a scope could not be read completely, instead of keeping its recorded state',
+    }),
     quiet: flag({
       long: 'quiet',
       short: 'q',

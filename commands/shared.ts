@@ -26,6 +26,7 @@ import { ConfigurationError } from '../src/errors.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { ServiceContext } from '../services/context.js';
 import { enrichAndRecordGraph, requireCloudCredentials, runExtraction } from '../services/extraction.js';
+import { describeScope, type IncompleteScope } from '../src/extraction/completeness.js';
 import { pushLineageGraph } from '../services/push.js';
 import { oneLine, reportError } from './arguments.js';
 import { createProgressDisplay, expectedSteps, progressMode, type ProgressDisplay } from './progress.js';
@@ -47,6 +48,8 @@ export interface ExtractArgs {
   pushLineageCatalogs?: CatalogType[] | undefined;
   metrics: boolean;
   metricsLookbackHours: number;
+  /** `--strict`: a scope not read completely fails the run (exit 2) and nothing is recorded. */
+  strict?: boolean | undefined;
   /** `--quiet`: no progress and no notes; warnings only as their count in the summary; errors still printed. */
   quiet?: boolean | undefined;
   /** `--json`: the summary as one JSON object on stdout (`ExtractSummary`), nothing else there. */
@@ -76,6 +79,11 @@ export interface ExtractSummary {
   requests: Record<string, number>;
   /** Every warning, in the order given. */
   warnings: string[];
+  /**
+   * The scopes not read completely (a failed or timed-out call): their recorded state was kept,
+   * nothing in them recorded as removed (`docs/extraction.md`, "Scopes and completeness").
+   */
+  incomplete_scopes: IncompleteScope[];
   /** Wall time of the command from the start of the extraction to the summary, in seconds. */
   duration_seconds: number;
   /** The file written (`--output`) and its format (`--format`). */
@@ -156,6 +164,7 @@ export function extractSummary(input: {
   changes: ChangeCounts;
   requests: Record<string, number>;
   warnings: readonly string[];
+  incompleteScopes?: readonly IncompleteScope[];
   durationMs: number;
   output: string;
   format: ExportFormat;
@@ -171,6 +180,7 @@ export function extractSummary(input: {
     changes: input.changes,
     requests: input.requests,
     warnings: [...input.warnings],
+    incomplete_scopes: [...(input.incompleteScopes ?? [])],
     duration_seconds: Math.round(input.durationMs) / 1000,
     output: input.output,
     format: input.format,
@@ -363,6 +373,7 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, out: Ru
       metricsLookbackHours: args.metricsLookbackHours,
       actor: 'cli',
       enrichCatalogs: !args.noEnrich,
+      strict: args.strict === true,
       onProgress: out.display.step,
     });
   } finally {
@@ -386,6 +397,11 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, out: Ru
   }
   const changes = outcome.changes;
   const lines = summaryLines({ ...outcome, output: args.output });
+  if (outcome.incompleteScopes.length > 0) {
+    lines.push(
+      `Not read completely (kept as recorded): ${outcome.incompleteScopes.map((scope) => describeScope(scope)).join(', ')}`,
+    );
+  }
   lines.push(
     `Recorded extraction ${outcome.extractionId} in graph ${outcome.graphId} (${context.config.storage.backend} store): ` +
       `${changes.nodesAdded.length} node(s) added, ${changes.nodesChanged.length} changed, ` +

@@ -5,50 +5,33 @@
  * `projections/traversal/scheduler.ts`) until it is closed.
  */
 import type { Config } from '../src/config.js';
-import type { EventStore } from '../src/eventStore.js';
-import type { GraphCommandDeps } from '../src/graphCommands.js';
+import type { LineageRuntime as RuntimePort } from '../services/runtime.js';
 import type { Logger } from '../src/logger.js';
 import { existsSync } from 'node:fs';
 import { DEFAULT_GRAPH_NAME, graphIdForName, importNewGraph } from '../src/graphCommands.js';
 import { readGraphFile } from './graphFile.js';
-import { createOpenLineageIngestor, type OpenLineageIngestor } from '../src/openlineage/ingestion.js';
-import { createGraphProjection, graphStateSource, type GraphProjection } from '../projections/graphProjection.js';
+import { createOpenLineageIngestor } from '../src/openlineage/ingestion.js';
+import { createGraphProjection, graphStateSource } from '../projections/graphProjection.js';
 import { startTraversalIndexing } from '../projections/traversal/index.js';
-import { createProjector, type Projector } from '../projections/projector.js';
-import { createTaskProjection, type TaskProjection } from '../projections/taskProjection.js';
-import { createOpenLineageProjection, type OpenLineageProjection } from '../projections/openLineage/index.js';
-import { createWatcherProjection, type WatcherProjection } from '../projections/watcherProjection.js';
-import { createProcessProjection, type ProcessProjection } from '../projections/processProjection.js';
-import { createMetricsProjection, type MetricsProjection } from '../projections/metricsProjection.js';
+import { createProjector } from '../projections/projector.js';
+import { createTaskProjection } from '../projections/taskProjection.js';
+import { createOpenLineageProjection } from '../projections/openLineage/index.js';
+import { createWatcherProjection } from '../projections/watcherProjection.js';
+import { createProcessProjection } from '../projections/processProjection.js';
+import { createMetricsProjection } from '../projections/metricsProjection.js';
+import { createProvenanceIndex } from '../projections/provenanceIndex.js';
 import { followGraphSnapshots } from '../projections/snapshots.js';
 import { DEFAULT_HISTORY_INDEX_VERSIONS } from '../projections/historyIndex.js';
 import { createEventStore } from './eventStore/createEventStore.js';
 import { monitorWrites, type StoreWriteHealth } from './eventStore/writeHealth.js';
 
-/** Everything a command or the API needs to read and write lineage. */
-export interface LineageRuntime {
-  /** The configured store, its appends watched by `writeHealth`. */
-  store: EventStore;
+/**
+ * The runtime the use cases take (`services/runtime.ts`), plus what only the adapters read: whether
+ * the store can take writes (readiness).
+ */
+export interface LineageRuntime extends RuntimePort {
   /** Whether the store can take writes, as its last append told (`infra/eventStore/writeHealth.ts`); read by readiness. */
   writeHealth: StoreWriteHealth;
-  graphs: GraphProjection;
-  /** Tasks started through the API (`task-{id}` streams). */
-  tasks: TaskProjection;
-  /** Ingested OpenLineage events (`openlineage-{key}` streams), joined with the live graphs of `graphs`: the `/lineage/...` queries. */
-  openLineage: OpenLineageProjection;
-  /** Appends OpenLineage events to `store`, deduped against `openLineage` and its own recent keys (one per store). */
-  openLineageIngestor: OpenLineageIngestor;
-  /** Watchers (`watcher-{id}` streams and the extractions they ran): the `/watchers` queries. */
-  watchers: WatcherProjection;
-  /** Processes sharing the store and their leases (`process-{id}` streams): who owns live work. */
-  processes: ProcessProjection;
-  /** Metric samples of graphs' nodes (`metrics-{graph_id}` streams): latest values and bounded series. */
-  metrics: MetricsProjection;
-  projector: Projector;
-  /** Dependencies of `src/graphCommands.ts`. */
-  commands: GraphCommandDeps;
-  /** Stops the traversal indexes' background work and the projector, and closes the store. */
-  close(): Promise<void>;
 }
 
 /**
@@ -103,9 +86,10 @@ export async function openRuntime(
   const watchers = createWatcherProjection();
   const processes = createProcessProjection();
   const metrics = createMetricsProjection();
+  const provenance = createProvenanceIndex();
   const projector = createProjector({
     store,
-    projections: [graphs, tasks, openLineage, watchers, processes, metrics],
+    projections: [graphs, tasks, openLineage, watchers, processes, metrics, provenance],
     logger,
   });
   try {
@@ -134,6 +118,7 @@ export async function openRuntime(
     store,
     writeHealth,
     graphs,
+    provenance,
     tasks,
     openLineage,
     openLineageIngestor: createOpenLineageIngestor({ store, dedupeIndex: openLineage, logger }),

@@ -9,7 +9,7 @@ import type { Config } from '../src/config.js';
 import type { PlatformPort } from '../src/extraction/port.js';
 import type { CatalogType, LineageGraph } from '../src/graph/model.js';
 import type { Logger } from '../src/logger.js';
-import type { LineageRuntime } from '../infra/runtime.js';
+import type { LineageRuntime } from './runtime.js';
 
 /** What a catalog enrichment did: the enriched graph, each provider's result, and which providers ran. */
 export interface CatalogEnrichmentOutcome {

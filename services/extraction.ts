@@ -19,10 +19,12 @@
 import { randomUUID } from 'node:crypto';
 import type { PushItemResult } from '../src/catalogs/provider.js';
 import { CATALOG_REGISTRY, catalogEntry, type CatalogRegistryEntry } from '../src/catalogs/registry.js';
-import { ConfigurationError } from '../src/errors.js';
+import { ConfigurationError, LineageError } from '../src/errors.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
 import { enrichWithMetrics } from '../src/extraction/enrich.js';
 import { withMetricAttributes, withoutMetricAttributes, type MetricSamples } from '../src/extraction/metrics.js';
+import { describeScope, incompleteScope, type IncompleteScope } from '../src/extraction/completeness.js';
+import { splitObservations, withObservations } from '../src/extraction/observations.js';
 import { recordExtraction, recordMetricSamples } from '../src/extraction/record.js';
 import type { ChangeCounts } from '../src/events.js';
 import { countChanges, type GraphChanges } from '../src/graph/changes.js';
@@ -30,7 +32,7 @@ import type { CatalogType, LineageGraph } from '../src/graph/model.js';
 import { DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../src/graphCommands.js';
 import type { Config } from '../src/config.js';
 import { toLineageGraph } from '../projections/graphProjection.js';
-import type { ServiceContext } from './context.js';
+import type { CatalogEnrichmentOutcome, ServiceContext } from './context.js';
 import { defaultGraph, readGraph } from './graphs.js';
 
 /** `a`, `a or b`, `a, b or c`. */
@@ -98,9 +100,33 @@ export interface ExtractionRequest {
   metricsLookbackHours?: number;
   /** Who asked, recorded on the events: `cli`, `api`, `watcher:{id}`. */
   actor: string;
-  /** Enrich from every available catalog after recording the extraction. */
+  /**
+   * Enrich from every available catalog before recording (the default of every entry point, so that
+   * entry points never undo each other). Off (`--no-enrich`): what the catalogs reported before is
+   * kept as recorded, never removed.
+   */
   enrichCatalogs: boolean;
+  /**
+   * `--strict`: an extraction that did not read every scope completely records no graph change and
+   * fails with `IncompleteExtractionError` (exit 2), instead of keeping the stored state of those scopes.
+   */
+  strict?: boolean | undefined;
   onProgress?: ProgressListener | undefined;
+}
+
+/**
+ * Raised by a `strict` extraction that did not read every scope completely. Code
+ * `EXTRACTION_INCOMPLETE`, status 502; nothing of the graph was recorded.
+ */
+export class IncompleteExtractionError extends LineageError {
+  constructor(readonly scopes: readonly IncompleteScope[]) {
+    super(
+      `the extraction did not read ${scopes.length} scope(s) completely and --strict was given, so nothing was recorded: ` +
+        scopes.map((scope) => `${describeScope(scope)} (${scope.reason})`).join('; '),
+      'EXTRACTION_INCOMPLETE',
+      502,
+    );
+  }
 }
 
 /** What an extraction did. */
@@ -108,36 +134,42 @@ export interface ExtractionOutcome {
   extractionId: string;
   graphId: string;
   /**
-   * The extracted graph, enriched when catalog enrichment ran, with this run's metric samples as
-   * node attributes (what the graph file shows; the store keeps them apart, as `metrics`).
+   * The graph as recorded (extraction and catalog enrichment in one write, scopes not read completely
+   * as stored), with this run's metric samples as node attributes (what the graph file shows; the
+   * store keeps them apart, as `metrics`).
    */
   graph: LineageGraph;
   /** The metric samples recorded (`MetricsSampled`), null without metrics. */
   metrics: MetricSamples | null;
   counts: ExtractionCounts;
-  /** What the extraction changed in the stored graph. */
+  /** What the extraction (with its enrichment) changed in the stored graph: one write. */
   changes: GraphChanges;
-  /** What the catalog enrichment changed after it (empty when it did not run). */
-  enrichmentChanges: ChangeCounts | null;
-  /** Revision of the graph's stream after the last write. */
+  /** Revision of the graph's stream after the write. */
   graphRevision: number;
   /** Platform requests, per API name. */
   requests: Record<string, number>;
   warnings: string[];
-  /** Milliseconds spent extracting (without recording and enrichment). */
+  /** The scopes not read completely: their stored state was kept (`src/extraction/completeness.ts`). */
+  incompleteScopes: IncompleteScope[];
+  /** Milliseconds spent extracting (without enrichment and recording). */
   durationMs: number;
   /** Catalog types whose enrichment ran. */
   catalogsEnriched: CatalogType[];
 }
 
 /**
- * Extracts, records, and (when asked) enriches from the catalogs.
- * @throws ConfigurationError without cloud credentials; whatever extraction or the store throw
- *   (an `ExtractionFailed` event is recorded first).
+ * Extracts, enriches from the available catalogs (when asked) and records both as one write: the
+ * graph's history gets one entry per extraction, and identical input records nothing. Catalog
+ * scopes that did not run or did not read a table completely keep their stored nodes, edges and
+ * attributes (`catalogScopes`).
+ * @throws ConfigurationError without cloud credentials; IncompleteExtractionError with `strict` and a
+ *   scope not read completely; whatever extraction or the store throw (an `ExtractionFailed` event is
+ *   recorded first).
  */
 export async function runExtraction(context: ServiceContext, request: ExtractionRequest): Promise<ExtractionOutcome> {
   const { config, runtime, logger } = context;
   requireCloudCredentials(config, 'extraction');
+  let catalogsEnriched: CatalogType[] = [];
   const recorded = await recordExtraction(
     runtime,
     {
@@ -146,8 +178,8 @@ export async function runExtraction(context: ServiceContext, request: Extraction
       enableMetrics: request.enableMetrics,
       actor: request.actor,
     },
-    () =>
-      extract(
+    async () => {
+      const result = await extract(
         { platform: context.platform(), logger },
         {
           environmentIds: request.environmentIds,
@@ -160,40 +192,74 @@ export async function runExtraction(context: ServiceContext, request: Extraction
           datalakeRegion: config.datalake.region,
           warehouseProjectId: config.warehouse.projectId,
         },
-      ),
+      );
+      const enriched = await enrichFromCatalogs(context, result.graph, request);
+      catalogsEnriched = enriched.ran;
+      const incompleteScopes = [...result.incompleteScopes, ...enriched.scopes];
+      if (request.strict && incompleteScopes.length > 0) throw new IncompleteExtractionError(incompleteScopes);
+      // Lag moves on its own: a metric sample, never a graph change (src/extraction/observations.ts).
+      const { graph, observations } = splitObservations(enriched.graph, new Date());
+      return {
+        ...result,
+        graph,
+        metrics: withObservations(result.metrics, observations),
+        warnings: [...result.warnings, ...enriched.warnings],
+        incompleteScopes,
+      };
+    },
   );
   const { result, record } = recorded;
-  const outcome: ExtractionOutcome = {
+  return {
     extractionId: recorded.extractionId,
     graphId: recorded.graphId,
     graph: withMetricAttributes(result.graph, result.metrics),
     metrics: result.metrics,
     counts: result.counts,
     changes: record.changes,
-    enrichmentChanges: null,
     graphRevision: record.revision,
     requests: result.requests,
     warnings: [...result.warnings],
+    incompleteScopes: result.incompleteScopes,
     durationMs: result.durationMs,
-    catalogsEnriched: [],
+    catalogsEnriched,
   };
-  if (!request.enrichCatalogs || enrichableCatalogs(context).length === 0) return outcome;
-  request.onProgress?.({ label: 'Enrichment', message: `catalog tables (${catalogNames(context)})` });
-  const enriched = await context.catalogs.enrich(result.graph);
-  outcome.warnings.push(...enriched.warnings);
-  outcome.catalogsEnriched = enriched.ran;
-  outcome.graph = withMetricAttributes(enriched.graph, result.metrics);
-  outcome.counts = countGraph(enriched.graph);
-  const enrichment = await recordGraph(
-    runtime.commands,
-    recorded.graphId,
-    enriched.graph,
-    { mode: 'merge' },
-    { cause: 'enrichment', actor: request.actor, correlation_id: recorded.extractionId },
-  );
-  outcome.enrichmentChanges = countChanges(enrichment.changes);
-  outcome.graphRevision = enrichment.revision;
-  return outcome;
+}
+
+/**
+ * The catalog enrichment of an extracted graph, before it is recorded: every available catalog
+ * that enriches (when asked), and the catalog scopes whose stored state must be kept: a catalog that
+ * did not run (not configured, or not asked), and each table a catalog that ran did not read
+ * completely (not `updated` or `unchanged`).
+ */
+async function enrichFromCatalogs(
+  context: ServiceContext,
+  graph: LineageGraph,
+  request: Pick<ExtractionRequest, 'enrichCatalogs' | 'onProgress'>,
+): Promise<{ graph: LineageGraph; warnings: string[]; ran: CatalogType[]; scopes: IncompleteScope[] }> {
+  const enriching = CATALOG_REGISTRY.filter((entry) => entry.system !== null).map((entry) => entry.catalogType);
+  const asked = request.enrichCatalogs ? enrichableCatalogs(context) : [];
+  let enriched: CatalogEnrichmentOutcome = { graph, results: [], warnings: [], ran: [] };
+  if (asked.length > 0) {
+    request.onProgress?.({ label: 'Enrichment', message: `catalog tables (${catalogNames(context)})` });
+    enriched = await context.catalogs.enrich(graph);
+  }
+  const scopes: IncompleteScope[] = [];
+  for (const catalogType of enriching) {
+    if (!enriched.ran.includes(catalogType)) {
+      const reason = request.enrichCatalogs
+        ? (context.catalogs.unavailableReason(catalogType) ?? `the ${catalogType} enrichment did not run`)
+        : 'catalog enrichment was not asked for (--no-enrich)';
+      scopes.push(incompleteScope({ kind: 'catalog', resource_id: catalogType, reason }));
+      continue;
+    }
+    const result = enriched.results.find((entry) => entry.catalog_type === catalogType);
+    for (const item of result?.results ?? []) {
+      if (item.status === 'updated' || item.status === 'unchanged' || item.node_id === undefined) continue;
+      const reason = item.error ?? item.reason ?? item.status;
+      scopes.push(incompleteScope({ kind: 'catalog', resource_id: catalogType, node_id: item.node_id, reason }));
+    }
+  }
+  return { graph: enriched.graph, warnings: enriched.warnings, ran: enriched.ran, scopes };
 }
 
 /** The short names of the available catalogs, for progress lines: `lakehouse, datalake`. */

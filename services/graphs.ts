@@ -51,7 +51,7 @@ import {
   type TraversalDirection,
   type WholeGraph,
 } from '../projections/traversal/index.js';
-import type { LineageRuntime } from '../infra/runtime.js';
+import type { LineageRuntime } from './runtime.js';
 
 /** The part of the runtime the graph endpoints use; without `metrics`, nodes are read without metric samples. */
 export type GraphRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands'> &

@@ -27,7 +27,7 @@ import type {
   JobDetail,
   JobSummary,
 } from '../projections/openLineage/index.js';
-import type { LineageRuntime } from '../infra/runtime.js';
+import type { LineageRuntime } from './runtime.js';
 import { defaultGraph, readGraph } from './graphs.js';
 
 /** The part of the runtime the OpenLineage endpoints use. */

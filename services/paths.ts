@@ -25,7 +25,7 @@ import {
 } from '../src/openlineage/fromGraph.js';
 import type { Dataset, RunEvent } from '../src/openlineage/model.js';
 import { shortestPath, type PathDirection } from '../projections/traversal/index.js';
-import type { LineageRuntime } from '../infra/runtime.js';
+import type { LineageRuntime } from './runtime.js';
 import { readGraph, type GraphRuntime } from './graphs.js';
 
 /** The answer of `GET /graphs/{graph_id}/path`. */

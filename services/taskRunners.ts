@@ -37,6 +37,7 @@ export function createTaskRunners(context: ServiceContext): TaskRunners {
         extraction_id: outcome.extractionId,
         changes: countChanges(outcome.changes),
         warnings: outcome.warnings,
+        incomplete_scopes: outcome.incompleteScopes,
       };
     },
     async enrich(params, progress) {

@@ -4,9 +4,9 @@
  *
  * - `poll`: `pollEstate` over one platform client (list calls only), kept for the watcher's life so
  *   that its rate budget holds across polls;
- * - `extract`: `runExtraction` under the actor `watcher:{watcher_id}` (metrics and catalog enrichment
- *   off, as the watcher's extraction parameters have always been), then `onExtracted` with the graph
- *   (the command writes its graph file there);
+ * - `extract`: `runExtraction` under the actor `watcher:{watcher_id}`, with catalog enrichment like
+ *   every other entry point (so that a watcher and the CLI never undo each other's catalog nodes;
+ *   metrics off), then `onExtracted` with the graph (the command writes its graph file there);
  * - `push`: the catalog push of that type from `pushers` (`./push.ts` `catalogPushers`).
  *
  * Errors: `poll` and `extract` throw a ConfigurationError without cloud credentials; `push` throws
@@ -53,7 +53,7 @@ export function watcherEngineDeps(
         clusterIds: settings.clusterIds,
         enableMetrics: false,
         actor: `watcher:${watcherId}`,
-        enrichCatalogs: false,
+        enrichCatalogs: true,
       });
       await options.onExtracted?.(outcome.graph);
       return {

@@ -3,7 +3,7 @@
  * - the core (`src/`) imports no I/O driver and nothing from the outer folders;
  * - `projections/` imports only the core and graphology;
  * - `services/` (the use cases) imports the core, the projections and each other, never a driver,
- *   `infra/`, `commands/` or `simulators/`;
+ *   `infra/` (not even a type: its runtime is a port, `services/runtime.ts`), `commands/` or `simulators/`;
  * - `infra/` never imports `commands/`;
  * - nothing in `src/`, `projections/`, `services/` or `infra/` imports `simulators/`, not even a type:
  *   simulators stand in for other companies' systems and ship only for tests, the demo and the bench.
@@ -67,6 +67,15 @@ describe('architecture', () => {
     assert.deepEqual(violations, []);
   });
 
+  it('gives the use cases (services/) their runtime as a port: no import from infra/, not even a type', () => {
+    const violations = sourceFiles('services').flatMap((file) =>
+      valueImports(file, true)
+        .filter((specifier) => layerOf(file, specifier) === 'infra')
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    assert.deepEqual(violations, []);
+  });
+
   it('keeps the use cases (services/) free of drivers, adapters, commands and simulators', () => {
     const violations = sourceFiles('services').flatMap((file) =>
       valueImports(file)
@@ -106,7 +115,7 @@ describe('architecture', () => {
     assert.ok(valueImports('src/events.ts').includes('zod'));
     // The rules would catch a breach: a command's simulator import is seen, and so is a type-only one.
     assert.equal(layerOf('commands/demo.ts', '../simulators/confluent/index.js'), 'simulators');
-    assert.ok(valueImports('services/context.ts', true).some((specifier) => specifier.includes('infra/runtime')));
-    assert.ok(!valueImports('services/context.ts').some((specifier) => specifier.includes('infra/runtime')));
+    assert.ok(valueImports('services/context.ts', true).some((specifier) => specifier === './runtime.js'));
+    assert.ok(!valueImports('services/context.ts').some((specifier) => specifier === './runtime.js'));
   });
 });

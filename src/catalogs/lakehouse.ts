@@ -141,7 +141,7 @@ function lakehouseJobLink(workspaceUrl: string, kind: string, id: string): strin
  */
 export function lakehouseCatalogJobs(
   entry: LakehouseLineageEntry,
-  upstream: Pick<Node, 'id' | 'environment_id' | 'cluster_id'>,
+  upstream: Pick<Node, 'id' | 'environment_id' | 'cluster_id'> & Partial<Pick<Node, 'attributes'>>,
   downstreamId: string,
   workspaceUrl: string,
 ): { nodes: Node[]; edges: Edge[] } {
@@ -169,6 +169,7 @@ export function lakehouseCatalogJobs(
             workspace_id:
               entity.workspace_id === undefined || entity.workspace_id === null ? null : String(entity.workspace_id),
             url: lakehouseJobLink(workspaceUrl, kind, entityId),
+            workspace_url: workspaceOf(upstream, workspaceUrl),
             discovered_from: upstream.id,
           },
         });
@@ -178,6 +179,17 @@ export function lakehouseCatalogJobs(
     }
   }
   return { nodes, edges };
+}
+
+/**
+ * The workspace a table found downstream of `upstream` lives in: the upstream table's own
+ * (`workspace_url`, e.g. the one its Tableflow catalog integration names), else the configured one.
+ * It is the OpenLineage namespace of the table and its catalog jobs (`lakehouse://{workspace host}`),
+ * so that one catalog has one namespace.
+ */
+function workspaceOf(upstream: Partial<Pick<Node, 'attributes'>>, workspaceUrl: string): string {
+  const own = upstream.attributes?.workspace_url;
+  return typeof own === 'string' && own !== '' ? own : workspaceUrl;
 }
 
 /** `GET /api/2.0/lineage-tracking/table-lineage` (either list may be absent when empty). */
@@ -382,6 +394,7 @@ function lakehouseDownstreamEntries(
         catalog_name: info.catalog_name,
         schema_name: info.schema_name,
         table_name: info.name,
+        workspace_url: workspaceOf(node, workspaceUrl),
         discovered_from: node.id,
       },
       catalog_type: 'LAKEHOUSE_CATALOG',

@@ -186,6 +186,11 @@ export function splitUri(uri: string): { namespace: string; name: string } | nul
   return { namespace, name: path && path !== '' ? path : '/' };
 }
 
+/** The lakehouse namespace's authority for a node that cannot know its workspace. */
+const UNKNOWN_WORKSPACE = 'unknown-workspace';
+/** The warehouse namespace's authority for a catalog job that cannot know its project. */
+const UNKNOWN_PROJECT = 'unknown-project';
+
 /**
  * The OpenLineage `(namespace, name)` of a dataset or job node (`docs/specification.md`,
  * "OpenLineage mapping"). `clusterHint` stands in for a stream node's missing cluster id (a Flink statement takes
@@ -199,9 +204,11 @@ export function openLineageIdentity(node: Node, clusterHint?: string | null): { 
         name: olName(node),
       };
     case 'LAKEHOUSE': {
+      // Every lakehouse dataset and catalog job names its workspace (`workspace_url`); a node that
+      // cannot know it (recorded before its catalog reported one) is `lakehouse://unknown-workspace`.
       const workspace = str(node.attributes?.workspace_url) ?? str(node.attributes?.workspace);
       return {
-        namespace: `lakehouse://${workspace ? hostOf(workspace) : (node.environment_id ?? 'default')}`,
+        namespace: `lakehouse://${workspace ? hostOf(workspace) : UNKNOWN_WORKSPACE}`,
         name: node.qualified_name,
       };
     }
@@ -222,8 +229,9 @@ export function openLineageIdentity(node: Node, clusterHint?: string | null): { 
       if (node.node_type === 'CATALOG_TABLE' && parts.length >= 3) {
         return { namespace: `warehouse://${parts[0]}/${parts[1]}`, name: parts.slice(2).join('.') };
       }
+      // A catalog job spans datasets: `warehouse://{project}`; one that cannot know its project, `warehouse://unknown-project`.
       return {
-        namespace: `warehouse://${str(node.attributes?.project_id) ?? node.environment_id ?? 'default'}`,
+        namespace: `warehouse://${str(node.attributes?.project_id) ?? UNKNOWN_PROJECT}`,
         name: node.qualified_name,
       };
     }

@@ -273,7 +273,18 @@ describe('lineage-svc-extract with the lakehouse', () => {
 
   it('--enrich-only enriches the existing file and pushes it', async () => {
     const output = join(folder, 'plain.json');
-    const plain = await runExtractCommand(['--env', PROD, '--output', output, '--no-enrich'], cliEnv(platform));
+    // On the store an earlier test enriched, --no-enrich keeps what the catalog reported (it is not read, not gone).
+    const kept = await runExtractCommand(['--env', PROD, '--output', output, '--no-enrich'], cliEnv(platform));
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.equal(
+      (JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes
+        ?.owner,
+      'data-platform@acme-retail.com',
+    );
+    const plain = await runExtractCommand(
+      ['--env', PROD, '--output', output, '--no-enrich'],
+      cliEnv(platform, join(folder, 'plain-store')),
+    );
     assert.equal(plain.code, 0, plain.stderr);
     assert.equal(
       (JSON.parse(readFileSync(output, 'utf8')) as LineageGraph).nodes.find((n) => n.id === TABLE_ID)?.attributes

@@ -58,7 +58,16 @@ describe('lineage-svc-extract --metrics records samples, not graph changes', () 
     const without = await openRuntime(config, logger);
     const historyBefore = without.graphs.get(graphId)?.history.length;
     assert.ok(historyBefore !== undefined && historyBefore >= 1);
-    assert.equal(without.metrics.graph(graphId), undefined, 'no sample without --metrics');
+    // Without --metrics only the observations are sampled: consumer and mirror lag (never graph changes).
+    const observed = without.metrics.graph(graphId);
+    assert.ok(observed && observed.size > 0, 'lag is sampled on every run');
+    for (const series of observed.values())
+      for (const point of series)
+        for (const name of Object.keys(point.metrics))
+          assert.match(name, /^metrics_(total_lag|lag\..+|mirror_lag)$/, 'only lag without --metrics');
+    const lagged = [...observed.keys()];
+    const runsWithout = observed.get(lagged[0]!)!.length;
+    assert.equal(runsWithout, 2, 'one lag sample per run');
     await without.close();
 
     const extractionIds: string[] = [];
@@ -77,12 +86,14 @@ describe('lineage-svc-extract --metrics records samples, not graph changes', () 
       assert.ok(sampled && sampled.size >= 10, `nodes with metrics: ${sampled?.size}`);
       for (const [nodeId, series] of sampled) {
         assert.ok(state.graph.hasNode(nodeId), `${nodeId} is a node of the graph`);
+        // Lagging nodes also have the two samples of the runs without --metrics before.
+        const withMetrics = series.slice(lagged.includes(nodeId) ? runsWithout : 0);
         assert.deepEqual(
-          series.map((point) => point.correlation_id),
+          withMetrics.map((point) => point.correlation_id),
           extractionIds,
           `${nodeId}: one sample per --metrics run, with its extraction's correlation id`,
         );
-        assert.equal(series[1]!.window_end > series[0]!.window_start, true);
+        assert.equal(withMetrics[1]!.window_end > withMetrics[0]!.window_start, true);
       }
       const stored = state.graph.nodeValues();
       assert.ok(

@@ -89,7 +89,7 @@ describe('monitorWrites over a sqlite store', () => {
         store.append(streams.task('a'), created('a'), { expectedRevision: 'no_stream' }),
         ExpectedRevisionConflictError,
       );
-      assert.equal(health.failure?.at, 1_000, 'a conflict neither sets nor clears it');
+      assert.equal((health.failure as { at: number } | undefined)?.at, 1_000, 'a conflict neither sets nor clears it');
 
       await store.append(streams.task('c'), created('c'));
       assert.equal(health.failure, undefined, 'a successful append clears it');

@@ -106,7 +106,7 @@ describe('graph to OpenLineage RunEvents', () => {
     assert.deepEqual(names(flink.inputs), [`${NS}|shop.public.orders`]);
     assert.deepEqual(
       names(flink.outputs),
-      [`${NS}|orders_enriched`, `lakehouse://${ENV}|confluent_tableflow.${CLUSTER}.orders_enriched`].sort(),
+      [`${NS}|orders_enriched`, `lakehouse://unknown-workspace|confluent_tableflow.${CLUSTER}.orders_enriched`].sort(),
       'Tableflow outputs via MATERIALIZES',
     );
 

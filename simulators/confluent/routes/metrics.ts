@@ -508,8 +508,12 @@ function pageOf<T>(
 
 /** Registers the Metrics API routes. */
 export function registerMetrics(r: Registrar): void {
-  let index: SeriesIndex | undefined;
-  const series = (): SeriesIndex => (index ??= buildSeries(r.world));
+  // Built once per estate: a mutation (`simulator.mutate`) refreshes the world in place with a new scenario.
+  let index: { scenario: World['scenario']; series: SeriesIndex } | undefined;
+  const series = (): SeriesIndex => {
+    if (index?.scenario !== r.world.scenario) index = { scenario: r.world.scenario, series: buildSeries(r.world) };
+    return index.series;
+  };
 
   r.post('/v2/metrics/:dataset/query', meta('metrics.query'), (req) => {
     if ((req.params as { dataset: string }).dataset !== 'cloud')

@@ -123,7 +123,8 @@ function projectConsoleLink(project: string): string {
  * written (`downstreamId`): id `warehouse:catalog_job:{env}:process/{process id}`, attributes
  * `job_kind` (the origin's source type in lower case, e.g. `bigquery`, `dataflow`; `custom` when
  * none), `entity_id` (the process id), `process_name` (the resource name), `origin_name`,
- * `process_attributes`, `url`, `derived`, `discovered_from`; edges CONSUMES upstream -> job and
+ * `process_attributes`, `url`, `project_id` (its OpenLineage namespace `warehouse://{project}`), `derived`,
+ * `discovered_from`; edges CONSUMES upstream -> job and
  * PRODUCES job -> downstream.
  */
 export function warehouseCatalogJob(
@@ -151,6 +152,7 @@ export function warehouseCatalogJob(
       origin_name: process?.origin?.name ?? null,
       process_attributes: process?.attributes && typeof process.attributes === 'object' ? process.attributes : {},
       url: projectConsoleLink(project),
+      project_id: project,
       discovered_from: upstream.id,
     },
   };
