@@ -45,6 +45,7 @@ import { openApiOptions } from './openApi.js';
 import { graphRoutes } from './routes/graphs.js';
 import { pathRoutes } from './routes/paths.js';
 import { nodeMetricsRoutes } from './routes/nodeMetrics.js';
+import { provenanceRoutes } from './routes/provenance.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
 import { pushRoutes } from './routes/push.js';
@@ -279,6 +280,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(graphRoutes, { prefix: '/api/v1', runtime });
   await app.register(pathRoutes, { prefix: '/api/v1', runtime });
   await app.register(nodeMetricsRoutes, { prefix: '/api/v1', runtime });
+  await app.register(provenanceRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });

@@ -226,6 +226,38 @@ export const nodeMetricSeries = {
   count: 1,
 };
 
+/** A node's provenance: added by an extraction, removed by a later one that did not list it. */
+export const nodeProvenance = {
+  graph_id: EXAMPLE_GRAPH_ID,
+  element: { node_id: EXAMPLE_NODE_ID },
+  present: false,
+  first_seen: '2026-11-25T02:55:37.000Z',
+  last_seen: RECORDED_AT,
+  total: 2,
+  changes: [
+    {
+      revision: 3,
+      recorded_at: '2026-11-25T02:55:37.000Z',
+      change: 'added',
+      cause: 'extraction',
+      actor: 'cli',
+      correlation_id: '8f0a5c8e-5d1e-4f44-a1a4-2f4f1b8d6e10',
+      reason: 'added by extraction 8f0a5c8e-5d1e-4f44-a1a4-2f4f1b8d6e10 by lineage-svc-extract',
+      state: null,
+    },
+    {
+      revision: 9,
+      recorded_at: RECORDED_AT,
+      change: 'removed',
+      cause: 'extraction',
+      actor: 'watcher:prod',
+      correlation_id: 'fb4499fd-c234-48b3-a0d8-aa2d8e0f2d51',
+      reason: `not listed by the extraction of environment ${ENVIRONMENT} at revision 9 (extraction fb4499fd-c234-48b3-a0d8-aa2d8e0f2d51)`,
+      state: null,
+    },
+  ],
+};
+
 /** An OpenLineage RunEvent as the confluent view gives it for the statement (facets shortened). */
 export const runEvent = {
   eventTime: RECORDED_AT,

@@ -20,6 +20,7 @@ import {
   lineageGraph,
   lineageJob,
   nodeMetricSeries,
+  nodeProvenance,
   ordersTopic,
   producesEdge,
   prometheusText,
@@ -277,6 +278,38 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
       404: 'No graph with that id or name, or a node neither in it nor sampled',
     },
     responseExample: nodeMetricSeries,
+  },
+  'GET /api/v1/graphs/:graph_id/nodes/:node_id/history': {
+    operationId: 'getNodeProvenance',
+    description:
+      'When the node was first and last seen, every change to it with the write that made it (cause, actor, ' +
+      'correlation id, its state after) and why it was removed: not listed by an extraction of its scope, an import ' +
+      'with mode replace, a write through the API. The newest `limit` changes (default 100, at most 500), oldest first.',
+    responses: {
+      200: 'The provenance, changes oldest first',
+      400: 'limit is not a whole number from 1 to 500',
+      404: 'No graph with that id or name, or a node the graph never held',
+    },
+    responseExample: nodeProvenance,
+  },
+  'GET /api/v1/graphs/:graph_id/edges/history': {
+    operationId: 'getEdgeProvenance',
+    description:
+      'The provenance of the edge src_id -edge_type-> dst_id, as for a node; an edge removed with one of its nodes ' +
+      'names the node.',
+    responses: {
+      200: 'The provenance, changes oldest first',
+      400: 'src_id, dst_id or edge_type is missing or malformed, or limit is out of range',
+      404: 'No graph with that id or name, or an edge the graph never held',
+    },
+    responseExample: {
+      ...nodeProvenance,
+      element: {
+        src_id: 'stream:stream_job:env-q7m2k9:enrich-orders',
+        dst_id: 'stream:topic:env-q7m2k9:lkc-7x9m2p/orders_enriched',
+        edge_type: 'PRODUCES',
+      },
+    },
   },
 };
 
