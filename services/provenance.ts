@@ -119,8 +119,9 @@ async function removalReason(
   change: ElementChange,
   element: { node: Node | undefined; endsRemoved: string[] },
 ): Promise<string> {
-  if (element.endsRemoved.length > 0)
-    return `${element.endsRemoved.length === 1 ? 'its node' : 'its nodes'} ${element.endsRemoved.join(' and ')} ${element.endsRemoved.length === 1 ? 'was' : 'were'} removed (${writeWords(change)})`;
+  const ends = element.endsRemoved;
+  if (ends.length === 1) return `its node ${ends[0]!} was removed (${writeWords(change)})`;
+  if (ends.length > 1) return `its nodes ${ends.join(' and ')} were removed (${writeWords(change)})`;
   const { cause, correlation_id: correlation } = change.metadata;
   if (cause === 'extraction' && correlation) {
     const scope = await extractionScopeWords(store, correlation);
