@@ -37,6 +37,10 @@ function requiredQuery(path: string): string {
   if (path.endsWith('/path')) return `?from=${enc(nodeForPath)}&to=${enc(nodeForPath)}`;
   if (path.endsWith('/lineage/datasets/detail') || path.endsWith('/lineage/datasets/lineage'))
     return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=orders_enriched&direction=both`;
+  if (path.endsWith('/edges/history')) {
+    const edge = sampleGraph().edges[0]!;
+    return `?src_id=${enc(edge.src_id)}&dst_id=${enc(edge.dst_id)}&edge_type=${edge.edge_type}`;
+  }
   if (path.endsWith('/lineage/jobs/detail'))
     return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=enrich-orders`;
   return '';
