@@ -535,7 +535,8 @@ describe('the Kafka sink against a real broker', { skip: kafkaSkipReason }, () =
       LINEAGE_SVC_PUBLISH_KAFKA_TOPIC: topicName,
     };
     const children: ApiProcess[] = [];
-    const reader = await recordTopic(kafkaClient(broker()), topicName).catch(() => undefined);
+    // Read from the start; when the topic does not exist yet, a reader is started once it does.
+    let reader = await recordTopic(kafkaClient(broker()), topicName).catch(() => undefined);
     try {
       const graphs: string[] = [];
       for (const name of ['a', 'b', 'c'])
@@ -561,8 +562,8 @@ describe('the Kafka sink against a real broker', { skip: kafkaSkipReason }, () =
         timeoutMs: 60_000,
       });
       await write(30);
-      const consumer = reader ?? (await recordTopic(kafkaClient(broker()), topicName));
-      const { total, duplicates } = await everyChangeInOrder(runtime, consumer.received);
+      reader ??= await recordTopic(kafkaClient(broker()), topicName);
+      const { total, duplicates } = await everyChangeInOrder(runtime, reader.received);
       console.log(`# Kafka publication failover: ${total} changes, ${duplicates} sent twice`);
     } finally {
       await reader?.stop();
