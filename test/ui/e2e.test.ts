@@ -169,6 +169,20 @@ describe('web UI in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
+  it("shows a node's history: when it appeared and the write that added it", async () => {
+    await page.locator('#search').fill('orders_enr');
+    await page.locator('#suggestions [role=option][data-node-id*=":topic:"]').first().click();
+    await page.locator('#panel-title').filter({ hasText: 'orders_enriched' }).waitFor();
+    const asked = page.waitForRequest((request) =>
+      /\/api\/v1\/graphs\/[^/]+\/nodes\/[^/]+\/history/.test(request.url()),
+    );
+    await page.getByRole('button', { name: /Show when it appeared/ }).click();
+    assert.match((await asked).url(), /orders_enriched\/history$/);
+    await page.locator('.provenance-changes li').first().waitFor();
+    assert.match(await page.locator('.provenance').innerText(), /First seen .*present as of[\s\S]*added by /);
+    guarded.assertClean();
+  });
+
   it('keeps the suggestions open when the search box is left and typed in again at once', async () => {
     // Leaving the search box closes the list; typing again right away must open it for good (a close
     // delayed past the new input once hid the list under the pointer).

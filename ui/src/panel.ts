@@ -262,6 +262,21 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
     ),
   );
 
+  const provenance = h('div', { class: 'provenance' });
+  sections.push(
+    h(
+      'section',
+      { 'aria-labelledby': 'panel-provenance' },
+      h('h3', { id: 'panel-provenance' }, 'History'),
+      h(
+        'button',
+        { type: 'button', onclick: () => void showProvenance(node, context, provenance) },
+        'Show when it appeared, each change and why',
+      ),
+      provenance,
+    ),
+  );
+
   replaceChildren(
     container,
     h('h2', { id: 'panel-title' }, node.display_name),
@@ -275,6 +290,53 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
     ),
     ...sections,
   );
+}
+
+/** A node's provenance as `GET /graphs/{id}/nodes/{node_id}/history` answers it (the fields the panel shows). */
+interface NodeProvenance {
+  present: boolean;
+  first_seen: string;
+  last_seen: string;
+  total: number;
+  changes: { recorded_at: string; change: string; reason: string; revision: number }[];
+}
+
+/**
+ * Shows the node's provenance: when it was first and last seen, and each change (newest last) with
+ * the write that made it and, for a removal, why, from `GET /graphs/{id}/nodes/{node_id}/history`.
+ */
+async function showProvenance(node: LineageNode, context: PanelContext, target: HTMLElement) {
+  replaceChildren(target, h('p', { role: 'status' }, 'Loading the history…'));
+  try {
+    const path = `/graphs/${encodeURIComponent(context.graphId)}/nodes/${encodeURIComponent(node.id)}/history`;
+    const provenance = await api<NodeProvenance>('GET', path);
+    const shown = provenance.changes.length < provenance.total ? ` (the newest ${provenance.changes.length})` : '';
+    replaceChildren(
+      target,
+      h(
+        'p',
+        {},
+        `First seen ${provenance.first_seen}; ${provenance.present ? 'present as of' : 'removed'} ${provenance.last_seen}. ` +
+          `${provenance.total} change(s)${shown}:`,
+      ),
+      h(
+        'ol',
+        { class: 'provenance-changes', 'aria-label': 'Changes, oldest first' },
+        ...provenance.changes.map((change) =>
+          h('li', {}, `${change.recorded_at} (revision ${change.revision}): ${change.reason}`),
+        ),
+      ),
+    );
+  } catch (error) {
+    replaceChildren(
+      target,
+      h(
+        'p',
+        { role: 'alert' },
+        `Could not load the history: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
+  }
 }
 
 /**
