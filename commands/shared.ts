@@ -7,9 +7,8 @@
  * level above INFO: `./progress.ts`), warnings on stderr, the summary on stdout (with `--json`, one
  * JSON object and nothing else: `ExtractSummary`).
  */
-import { checkGraphFileWritable, readGraphFile, writeGraphExport, writeGraphFile } from '../infra/graphFile.js';
-import { exportGraph, type ExportFormat } from '../src/export/index.js';
-import { DEFAULT_GRAPH_NAME } from '../src/graphCommands.js';
+import { checkGraphFileWritable, readGraphFile } from '../infra/graphFile.js';
+import type { ExportFormat } from '../src/export/index.js';
 import type { HttpClientOptions } from '../infra/confluent/httpClient.js';
 import { countChanges } from '../src/graph/changes.js';
 import type { ChangeCounts } from '../src/events.js';
@@ -19,7 +18,7 @@ import { createCatalogGateway, type CatalogClientOptions } from '../infra/catalo
 import { createServiceContext } from '../infra/serviceContext.js';
 import { countResults, type PushResult } from '../src/catalogs/provider.js';
 import { CATALOG_REGISTRY, catalogEntry, findCatalogEntry } from '../src/catalogs/registry.js';
-import type { CatalogType, LineageGraph } from '../src/graph/model.js';
+import type { CatalogType } from '../src/graph/model.js';
 import type { Config } from '../src/config.js';
 import { countGraph, type ExtractionCounts } from '../src/extraction/extract.js';
 import { ConfigurationError } from '../src/errors.js';
@@ -27,7 +26,6 @@ import { createLogger, type Logger } from '../src/logger.js';
 import type { ServiceContext } from '../services/context.js';
 import { enrichAndRecordGraph, requireCloudCredentials, runExtraction } from '../services/extraction.js';
 import { describeScope, type IncompleteScope } from '../src/extraction/completeness.js';
-import { pushLineageGraph } from '../services/push.js';
 import { oneLine, reportError } from './arguments.js';
 import { createProgressDisplay, expectedSteps, progressMode, type ProgressDisplay } from './progress.js';
 
@@ -298,15 +296,9 @@ function writeWarnings(out: RunOutput, warnings: readonly string[]): void {
   for (const warning of warnings) out.io.stderr.write(`warning: ${warning}\n`);
 }
 
-/** `--push-lineage`: pushes `graph` to each catalog asked for (default every available one) with the default switches. */
-async function pushToEveryCatalog(
-  context: ServiceContext,
-  graph: LineageGraph,
-  out: RunOutput,
-  args: Pick<ExtractArgs, 'pushLineageCatalogs'>,
-): Promise<void> {
-  for (const catalogType of pushLineageTargets(args, context.catalogs.available())) {
-    const result = await pushLineageGraph(context, graph, catalogType);
+/** The lines of each push result on stderr (`warning: ...` lines left out with `--quiet`). */
+function writePushes(out: RunOutput, pushes: readonly { catalogType: CatalogType; result: PushResult }[]): void {
+  for (const { catalogType, result } of pushes) {
     const lines = pushLines(catalogType, result).filter((line) => out.warningLines || !line.startsWith('warning: '));
     out.io.stderr.write(`${lines.join('\n')}\n`);
   }
@@ -324,13 +316,14 @@ async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, out: 
       metrics: enableMetrics,
       metricsLookbackHours: args.metricsLookbackHours,
       actor: 'cli',
+      output: args.output,
+      push: args.pushLineage ? pushLineageTargets(args, context.catalogs.available()) : [],
       onProgress: out.display.step,
     });
   } finally {
     out.display.stop();
   }
-  await writeGraphFile(args.output, enriched.graph);
-  if (args.pushLineage) await pushToEveryCatalog(context, enriched.graph, out, args);
+  writePushes(out, enriched.pushes);
   writeWarnings(out, enriched.warnings);
   const counts = countGraph(enriched.graph);
   const durationMs = performance.now() - out.startedAt;
@@ -364,8 +357,10 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, out: Ru
   if (!args.noEnrich && context.catalogs.available().length === 0) {
     note(out, 'Enrichment: no catalog provider is configured; catalog attributes are left as they are');
   }
+  const format = args.format ?? 'json';
   let outcome;
   try {
+    // One use case: extract, enrich, record, write the graph file, push (services/extraction.ts).
     outcome = await runExtraction(context, {
       environmentIds: args.env,
       clusterIds: args.cluster,
@@ -374,16 +369,15 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, out: Ru
       actor: 'cli',
       enrichCatalogs: !args.noEnrich,
       strict: args.strict === true,
+      output: { path: args.output, format },
+      push: args.pushLineage ? pushLineageTargets(args, context.catalogs.available()) : [],
       onProgress: out.display.step,
     });
   } finally {
     out.display.stop();
   }
-  const format = args.format ?? 'json';
-  if (format === 'json') await writeGraphFile(args.output, outcome.graph);
-  else await writeGraphExport(args.output, exportGraph(outcome.graph, format, { graphName: DEFAULT_GRAPH_NAME }));
   writeWarnings(out, outcome.warnings);
-  if (args.pushLineage) await pushToEveryCatalog(context, outcome.graph, out, args);
+  writePushes(out, outcome.pushes);
   if (out.json) {
     const summary = extractSummary({
       ...outcome,

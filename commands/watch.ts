@@ -23,7 +23,6 @@ import { array, command, flag, multioption, option, string, type Type } from 'cm
 import { parseArguments } from './arguments.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { createServiceContext } from '../infra/serviceContext.js';
-import { writeGraphFile } from '../infra/graphFile.js';
 import { catalogPushers, type CatalogPush } from '../services/push.js';
 import { hostname } from 'node:os';
 import { createProcessLease, newProcessIdentity, type ProcessLease } from '../services/ownership.js';
@@ -221,7 +220,7 @@ function createWatchEngine(parts: WatchEngineParts): WatcherEngine {
       watcherId,
       settings,
       pushers,
-      onExtracted: (graph) => writeGraphFile(args.output, graph),
+      output: args.output,
     }),
     record: async (events) => {
       await runtime.store.append(

@@ -11,6 +11,8 @@ import { dirname, basename, join } from 'node:path';
 import { StorageError, ValidationError } from '../src/errors.js';
 import { edgeKey, type LineageGraph } from '../src/graph/model.js';
 import { parseLineageGraph } from '../src/graph/validation.js';
+import { exportGraph } from '../src/export/index.js';
+import type { GraphFileWriter } from '../services/context.js';
 
 /**
  * Reads and validates a graph file, holding one copy of the graph at a time (issue 16, item 2): the
@@ -109,4 +111,18 @@ export async function checkGraphFileWritable(path: string): Promise<void> {
     const why = code === 'ENOENT' ? `the folder ${folder} does not exist` : `the folder ${folder} is not writable`;
     throw new StorageError(`cannot write graph file ${path}: ${why}`, { cause: error });
   }
+}
+
+/**
+ * The graph file writer of the use cases (`GraphFileWriter`, `services/context.ts`): JSON through
+ * `writeGraphFile`, any other format through `exportGraph` and `writeGraphExport`, both atomic.
+ * @param graphName the graph's name in the formats that carry one (GraphML, GEXF, DOT, Mermaid).
+ */
+export function graphFileWriter(graphName: string): GraphFileWriter {
+  return {
+    write: (path, graph, format) =>
+      format === 'json'
+        ? writeGraphFile(path, graph)
+        : writeGraphExport(path, exportGraph(graph, format, { graphName })),
+  };
 }

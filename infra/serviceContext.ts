@@ -9,6 +9,8 @@ import { createCatalogGateway, type CatalogClientOptions } from './catalogs/cata
 import { createPlatformBudgets, type HttpClientOptions } from './confluent/httpClient.js';
 import { createPlatformApi } from './confluent/platformApi.js';
 import type { LineageRuntime } from './runtime.js';
+import { graphFileWriter } from './graphFile.js';
+import { DEFAULT_GRAPH_NAME } from '../src/graphCommands.js';
 
 /** What `createServiceContext` needs; the client options let tests shorten retries and timeouts. */
 export interface ServiceContextOptions {
@@ -35,5 +37,6 @@ export function createServiceContext(options: ServiceContextOptions): ServiceCon
     logger,
     platform: () => createPlatformApi(config.stream, { logger, ...options.httpOptions, budgets }),
     catalogs: createCatalogGateway(config, { ...options.catalogClientOptions, logger }),
+    graphFiles: graphFileWriter(DEFAULT_GRAPH_NAME),
   };
 }

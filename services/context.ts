@@ -6,6 +6,7 @@
  */
 import type { EnrichmentResult, PushOptions, PushResult } from '../src/catalogs/provider.js';
 import type { Config } from '../src/config.js';
+import type { ExportFormat } from '../src/export/index.js';
 import type { PlatformPort } from '../src/extraction/port.js';
 import type { CatalogType, LineageGraph } from '../src/graph/model.js';
 import type { Logger } from '../src/logger.js';
@@ -41,6 +42,18 @@ export interface CatalogGateway {
   push(graph: LineageGraph, catalogType: CatalogType, options: PushOptions): Promise<PushResult>;
 }
 
+/**
+ * Writes graph files: the JSON graph file (`docs/extraction.md`, "Graph") or an export format
+ * (GraphML, GEXF, DOT, Mermaid). Implemented in `infra/graphFile.ts`, bound by `infra/serviceContext.ts`.
+ */
+export interface GraphFileWriter {
+  /**
+   * Writes `graph` to `path` in `format` (atomically: a temporary file renamed over it).
+   * @throws Error when the file cannot be written (the message names the path).
+   */
+  write(path: string, graph: LineageGraph, format: ExportFormat): Promise<void>;
+}
+
 /** The dependencies of the use cases. */
 export interface ServiceContext {
   config: Config;
@@ -49,4 +62,6 @@ export interface ServiceContext {
   /** A fresh platform client (its request counts start at zero), per extraction, poll loop or enrichment. */
   platform(): PlatformPort;
   catalogs: CatalogGateway;
+  /** Where extractions write their graph file (`ExtractionRequest.output`). */
+  graphFiles: GraphFileWriter;
 }

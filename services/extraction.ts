@@ -4,10 +4,11 @@
  * (`./taskRunners.ts`) and the watchers (`./watcherEngine.ts`).
  *
  * - `runExtraction`: extracts the requested environments from the platform (`src/extraction/extract.ts`),
- *   records the graph in the graph named `default` (`src/extraction/record.ts`: a diff, scoped to the
- *   extracted environments and clusters; with metrics, their samples in one append to
- *   `metrics-{graph_id}`), then, when asked, enriches it from every available catalog and records that
- *   as a second write (cause `enrichment`, the extraction's correlation id).
+ *   enriches the result from every available catalog (when asked), and records both as one write in
+ *   the graph named `default` (`src/extraction/record.ts`: a diff, scoped to the extracted
+ *   environments and clusters, scopes not read completely kept as stored; lag and, with metrics,
+ *   throughput as samples in `metrics-{graph_id}`); then writes the graph file and pushes to the
+ *   catalogs asked for. The commands only parse arguments and print.
  * - `enrichLineageGraph`: catalog and metrics enrichment of a graph value (no store).
  * - `enrichStoredGraph`: the same over a stored graph, recorded (mode `merge`, cause `enrichment`).
  *
@@ -17,7 +18,8 @@
  * this run's samples as attributes (`withMetricAttributes`).
  */
 import { randomUUID } from 'node:crypto';
-import type { PushItemResult } from '../src/catalogs/provider.js';
+import type { PushItemResult, PushResult } from '../src/catalogs/provider.js';
+import type { ExportFormat } from '../src/export/index.js';
 import { CATALOG_REGISTRY, catalogEntry, type CatalogRegistryEntry } from '../src/catalogs/registry.js';
 import { ConfigurationError, LineageError } from '../src/errors.js';
 import { countGraph, extract, type ExtractionCounts, type ExtractionProgress } from '../src/extraction/extract.js';
@@ -34,6 +36,7 @@ import type { Config } from '../src/config.js';
 import { toLineageGraph } from '../projections/graphProjection.js';
 import type { CatalogEnrichmentOutcome, ServiceContext } from './context.js';
 import { defaultGraph, readGraph } from './graphs.js';
+import { pushLineageGraph } from './push.js';
 
 /** `a`, `a or b`, `a, b or c`. */
 function orList(items: readonly string[]): string {
@@ -111,6 +114,10 @@ export interface ExtractionRequest {
    * fails with `IncompleteExtractionError` (exit 2), instead of keeping the stored state of those scopes.
    */
   strict?: boolean | undefined;
+  /** The graph file to write once recorded (`--output`, `--format`); none when absent. */
+  output?: { path: string; format: ExportFormat } | undefined;
+  /** Catalogs to push the recorded graph to (`--push-lineage`), in order; none when absent or empty. */
+  push?: readonly CatalogType[] | undefined;
   onProgress?: ProgressListener | undefined;
 }
 
@@ -155,6 +162,8 @@ export interface ExtractionOutcome {
   durationMs: number;
   /** Catalog types whose enrichment ran. */
   catalogsEnriched: CatalogType[];
+  /** What each push of `ExtractionRequest.push` did, in order. */
+  pushes: { catalogType: CatalogType; result: PushResult }[];
 }
 
 /**
@@ -209,10 +218,16 @@ export async function runExtraction(context: ServiceContext, request: Extraction
     },
   );
   const { result, record } = recorded;
+  const graph = withMetricAttributes(result.graph, result.metrics);
+  // The graph file holds the recorded graph (scopes not read completely as stored), then the pushes.
+  if (request.output) await context.graphFiles.write(request.output.path, graph, request.output.format);
+  const pushes: ExtractionOutcome['pushes'] = [];
+  for (const catalogType of request.push ?? [])
+    pushes.push({ catalogType, result: await pushLineageGraph(context, graph, catalogType) });
   return {
     extractionId: recorded.extractionId,
     graphId: recorded.graphId,
-    graph: withMetricAttributes(result.graph, result.metrics),
+    graph,
     metrics: result.metrics,
     counts: result.counts,
     changes: record.changes,
@@ -222,6 +237,7 @@ export async function runExtraction(context: ServiceContext, request: Extraction
     incompleteScopes: result.incompleteScopes,
     durationMs: result.durationMs,
     catalogsEnriched,
+    pushes,
   };
 }
 
@@ -365,18 +381,27 @@ export async function enrichStoredGraph(
 /**
  * Enriches a graph value (`lineage-svc-extract --enrich-only` reads it from the graph file) and
  * records it into the graph named `default` (created when missing; mode `merge`, cause `enrichment`),
- * so that the store keeps what the file shows.
+ * so that the store keeps what the file shows; then writes it back to `output` (JSON) and pushes it
+ * to the catalogs of `push`, in order.
  * @throws ConfigurationError as `enrichLineageGraph`.
  */
 export async function enrichAndRecordGraph(
   context: ServiceContext,
   graph: LineageGraph,
-  request: EnrichmentRequest & { actor: string },
-): Promise<EnrichedGraph & StoredEnrichmentOutcome> {
+  request: EnrichmentRequest & {
+    actor: string;
+    output?: string | undefined;
+    push?: readonly CatalogType[] | undefined;
+  },
+): Promise<EnrichedGraph & StoredEnrichmentOutcome & Pick<ExtractionOutcome, 'pushes'>> {
   const enriched = await enrichLineageGraph(context, graph, request);
   const graphId = graphIdForName(DEFAULT_GRAPH_NAME);
   const recorded = await recordEnrichment(context, graphId, enriched, request, DEFAULT_GRAPH_NAME);
-  return { ...enriched, ...recorded };
+  if (request.output !== undefined) await context.graphFiles.write(request.output, enriched.graph, 'json');
+  const pushes: ExtractionOutcome['pushes'] = [];
+  for (const catalogType of request.push ?? [])
+    pushes.push({ catalogType, result: await pushLineageGraph(context, enriched.graph, catalogType) });
+  return { ...enriched, ...recorded, pushes };
 }
 
 /**

@@ -6,13 +6,12 @@
  *   that its rate budget holds across polls;
  * - `extract`: `runExtraction` under the actor `watcher:{watcher_id}`, with catalog enrichment like
  *   every other entry point (so that a watcher and the CLI never undo each other's catalog nodes;
- *   metrics off), then `onExtracted` with the graph (the command writes its graph file there);
+ *   metrics off), writing the graph file `output` when given (`lineage-svc-watch --output`);
  * - `push`: the catalog push of that type from `pushers` (`./push.ts` `catalogPushers`).
  *
  * Errors: `poll` and `extract` throw a ConfigurationError without cloud credentials; `push` throws
  * for a catalog type it has no pusher for. The engine logs what they throw and goes on.
  */
-import type { LineageGraph } from '../src/graph/model.js';
 import { pollEstate } from '../src/watcher/poll.js';
 import type { ExtractionSummary, WatcherDeps, WatcherSettings } from '../src/watcher/watcher.js';
 import type { ServiceContext } from './context.js';
@@ -25,8 +24,8 @@ export interface WatcherEngineOptions {
   settings: WatcherSettings;
   /** Pushes by catalog type (e.g. `LAKEHOUSE_CATALOG`). */
   pushers?: Readonly<Record<string, CatalogPush>> | undefined;
-  /** Called with each extracted graph after it is recorded. */
-  onExtracted?: ((graph: LineageGraph) => Promise<void>) | undefined;
+  /** The graph file each extraction writes once recorded (`lineage-svc-watch --output`); none when absent. */
+  output?: string | undefined;
 }
 
 /** The engine dependencies except `record`, `timers` and `onLog`. */
@@ -54,8 +53,8 @@ export function watcherEngineDeps(
         enableMetrics: false,
         actor: `watcher:${watcherId}`,
         enrichCatalogs: true,
+        output: options.output === undefined ? undefined : { path: options.output, format: 'json' },
       });
-      await options.onExtracted?.(outcome.graph);
       return {
         extractionId: outcome.extractionId,
         graphId: outcome.graphId,
