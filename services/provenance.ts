@@ -14,7 +14,7 @@
  */
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import type { EventStore } from '../src/eventStore.js';
-import { decodeEvent, streams, type StoredLineageEvent } from '../src/events.js';
+import { decodeTrustedEvent, streams, type StoredLineageEvent } from '../src/events.js';
 import { edgeKey, type Edge, type EdgeKey, type Node } from '../src/graph/model.js';
 import type { ElementChange, ProvenanceIndex } from '../projections/provenanceIndex.js';
 import { resolveGraphId, type GraphRuntime } from './graphs.js';
@@ -73,7 +73,7 @@ async function ensureIndexed(runtime: ProvenanceRuntime, graphId: string): Promi
   for (;;) {
     const from = index.nextRevision(graphId);
     const page = await runtime.store.readStream(stream, { fromRevision: from, maxCount: INDEX_PAGE });
-    const events = page.map((recorded) => decodeEvent(recorded));
+    const events = page.map((recorded) => decodeTrustedEvent(recorded));
     index.ingest(graphId, events, page.length < INDEX_PAGE);
     if (page.length < INDEX_PAGE) return;
   }
@@ -82,14 +82,14 @@ async function ensureIndexed(runtime: ProvenanceRuntime, graphId: string): Promi
 /** The event of the graph's stream at `revision`, decoded. */
 async function eventAt(store: EventStore, graphId: string, revision: number): Promise<StoredLineageEvent | undefined> {
   const [recorded] = await store.readStream(streams.graph(graphId), { fromRevision: revision, toRevision: revision });
-  return recorded ? decodeEvent(recorded) : undefined;
+  return recorded ? decodeTrustedEvent(recorded) : undefined;
 }
 
 /** The environments and clusters an extraction read (its `ExtractionStarted`), in words. */
 async function extractionScopeWords(store: EventStore, extractionId: string): Promise<string | undefined> {
   const [started] = await store.readStream(streams.extraction(extractionId), { maxCount: 1 });
   if (!started || started.type !== 'ExtractionStarted') return undefined;
-  const data = decodeEvent(started).data as { environment_ids: string[]; cluster_ids: string[] };
+  const data = decodeTrustedEvent(started).data as { environment_ids: string[]; cluster_ids: string[] };
   const clusters = data.cluster_ids.length > 0 ? ` (cluster ${data.cluster_ids.join(', ')})` : '';
   return `environment ${data.environment_ids.join(', ')}${clusters}`;
 }
