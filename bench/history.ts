@@ -23,14 +23,12 @@
  * diff from the import to now are each taken `INDEX_SAMPLES` times, interleaved: p50 and p99.
  * Run alone with `node --expose-gc --import tsx bench/history.ts [lengths, comma-separated]`.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteEventStore } from '../infra/eventStore/sqliteEventStore.js';
-import type { EventStore, EventToAppend } from '../src/eventStore.js';
-import { CURRENT_VERSIONS, streams, toAppend } from '../src/events.js';
-import { changeEvents, diffGraph } from '../src/graph/changes.js';
+import type { EventStore } from '../src/eventStore.js';
+import { streams } from '../src/events.js';
 import type { LineageGraph } from '../src/graph/model.js';
 import { createGraphProjection, foldGraphAsOf, toLineageGraph } from '../projections/graphProjection.js';
 import { createProjector } from '../projections/projector.js';
@@ -43,7 +41,7 @@ import {
   snapshotPayload,
   writeGraphSnapshots,
 } from '../projections/snapshots.js';
-import { seededRandom, syntheticGraph } from './syntheticGraph.js';
+import { recordSyntheticHistory, seededRandom, syntheticGraph } from './syntheticGraph.js';
 
 /** One history length's figures. Times in milliseconds (p50 over `repetitions`), sizes in bytes. */
 export interface HistoryBenchRow {
@@ -83,7 +81,6 @@ export interface HistoryBenchRow {
 }
 
 const GRAPH_ID = '00000000-0000-4000-8000-000000000160';
-const BATCH = 5000;
 /** Samples of each history index measure (enough for a p99). */
 const INDEX_SAMPLES = 300;
 
@@ -127,34 +124,6 @@ async function interleaved<K extends string>(
 }
 
 /** Appends the import and `changes` one-event changes; answers the stream's last revision after the import. */
-async function record(store: EventStore, graph: LineageGraph, changes: number): Promise<number> {
-  const empty = { getNode: () => undefined, getEdge: () => undefined, nodes: () => [], edges: () => [] };
-  const imported = [
-    { type: 'GraphCreated' as const, data: { graph_id: GRAPH_ID, name: 'history', description: null } },
-    ...changeEvents(GRAPH_ID, diffGraph(empty, graph, { mode: 'merge' })),
-  ];
-  const stream = streams.graph(GRAPH_ID);
-  const result = await store.append(stream, toAppend(imported, { cause: 'import', correlation_id: randomUUID() }));
-  const next = seededRandom(16);
-  for (let start = 0; start < changes; start += BATCH) {
-    const batch: EventToAppend[] = [];
-    for (let index = start; index < Math.min(changes, start + BATCH); index += 1) {
-      const metadata = { event_id: randomUUID(), correlation_id: randomUUID(), cause: 'watcher', actor: 'bench' };
-      if (index % 10 === 9) {
-        const edge = graph.edges[Math.floor(next() * graph.edges.length)]!;
-        const data = { graph_id: GRAPH_ID, edges: [{ ...edge, attributes: { change: index } }] };
-        batch.push({ type: 'EdgesChanged', version: CURRENT_VERSIONS.EdgesChanged, data, metadata });
-      } else {
-        const node = graph.nodes[Math.floor(next() * graph.nodes.length)]!;
-        const data = { graph_id: GRAPH_ID, nodes: [{ ...node, attributes: { ...node.attributes, change: index } }] };
-        batch.push({ type: 'NodesChanged', version: CURRENT_VERSIONS.NodesChanged, data, metadata });
-      }
-    }
-    await store.append(stream, batch);
-  }
-  return result.next_expected_revision;
-}
-
 /** Heap in use after a full GC, in bytes (needs `--expose-gc` to mean anything). */
 function heapAfterGc(): number {
   gc();
@@ -223,7 +192,11 @@ async function measureHistory(graph: LineageGraph, changes: number, repetitions:
   const store = createSqliteEventStore({ path: folder });
   try {
     const setupStarted = performance.now();
-    const imported = await record(store, graph, changes);
+    const imported = await recordSyntheticHistory(store, GRAPH_ID, graph, {
+      changes,
+      random: seededRandom(16),
+      cause: 'watcher',
+    });
     const setupSeconds = (performance.now() - setupStarted) / 1000;
     const head = await store.streamRevision(streams.graph(GRAPH_ID));
     const backfillSeconds = (await timed(() => writeGraphSnapshots(store, GRAPH_ID))) / 1000;

@@ -10,19 +10,16 @@
  *
  * Run alone with `node --expose-gc --import tsx bench/provenance.ts [changes]`.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteEventStore } from '../infra/eventStore/sqliteEventStore.js';
-import type { EventToAppend } from '../src/eventStore.js';
-import { CURRENT_VERSIONS, decodeEvent, streams, toAppend } from '../src/events.js';
-import { changeEvents, diffGraph } from '../src/graph/changes.js';
+import { decodeEvent, streams } from '../src/events.js';
 import { createGraphProjection } from '../projections/graphProjection.js';
 import { createProjector } from '../projections/projector.js';
 import { createProvenanceIndex } from '../projections/provenanceIndex.js';
 import { edgeProvenance, nodeProvenance, type ProvenanceRuntime } from '../services/provenance.js';
-import { seededRandom, syntheticGraph } from './syntheticGraph.js';
+import { recordSyntheticHistory, seededRandom, syntheticGraph } from './syntheticGraph.js';
 
 /** The figures, in milliseconds. */
 export interface ProvenanceBenchRow {
@@ -57,29 +54,7 @@ export async function benchProvenance(
   const store = createSqliteEventStore({ path: folder });
   try {
     const stream = streams.graph(GRAPH_ID);
-    const empty = { getNode: () => undefined, getEdge: () => undefined, nodes: () => [], edges: () => [] };
-    const imported = [
-      { type: 'GraphCreated' as const, data: { graph_id: GRAPH_ID, name: 'provenance', description: null } },
-      ...changeEvents(GRAPH_ID, diffGraph(empty, graph, { mode: 'merge' })),
-    ];
-    await store.append(stream, toAppend(imported, { cause: 'import', correlation_id: randomUUID() }));
-    const next = seededRandom(23);
-    for (let start = 0; start < changes; start += BATCH) {
-      const batch: EventToAppend[] = [];
-      for (let index = start; index < Math.min(changes, start + BATCH); index += 1) {
-        const metadata = { event_id: randomUUID(), correlation_id: randomUUID(), cause: 'extraction', actor: 'bench' };
-        if (index % 10 === 9) {
-          const edge = graph.edges[Math.floor(next() * graph.edges.length)]!;
-          const data = { graph_id: GRAPH_ID, edges: [{ ...edge, attributes: { change: index } }] };
-          batch.push({ type: 'EdgesChanged', version: CURRENT_VERSIONS.EdgesChanged, data, metadata });
-        } else {
-          const node = graph.nodes[Math.floor(next() * graph.nodes.length)]!;
-          const data = { graph_id: GRAPH_ID, nodes: [{ ...node, attributes: { ...node.attributes, change: index } }] };
-          batch.push({ type: 'NodesChanged', version: CURRENT_VERSIONS.NodesChanged, data, metadata });
-        }
-      }
-      await store.append(stream, batch);
-    }
+    await recordSyntheticHistory(store, GRAPH_ID, graph, { changes, random: seededRandom(23), cause: 'extraction' });
     const graphs = createGraphProjection();
     const provenance = createProvenanceIndex();
     const projector = createProjector({ store, projections: [graphs, provenance] });

@@ -14,6 +14,10 @@ import {
   topicId,
 } from '../src/graph/ids.js';
 import type { Edge, LineageGraph, Node, NodeType, System } from '../src/graph/model.js';
+import { randomUUID } from 'node:crypto';
+import type { EventStore, EventToAppend } from '../src/eventStore.js';
+import { CURRENT_VERSIONS, streams, toAppend } from '../src/events.js';
+import { changeEvents, diffGraph } from '../src/graph/changes.js';
 
 /** Mulberry32: a small seeded PRNG, so that every run builds the same data. Numbers in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -273,4 +277,47 @@ export function syntheticGraph(options: SyntheticGraphOptions): LineageGraph {
   wireJobs(graph, picker);
   spreadEdges(graph, picker, options.edges, next);
   return { nodes: graph.nodes, edges: graph.edges };
+}
+
+/** Events per append of `recordSyntheticHistory`'s changes. */
+const HISTORY_BATCH = 5000;
+
+/**
+ * Records `graph` as graph `graphId` in one append (the events `recordGraph` would write, cause
+ * `import`), then `changes` changes in appends of 5,000 events, one event per change with its own
+ * correlation id (cause `cause`, actor `bench`): nine in ten change one node's attributes, one in ten
+ * an edge's, picked with the seeded `random`.
+ * @returns the revision of the graph's stream after the import.
+ */
+export async function recordSyntheticHistory(
+  store: EventStore,
+  graphId: string,
+  graph: LineageGraph,
+  options: { changes: number; random: () => number; cause: string },
+): Promise<number> {
+  const empty = { getNode: () => undefined, getEdge: () => undefined, nodes: () => [], edges: () => [] };
+  const imported = [
+    { type: 'GraphCreated' as const, data: { graph_id: graphId, name: 'history', description: null } },
+    ...changeEvents(graphId, diffGraph(empty, graph, { mode: 'merge' })),
+  ];
+  const stream = streams.graph(graphId);
+  const result = await store.append(stream, toAppend(imported, { cause: 'import', correlation_id: randomUUID() }));
+  const next = options.random;
+  for (let start = 0; start < options.changes; start += HISTORY_BATCH) {
+    const batch: EventToAppend[] = [];
+    for (let index = start; index < Math.min(options.changes, start + HISTORY_BATCH); index += 1) {
+      const metadata = { event_id: randomUUID(), correlation_id: randomUUID(), cause: options.cause, actor: 'bench' };
+      if (index % 10 === 9) {
+        const edge = graph.edges[Math.floor(next() * graph.edges.length)]!;
+        const data = { graph_id: graphId, edges: [{ ...edge, attributes: { change: index } }] };
+        batch.push({ type: 'EdgesChanged', version: CURRENT_VERSIONS.EdgesChanged, data, metadata });
+      } else {
+        const node = graph.nodes[Math.floor(next() * graph.nodes.length)]!;
+        const data = { graph_id: graphId, nodes: [{ ...node, attributes: { ...node.attributes, change: index } }] };
+        batch.push({ type: 'NodesChanged', version: CURRENT_VERSIONS.NodesChanged, data, metadata });
+      }
+    }
+    await store.append(stream, batch);
+  }
+  return result.next_expected_revision;
 }

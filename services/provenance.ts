@@ -187,6 +187,22 @@ async function answer(
 }
 
 /**
+ * The graph a provenance question names, indexed, and the page size asked for.
+ * @throws NotFoundError for an unknown graph; ValidationError for a bad limit.
+ */
+async function indexedGraph(
+  runtime: ProvenanceRuntime,
+  idOrName: string,
+  limit: number | undefined,
+): Promise<{ graphId: string; size: number }> {
+  const size = pageLimit(limit);
+  const graphId = resolveGraphId(runtime, idOrName);
+  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
+  await ensureIndexed(runtime, graphId);
+  return { graphId, size };
+}
+
+/**
  * The provenance of a node.
  * @param limit how many of the newest changes to answer (1-500, default 100).
  * @throws NotFoundError for an unknown graph or a node the graph never held; ValidationError for a bad limit.
@@ -197,10 +213,7 @@ export async function nodeProvenance(
   nodeId: string,
   limit?: number,
 ): Promise<Provenance> {
-  const size = pageLimit(limit);
-  const graphId = resolveGraphId(runtime, idOrName);
-  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
-  await ensureIndexed(runtime, graphId);
+  const { graphId, size } = await indexedGraph(runtime, idOrName, limit);
   const all = runtime.provenance.nodeChanges(graphId, nodeId);
   if (all.length === 0) throw new NotFoundError(`node "${nodeId}" was never in graph "${graphId}"`);
   const stateOf = (event: StoredLineageEvent) =>
@@ -221,10 +234,7 @@ export async function edgeProvenance(
   edge: EdgeKey,
   limit?: number,
 ): Promise<Provenance> {
-  const size = pageLimit(limit);
-  const graphId = resolveGraphId(runtime, idOrName);
-  if (!runtime.graphs.getIncludingDeleted(graphId)) throw new NotFoundError(`graph "${graphId}" not found`);
-  await ensureIndexed(runtime, graphId);
+  const { graphId, size } = await indexedGraph(runtime, idOrName, limit);
   const key = edgeKey(edge);
   const all = runtime.provenance.edgeChanges(graphId, key);
   if (all.length === 0)

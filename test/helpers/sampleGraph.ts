@@ -117,3 +117,21 @@ export function sampleGraph(): LineageGraph {
   ];
   return { nodes, edges };
 }
+
+/**
+ * A topic `name` of environment `env-1`, cluster `lkc-1` (id `stream:topic:env-1:lkc-1/{name}`), for
+ * tests that write single nodes.
+ * @param attributes its attributes (default none).
+ */
+export function testTopic(name: string, attributes: Record<string, unknown> = {}): Node {
+  return {
+    id: `stream:topic:env-1:lkc-1/${name}`,
+    node_type: 'TOPIC',
+    system: 'STREAM',
+    qualified_name: `lkc-1/${name}`,
+    display_name: name,
+    environment_id: 'env-1',
+    cluster_id: 'lkc-1',
+    attributes,
+  };
+}

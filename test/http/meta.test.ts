@@ -26,6 +26,7 @@ import { faultyStore } from '../helpers/faultyStore.js';
 import { eventually } from '../helpers/wait.js';
 import { postgresSkipReason, storeTarget } from '../scaling/helpers.js';
 import { BACKENDS, assertProblem, call, capturingLogger, startApi, type TestApi } from './helpers.js';
+import { testTopic } from '../helpers/sampleGraph.js';
 
 const KEY = 'test-api-key-4c1d9e0f7a';
 
@@ -307,16 +308,7 @@ describe('readiness under faults (GET /api/v1/ready)', () => {
       assert.equal((await call(api.base, 'GET', '/api/v1/ready')).status, 200);
       const graphId = (await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'full' } })).body
         .graph_id as string;
-      const topic = (name: string, padding: number) => ({
-        id: `stream:topic:env-1:lkc-1/${name}`,
-        node_type: 'TOPIC',
-        system: 'STREAM',
-        qualified_name: `lkc-1/${name}`,
-        display_name: name,
-        environment_id: 'env-1',
-        cluster_id: 'lkc-1',
-        attributes: { padding: 'x'.repeat(padding) },
-      });
+      const topic = (name: string, padding: number) => testTopic(name, { padding: 'x'.repeat(padding) });
       const acknowledged: string[] = [];
       let refused;
       for (let index = 0; index < 1_000 && refused === undefined; index += 1) {

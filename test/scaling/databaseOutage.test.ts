@@ -19,6 +19,7 @@ import { decodeTrustedEvent } from '../../src/events.js';
 import { privatePostgresSkipReason, startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.js';
 import { eventually } from '../helpers/wait.js';
 import { allEvents, startApiProcess, type ApiProcess } from './helpers.js';
+import { testTopic } from '../helpers/sampleGraph.js';
 
 const skip = privatePostgresSkipReason();
 if (skip) console.log(`# database outage test skipped: ${skip}`);
@@ -42,18 +43,7 @@ interface Outcome {
   phase: 'before' | 'outage' | 'after';
 }
 
-function topic(name: string) {
-  return {
-    id: `stream:topic:env-1:lkc-1/${name}`,
-    node_type: 'TOPIC',
-    system: 'STREAM',
-    qualified_name: `lkc-1/${name}`,
-    display_name: name,
-    environment_id: 'env-1',
-    cluster_id: 'lkc-1',
-    attributes: {},
-  };
-}
+const topic = (name: string) => testTopic(name);
 
 /** GET or POST with a deadline (a hung request is a failure of this test, reported as status 0). */
 async function send(url: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; text: string }> {

@@ -17,6 +17,7 @@ import { createProcessLease, newProcessIdentity } from '../../services/ownership
 import { startChangePublisher, type ChangeEvent, type ChangeSink } from '../../services/publisher.js';
 import { faultyStore } from '../helpers/faultyStore.js';
 import { eventually } from '../helpers/wait.js';
+import { testTopic } from '../helpers/sampleGraph.js';
 
 async function memoryRuntime(): Promise<LineageRuntime> {
   return openRuntime(loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'memory' }), silentLogger());
@@ -138,18 +139,7 @@ describe('the change publisher across a store outage', () => {
           runtime.commands,
           graphId,
           {
-            nodes: [
-              {
-                id: `stream:topic:env-1:lkc-1/${name}`,
-                node_type: 'TOPIC',
-                system: 'STREAM',
-                qualified_name: `lkc-1/${name}`,
-                display_name: name,
-                environment_id: 'env-1',
-                cluster_id: 'lkc-1',
-                attributes: {},
-              },
-            ] as never,
+            nodes: [testTopic(name)],
             edges: [],
           },
           { mode: 'merge' },

@@ -137,13 +137,7 @@ async function consumerLags(
   const reason =
     `${failureWarning(`ConsumerGroups:${cluster.clusterId}`, metricLags.reason, cluster.environmentId)}; ` +
     `consumer lag is unavailable (Kafka REST lag endpoints answer on Dedicated clusters only), so the groups' topic edges are kept as recorded`;
-  run.warn(reason);
-  run.incomplete({
-    kind: 'consumer_lag',
-    environment_id: cluster.environmentId,
-    cluster_id: cluster.clusterId,
-    reason,
-  });
+  lagUnavailable(run, cluster, reason);
   return [];
 }
 
@@ -168,15 +162,20 @@ async function lagsPerGroup(
   if (failures.length > 0) {
     const warning = failureWarning(`ConsumerGroups:${cluster.clusterId}`, failures[0], cluster.environmentId);
     const reason = `${warning} (lag of ${failures.length} of ${groupIds.length} group(s) unavailable)`;
-    run.warn(reason);
-    run.incomplete({
-      kind: 'consumer_lag',
-      environment_id: cluster.environmentId,
-      cluster_id: cluster.clusterId,
-      reason,
-    });
+    lagUnavailable(run, cluster, reason);
   }
   return results.flat();
+}
+
+/** Warns that a cluster's consumer lag could not be read, and reports its `consumer_lag` scope incomplete. */
+function lagUnavailable(run: ExtractionRun, cluster: ClusterInfo, reason: string): void {
+  run.warn(reason);
+  run.incomplete({
+    kind: 'consumer_lag',
+    environment_id: cluster.environmentId,
+    cluster_id: cluster.clusterId,
+    reason,
+  });
 }
 
 /**
