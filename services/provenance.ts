@@ -16,6 +16,7 @@ import { NotFoundError, ValidationError } from '../src/errors.js';
 import type { EventStore } from '../src/eventStore.js';
 import { decodeTrustedEvent, streams, type StoredLineageEvent } from '../src/events.js';
 import { edgeKey, type Edge, type EdgeKey, type Node } from '../src/graph/model.js';
+import type { GraphState } from '../projections/graphProjection.js';
 import type { ElementChange, ProvenanceIndex } from '../projections/provenanceIndex.js';
 import { resolveGraphId, type GraphRuntime } from './graphs.js';
 
@@ -148,21 +149,28 @@ async function answer(
   all: readonly ElementChange[],
   limit: number,
   stateOf: (event: StoredLineageEvent) => Node | Edge | undefined,
-  endsRemovedBy: (event: StoredLineageEvent) => string[],
+  current: (state: GraphState) => Node | Edge | undefined,
+  endsRemovedBy: (change: ElementChange) => string[],
 ): Promise<Provenance> {
   const live = runtime.graphs.getIncludingDeleted(graphId);
   const last = all.at(-1)!;
   const present = last.change !== 'removed' && live !== undefined && !live.deleted;
+  // The state after the last change of a present element is its value in the projection (when the
+  // projection has applied that change): no store read for the common answer.
+  const liveState = present && live.revision >= last.revision ? current(live) : undefined;
   const changes: ProvenanceChange[] = [];
   for (const change of all.slice(-limit)) {
-    const event = await eventAt(runtime.store, graphId, change.revision);
-    const state = event && change.change !== 'removed' ? (stateOf(event) ?? null) : null;
+    let state: Node | Edge | null = null;
+    if (change.change !== 'removed') {
+      if (change === last && liveState !== undefined) state = liveState;
+      else {
+        const event = await eventAt(runtime.store, graphId, change.revision);
+        state = (event && stateOf(event)) ?? null;
+      }
+    }
     const reason =
       change.change === 'removed'
-        ? await removalReason(runtime.store, change, {
-            node: undefined,
-            endsRemoved: event ? endsRemovedBy(event) : [],
-          })
+        ? await removalReason(runtime.store, change, { node: undefined, endsRemoved: endsRemovedBy(change) })
         : `${change.change} by ${writeWords(change)}`;
     changes.push({
       revision: change.revision,
@@ -220,7 +228,16 @@ export async function nodeProvenance(
     event.type === 'NodesAdded' || event.type === 'NodesChanged'
       ? event.data.nodes.find((node) => node.id === nodeId)
       : undefined;
-  return answer(runtime, graphId, { node_id: nodeId }, all, size, stateOf, () => []);
+  return answer(
+    runtime,
+    graphId,
+    { node_id: nodeId },
+    all,
+    size,
+    stateOf,
+    (state) => state.graph.node(nodeId),
+    () => [],
+  );
 }
 
 /**
@@ -244,7 +261,7 @@ export async function edgeProvenance(
       ? event.data.edges.find((candidate) => edgeKey(candidate) === key)
       : undefined;
   // An edge removed in the write that removed one of its nodes went with that node.
-  const endsRemovedBy = (event: StoredLineageEvent) => {
+  const endsRemovedBy = (removal: ElementChange) => {
     const removedNodes = new Set(
       runtime.provenance
         .nodeChanges(graphId, edge.src_id)
@@ -253,7 +270,7 @@ export async function edgeProvenance(
           (change) =>
             change.change === 'removed' &&
             change.metadata.correlation_id !== undefined &&
-            change.metadata.correlation_id === event.metadata.correlation_id,
+            change.metadata.correlation_id === removal.metadata.correlation_id,
         )
         .map((change) => change.revision),
     );
@@ -264,5 +281,5 @@ export async function edgeProvenance(
         .some((change) => change.change === 'removed' && removedNodes.has(change.revision)),
     );
   };
-  return answer(runtime, graphId, edge, all, size, stateOf, endsRemovedBy);
+  return answer(runtime, graphId, edge, all, size, stateOf, (state) => state.graph.edge(key), endsRemovedBy);
 }
