@@ -391,9 +391,12 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, out: Ru
   }
   const changes = outcome.changes;
   const lines = summaryLines({ ...outcome, output: args.output });
-  if (outcome.incompleteScopes.length > 0) {
+  // A catalog that is not configured (or --no-enrich) is kept as recorded too, but that is the
+  // configuration, not a failure: only failed reads are printed (--json lists every scope).
+  const failedReads = outcome.incompleteScopes.filter((scope) => scope.kind !== 'catalog' || scope.node_id !== null);
+  if (failedReads.length > 0) {
     lines.push(
-      `Not read completely (kept as recorded): ${outcome.incompleteScopes.map((scope) => describeScope(scope)).join(', ')}`,
+      `Not read completely (kept as recorded): ${failedReads.map((scope) => describeScope(scope)).join(', ')}`,
     );
   }
   lines.push(

@@ -119,27 +119,35 @@ describe('history that tells the truth', () => {
     const output = join(folder, 'graph.json');
     let stdout = '';
     const io = { stdout: { write: (text: string) => ((stdout += text), true) }, stderr: { write: () => true } };
-    const code = await runExtract(
+    const args = {
+      env: environmentIds,
+      cluster: [],
+      output,
+      noEnrich: false,
+      enrichOnly: false,
+      pushLineage: false,
+      metrics: false,
+      metricsLookbackHours: 1,
+      json: true,
+    };
+    const code = await runExtract('lineage-svc-extract', args, config, environment, io as never, HTTP_OPTIONS);
+    assert.equal(code, 0, stdout);
+    const summary = JSON.parse(stdout) as ExtractSummary;
+    assert.deepEqual(Object.values(summary.changes), [0, 0, 0, 0, 0, 0], 'the CLI records nothing new');
+    // A failed read is printed; a catalog that is not configured (the datalake here) is not.
+    stdout = '';
+    simulator.injectFault({ kind: 'unauthorized', api: 'kafka-rest.topics' } as Fault);
+    const faulted = await runExtract(
       'lineage-svc-extract',
-      {
-        env: environmentIds,
-        cluster: [],
-        output,
-        noEnrich: false,
-        enrichOnly: false,
-        pushLineage: false,
-        metrics: false,
-        metricsLookbackHours: 1,
-        json: true,
-      },
+      { ...args, json: false },
       config,
       environment,
       io as never,
       HTTP_OPTIONS,
-    );
-    assert.equal(code, 0, stdout);
-    const summary = JSON.parse(stdout) as ExtractSummary;
-    assert.deepEqual(Object.values(summary.changes), [0, 0, 0, 0, 0, 0], 'the CLI records nothing new');
+    ).finally(() => simulator.clearFaults());
+    assert.equal(faulted, 0, stdout);
+    assert.match(stdout, /^Not read completely \(kept as recorded\): topics of cluster lkc-/m);
+    assert.doesNotMatch(stdout, /DATALAKE_CATALOG catalog/);
     const file = JSON.parse(readFileSync(output, 'utf8')) as { nodes: unknown[] };
     assert.equal(
       file.nodes.length,
