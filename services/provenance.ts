@@ -115,12 +115,7 @@ function writeWords(change: ElementChange): string {
 }
 
 /** Why an element was removed by `change`, in words. */
-async function removalReason(
-  store: EventStore,
-  change: ElementChange,
-  element: { node: Node | undefined; endsRemoved: string[] },
-): Promise<string> {
-  const ends = element.endsRemoved;
+async function removalReason(store: EventStore, change: ElementChange, ends: readonly string[]): Promise<string> {
   if (ends.length === 1) return `its node ${ends[0]!} was removed (${writeWords(change)})`;
   if (ends.length > 1) return `its nodes ${ends.join(' and ')} were removed (${writeWords(change)})`;
   const { cause, correlation_id: correlation } = change.metadata;
@@ -170,7 +165,7 @@ async function answer(
     }
     const reason =
       change.change === 'removed'
-        ? await removalReason(runtime.store, change, { node: undefined, endsRemoved: endsRemovedBy(change) })
+        ? await removalReason(runtime.store, change, endsRemovedBy(change))
         : `${change.change} by ${writeWords(change)}`;
     changes.push({
       revision: change.revision,
