@@ -7,7 +7,7 @@
  * Budget: every list of nodes (or of jobs, or of changes) holds at most `NODE_BUDGET` items; when
  * more matched, the answer says how many in `total` and tells how to narrow the question in `more`
  * (absent when everything is shown). Edges are listed only between nodes shown, at most twice the
- * budget. Strings in node attributes are cut at `MAX_ATTRIBUTE_CHARACTERS`.
+ * budget. Strings in node attributes are cut at `MAX_ATTRIBUTE_CHARACTERS`, lists at the budget.
  */
 import type { Edge, Node } from '../../src/graph/model.js';
 import type { IngestedEvent } from '../../src/openlineage/model.js';
@@ -124,10 +124,15 @@ export function pathAnswer(path: PathAnswer) {
   };
 }
 
-/** Cuts long strings in a node's attributes (recursively), noting how much was cut. */
+/**
+ * Cuts long strings and long lists in a node's attributes (recursively): strings at
+ * `MAX_ATTRIBUTE_CHARACTERS`, lists at `NODE_BUDGET` items, each noting how much was cut.
+ */
 function cutStrings(value: unknown): unknown {
   if (typeof value === 'string' && value.length > MAX_ATTRIBUTE_CHARACTERS)
     return `${value.slice(0, MAX_ATTRIBUTE_CHARACTERS)}... (${value.length - MAX_ATTRIBUTE_CHARACTERS} more characters)`;
+  if (Array.isArray(value) && value.length > NODE_BUDGET)
+    return [...value.slice(0, NODE_BUDGET).map(cutStrings), `... (${value.length - NODE_BUDGET} more items)`];
   if (Array.isArray(value)) return value.map(cutStrings);
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item)]));

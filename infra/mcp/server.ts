@@ -165,9 +165,9 @@ function registerNodeTools(server: McpServer, { runtime, logger }: LineageMcpOpt
       answer(async () => {
         const id = graphOf(runtime, args.graph_id);
         const node = await getNode(runtime, id, args.node_id, args.as_of);
-        const up = await traverseGraph(runtime, id, args.node_id, 'upstream', 1, args.as_of);
-        const down = await traverseGraph(runtime, id, args.node_id, 'downstream', 1, args.as_of);
-        return nodeAnswer(id, node, up.toResult(), down.toResult());
+        const upstream = await traverseGraph(runtime, id, args.node_id, 'upstream', 1, args.as_of);
+        const downstream = await traverseGraph(runtime, id, args.node_id, 'downstream', 1, args.as_of);
+        return nodeAnswer(id, node, upstream.toResult(), downstream.toResult());
       }, logger),
   );
   for (const direction of ['upstream', 'downstream'] as const) {
@@ -350,9 +350,12 @@ function registerResources(server: McpServer, { runtime }: LineageMcpOptions): v
     async (uri, variables) => {
       const id = resolveGraphId(runtime, variable(variables.graph_id));
       const node = variable(variables.node_id);
-      const up = await traverseGraph(runtime, id, node, 'upstream', 1);
-      const down = await traverseGraph(runtime, id, node, 'downstream', 1);
-      return jsonResource(uri, nodeAnswer(id, await getNode(runtime, id, node), up.toResult(), down.toResult()));
+      const upstream = await traverseGraph(runtime, id, node, 'upstream', 1);
+      const downstream = await traverseGraph(runtime, id, node, 'downstream', 1);
+      return jsonResource(
+        uri,
+        nodeAnswer(id, await getNode(runtime, id, node), upstream.toResult(), downstream.toResult()),
+      );
     },
   );
 }
