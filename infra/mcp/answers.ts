@@ -14,6 +14,7 @@ import type { IngestedEvent } from '../../src/openlineage/model.js';
 import type { DatasetLineageResult } from '../../projections/openLineage/index.js';
 import type { TraversalResult } from '../../projections/traversal/index.js';
 import type { GraphDiff, GraphSummary } from '../../services/graphs.js';
+import type { ImpactAnswer } from '../../services/impact.js';
 import type { PathAnswer } from '../../services/paths.js';
 
 /** Most nodes (or jobs, or changes) one answer lists. */
@@ -328,5 +329,35 @@ export function datasetLineageAnswer(result: DatasetLineageResult) {
     jobs_visited: result.jobs_visited,
     jobs: shown,
     ...(more ? { more } : {}),
+  };
+}
+
+/**
+ * The answer of `impact`: the origin field, then the columns reached (nearest first) with their
+ * dataset's name, the field, the hops and the jobs between by name, and the jobs; each list bounded.
+ * `nameOf` gives a node's name by id (the id itself when unknown).
+ */
+export function impactAnswer(graphId: string, impact: ImpactAnswer, nameOf: (id: string) => string) {
+  const hint = 'ask with a smaller depth, or from one of the columns shown';
+  const columns = bounded(impact.columns, NODE_BUDGET, hint);
+  const jobs = bounded(impact.jobs, NODE_BUDGET, hint);
+  return {
+    graph_id: graphId,
+    origin: { ...impact.origin, name: nameOf(impact.origin.node_id) },
+    direction: impact.direction,
+    node_count: impact.node_count,
+    total_columns: impact.columns.length,
+    columns: columns.shown.map((column) => ({
+      node_id: column.node_id,
+      name: nameOf(column.node_id),
+      field: column.field,
+      hops: column.hops,
+      via: column.via.map(nameOf),
+      subtype: column.subtype,
+    })),
+    ...(columns.more ? { more: columns.more } : {}),
+    total_jobs: impact.jobs.length,
+    jobs: jobs.shown.map((id) => ({ id, name: nameOf(id) })),
+    ...(jobs.more ? { jobs_more: jobs.more } : {}),
   };
 }

@@ -15,6 +15,7 @@
  * | `path` | graph_id?, from, to, as_of? | `graphPath` (GET /graphs/{id}/path) |
  * | `graph_as_of` | graph_id?, as_of | `readGraphView`, `summarize` (GET /graphs/{id}?as_of) |
  * | `diff` | graph_id?, from, to? | `diffGraphHistory` (GET /graphs/{id}/diff) |
+ * | `impact` | graph_id?, node_id, field, direction (downstream, upstream), depth (1-50, default 10), as_of? | `fieldImpact` (GET /graphs/{id}/impact) |
  * | `dataset_lineage` | namespace, name, direction (upstream, downstream, both), depth (1-50, default 5) | `lineageOfDataset` (GET /lineage/datasets/lineage) |
  *
  * `graph_id` is a graph's id or unique name, as in the API's paths; absent, the default graph: the
@@ -49,6 +50,13 @@ import {
 } from '../../services/graphs.js';
 import { graphPath } from '../../services/paths.js';
 import { lineageOfDataset } from '../../services/openLineage.js';
+import {
+  DEFAULT_IMPACT_DEPTH,
+  fieldImpact,
+  IMPACT_DIRECTIONS,
+  MAX_IMPACT_DEPTH,
+  MIN_IMPACT_DEPTH,
+} from '../../services/impact.js';
 import type { LineageRuntime } from '../../services/runtime.js';
 import { DEFAULT_LINEAGE_DEPTH, LINEAGE_DIRECTIONS, MAX_LINEAGE_DEPTH } from '../../projections/openLineage/index.js';
 import { problemFor } from '../http/problem.js';
@@ -57,6 +65,7 @@ import {
   datasetLineageAnswer,
   diffAnswer,
   graphAnswer,
+  impactAnswer,
   NODE_BUDGET,
   nodeAnswer,
   pathAnswer,
@@ -266,6 +275,52 @@ function registerHistoryTools(server: McpServer, { runtime, logger }: LineageMcp
   );
 }
 
+/** `impact`: the field-level impact service (issue 26), names read from the same point of the graph. */
+function registerImpactTool(server: McpServer, { runtime, logger }: LineageMcpOptions): void {
+  server.registerTool(
+    'impact',
+    {
+      title: 'Impact of a field',
+      description:
+        'Every column, job and table downstream of one field of a dataset (what breaks if it changes or is dropped), or ' +
+        'upstream of it (where it comes from), through Flink SQL, ksqlDB, connectors, Tableflow and mirror topics; ' +
+        `nearest first, at most ${NODE_BUDGET} columns and jobs.`,
+      inputSchema: {
+        graph_id: graphId,
+        node_id: nodeId.describe('The dataset (topic, table, external dataset) that holds the field'),
+        field: z
+          .string()
+          .min(1)
+          .max(1024)
+          .describe('The field: a schema field, a column, or a nested field (after.order_id)'),
+        direction: z
+          .enum(IMPACT_DIRECTIONS)
+          .default('downstream')
+          .describe('downstream (default): what the field feeds; upstream: what feeds it'),
+        depth: z
+          .number()
+          .int()
+          .min(MIN_IMPACT_DEPTH)
+          .max(MAX_IMPACT_DEPTH)
+          .default(DEFAULT_IMPACT_DEPTH)
+          .describe(
+            `Jobs between the field and a column, ${MIN_IMPACT_DEPTH} to ${MAX_IMPACT_DEPTH} (default ${DEFAULT_IMPACT_DEPTH})`,
+          ),
+        as_of: asOf.optional(),
+      },
+      annotations: READ_ONLY,
+    },
+    (args) =>
+      answer(async () => {
+        const id = graphOf(runtime, args.graph_id);
+        const { graph_id: _graph, ...query } = args;
+        const impact = await fieldImpact({ runtime }, id, query);
+        const view = await readGraphView(runtime, id, args.as_of);
+        return impactAnswer(id, impact, (node) => view.getNode(node)?.display_name ?? node);
+      }, logger),
+  );
+}
+
 /** `dataset_lineage`. */
 function registerOpenLineageTools(server: McpServer, { runtime, logger }: LineageMcpOptions): void {
   server.registerTool(
@@ -448,6 +503,7 @@ export function createLineageMcpServer(options: LineageMcpOptions): McpServer {
   );
   registerNodeTools(server, options);
   registerHistoryTools(server, options);
+  registerImpactTool(server, options);
   registerOpenLineageTools(server, options);
   registerResources(server, options);
   registerPrompts(server);

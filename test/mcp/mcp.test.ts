@@ -33,7 +33,20 @@ import { DEV, PROD } from '../extraction/helpers.js';
 import { call, enc, startApi, type TestApi } from '../http/helpers.js';
 
 /** The tools the issue pins, in the order they are exercised. */
-const TOOLS = ['search_nodes', 'get_node', 'upstream', 'downstream', 'path', 'graph_as_of', 'diff', 'dataset_lineage'];
+const TOOLS = [
+  'search_nodes',
+  'get_node',
+  'upstream',
+  'downstream',
+  'path',
+  'graph_as_of',
+  'diff',
+  'impact',
+  'dataset_lineage',
+];
+/** The demo's CDC topic of orders, and the topic its Flink statement `enrich-orders` writes. */
+const ORDERS = `stream:topic:${PROD}:lkc-7x9m2p/pg.retail.public.orders`;
+const ENRICHED = `stream:topic:${PROD}:lkc-7x9m2p/orders_enriched`;
 
 const ALL_KEY = 'mcp-all-key';
 const READ_KEY = 'mcp-read-key';
@@ -131,6 +144,8 @@ interface Exercised {
   asOfNodeCount: number;
   datasetJobs: string[];
   unknownNodeError: string;
+  impactNodeCount: number;
+  unknownFieldError: string;
 }
 
 /** Calls every tool on the demo estate through `client` and checks each answer. */
@@ -193,6 +208,23 @@ async function exercise(client: Client): Promise<Exercised> {
   assert.equal(diff.nodes.removed.total, second.changes.nodes_removed);
   assert.ok(diff.nodes.added.items.every((node: { id: string; name: string }) => node.id && node.name));
 
+  const impact = ok(await tool('impact', { node_id: ORDERS, field: 'after.customer_id' }));
+  assert.deepEqual(impact.origin, { node_id: ORDERS, field: 'after.customer_id', name: 'pg.retail.public.orders' });
+  assert.equal(impact.direction, 'downstream');
+  const enriched = impact.columns.find((column: { node_id: string }) => column.node_id === ENRICHED);
+  assert.ok(enriched, JSON.stringify(impact.columns));
+  assert.equal(enriched.field, 'customer_id');
+  assert.equal(enriched.name, 'orders_enriched');
+  assert.equal(enriched.hops, 1);
+  assert.deepEqual(enriched.via, ['enrich-orders'], 'the job between, by name');
+  assert.ok(impact.jobs.every((job: { id: string; name: string }) => job.id && job.name));
+  const upstreamOfField = ok(
+    await tool('impact', { node_id: ENRICHED, field: 'customer_id', direction: 'upstream', depth: 1 }),
+  );
+  assert.ok(upstreamOfField.columns.some((column: { node_id: string; field: string }) => column.node_id === ORDERS));
+  const pastImpact = ok(await tool('impact', { node_id: ORDERS, field: 'after.customer_id', as_of: between }));
+  assert.equal(pastImpact.node_count, impact.node_count, 'the development environment added nothing downstream of it');
+
   const detail = ok(await tool('get_node', { node_id: topic }));
   const bootstrap = detail.attributes.bootstrap_endpoint as string;
   const lineage = ok(
@@ -210,6 +242,10 @@ async function exercise(client: Client): Promise<Exercised> {
   assert.match(toolError(await tool('upstream', { node_id: topic, hops: 0 })), /hops/);
   assert.match(toolError(await tool('downstream', { node_id: topic, hops: 51 })), /hops/);
   assert.match(toolError(await tool('get_node', {})), /node_id/);
+  assert.match(toolError(await tool('impact', { node_id: ORDERS, field: 'after.customer_id', depth: 0 })), /depth/);
+  assert.match(toolError(await tool('impact', { node_id: ORDERS, field: 'x', direction: 'sideways' })), /direction/);
+  const unknownFieldError = toolError(await tool('impact', { node_id: ORDERS, field: 'no_such_field' }));
+  assert.match(unknownFieldError, /^field "no_such_field" is not a known field of node /);
   assert.match(
     toolError(await tool('dataset_lineage', { namespace: 'kafka://x:9092', name: 'y', depth: 51 })),
     /depth/,
@@ -231,6 +267,8 @@ async function exercise(client: Client): Promise<Exercised> {
     asOfNodeCount: past.node_count,
     datasetJobs: lineage.jobs.map((job: { name: string }) => job.name).sort(),
     unknownNodeError,
+    impactNodeCount: impact.node_count,
+    unknownFieldError,
   };
 }
 
@@ -406,6 +444,11 @@ describe("the API's /mcp (authentication on)", () => {
     assert.equal(upstream.body.node_count, exercised.upstreamNodeCount);
     const past = await rest(`${graph}?as_of=${enc(between)}`);
     assert.equal(past.body.node_count, exercised.asOfNodeCount);
+    const impact = await rest(`${graph}/impact?node_id=${enc(ORDERS)}&field=after.customer_id`);
+    assert.equal(impact.status, 200, impact.text);
+    assert.equal(impact.body.node_count, exercised.impactNodeCount);
+    const unknownField = await rest(`${graph}/impact?node_id=${enc(ORDERS)}&field=no_such_field`);
+    assert.equal(exercised.unknownFieldError, unknownField.body.detail, 'the same message as the API');
     const unknown = await rest(`${graph}/query/upstream/${enc('topic:no-such-node')}`);
     assert.equal(unknown.status, 404);
     assert.equal(unknownNodeErrors.length, 2, 'stdio and --http answered too');
