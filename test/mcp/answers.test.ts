@@ -1,12 +1,14 @@
 /**
  * The compact answers of the MCP tools (`infra/mcp/answers.ts`): the node budget and its "more"
- * hint, edges by name, long attribute values cut, and the fields a diff names as changed.
+ * hint, edges by name, long attribute values cut, the fields a diff names as changed, and an
+ * impact's columns and jobs by name.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   diffAnswer,
   EDGE_BUDGET,
+  impactAnswer,
   MAX_ATTRIBUTE_CHARACTERS,
   NODE_BUDGET,
   nodeAnswer,
@@ -86,5 +88,35 @@ describe('MCP answers', () => {
     assert.deepEqual(answer.nodes.changed.items[0]?.fields, ['attributes.partitions', 'display_name']);
     assert.equal(answer.nodes.changed.items[0]?.name, 'orders-v2');
     assert.equal(answer.nodes.added.total, 0);
+  });
+
+  it("names an impact's datasets and jobs, and bounds its columns", () => {
+    const names: Record<string, string> = { t: 'orders', j: 'enrich-orders' };
+    const columns = Array.from({ length: NODE_BUDGET + 2 }, (_, index) => ({
+      node_id: `c${index}`,
+      field: `f${index}`,
+      hops: 1,
+      via: ['j'],
+      type: 'DIRECT' as const,
+      subtype: 'IDENTITY' as const,
+    }));
+    const answer = impactAnswer(
+      'g',
+      {
+        origin: { node_id: 't', field: 'id' },
+        direction: 'downstream',
+        columns,
+        jobs: ['j'],
+        node_count: NODE_BUDGET + 3,
+      },
+      (id) => names[id] ?? id,
+    );
+    assert.deepEqual(answer.origin, { node_id: 't', field: 'id', name: 'orders' });
+    assert.equal(answer.columns.length, NODE_BUDGET);
+    assert.equal(answer.total_columns, NODE_BUDGET + 2);
+    assert.match(answer.more ?? '', /^2 more not shown: ask with a smaller depth/);
+    assert.deepEqual(answer.columns[0]?.via, ['enrich-orders']);
+    assert.deepEqual(answer.jobs, [{ id: 'j', name: 'enrich-orders' }]);
+    assert.equal(answer.jobs_more, undefined);
   });
 });
