@@ -313,8 +313,8 @@ function registerImpactTool(server: McpServer, { runtime, logger }: LineageMcpOp
     (args) =>
       answer(async () => {
         const id = graphOf(runtime, args.graph_id);
-        const { graph_id: _graph, ...query } = args;
-        const impact = await fieldImpact({ runtime }, id, query);
+        const { node_id, field, direction, depth, as_of } = args;
+        const impact = await fieldImpact({ runtime }, id, { node_id, field, direction, depth, as_of });
         const view = await readGraphView(runtime, id, args.as_of);
         return impactAnswer(id, impact, (node) => view.getNode(node)?.display_name ?? node);
       }, logger),

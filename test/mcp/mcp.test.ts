@@ -417,6 +417,11 @@ describe("the API's /mcp (authentication on)", () => {
     });
     assert.equal(write.status, 403, write.text);
     assert.equal(write.body.detail, 'API key lacks the "read" role');
+    // The role comes from the route matched, not from the path's spelling.
+    const encoded = await call(api.base, 'POST', '/%6Dcp', { json: message, headers });
+    assert.equal(encoded.status, 403, encoded.text);
+    const upper = await call(api.base, 'POST', '/MCP', { json: message, headers });
+    assert.equal(upper.status, 404, upper.text);
     const stream = await call(api.base, 'GET', '/mcp', { headers: { 'x-api-key': READ_KEY } });
     assert.equal(stream.status, 405, stream.text);
   });
