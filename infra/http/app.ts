@@ -1,7 +1,8 @@
 /**
  * The REST API as a fastify instance (issue 5): `buildApp` wires the zod type provider, the
  * problem+json error handling, API-key authentication, the OpenAPI document generated from the
- * routes' zod schemas, the doc pages, and the route plugins under `/api/v1`. It does not listen;
+ * routes' zod schemas, the doc pages, the route plugins under `/api/v1`, and the MCP endpoint at
+ * `/mcp` (`infra/mcp/http.ts`; JSON-RPC, so documented in docs/mcp.md, not in the OpenAPI document). It does not listen;
  * `commands/api.ts` does (and tests listen on port 0).
  *
  * Documents and pages (open even when authentication is on, contract section 4):
@@ -53,6 +54,7 @@ import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
 import { operationsRoutes, registerOperationalHooks } from './routes/operations.js';
+import { mcpRoutes } from '../mcp/http.js';
 import { createTaskRunners } from '../../services/taskRunners.js';
 import { createTaskService, type TaskRunners, type TaskService } from '../../services/tasks.js';
 import { createWatcherService, type WatcherDepsFactory, type WatcherService } from '../../services/watchers.js';
@@ -294,6 +296,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     minPollIntervalSeconds: config.api.minPollIntervalSeconds,
   });
   await app.register(operationsRoutes, { config, runtime, metrics });
+  await app.register(mcpRoutes, { runtime, logger }); // POST /mcp: the MCP tools (infra/mcp/), outside the OpenAPI document
   registerApiDocumentRoutes(app);
 
   watchersRef = watchers;
