@@ -48,6 +48,7 @@ import { nodeMetricsRoutes } from './routes/nodeMetrics.js';
 import { provenanceRoutes } from './routes/provenance.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
+import { marquezRoutes } from './routes/marquez.js';
 import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
@@ -283,6 +284,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(provenanceRoutes, { prefix: '/api/v1', runtime });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
+  await app.register(marquezRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
   const watchers = createApiWatchers(options, services, ownership);
   await app.register(watcherRoutes, {
