@@ -29,6 +29,8 @@ export interface MarquezStack {
   api: TestApi;
   /** The demo topic the Spark job reads: its OpenLineage identity. */
   topic: { namespace: string; name: string };
+  /** The topic's field the Spark job's column lineage reads (its output field is `{field}_daily`). */
+  topicField: string;
   headers: Record<string, string>;
   close(): Promise<void>;
 }
@@ -101,12 +103,14 @@ export async function startMarquezStack(env: Record<string, string> = {}): Promi
   );
   assert.ok(withSchema, 'the demo estate has a topic with a schema');
   const topic = { namespace: withSchema.namespace, name: withSchema.name };
-  const ingested = await call(api.base, 'POST', '/api/v1/lineage', { json: sparkEvents(topic, withSchema.facets.schema!.fields[0]!.name), headers });
+  const topicField = withSchema.facets.schema!.fields[0]!.name;
+  const ingested = await call(api.base, 'POST', '/api/v1/lineage', { json: sparkEvents(topic, topicField), headers });
   assert.equal(ingested.status, 200, ingested.text);
   return {
     simulator,
     api,
     topic,
+    topicField,
     headers,
     async close() {
       await api.dispose();
