@@ -71,7 +71,9 @@ function withGraphFacets(facets: Record<string, unknown>, graphFacets: unknown):
 export function findCatalogDataset(runtime: MarquezRuntime, namespace: string, name: string): DatasetSource {
   const detail = runtime.openLineage.datasetDetail({ namespace, name });
   const join = runtime.openLineage.graphJoin();
-  const graphFacets = detail.identities.map((id) => join.dataset(datasetKey(id.namespace, id.name))).find((found) => found !== null);
+  const graphFacets = detail.identities
+    .map((id) => join.dataset(datasetKey(id.namespace, id.name)))
+    .find((found) => found !== null);
   return {
     namespace,
     name,
@@ -195,7 +197,10 @@ export function marquezNamespace(runtime: MarquezRuntime, namespace: string) {
 }
 
 /** `GET /tags`: the tags of the datasets (their catalog tags), sorted by name. */
-export function marquezTags(runtime: MarquezRuntime, page: Page): { tags: Array<{ name: string; description: string }> } {
+export function marquezTags(
+  runtime: MarquezRuntime,
+  page: Page,
+): { tags: Array<{ name: string; description: string }> } {
   const names = new Set<string>();
   for (const dataset of catalogDatasets(runtime)) for (const tag of facetTags(dataset.facets)) names.add(tag);
   const tags = [...names].sort().map((name) => ({ name, description: `Catalog tag ${name}` }));
@@ -331,7 +336,13 @@ export function marquezSearch(
     for (const dataset of catalogDatasets(runtime)) {
       if (!matches(dataset.namespace, dataset.name)) continue;
       const nodeId = marquezNodeId('dataset', dataset.namespace, dataset.name);
-      results.push({ type: 'DATASET', name: dataset.name, namespace: dataset.namespace, nodeId, ...times(dataset.lastMs) });
+      results.push({
+        type: 'DATASET',
+        name: dataset.name,
+        namespace: dataset.namespace,
+        nodeId,
+        ...times(dataset.lastMs),
+      });
     }
   }
   if (query.filter !== 'DATASET') {
@@ -341,7 +352,9 @@ export function marquezSearch(
       results.push({ type: 'JOB', name: job.name, namespace: job.namespace, nodeId, ...times(job.lastMs) });
     }
   }
-  results.sort((a, b) => (query.sort === 'UPDATE_AT' ? b.ms - a.ms : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  results.sort(
+    (a, b) => (query.sort === 'UPDATE_AT' ? b.ms - a.ms : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   return { totalCount: results.length, results: results.slice(0, query.limit).map(({ ms: _ms, ...result }) => result) };
 }
 
@@ -400,12 +413,23 @@ function zoneOffset(timeZone: string, ms: number): number {
     ]);
   }
   const value = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  const local = Date.UTC(value('year'), value('month') - 1, value('day'), value('hour'), value('minute'), value('second'));
+  const local = Date.UTC(
+    value('year'),
+    value('month') - 1,
+    value('day'),
+    value('hour'),
+    value('minute'),
+    value('second'),
+  );
   return local - Math.floor(ms / 1000) * 1000;
 }
 
 /** The intervals of a period ending now: 24 hours (`DAY`) or 7 local days (`WEEK`), oldest first. */
-export function intervalsOf(period: (typeof STATS_PERIODS)[number], timeZone: string, nowMs: number): Array<{ start: number; end: number }> {
+export function intervalsOf(
+  period: (typeof STATS_PERIODS)[number],
+  timeZone: string,
+  nowMs: number,
+): Array<{ start: number; end: number }> {
   const offset = zoneOffset(timeZone, nowMs);
   const hour = 3_600_000;
   const day = 24 * hour;
@@ -437,16 +461,24 @@ export function marquezStats(
   query: { period: (typeof STATS_PERIODS)[number]; timezone: string; nowMs: number },
 ): Array<Interval & Record<string, number | string>> {
   const intervals = intervalsOf(query.period, query.timezone, query.nowMs);
-  const label = ({ start, end }: { start: number; end: number }) => ({ startInterval: isoTime(start), endInterval: isoTime(end) });
+  const label = ({ start, end }: { start: number; end: number }) => ({
+    startInterval: isoTime(start),
+    endInterval: isoTime(end),
+  });
   if (asset === 'lineage-events') {
     const from = intervals[0]!.start;
-    const { events } = runtime.openLineage.queryEvents({ since: from, until: intervals.at(-1)!.end - 1, limit: Number.MAX_SAFE_INTEGER });
+    const { events } = runtime.openLineage.queryEvents({
+      since: from,
+      until: intervals.at(-1)!.end - 1,
+      limit: Number.MAX_SAFE_INTEGER,
+    });
     const counts = intervals.map((interval) => ({ ...label(interval), fail: 0, start: 0, complete: 0, abort: 0 }));
     for (const event of events) {
       const ms = Date.parse(String(event.eventTime));
       const at = intervals.findIndex((interval) => ms >= interval.start && ms < interval.end);
       const kind = String(event.eventType ?? '').toLowerCase();
-      if (at >= 0 && (kind === 'fail' || kind === 'start' || kind === 'complete' || kind === 'abort')) counts[at]![kind] += 1;
+      if (at >= 0 && (kind === 'fail' || kind === 'start' || kind === 'complete' || kind === 'abort'))
+        counts[at]![kind] += 1;
     }
     return counts;
   }

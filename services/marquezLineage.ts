@@ -85,12 +85,17 @@ export function parseNodeId(
   const type = decoded.slice(0, decoded.indexOf(':'));
   if (type !== 'dataset' && type !== 'job' && type !== 'datasetField') {
     throw new ValidationError(`nodeId "${decoded.slice(0, 120)}" must start with dataset:, job: or datasetField:`, [
-      { path: 'querystring.nodeId', message: 'expected dataset:{namespace}:{name}, job:{namespace}:{name} or datasetField:{namespace}:{name}:{field}' },
+      {
+        path: 'querystring.nodeId',
+        message:
+          'expected dataset:{namespace}:{name}, job:{namespace}:{name} or datasetField:{namespace}:{name}:{field}',
+      },
     ]);
   }
   const parts = raw?.split(':');
   if (parts && parts[0] === type) {
-    if (type !== 'datasetField' && parts.length === 3) return { type, namespace: decode(parts[1]!), name: decode(parts[2]!) };
+    if (type !== 'datasetField' && parts.length === 3)
+      return { type, namespace: decode(parts[1]!), name: decode(parts[2]!) };
     if (type === 'datasetField' && parts.length === 4)
       return { type, namespace: decode(parts[1]!), name: decode(parts[2]!), field: decode(parts[3]!) };
   }
@@ -104,7 +109,9 @@ export function parseNodeId(
     const namespace = rest.slice(0, at);
     const name = rest.slice(at + 1);
     if (exists(type === 'job' ? 'job' : 'dataset', namespace, name))
-      return field === undefined ? { type: type as 'dataset' | 'job', namespace, name } : { type: 'datasetField', namespace, name, field };
+      return field === undefined
+        ? { type: type as 'dataset' | 'job', namespace, name }
+        : { type: 'datasetField', namespace, name, field };
   }
   throw new NotFoundError(`nodeId "${decoded.slice(0, 200)}" names no known ${type === 'job' ? 'job' : 'dataset'}`);
 }
@@ -145,7 +152,8 @@ class LineageReader {
     const jobs = new Set<string>();
     for (const member of identities.members(key)) {
       const node = datasetNode(member);
-      if (graph.hasNode(node)) for (const job of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node)) jobs.add(keyOfNode(job));
+      if (graph.hasNode(node))
+        for (const job of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node)) jobs.add(keyOfNode(job));
       for (const extracted of this.join.jobsAround(member, upstream)) {
         jobs.add(extracted.jobKey);
         this.rememberExtracted(extracted.jobKey, extracted.event as unknown as IngestedEvent);
@@ -176,7 +184,9 @@ class LineageReader {
     const { graph } = this.state;
     const datasets = new Set<string>();
     const node = jobNode(jobKey);
-    if (graph.hasNode(node)) for (const dataset of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node)) datasets.add(keyOfNode(dataset));
+    if (graph.hasNode(node))
+      for (const dataset of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node))
+        datasets.add(keyOfNode(dataset));
     for (const event of this.extractedOf(jobKey)) {
       for (const id of datasetIdsOf([{ event, timeMs: 0, eventType: null }], upstream ? 'inputs' : 'outputs'))
         datasets.add(datasetKey(id.namespace, id.name));
@@ -232,7 +242,13 @@ interface Reached {
 }
 
 /** Walks `depth` job hops one way from the origin's jobs, adding to `reached`. */
-function walkJobs(reader: LineageReader, startJobs: string[], upstream: boolean, depth: number, reached: Reached): void {
+function walkJobs(
+  reader: LineageReader,
+  startJobs: string[],
+  upstream: boolean,
+  depth: number,
+  reached: Reached,
+): void {
   let frontier = startJobs;
   const seen = new Set<string>(startJobs);
   for (let hop = 1; hop <= depth && frontier.length > 0; hop += 1) {
@@ -289,7 +305,8 @@ export function marquezLineage(
   const key = datasetKey(origin.namespace, origin.name);
   if (origin.type === 'dataset') {
     const known = findDatasetKey(state, join, key);
-    if (known === null) throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
+    if (known === null)
+      throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
     reachDataset(reader, key, reached);
     walkJobs(reader, reader.jobsOf(known, true), true, depth, reached);
     walkJobs(reader, reader.jobsOf(known, false), false, depth, reached);
@@ -386,10 +403,15 @@ function jobEvents(reader: LineageReader, jobKey: string): IngestedEvent[] {
   const job = state.jobs.get(jobKey);
   const ingested =
     job && job.latestRunId !== null
-      ? (state.byRun.get(job.latestRunId) ?? []).filter((record) => record.jobKey === jobKey).map((record) => record.event)
+      ? (state.byRun.get(job.latestRunId) ?? [])
+          .filter((record) => record.jobKey === jobKey)
+          .map((record) => record.event)
       : [];
   const { namespace, name } = splitDatasetKey(jobKey);
-  return [...ingested, ...reader.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent)];
+  return [
+    ...ingested,
+    ...reader.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent),
+  ];
 }
 
 /** The entries of a `columnLineage` facet (ColumnLineageDatasetFacet 1-x) of output `(namespace, name)`. */
@@ -402,13 +424,35 @@ function columnEntries(namespace: string, name: string, facet: unknown): ColumnE
     const spec = value as { inputFields?: unknown; transformationDescription?: unknown; transformationType?: unknown };
     const inputs: ColumnInput[] = [];
     for (const input of Array.isArray(spec.inputFields) ? spec.inputFields : []) {
-      const { namespace: inNamespace, name: inName, field: inField, transformations } = input as Record<string, unknown>;
+      const {
+        namespace: inNamespace,
+        name: inName,
+        field: inField,
+        transformations,
+      } = input as Record<string, unknown>;
       if (typeof inNamespace !== 'string' || typeof inName !== 'string' || typeof inField !== 'string') continue;
-      const first = Array.isArray(transformations) ? (transformations[0] as Record<string, unknown> | undefined) : undefined;
-      const type = typeof first?.subtype === 'string' ? first.subtype : typeof spec.transformationType === 'string' ? spec.transformationType : null;
+      const first = Array.isArray(transformations)
+        ? (transformations[0] as Record<string, unknown> | undefined)
+        : undefined;
+      const type =
+        typeof first?.subtype === 'string'
+          ? first.subtype
+          : typeof spec.transformationType === 'string'
+            ? spec.transformationType
+            : null;
       const description =
-        typeof first?.description === 'string' ? first.description : typeof spec.transformationDescription === 'string' ? spec.transformationDescription : null;
-      inputs.push({ namespace: inNamespace, dataset: inName, field: inField, transformationDescription: description, transformationType: type });
+        typeof first?.description === 'string'
+          ? first.description
+          : typeof spec.transformationDescription === 'string'
+            ? spec.transformationDescription
+            : null;
+      inputs.push({
+        namespace: inNamespace,
+        dataset: inName,
+        field: inField,
+        transformationDescription: description,
+        transformationType: type,
+      });
     }
     if (inputs.length > 0) entries.push({ namespace, dataset: name, field, inputs });
   }
@@ -427,16 +471,21 @@ export function marquezColumnLineage(
   depth: number,
   withDownstream: boolean,
 ): { graph: MarquezGraphNode[] } {
-  if (origin.type === 'job') throw new ValidationError('column lineage starts at a dataset or a dataset field, not a job', [
-    { path: 'querystring.nodeId', message: 'expected dataset:... or datasetField:...' },
-  ]);
+  if (origin.type === 'job')
+    throw new ValidationError('column lineage starts at a dataset or a dataset field, not a job', [
+      { path: 'querystring.nodeId', message: 'expected dataset:... or datasetField:...' },
+    ]);
   const { state } = runtime.openLineage;
   const join = runtime.openLineage.graphJoin();
   const reader = new LineageReader(state, join);
   const originKey = findDatasetKey(state, join, datasetKey(origin.namespace, origin.name));
-  if (originKey === null) throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
+  if (originKey === null)
+    throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
   const graph = new ColumnGraph(reader);
-  const facets = { ...(join.dataset(originKey)?.dataset.facets ?? {}), ...(state.datasets.get(originKey)?.facets ?? {}) } as Record<string, unknown>;
+  const facets = {
+    ...(join.dataset(originKey)?.dataset.facets ?? {}),
+    ...(state.datasets.get(originKey)?.facets ?? {}),
+  } as Record<string, unknown>;
   const fields = fieldsOf(facets).map((field) => field.name);
   const start =
     origin.type === 'datasetField'
@@ -474,7 +523,15 @@ class ColumnGraph {
       node = {
         id,
         type: 'DATASET_FIELD',
-        data: { namespace, dataset, field, fieldType: null, transformationDescription: null, transformationType: null, inputFields: [] },
+        data: {
+          namespace,
+          dataset,
+          field,
+          fieldType: null,
+          transformationDescription: null,
+          transformationType: null,
+          inputFields: [],
+        },
         inEdges: [],
         outEdges: [],
       };
@@ -515,7 +572,9 @@ class ColumnGraph {
             const inputKey = datasetKey(input.namespace, input.dataset);
             if (upstream ? entry.field !== field : !(members.has(inputKey) && input.field === field)) continue;
             this.link(entry, input);
-            const step = upstream ? { key: inputKey, field: input.field } : { key: datasetKey(entry.namespace, entry.dataset), field: entry.field };
+            const step = upstream
+              ? { key: inputKey, field: input.field }
+              : { key: datasetKey(entry.namespace, entry.dataset), field: entry.field };
             const mark = `${this.reader.classOf(step.key)}\u0000${step.field}`;
             if (seen.has(mark)) continue;
             seen.add(mark);

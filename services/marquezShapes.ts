@@ -214,7 +214,8 @@ function datasetsOf(event: IngestedEvent, side: 'inputs' | 'outputs'): Array<Mar
 export function datasetIdsOf(events: readonly TimedEvent[], side: 'inputs' | 'outputs'): MarquezId[] {
   const seen = new Map<string, MarquezId>();
   for (const { event } of events)
-    for (const { namespace, name } of datasetsOf(event, side)) seen.set(datasetKey(namespace, name), { namespace, name });
+    for (const { namespace, name } of datasetsOf(event, side))
+      seen.set(datasetKey(namespace, name), { namespace, name });
   return [...seen.values()];
 }
 

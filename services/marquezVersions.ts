@@ -80,7 +80,10 @@ async function nodeChanges(
 /** The page of versions, newest first. */
 function answer(versions: Version[], page: Page): { versions: Array<Record<string, unknown>>; totalCount: number } {
   versions.sort((a, b) => b.ms - a.ms);
-  return { versions: versions.slice(page.offset, page.offset + page.limit).map((entry) => entry.value), totalCount: versions.length };
+  return {
+    versions: versions.slice(page.offset, page.offset + page.limit).map((entry) => entry.value),
+    totalCount: versions.length,
+  };
 }
 
 /**
@@ -174,14 +177,20 @@ function outputNamed(record: EventRecord, members: ReadonlySet<string>): { facet
   const outputs = Array.isArray(record.event.outputs) ? record.event.outputs : [];
   return outputs.find((output) => {
     const entry = output as { namespace?: unknown; name?: unknown };
-    return typeof entry.namespace === 'string' && typeof entry.name === 'string' && members.has(datasetKey(entry.namespace, entry.name));
+    return (
+      typeof entry.namespace === 'string' &&
+      typeof entry.name === 'string' &&
+      members.has(datasetKey(entry.namespace, entry.name))
+    );
   }) as { facets?: unknown } | undefined;
 }
 
 /** The Marquez run of a record's run. */
 function runOf(runtime: MarquezRuntime, record: EventRecord): MarquezRun {
   const { state } = runtime.openLineage;
-  const events = (state.byRun.get(record.runId!) ?? []).filter((other) => other.jobKey === record.jobKey).sort((a, b) => a.timeMs - b.timeMs);
+  const events = (state.byRun.get(record.runId!) ?? [])
+    .filter((other) => other.jobKey === record.jobKey)
+    .sort((a, b) => a.timeMs - b.timeMs);
   const job = state.jobs.get(record.jobKey!)!;
   return toMarquezRun(record.runId!, job, events);
 }
@@ -202,7 +211,10 @@ export async function marquezJobVersions(
   const holders: Array<[string, string]> = runtime.openLineage
     .graphJoin()
     .jobsNamed(namespace, name)
-    .map((extracted) => [extracted.graphId, extracted.ref.startsWith('transforms:') ? extracted.ref.slice('transforms:'.length) : extracted.ref]);
+    .map((extracted) => [
+      extracted.graphId,
+      extracted.ref.startsWith('transforms:') ? extracted.ref.slice('transforms:'.length) : extracted.ref,
+    ]);
   for (const [graphId, nodeId, change] of await nodeChanges(runtime, holders)) {
     const version = versionId('graph-node', graphId, nodeId, change.revision);
     versions.push({
@@ -222,7 +234,9 @@ export async function marquezJobVersions(
   if (state.graph.hasNode(jobNode(key))) {
     const seen = new Set<string>();
     for (const run of [...source.runs].reverse()) {
-      const events = (state.byRun.get(run.id) ?? []).filter((record) => record.jobKey === key).sort((a, b) => a.timeMs - b.timeMs);
+      const events = (state.byRun.get(run.id) ?? [])
+        .filter((record) => record.jobKey === key)
+        .sort((a, b) => a.timeMs - b.timeMs);
       const version = jobVersionOf({ namespace, name }, events);
       if (seen.has(version)) continue;
       seen.add(version);

@@ -68,13 +68,29 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
     operationId: 'listMarquezNamespaces',
     description: 'Every namespace of a dataset or a job (ingested or extracted), sorted by name.',
     responses: { 200: 'The namespaces' },
-    responseExample: { namespaces: [{ name: NAMESPACE, createdAt: TIME, updatedAt: TIME, ownerName: 'lineage-svc', description: `OpenLineage namespace ${NAMESPACE}` }] },
+    responseExample: {
+      namespaces: [
+        {
+          name: NAMESPACE,
+          createdAt: TIME,
+          updatedAt: TIME,
+          ownerName: 'lineage-svc',
+          description: `OpenLineage namespace ${NAMESPACE}`,
+        },
+      ],
+    },
   },
   'GET /api/v1/namespaces/:namespace': {
     operationId: 'getMarquezNamespace',
     description: 'One namespace; 404 when no dataset or job is in it.',
     responses: { 200: 'The namespace', 404: 'No dataset or job in that namespace' },
-    responseExample: { name: NAMESPACE, createdAt: TIME, updatedAt: TIME, ownerName: 'lineage-svc', description: `OpenLineage namespace ${NAMESPACE}` },
+    responseExample: {
+      name: NAMESPACE,
+      createdAt: TIME,
+      updatedAt: TIME,
+      ownerName: 'lineage-svc',
+      description: `OpenLineage namespace ${NAMESPACE}`,
+    },
   },
   'GET /api/v1/tags': {
     operationId: 'listMarquezTags',
@@ -84,7 +100,8 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
   },
   'GET /api/v1/jobs': {
     operationId: 'listMarquezJobs',
-    description: 'One page of the jobs of every namespace, sorted by namespace then name; lastRunStates keeps those whose latest run is in one of the states.',
+    description:
+      'One page of the jobs of every namespace, sorted by namespace then name; lastRunStates keeps those whose latest run is in one of the states.',
     responses: { 200: 'A page of jobs with totalCount' },
     responseExample: { jobs: [job], totalCount: 1 },
   },
@@ -108,9 +125,24 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
   },
   'GET /api/v1/namespaces/:namespace/jobs/:job/versions': {
     operationId: 'listMarquezJobVersions',
-    description: 'The versions of a job, newest first: the history entries of its graph node, and the distinct definitions of its ingested runs.',
+    description:
+      'The versions of a job, newest first: the history entries of its graph node, and the distinct definitions of its ingested runs.',
     responses: { 200: 'A page of versions with totalCount', 404: NOT_FOUND },
-    responseExample: { versions: [{ id: { ...job.id, version: VERSION }, version: VERSION, name: job.name, namespace: NAMESPACE, createdAt: TIME, inputs: job.inputs, outputs: job.outputs, facets: {} }], totalCount: 1 },
+    responseExample: {
+      versions: [
+        {
+          id: { ...job.id, version: VERSION },
+          version: VERSION,
+          name: job.name,
+          namespace: NAMESPACE,
+          createdAt: TIME,
+          inputs: job.inputs,
+          outputs: job.outputs,
+          facets: {},
+        },
+      ],
+      totalCount: 1,
+    },
   },
   'GET /api/v1/jobs/runs/:id': {
     operationId: 'getMarquezRun',
@@ -138,26 +170,57 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
   },
   'GET /api/v1/namespaces/:namespace/datasets/:dataset/versions': {
     operationId: 'listMarquezDatasetVersions',
-    description: 'The versions of a dataset, newest first: the history entries of its graph nodes (facet lineage_svc_history says what made each) and the ingested runs that wrote it.',
+    description:
+      'The versions of a dataset, newest first: the history entries of its graph nodes (facet lineage_svc_history says what made each) ' +
+      'and the ingested runs that wrote it.',
     responses: { 200: 'A page of versions with totalCount', 404: NOT_FOUND },
-    responseExample: { versions: [{ ...dataset, id: { ...dataset.id, version: VERSION }, version: VERSION, lifecycleState: 'CREATE', description: '' }], totalCount: 1 },
+    responseExample: {
+      versions: [
+        {
+          ...dataset,
+          id: { ...dataset.id, version: VERSION },
+          version: VERSION,
+          lifecycleState: 'CREATE',
+          description: '',
+        },
+      ],
+      totalCount: 1,
+    },
   },
   'GET /api/v1/lineage': {
     operationId: 'getMarquezLineage',
     description:
       'The lineage graph around nodeId (dataset:{namespace}:{name} or job:{namespace}:{name}; Marquez Web sends each part percent-encoded): ' +
       'depth job hops upstream and downstream, each job with all its inputs and outputs. POST on this path is OpenLineage ingestion.',
-    responses: { 200: 'The lineage graph', 400: 'nodeId malformed or depth out of range', 404: 'No dataset or job of that nodeId' },
+    responses: {
+      200: 'The lineage graph',
+      400: 'nodeId malformed or depth out of range',
+      404: 'No dataset or job of that nodeId',
+    },
     responseExample: {
       graph: [
-        { id: `dataset:${NAMESPACE}:orders`, type: 'DATASET', data: dataset, inEdges: [], outEdges: [{ origin: `dataset:${NAMESPACE}:orders`, destination: `job:${NAMESPACE}:enrich-orders` }] },
-        { id: `job:${NAMESPACE}:enrich-orders`, type: 'JOB', data: job, inEdges: [{ origin: `dataset:${NAMESPACE}:orders`, destination: `job:${NAMESPACE}:enrich-orders` }], outEdges: [] },
+        {
+          id: `dataset:${NAMESPACE}:orders`,
+          type: 'DATASET',
+          data: dataset,
+          inEdges: [],
+          outEdges: [{ origin: `dataset:${NAMESPACE}:orders`, destination: `job:${NAMESPACE}:enrich-orders` }],
+        },
+        {
+          id: `job:${NAMESPACE}:enrich-orders`,
+          type: 'JOB',
+          data: job,
+          inEdges: [{ origin: `dataset:${NAMESPACE}:orders`, destination: `job:${NAMESPACE}:enrich-orders` }],
+          outEdges: [],
+        },
       ],
     },
   },
   'GET /api/v1/column-lineage': {
     operationId: 'getMarquezColumnLineage',
-    description: 'The column lineage around a dataset (all its fields) or a dataset field, from the columnLineage facets of the jobs that write it; downstream too with withDownstream=true.',
+    description:
+      'The column lineage around a dataset (all its fields) or a dataset field, from the columnLineage facets of the jobs that write it; ' +
+      'downstream too with withDownstream=true.',
     responses: { 200: 'The column lineage graph', 400: 'nodeId malformed, or a job', 404: 'No dataset of that nodeId' },
     responseExample: {
       graph: [
@@ -171,9 +234,22 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
             fieldType: null,
             transformationDescription: null,
             transformationType: 'IDENTITY',
-            inputFields: [{ namespace: NAMESPACE, dataset: 'orders', field: 'order_id', transformationDescription: null, transformationType: 'IDENTITY' }],
+            inputFields: [
+              {
+                namespace: NAMESPACE,
+                dataset: 'orders',
+                field: 'order_id',
+                transformationDescription: null,
+                transformationType: 'IDENTITY',
+              },
+            ],
           },
-          inEdges: [{ origin: `datasetField:${NAMESPACE}:orders:order_id`, destination: `datasetField:${NAMESPACE}:orders_enriched:order_id` }],
+          inEdges: [
+            {
+              origin: `datasetField:${NAMESPACE}:orders:order_id`,
+              destination: `datasetField:${NAMESPACE}:orders_enriched:order_id`,
+            },
+          ],
           outEdges: [],
         },
       ],
@@ -181,15 +257,38 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
   },
   'GET /api/v1/search': {
     operationId: 'searchMarquez',
-    description: 'Datasets and jobs whose name contains q (case-insensitive), sorted by name or by last update (newest first).',
+    description:
+      'Datasets and jobs whose name contains q (case-insensitive), sorted by name or by last update (newest first).',
     responses: { 200: 'The results with totalCount' },
-    responseExample: { totalCount: 1, results: [{ type: 'DATASET', name: 'orders', updatedAt: TIME, namespace: NAMESPACE, nodeId: `dataset:${NAMESPACE}:orders` }] },
+    responseExample: {
+      totalCount: 1,
+      results: [
+        {
+          type: 'DATASET',
+          name: 'orders',
+          updatedAt: TIME,
+          namespace: NAMESPACE,
+          nodeId: `dataset:${NAMESPACE}:orders`,
+        },
+      ],
+    },
   },
   'GET /api/v1/events/lineage': {
     operationId: 'listMarquezLineageEvents',
     description: 'The received OpenLineage events with eventTime between after and before, newest first by default.',
     responses: { 200: 'A page of events with totalCount' },
-    responseExample: { events: [{ eventType: 'COMPLETE', eventTime: TIME, run: { runId: RUN_ID }, job: { namespace: 'spark', name: 'orders_report' }, producer: 'https://example.com/spark' }], totalCount: 1 },
+    responseExample: {
+      events: [
+        {
+          eventType: 'COMPLETE',
+          eventTime: TIME,
+          run: { runId: RUN_ID },
+          job: { namespace: 'spark', name: 'orders_report' },
+          producer: 'https://example.com/spark',
+        },
+      ],
+      totalCount: 1,
+    },
   },
   'GET /api/v1/stats/:asset': {
     operationId: 'getMarquezStats',
@@ -197,6 +296,8 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
       'lineage-events: received RunEvents per interval by eventType; jobs, datasets, sources: how many existed by the end of each interval. ' +
       'period DAY is 24 hourly intervals, WEEK 7 days in the timezone given.',
     responses: { 200: 'The intervals, oldest first', 400: 'Unknown asset, period or time zone' },
-    responseExample: [{ startInterval: TIME, endInterval: '2026-01-01T01:00:00.000Z', fail: 0, start: 1, complete: 1, abort: 0 }],
+    responseExample: [
+      { startInterval: TIME, endInterval: '2026-01-01T01:00:00.000Z', fail: 0, start: 1, complete: 1, abort: 0 },
+    ],
   },
 };

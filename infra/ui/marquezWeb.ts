@@ -54,7 +54,9 @@ export function loadMarquezWebSettings(env: Record<string, string | undefined> =
   }
   const folder = parsed.data.LINEAGE_SVC_MARQUEZ_WEB_DIR;
   if (folder !== undefined && !existsSync(join(folder, 'index.html'))) {
-    throw new Error(`LINEAGE_SVC_MARQUEZ_WEB_DIR: ${join(folder, 'index.html')} is missing; give the folder of a Marquez Web build (web/dist)`);
+    throw new Error(
+      `LINEAGE_SVC_MARQUEZ_WEB_DIR: ${join(folder, 'index.html')} is missing; give the folder of a Marquez Web build (web/dist)`,
+    );
   }
   return { folder, port: parsed.data.LINEAGE_SVC_MARQUEZ_WEB_PORT };
 }
@@ -64,5 +66,10 @@ export async function buildMarquezWebServer(
   folder: string,
   options: Omit<UiServerOptions, 'assetFolder' | 'spaRoutes' | 'proxiedPrefixes'>,
 ): Promise<FastifyInstance> {
-  return buildUiServer({ ...options, assetFolder: folder, spaRoutes: MARQUEZ_WEB_ROUTES, proxiedPrefixes: MARQUEZ_WEB_API_PREFIXES });
+  return buildUiServer({
+    ...options,
+    assetFolder: folder,
+    spaRoutes: MARQUEZ_WEB_ROUTES,
+    proxiedPrefixes: MARQUEZ_WEB_API_PREFIXES,
+  });
 }

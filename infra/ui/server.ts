@@ -345,7 +345,12 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
  * sent, every other method the browser's own key only; cookies are dropped; 502 problem+json when
  * the API does not answer.
  */
-async function registerApiProxy(app: FastifyInstance, prefix: string, apiUrl: string, apiKey: string | undefined): Promise<void> {
+async function registerApiProxy(
+  app: FastifyInstance,
+  prefix: string,
+  apiUrl: string,
+  apiKey: string | undefined,
+): Promise<void> {
   await app.register(fastifyHttpProxy, {
     upstream: apiUrl,
     prefix,

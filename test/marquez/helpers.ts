@@ -6,7 +6,12 @@
  * completed, and a second run that failed.
  */
 import assert from 'node:assert/strict';
-import { loadScenario, simulatorClientEnvironment, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import {
+  loadScenario,
+  simulatorClientEnvironment,
+  startPlatformSimulator,
+  type PlatformSimulator,
+} from '../../simulators/confluent/index.js';
 import { call, startApi, waitForTask, type TestApi } from '../http/helpers.js';
 
 /** The API key of the stack: every role. */
@@ -60,12 +65,22 @@ export function sparkEvents(topic: { namespace: string; name: string }, field: s
         namespace: REPORT_NAMESPACE,
         name: REPORT_DATASET,
         facets: {
-          schema: facet('SchemaDatasetFacet', { fields: [{ name: `${field}_daily`, type: 'string' }, { name: 'total', type: 'double' }] }),
+          schema: facet('SchemaDatasetFacet', {
+            fields: [
+              { name: `${field}_daily`, type: 'string' },
+              { name: 'total', type: 'double' },
+            ],
+          }),
           columnLineage: facet('ColumnLineageDatasetFacet', {
             fields: {
               [`${field}_daily`]: {
                 inputFields: [
-                  { namespace: topic.namespace, name: topic.name, field, transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }] },
+                  {
+                    namespace: topic.namespace,
+                    name: topic.name,
+                    field,
+                    transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }],
+                  },
                 ],
               },
             },
@@ -92,15 +107,22 @@ export async function startMarquezStack(env: Record<string, string> = {}): Promi
     env: { ...simulatorClientEnvironment(simulator.url, scenario), LINEAGE_SVC_API_KEY: MARQUEZ_TEST_KEY, ...env },
   });
   const headers = { 'x-api-key': MARQUEZ_TEST_KEY };
-  const started = await call(api.base, 'POST', '/api/v1/tasks/extract', { json: { environment_ids: DEMO_ENVIRONMENTS }, headers });
+  const started = await call(api.base, 'POST', '/api/v1/tasks/extract', {
+    json: { environment_ids: DEMO_ENVIRONMENTS },
+    headers,
+  });
   assert.equal(started.status, 202, started.text);
   const task = await waitForTask(api.base, started.body.task_id, headers, 60_000);
   assert.equal(task.body.status, 'completed', task.text);
   // A demo topic with a schema that a statement reads: the Spark job reads it too.
   const datasets = await call(api.base, 'GET', '/api/v1/lineage/datasets', { headers });
-  const withSchema = (datasets.body.datasets as Array<{ namespace: string; name: string; facets: { schema?: { fields: Array<{ name: string }> } } }>).find(
-    (dataset) => dataset.namespace.startsWith('stream://') && (dataset.facets.schema?.fields.length ?? 0) > 0,
-  );
+  const withSchema = (
+    datasets.body.datasets as Array<{
+      namespace: string;
+      name: string;
+      facets: { schema?: { fields: Array<{ name: string }> } };
+    }>
+  ).find((dataset) => dataset.namespace.startsWith('stream://') && (dataset.facets.schema?.fields.length ?? 0) > 0);
   assert.ok(withSchema, 'the demo estate has a topic with a schema');
   const topic = { namespace: withSchema.namespace, name: withSchema.name };
   const topicField = withSchema.facets.schema!.fields[0]!.name;

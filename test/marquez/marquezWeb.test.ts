@@ -17,7 +17,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page, Response } from 'playwright-core';
 import { findChromium, launchChromium } from '../../infra/ui/browser.js';
 import { buildMarquezWebServer } from '../../infra/ui/marquezWeb.js';
-import { MARQUEZ_TEST_KEY, REPORT_DATASET, REPORT_NAMESPACE, SPARK_JOB, SPARK_NAMESPACE, startMarquezStack, type MarquezStack } from './helpers.js';
+import {
+  MARQUEZ_TEST_KEY,
+  REPORT_DATASET,
+  REPORT_NAMESPACE,
+  SPARK_JOB,
+  SPARK_NAMESPACE,
+  startMarquezStack,
+  type MarquezStack,
+} from './helpers.js';
 
 const MARQUEZ_WEB_DIST = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'marquez-web', 'dist');
 const skip = !existsSync(join(MARQUEZ_WEB_DIST, 'index.html'))
@@ -38,7 +46,9 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
 
   before(async () => {
     stack = await startMarquezStack();
-    web = await buildMarquezWebServer(MARQUEZ_WEB_DIST, { settings: { apiUrl: stack.api.base, apiKey: MARQUEZ_TEST_KEY } });
+    web = await buildMarquezWebServer(MARQUEZ_WEB_DIST, {
+      settings: { apiUrl: stack.api.base, apiKey: MARQUEZ_TEST_KEY },
+    });
     await web.listen({ host: '127.0.0.1', port: 0 });
     const address = web.server.address();
     assert.ok(address && typeof address === 'object');
@@ -52,7 +62,9 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
       apiCalls.push(path);
       if (response.status() >= 400) apiErrors.push(`${response.status()} ${response.request().method()} ${path}`);
     });
-    await page.route('**/*', (route) => (route.request().url().startsWith(base) ? route.continue() : route.abort('blockedbyclient')));
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(base) ? route.continue() : route.abort('blockedbyclient'),
+    );
   });
 
   after(async () => {
@@ -63,7 +75,9 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
 
   /** Opens `path` and waits for the API answer whose path starts with `apiPath`. */
   async function open(path: string, apiPath: string): Promise<Response> {
-    const answer = page.waitForResponse((response) => decodeURIComponent(response.url()).startsWith(`${base}${apiPath}`));
+    const answer = page.waitForResponse((response) =>
+      decodeURIComponent(response.url()).startsWith(`${base}${apiPath}`),
+    );
     await page.goto(`${base}${path}`);
     return answer;
   }
@@ -89,12 +103,20 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
 
   it("draws a job's lineage and opens its drawer: latest run, run facets, run history", async () => {
     const nodeId = `job:${SPARK_NAMESPACE}:${SPARK_JOB}`;
-    const runs = page.waitForResponse((response) => decodeURIComponent(response.url()).includes(`/jobs/${SPARK_JOB}/runs?`));
+    const runs = page.waitForResponse((response) =>
+      decodeURIComponent(response.url()).includes(`/jobs/${SPARK_JOB}/runs?`),
+    );
     const facets = page.waitForResponse((response) => response.url().includes('/facets?type=job'));
-    const lineage = await open(`/lineage/job/${enc(SPARK_NAMESPACE)}/${SPARK_JOB}?tableLevelNode=${enc(nodeId)}`, '/api/v1/lineage?');
+    const lineage = await open(
+      `/lineage/job/${enc(SPARK_NAMESPACE)}/${SPARK_JOB}?tableLevelNode=${enc(nodeId)}`,
+      '/api/v1/lineage?',
+    );
     assert.equal(lineage.status(), 200);
     const graph = (await lineage.json()) as { graph: Array<{ id: string }> };
-    assert.ok(graph.graph.some((node) => node.id === nodeId) && graph.graph.some((node) => node.id === `dataset:s3://reports:${REPORT_DATASET}`));
+    assert.ok(
+      graph.graph.some((node) => node.id === nodeId) &&
+        graph.graph.some((node) => node.id === `dataset:s3://reports:${REPORT_DATASET}`),
+    );
     assert.equal((await runs).status(), 200);
     assert.equal((await facets).status(), 200);
     // The lineage is drawn: a node per graph node, edges between them.
@@ -111,7 +133,10 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
     const { namespace, name } = stack.topic;
     const nodeId = `dataset:${namespace}:${name}`;
     const detail = page.waitForResponse((response) => decodeURIComponent(response.url()).endsWith(`/datasets/${name}`));
-    const lineage = await open(`/lineage/dataset/${enc(namespace)}/${enc(name)}?tableLevelNode=${enc(nodeId)}`, '/api/v1/lineage?');
+    const lineage = await open(
+      `/lineage/dataset/${enc(namespace)}/${enc(name)}?tableLevelNode=${enc(nodeId)}`,
+      '/api/v1/lineage?',
+    );
     assert.equal(lineage.status(), 200);
     const graph = (await lineage.json()) as { graph: Array<{ id: string; type: string }> };
     // One graph: the extracted jobs around the topic and the ingested Spark job that reads it.
@@ -128,10 +153,16 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
   });
 
   it('draws the column lineage of a dataset', async () => {
-    const answer = await open(`/datasets/column-level/${enc(REPORT_NAMESPACE)}/${enc(REPORT_DATASET)}`, '/api/v1/column-lineage?');
+    const answer = await open(
+      `/datasets/column-level/${enc(REPORT_NAMESPACE)}/${enc(REPORT_DATASET)}`,
+      '/api/v1/column-lineage?',
+    );
     assert.equal(answer.status(), 200);
     const graph = (await answer.json()) as { graph: Array<{ id: string; inEdges: unknown[] }> };
-    assert.ok(graph.graph.some((node) => node.inEdges.length > 0), 'a field with its inputs');
+    assert.ok(
+      graph.graph.some((node) => node.inEdges.length > 0),
+      'a field with its inputs',
+    );
     await page.getByText(`${stack.topicField}_daily`).first().waitFor();
     await page.getByText(stack.topic.name).first().waitFor();
   });

@@ -43,7 +43,7 @@ import {
 } from '../../../services/marquezLineage.js';
 import { marquezDatasetVersions, marquezJobVersions } from '../../../services/marquezVersions.js';
 import { problemResponses } from '../problem.js';
-import { paging, rawJsonSerializer } from './schemas.js';
+import { count, paging, rawJsonSerializer } from './schemas.js';
 import { EventTimeBound } from './openLineage.js';
 
 /** Options of the Marquez routes. */
@@ -62,7 +62,9 @@ const NamespaceParams = z.object({ namespace: Name.describe('The namespace (perc
 const JobParams = NamespaceParams.extend({ job: Name.describe('The job name') });
 const DatasetParams = NamespaceParams.extend({ dataset: Name.describe('The dataset name') });
 const RunParams = z.object({ id: Name.describe('The runId') });
-const NodeIdQuery = Name.describe('dataset:{namespace}:{name}, job:{namespace}:{name} or datasetField:{namespace}:{name}:{field}');
+const NodeIdQuery = Name.describe(
+  'dataset:{namespace}:{name}, job:{namespace}:{name} or datasetField:{namespace}:{name}:{field}',
+);
 const Depth = z.coerce
   .number()
   .int()
@@ -73,7 +75,12 @@ const Depth = z.coerce
 const Bool = z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
 /** `lastRunStates`: comma-separated or repeated run states. */
 const RunStates = z.preprocess(
-  (value) => (typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value.flatMap((entry) => String(entry).split(',')) : value),
+  (value) =>
+    typeof value === 'string'
+      ? value.split(',')
+      : Array.isArray(value)
+        ? value.flatMap((entry) => String(entry).split(','))
+        : value,
   z.array(z.preprocess(upperCase, z.enum(RUN_STATES as unknown as ['NEW']))),
 );
 
@@ -93,20 +100,43 @@ function catalogRoutes(app: App, runtime: MarquezRuntime): void {
   const options = { serializerCompiler: rawJsonSerializer };
   app.get(
     '/namespaces',
-    { ...options, schema: { tags, summary: 'Marquez: namespaces', response: withProblems({ 200: z.object({ namespaces: z.array(Loose) }) }) } },
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: namespaces',
+        response: withProblems({ 200: z.object({ namespaces: z.array(Loose) }) }),
+      },
+    },
     async () => marquezNamespaces(runtime),
   );
   app.get(
     '/namespaces/:namespace',
-    { ...options, schema: { tags, summary: 'Marquez: one namespace', params: NamespaceParams, response: withProblems({ 200: Loose }) } },
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: one namespace',
+        params: NamespaceParams,
+        response: withProblems({ 200: Loose }),
+      },
+    },
     async (request) => marquezNamespace(runtime, request.params.namespace),
   );
   app.get(
     '/tags',
-    { ...options, schema: { tags, summary: 'Marquez: tags', querystring: Paging, response: withProblems({ 200: z.object({ tags: z.array(Loose) }) }) } },
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: tags',
+        querystring: Paging,
+        response: withProblems({ 200: z.object({ tags: z.array(Loose) }) }),
+      },
+    },
     async (request) => marquezTags(runtime, request.query),
   );
-  const JobList = z.object({ jobs: z.array(Loose), totalCount: z.number().int() });
+  const JobList = z.object({ jobs: z.array(Loose), totalCount: count('Items in all') });
   app.get(
     '/jobs',
     {
@@ -136,7 +166,10 @@ function catalogRoutes(app: App, runtime: MarquezRuntime): void {
   );
   app.get(
     '/namespaces/:namespace/jobs/:job',
-    { ...options, schema: { tags, summary: 'Marquez: one job', params: JobParams, response: withProblems({ 200: Loose }) } },
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: one job', params: JobParams, response: withProblems({ 200: Loose }) },
+    },
     async (request) => marquezJob(runtime, request.params.namespace, request.params.job),
   );
   app.get(
@@ -148,7 +181,7 @@ function catalogRoutes(app: App, runtime: MarquezRuntime): void {
         summary: 'Marquez: the runs of a job, newest first',
         params: JobParams,
         querystring: Paging,
-        response: withProblems({ 200: z.object({ runs: z.array(Loose), totalCount: z.number().int() }) }),
+        response: withProblems({ 200: z.object({ runs: z.array(Loose), totalCount: count('Items in all') }) }),
       },
     },
     async (request) => marquezRuns(runtime, request.params.namespace, request.params.job, request.query),
@@ -162,14 +195,17 @@ function catalogRoutes(app: App, runtime: MarquezRuntime): void {
         summary: 'Marquez: the versions of a job (its history entries)',
         params: JobParams,
         querystring: Paging,
-        response: withProblems({ 200: z.object({ versions: z.array(Loose), totalCount: z.number().int() }) }),
+        response: withProblems({ 200: z.object({ versions: z.array(Loose), totalCount: count('Items in all') }) }),
       },
     },
     async (request) => marquezJobVersions(runtime, request.params.namespace, request.params.job, request.query),
   );
   app.get(
     '/jobs/runs/:id',
-    { ...options, schema: { tags, summary: 'Marquez: one run', params: RunParams, response: withProblems({ 200: Loose }) } },
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: one run', params: RunParams, response: withProblems({ 200: Loose }) },
+    },
     async (request) => marquezRun(runtime, request.params.id),
   );
   app.get(
@@ -199,14 +235,17 @@ function datasetRoutes(app: App, runtime: MarquezRuntime): void {
         summary: 'Marquez: datasets of a namespace',
         params: NamespaceParams,
         querystring: Paging,
-        response: withProblems({ 200: z.object({ datasets: z.array(Loose), totalCount: z.number().int() }) }),
+        response: withProblems({ 200: z.object({ datasets: z.array(Loose), totalCount: count('Items in all') }) }),
       },
     },
     async (request) => marquezDatasets(runtime, request.params.namespace, request.query),
   );
   app.get(
     '/namespaces/:namespace/datasets/:dataset',
-    { ...options, schema: { tags, summary: 'Marquez: one dataset', params: DatasetParams, response: withProblems({ 200: Loose }) } },
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: one dataset', params: DatasetParams, response: withProblems({ 200: Loose }) },
+    },
     async (request) => marquezDataset(runtime, request.params.namespace, request.params.dataset),
   );
   app.get(
@@ -218,7 +257,7 @@ function datasetRoutes(app: App, runtime: MarquezRuntime): void {
         summary: 'Marquez: the versions of a dataset (its history entries)',
         params: DatasetParams,
         querystring: Paging,
-        response: withProblems({ 200: z.object({ versions: z.array(Loose), totalCount: z.number().int() }) }),
+        response: withProblems({ 200: z.object({ versions: z.array(Loose), totalCount: count('Items in all') }) }),
       },
     },
     async (request) => marquezDatasetVersions(runtime, request.params.namespace, request.params.dataset, request.query),
@@ -227,7 +266,8 @@ function datasetRoutes(app: App, runtime: MarquezRuntime): void {
 
 function lineageRoutes(app: App, runtime: MarquezRuntime): void {
   const options = { serializerCompiler: rawJsonSerializer };
-  const exists = (type: 'dataset' | 'job', namespace: string, name: string) => nodeExists(runtime, type, namespace, name);
+  const exists = (type: 'dataset' | 'job', namespace: string, name: string) =>
+    nodeExists(runtime, type, namespace, name);
   app.get(
     '/lineage',
     {
@@ -279,7 +319,7 @@ function searchAndEventRoutes(app: App, runtime: MarquezRuntime): void {
           limit: z.coerce.number().int().min(1).max(1000).default(10),
           namespace: Name.optional(),
         }),
-        response: withProblems({ 200: z.object({ totalCount: z.number().int(), results: z.array(Loose) }) }),
+        response: withProblems({ 200: z.object({ totalCount: count('Items in all'), results: z.array(Loose) }) }),
       },
     },
     async (request) => marquezSearch(runtime, request.query),
@@ -294,9 +334,11 @@ function searchAndEventRoutes(app: App, runtime: MarquezRuntime): void {
         querystring: Paging.extend({
           before: EventTimeBound.optional().describe('Latest eventTime (ISO 8601, inclusive)'),
           after: EventTimeBound.optional().describe('Earliest eventTime (ISO 8601, inclusive)'),
-          sortDirection: z.preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(['asc', 'desc'])).default('desc'),
+          sortDirection: z
+            .preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(['asc', 'desc']))
+            .default('desc'),
         }),
-        response: withProblems({ 200: z.object({ events: z.array(Loose), totalCount: z.number().int() }) }),
+        response: withProblems({ 200: z.object({ events: z.array(Loose), totalCount: count('Items in all') }) }),
       },
     },
     async (request) => marquezLineageEvents(runtime, request.query),
