@@ -50,6 +50,7 @@ import { provenanceRoutes } from './routes/provenance.js';
 import { impactRoutes } from './routes/impact.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
+import { marquezRoutes } from './routes/marquez.js';
 import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
@@ -287,6 +288,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(impactRoutes, { prefix: '/api/v1', context: { runtime } });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
+  await app.register(marquezRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
   const watchers = createApiWatchers(options, services, ownership);
   await app.register(watcherRoutes, {
