@@ -23,7 +23,7 @@ import type { EventStore, EventToAppend } from './eventStore.js';
 import { streams, toAppend, toAppendTrusted, type EventContext, type LineageEvent } from './events.js';
 import {
   changeEvents,
-  diffGraph,
+  diffGraphSteps,
   MAX_ITEMS_PER_EVENT,
   type DiffOptions,
   type GraphChanges,
@@ -106,9 +106,16 @@ function serialized<T>(store: EventStore, graphId: string, work: () => Promise<T
   return result;
 }
 
+/**
+ * A command's decision against the graph's state: the events to append (`[]` for nothing). A large
+ * one may pause in between (a promise), on the event loop; the state it reads does not move meanwhile
+ * unless another process appends, which the expected revision then refuses.
+ */
+type Decide = (snapshot: GraphSnapshot | undefined) => LineageEvent[] | Promise<LineageEvent[]>;
+
 /** One command waiting for its graph's turn in this process. */
 interface PendingCommand {
-  decide: (snapshot: GraphSnapshot | undefined) => LineageEvent[];
+  decide: Decide;
   context: EventContext;
   expectedRevision: number | undefined;
   trusted: boolean;
@@ -173,7 +180,7 @@ function touchedKeys(events: readonly LineageEvent[]): string[] | undefined {
 function handle(
   deps: GraphCommandDeps,
   graphId: string,
-  decide: (snapshot: GraphSnapshot | undefined) => LineageEvent[],
+  decide: Decide,
   given: EventContext,
   options: { expectedRevision?: number | undefined; trusted?: boolean | undefined; batchable?: boolean } = {},
 ): Promise<CommandResult> {
@@ -234,7 +241,7 @@ async function drain(
       }
       let events: LineageEvent[];
       try {
-        events = head.decide(snapshot);
+        events = await head.decide(snapshot);
       } catch (error) {
         // A graph another process created a moment ago may not be projected here yet: "not found" only
         // holds against a projection caught up with the store.
@@ -253,7 +260,7 @@ async function drain(
           if (!next.batchable || wrapped.length >= MAX_EVENTS_PER_BATCH) break;
           let nextEvents: LineageEvent[];
           try {
-            nextEvents = next.decide(snapshot);
+            nextEvents = await next.decide(snapshot);
           } catch {
             break; // decided again, and answered, as the head of the next batch
           }
@@ -393,11 +400,11 @@ export async function recordGraph(
   const result = await handle(
     deps,
     graphId,
-    (snapshot) => {
+    async (snapshot) => {
       const missing = !snapshot || snapshot.deleted;
       if (missing && !options.createIfMissing) throw new NotFoundError(`graph "${graphId}" not found`);
       const current = missing ? emptyReader : snapshot.reader;
-      changes = diffGraph(current, next, options);
+      changes = await inSlices(diffGraphSteps(current, next, options));
       created = missing;
       const events = changeEvents(graphId, changes);
       return missing
@@ -419,6 +426,18 @@ export async function recordGraph(
     },
   );
   return { ...result, changes: changes!, created };
+}
+
+/**
+ * Runs a generator that pauses (`diffGraphSteps`) to its end, letting the event loop run between its
+ * slices (`setImmediate`: requests and timers due meanwhile go first), and answers what it returns.
+ */
+async function inSlices<T>(steps: Generator<void, T, void>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 const emptyReader: GraphReader = {
