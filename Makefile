@@ -25,7 +25,7 @@ help:
 	@echo "make api-docs        rewrite the endpoint table of docs/api.md from the OpenAPI document"
 	@echo "make format          rewrite every TypeScript file in Prettier's format"
 	@echo "make bench           run the benchmarks; writes bench/results.json"
-	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
+	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk, database outage, 30 MB imports, UI probes (prints a table)"
 	@echo "make facet-schemas   rewrite the custom OpenLineage facets' JSON Schemas in docs/facets/"
 	@echo "make browser         install headless Chromium for the UI tests and bench when missing"
 	@echo "make kafka           run an Apache Kafka broker on 127.0.0.1 (prints KAFKA_BOOTSTRAP=...; Ctrl-C stops it)"
