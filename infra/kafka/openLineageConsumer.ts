@@ -70,6 +70,9 @@ export function kafkaTransportConfig(settings: Config['openLineageKafka']): Kafk
 /** What `decideMessage` decided: ingest the parsed body, or send the message to the dead-letter topic, saying why. */
 export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'dead-letter'; reason: string };
 
+/** UTF-8 decoding that throws on invalid bytes (one decoder: it keeps no state between whole calls). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Decides what to do with a Kafka message: parse its value as UTF-8 JSON; an empty value, a value
  * over 1 MiB, invalid UTF-8 or JSON, or a JSON value that is not an object goes to the dead-letter
@@ -85,7 +88,7 @@ export function decideMessage(message: Pick<KafkaMessage, 'value'>): MessageDeci
     };
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(value);
+    text = strictUtf8.decode(value);
   } catch {
     return { action: 'dead-letter', reason: 'message value is not valid UTF-8' };
   }
@@ -155,6 +158,8 @@ export async function processBatch(
       cause: 'ingestion',
       correlation_id: `${batch.topic}/${batch.partition}@${batch.messages[0]?.offset ?? '0'}`,
     },
+    // The value's length is the event's size: the 1 MiB limit needs no second serialization.
+    toIngest.map((entry) => entry.message.value!.length),
   );
   const outcomeByOffset = new Map<string, MessageOutcome>();
   const deadLetters: Array<ReturnType<typeof deadLetterRecord>> = [];
