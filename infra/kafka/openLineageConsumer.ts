@@ -230,6 +230,13 @@ export interface OpenLineageConsumerDeps {
  */
 export const GROUP_TIMEOUTS = { sessionMilliseconds: 10_000, rebalanceMilliseconds: 20_000 } as const;
 
+/**
+ * Longest wait of a fetch on a partition with nothing new, in milliseconds (the broker answers at once
+ * when there is data): `stop()` returns after at most about this long (kafkajs's default, 5 s, made each
+ * stop of a test or an API shutdown wait 5 s).
+ */
+export const FETCH_MAX_WAIT_MILLISECONDS = 500;
+
 /** The pause before reconnection attempt `attempt` (1-based): exponential, full jitter in its upper half. */
 export function reconnectDelay(attempt: number, backoff: ConsumerBackoff, random: () => number = Math.random): number {
   const ceiling = Math.min(backoff.maximum, backoff.minimum * 2 ** Math.max(0, attempt - 1));
@@ -299,6 +306,9 @@ export async function startOpenLineageConsumer(
       sessionTimeout: timeouts.sessionMilliseconds,
       rebalanceTimeout: timeouts.rebalanceMilliseconds,
       heartbeatInterval: Math.floor(timeouts.sessionMilliseconds / 3),
+      // How long the broker holds a fetch while the partition has nothing new (kafkajs: 5 s). A stop
+      // waits for the fetch in flight, so this bounds it; data is answered at once whatever this is.
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MILLISECONDS,
     });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     current = { consumer, producer };
