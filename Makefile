@@ -103,9 +103,11 @@ format: install
 
 # test/package/pack.test.ts installs the packed tarball only when LINEAGE_SVC_TEST_PACKAGE=1
 # (it takes minutes: better-sqlite3 is compiled); `make package-check`, run by .ci/run, sets it.
+# The Kafka test files share one broker, started beside the runner while the first files run
+# (test/kafka/sharedBroker.ts); a file run alone starts its own.
 test: build browser java-jars
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
-	$(NODE_TEST) $(TESTS)
+	node --import tsx test/kafka/sharedBroker.ts $(NODE_TEST) $(TESTS)
 
 # The Kafka tests and the OpenLineage Java client tests run Apache's and OpenLineage's jars, which
 # Maven copies from Maven Central into ~/.cache/lineage-svc once (infra/kafka/maven.ts); without

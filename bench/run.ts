@@ -319,7 +319,7 @@ else {
     kafka.kafka_ingest_events_per_second! >= 50_000,
   );
   check(
-    'Kafka visibility through the API p99',
+    `Kafka visibility through the API p99, ${Math.round(kafka.kafka_live_events_per_second!)} events/s produced`,
     kafka.kafka_visibility_p99_ms!,
     'ms',
     '<= 1,000',
