@@ -191,6 +191,9 @@ export function pushTargets(
 /** The reason the flags or configuration cannot start a watcher, or null when they can. */
 function watchPreconditionError(args: WatchArgs, config: Config): Error | null {
   if (args.env.length === 0) return new Error('--env is required (repeat it for several environments)');
+  if (args.env.some((environmentId) => environmentId.trim() === '')) {
+    return new Error('--env is empty: name an environment (env-...); in Compose, set LINEAGE_SVC_WATCH_ENVIRONMENT');
+  }
   if (!config.stream.credentials.cloud) {
     return new ConfigurationError(
       'LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required',

@@ -50,6 +50,7 @@ describe('lineage-svc-watch command', () => {
   it('exits 2 with one line on bad flags, a missing credential or an unavailable push', () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [[], {}, /--env is required/],
+      [['--env', ''], {}, /--env is empty: .* LINEAGE_SVC_WATCH_ENVIRONMENT/],
       [['--env', ENV, '--cooldown', 'soon'], {}, /--cooldown must be a number of seconds/],
       [['--env', ENV, '--poll-interval', '0'], {}, /--poll-interval/],
       [['--env', ENV], {}, /LINEAGE_SVC_STREAM_CLOUD_API_KEY/],
