@@ -415,7 +415,9 @@ function metricsAsked(args: ExtractArgs, config: Config): boolean {
 
 /** The checks that need the configuration, before anything is read or recorded. */
 async function checkExtractRun(args: ExtractArgs, config: Config): Promise<void> {
-  requireCloudCredentials(config, 'extraction');
+  // --enrich-only reads the graph file, not the platform: the cloud key only for its metrics.
+  if (!args.enrichOnly) requireCloudCredentials(config, 'extraction');
+  else if (metricsAsked(args, config)) requireCloudCredentials(config, '--enrich-only with metrics');
   const problem = pushLineageProblem(args, config);
   if (problem) throw problem;
   if (args.enrichOnly && (args.format ?? 'json') !== 'json') {
