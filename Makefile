@@ -79,7 +79,7 @@ typecheck: install
 # pinned @redocly/cli 2.77.0 supports Node 20, which package.json's engines allow); anything else
 # it prints is shown as it is.
 REDOCLY_NODE_NOTICE := make lint: Redocly CLI notes that its future releases need Node.js 22.12 or later; \
-	the pinned @redocly/cli 2.77.0 runs on this Node (package.json engines: node >= 20.12)
+	the pinned @redocly/cli 2.77.0 runs on this Node (package.json engines: node >= 20.19)
 
 lint: install
 	npx prettier --check --log-level warn "**/*.ts"
