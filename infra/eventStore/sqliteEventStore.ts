@@ -230,6 +230,7 @@ function openDatabase(path: string, file: string, busyTimeoutMilliseconds: numbe
       });
     }
     if (!fs.statSync(folder).isDirectory()) throw new StorageError(`sqlite event store: "${folder}" is not a folder`);
+    assertWritableFolder(folder);
   }
   let db: Database.Database | undefined;
   try {
@@ -244,6 +245,26 @@ function openDatabase(path: string, file: string, busyTimeoutMilliseconds: numbe
     throw new StorageError(`sqlite event store: cannot open "${file}" (from "${path}"): ${errorMessage(error)}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * Throws a one-line StorageError when this process may not create files in `folder` (SQLite needs
+ * to, for its write-ahead log): the usual cause is a bind mount owned by another user, such as a
+ * host folder owned by root mounted into the image, which runs as user 1000. The message names the
+ * folder's owner, this process's user and the fix.
+ */
+export function assertWritableFolder(folder: string): void {
+  try {
+    fs.accessSync(folder, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    const owner = fs.statSync(folder);
+    const user = typeof process.getuid === 'function' ? `${process.getuid()}:${process.getgid?.()}` : 'this user';
+    throw new StorageError(
+      `sqlite event store: the folder "${folder}" (owned by ${owner.uid}:${owner.gid}, mode ` +
+        `${(owner.mode & 0o777).toString(8)}) is not writable by this process (user ${user}): ` +
+        `give it to that user (chown ${user} on the host folder), or mount a named volume instead`,
+    );
   }
 }
 
