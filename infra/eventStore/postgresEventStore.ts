@@ -19,8 +19,9 @@
  * which batching events per append makes up for.
  *
  * Stream locks (`withStreamLock`): a session-level advisory lock with two int4 keys (the schema's
- * and the stream's hashes), taken on a connection of a pool of its own, so that a writer waiting for
- * a lock never holds a connection its own append needs. A connection that dies releases its locks.
+ * and the stream's hashes), taken on a connection of a pool of its own, which the holder's append to
+ * that stream uses too: a holder needs no other connection, and reads (the projector's among them)
+ * never wait for one a holder keeps. A connection that dies releases its locks.
  *
  * Subscribers are woken by `LISTEN lineage_events` (each append does `pg_notify` in its
  * transaction, delivered on commit, so appends from other processes wake them too), and poll every
@@ -166,6 +167,8 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
     throw new StorageError(`postgres event store: cannot open ${where}: ${errorMessage(error)}`, { cause: error });
   }
 
+  /** The connections holding a stream lock (`withStreamLock`), by stream; `busy` while an append uses one. */
+  const heldLocks = new Map<string, { client: pg.PoolClient; busy: boolean }>();
   const notifier = appendNotifier(1000);
   const subscriptions = subscriptionRegistry();
   const inFlight = new Set<Promise<unknown>>();
@@ -235,7 +238,12 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
       const serialized = events.map(serializeEvent);
       const expected = appendOptions.expectedRevision ?? 'any';
       const result = await track(async () => {
-        const client = await pool.connect();
+        // Under this stream's lock, the lock's own connection (free while the holder appends): a holder
+        // then needs no second connection, so holders can never take every connection of the pool.
+        const held = heldLocks.get(stream);
+        const borrowed = held !== undefined && !held.busy;
+        if (borrowed) held.busy = true;
+        const client = borrowed ? held.client : await pool.connect();
         let broken: unknown;
         try {
           // One round trip: the lock, then (a statement of its own, so a snapshot taken once the lock is
@@ -286,8 +294,10 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
           }
           throw error;
         } finally {
-          // A connection whose ROLLBACK failed is destroyed rather than returned to the pool.
-          client.release(broken instanceof Error ? broken : undefined);
+          // A connection whose ROLLBACK failed is destroyed rather than returned to the pool (the lock's
+          // connection is, once its unlock fails too).
+          if (borrowed) held.busy = false;
+          else (client as pg.PoolClient).release(broken instanceof Error ? broken : undefined);
         }
       }, `append to "${stream}"`);
       notifier.notify();
@@ -353,9 +363,11 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
         }
       }, `lock stream "${stream}"`);
       let result: T;
+      heldLocks.set(stream, { client, busy: false });
       try {
         result = await work(head);
       } finally {
+        heldLocks.delete(stream);
         // The unlock is not waited for: the next holder waits for the server, not for this process.
         client.query(lockStreamStatement('unlock', stream)).then(
           () => client.release(),
