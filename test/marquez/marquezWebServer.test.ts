@@ -109,7 +109,11 @@ describe("lineage-svc-ui's Marquez Web server", () => {
       headers: { origin: base, 'x-api-key': 'user-key' },
     });
     assert.equal(userWrite.status, 200);
-    assert.equal(reached[0]?.headers['x-api-key'], 'user-key', "a write carries the user's key, never the server's");
+    assert.equal(
+      (reached as Array<{ headers: IncomingHttpHeaders }>)[0]?.headers['x-api-key'],
+      'user-key',
+      "a write carries the user's key, never the server's",
+    );
   });
 
   it('reads its settings: off by default, port 3000, a folder without a build refused', () => {
