@@ -14,7 +14,8 @@
  * `projections/openLineage/extracted.ts`) keeps the answers' sizes and the origins answered (a walk
  * over `MAX_MARQUEZ_LINEAGE_NODES` is refused with 400 and counted), then the measured pass (the
  * steady state until the graph changes). Depth 20 reaches most of this graph (each topic is read by
- * many jobs): ten, timed in this process, most refused with 400 at `MAX_MARQUEZ_LINEAGE_NODES`. Returns rows; prints nothing (`bench/run.ts` prints).
+ * many jobs): ten origins, timed in this process, most refused with 400 at `MAX_MARQUEZ_LINEAGE_NODES`.
+ * Returns rows; prints nothing (`bench/run.ts` prints).
  * Alone: `node --expose-gc --import tsx bench/marquez.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
