@@ -6,11 +6,11 @@
  * `kafka://` <-> `stream://`), so one walk crosses from a producer's events into our topics.
  *
  * `depth` counts job hops, as Marquez's does. From the origin, the walk goes upstream (the jobs that
- * write a dataset, then their inputs) and downstream (the jobs that read it, then their outputs);
- * every job reached brings all its inputs and outputs, so each job is drawn whole. Unlike Marquez,
- * which answers the undirected component around the node, siblings (jobs that only share an input
- * with the origin's path) are not followed: the answer is the origin's upstream and downstream, and
- * it stays bounded on large estates.
+ * write a dataset, then their inputs) and downstream (the jobs that read it, then their outputs), as
+ * our traversals do; edges join the nodes reached. Unlike Marquez, which answers the undirected
+ * component around the node with every input and output of each job, siblings (jobs that only share an
+ * input with the origin's path, a job's other outputs) are not followed: the answer is the origin's
+ * upstream and downstream, and it stays bounded on large estates.
  *
  * Node ids are Marquez's: `dataset:{namespace}:{name}`, `job:{namespace}:{name}`,
  * `datasetField:{namespace}:{name}:{field}`, raw (not percent-encoded). Only reads.
@@ -38,6 +38,11 @@ import {
 export const DEFAULT_MARQUEZ_DEPTH = 20;
 /** Most job hops a Marquez lineage query may ask for. */
 export const MAX_MARQUEZ_DEPTH = 100;
+/**
+ * Most datasets and jobs one lineage answer may hold: a walk that reaches more stops and the query is
+ * refused (400) rather than holding the process for seconds and answering megabytes.
+ */
+export const MAX_MARQUEZ_LINEAGE_NODES = 5_000;
 
 /** A parsed Marquez node id. */
 export type MarquezNode =
@@ -230,7 +235,15 @@ class LineageReader {
     const runs = runId === '' ? [] : [toMarquezRun(runId, { namespace, name }, events)];
     const lastMs = events.at(-1)?.timeMs ?? 0;
     const firstMs = events[0]?.timeMs ?? lastMs;
-    return { ...toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs }), facets: {} };
+    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs });
+    // The latest run's state and times; its dataset versions and the other runs are in `/jobs/{job}/runs`.
+    const latestRun = job.latestRun && {
+      ...job.latestRun,
+      inputDatasetVersions: [],
+      outputDatasetVersions: [],
+      facets: {},
+    };
+    return { ...job, ...(latestRun ? { latestRun } : {}), latestRuns: [], facets: {} };
   }
 }
 
@@ -241,7 +254,10 @@ interface Reached {
   datasets: Map<string, string>;
 }
 
-/** Walks `depth` job hops one way from the origin's jobs, adding to `reached`. */
+/**
+ * Walks `depth` job hops one way from the origin's jobs, adding to `reached` the jobs and the datasets
+ * on the way: upstream, each job's inputs; downstream, its outputs.
+ */
 function walkJobs(
   reader: LineageReader,
   startJobs: string[],
@@ -254,28 +270,36 @@ function walkJobs(
   for (let hop = 1; hop <= depth && frontier.length > 0; hop += 1) {
     const next: string[] = [];
     for (const jobKey of frontier) {
+      if (reached.jobs.size + reached.datasets.size > MAX_MARQUEZ_LINEAGE_NODES) tooLarge(depth);
       const entry = reachJob(reader, jobKey, reached);
       for (const dataset of upstream ? entry.inputs : entry.outputs) {
+        reachDataset(reader, dataset, reached);
+        if (hop === depth) continue;
         for (const job of reader.jobsOf(dataset, upstream)) {
           if (seen.has(job)) continue;
           seen.add(job);
-          if (hop < depth) next.push(job);
-          else reachJob(reader, job, reached);
+          next.push(job);
         }
       }
     }
     frontier = next;
   }
-  for (const jobKey of frontier) reachJob(reader, jobKey, reached);
 }
 
-/** Adds a job with all its inputs and outputs. */
+/** @throws ValidationError: the lineage within `depth` holds more than `MAX_MARQUEZ_LINEAGE_NODES` nodes. */
+function tooLarge(depth: number): never {
+  throw new ValidationError(
+    `the lineage within depth ${depth} holds more than ${MAX_MARQUEZ_LINEAGE_NODES} datasets and jobs; ask for a smaller depth`,
+    [{ path: 'querystring.depth', message: `more than ${MAX_MARQUEZ_LINEAGE_NODES} nodes within this depth` }],
+  );
+}
+
+/** Adds a job (its inputs and outputs are kept for its edges; only the datasets walked are added). */
 function reachJob(reader: LineageReader, jobKey: string, reached: Reached): { inputs: string[]; outputs: string[] } {
   let entry = reached.jobs.get(jobKey);
   if (!entry) {
     entry = { inputs: reader.datasetsOf(jobKey, true), outputs: reader.datasetsOf(jobKey, false) };
     reached.jobs.set(jobKey, entry);
-    for (const key of [...entry.inputs, ...entry.outputs]) reachDataset(reader, key, reached);
   }
   return entry;
 }
@@ -313,8 +337,10 @@ export function marquezLineage(
   } else {
     if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
       throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
-    walkJobs(reader, [key], true, depth, reached);
-    walkJobs(reader, [key], false, depth, reached);
+    const own = reachJob(reader, key, reached);
+    for (const dataset of [...own.inputs, ...own.outputs]) reachDataset(reader, dataset, reached);
+    walkJobs(reader, [key], true, Math.max(depth, 1), reached);
+    walkJobs(reader, [key], false, Math.max(depth, 1), reached);
   }
   return { graph: graphNodes(reader, reached) };
 }
@@ -322,7 +348,7 @@ export function marquezLineage(
 /** The reached jobs and datasets as Marquez graph nodes with their edges. */
 function graphNodes(reader: LineageReader, reached: Reached): MarquezGraphNode[] {
   const datasetId = (key: string) => {
-    const shown = reached.datasets.get(reader.classOf(key)) ?? key;
+    const shown = reached.datasets.get(reader.classOf(key))!;
     const { namespace, name } = splitDatasetKey(shown);
     return marquezNodeId('dataset', namespace, name);
   };
@@ -335,7 +361,9 @@ function graphNodes(reader: LineageReader, reached: Reached): MarquezGraphNode[]
   for (const [jobKey, { inputs, outputs }] of reached.jobs) {
     const { namespace, name } = splitDatasetKey(jobKey);
     const id = marquezNodeId('job', namespace, name);
-    const ids = (keys: string[]) => [...new Set(keys.map(datasetId))];
+    const ids = (keys: string[]) => [
+      ...new Set(keys.filter((key) => reached.datasets.has(reader.classOf(key))).map(datasetId)),
+    ];
     const asRef = (nodeId: string) => (datasetNodes.get(nodeId)!.data as MarquezDataset).id;
     const inIds = ids(inputs);
     const outIds = ids(outputs);
