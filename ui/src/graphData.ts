@@ -60,3 +60,99 @@ export function diffScene(
   const nodes = [...nodesAtTo, ...diff.nodes.removed.filter((node) => !present.has(node.id))];
   return { nodes, edges: [...edgesAtTo, ...diff.edges.removed], marks };
 }
+
+/** What is folded into a topic card: its consumer groups and its schemas. */
+export interface Collapsed {
+  consumerGroups: number;
+  schemas: number;
+}
+
+/**
+ * Folds consumer groups and schemas into their topics (the default view): a group consuming a
+ * topic and a schema of a topic (`HAS_SCHEMA`) are left out and counted on the topic; a group that
+ * is a member of a job (`MEMBER_OF`) becomes a `CONSUMES` edge from each topic it reads to that
+ * job (unless one is there). Groups read by nothing and schemas of no topic are kept.
+ */
+export function collapseIntoTopics(
+  nodes: LineageNode[],
+  edges: LineageEdge[],
+  fold: { consumerGroups: boolean; schemas: boolean } = { consumerGroups: true, schemas: true },
+): { nodes: LineageNode[]; edges: LineageEdge[]; collapsed: Map<string, Collapsed> } {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const folded = new Set<string>();
+  const collapsed = new Map<string, Collapsed>();
+  const count = (topic: string, key: keyof Collapsed) => {
+    const entry = collapsed.get(topic) ?? { consumerGroups: 0, schemas: 0 };
+    entry[key]++;
+    collapsed.set(topic, entry);
+  };
+  const topicsOfGroup = new Map<string, string[]>();
+  for (const edge of edges) {
+    const source = byId.get(edge.src_id);
+    const target = byId.get(edge.dst_id);
+    if (!source || !target || source.node_type !== 'TOPIC') continue;
+    if (fold.schemas && edge.edge_type === 'HAS_SCHEMA' && target.node_type === 'SCHEMA') {
+      if (!folded.has(target.id)) count(source.id, 'schemas');
+      folded.add(target.id);
+    } else if (fold.consumerGroups && edge.edge_type === 'CONSUMES' && target.node_type === 'CONSUMER_GROUP') {
+      count(source.id, 'consumerGroups');
+      folded.add(target.id);
+      topicsOfGroup.set(target.id, [...(topicsOfGroup.get(target.id) ?? []), source.id]);
+    }
+  }
+  const kept = edges.filter((edge) => !folded.has(edge.src_id) && !folded.has(edge.dst_id));
+  const present = new Set(kept.map(diffEdgeKey));
+  for (const edge of edges) {
+    if (edge.edge_type !== 'MEMBER_OF' || !topicsOfGroup.has(edge.src_id)) continue;
+    for (const topic of topicsOfGroup.get(edge.src_id)!) {
+      const replacement: LineageEdge = {
+        src_id: topic,
+        dst_id: edge.dst_id,
+        edge_type: 'CONSUMES',
+        attributes: { through_consumer_group: edge.src_id },
+      };
+      if (!present.has(diffEdgeKey(replacement))) {
+        present.add(diffEdgeKey(replacement));
+        kept.push(replacement);
+      }
+    }
+  }
+  return { nodes: nodes.filter((node) => !folded.has(node.id)), edges: kept, collapsed };
+}
+
+/** The words on a topic card for what is folded into it, e.g. `2 consumer groups, 1 schema`. */
+export function describeCollapsed(entry: Collapsed | undefined): string {
+  if (!entry) return '';
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return [
+    entry.consumerGroups > 0 ? plural(entry.consumerGroups, 'consumer group') : '',
+    entry.schemas > 0 ? plural(entry.schemas, 'schema') : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/**
+ * A node's group path for the swimlanes: a stream node's environment then cluster; any other its
+ * system (e.g. `LAKEHOUSE`).
+ */
+export function groupPath(node: LineageNode): string[] {
+  if (node.environment_id) return node.cluster_id ? [node.environment_id, node.cluster_id] : [node.environment_id];
+  return [node.system];
+}
+
+/**
+ * Bytes per window carried by an edge, from the latest metric sample of the topic at one end: into
+ * a topic, what it received; out of a topic, what it sent. Null without metrics.
+ */
+export function edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null {
+  const source = byId.get(edge.src_id);
+  const target = byId.get(edge.dst_id);
+  const metric = (node: LineageNode | undefined, name: string) => {
+    const value = node?.attributes?.[name];
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  };
+  if (target?.node_type === 'TOPIC' && edge.edge_type === 'PRODUCES') return metric(target, 'metrics_received_bytes');
+  if (source?.node_type === 'TOPIC' && edge.edge_type === 'CONSUMES') return metric(source, 'metrics_sent_bytes');
+  return null;
+}

@@ -18,6 +18,8 @@ export interface PanelContext {
   focus(nodeId: string): void;
   /** Set one end of a path. */
   pathEnd(end: 'from' | 'to', nodeId: string): void;
+  /** Opens the node's detail page or its impact page. */
+  openPage(page: 'node' | 'impact', nodeId: string): void;
 }
 
 interface SchemaField {
@@ -284,6 +286,8 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
     h(
       'div',
       { class: 'actions' },
+      h('button', { type: 'button', onclick: () => context.openPage('node', node.id) }, 'Open its page'),
+      h('button', { type: 'button', onclick: () => context.openPage('impact', node.id) }, 'Impact'),
       h('button', { type: 'button', onclick: () => context.focus(node.id) }, 'Focus here'),
       h('button', { type: 'button', onclick: () => context.pathEnd('from', node.id) }, 'Path from here'),
       h('button', { type: 'button', onclick: () => context.pathEnd('to', node.id) }, 'Path to here'),
