@@ -76,6 +76,8 @@ interface EdgeAttributes {
   edgeType: string;
   /** Bytes per metrics window, when the metrics have it. */
   throughput?: number;
+  /** An edge standing for a folded consumer group (topic to the group's job). */
+  folded?: boolean;
 }
 
 /**
@@ -414,6 +416,7 @@ export class GraphView {
         edgeType: edge.edge_type,
         type: edgeProgram,
         ...(throughput != null ? { throughput } : {}),
+        ...(edge.attributes?.through_consumer_group ? { folded: true } : {}),
       });
     });
     performance.mark('lineage:graph-built');
@@ -546,6 +549,11 @@ export class GraphView {
       width: cardScreen.width,
       height: cardScreen.height,
     };
+  }
+
+  /** The swimlanes drawn behind the graph (environments, clusters, other systems). */
+  groups(): readonly GroupBox[] {
+    return this.groupBoxes;
   }
 
   /** Whether the cards are drawn at the current zoom (else dots). */
