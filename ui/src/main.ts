@@ -276,6 +276,7 @@ let refreshWanted = false;
 /** Loads what the state needs and redraws; calls made meanwhile are merged into one more run. */
 function refresh(): Promise<void> {
   document.body.dataset.graphState = 'loading';
+  if (state.page !== 'graph') document.body.dataset.pageState = 'loading';
   if (refreshWanted) return refreshing;
   refreshWanted = true;
   refreshing = refreshing.then(async () => {
@@ -522,7 +523,10 @@ function renderPage(graphId: string, asOf: string | null) {
   showState(null);
   const key = `${graphId}@${asOf}|${writeViewState(state)}`;
   document.body.dataset.graphState = 'ready';
-  if (key === pageKey) return;
+  if (key === pageKey) {
+    document.body.dataset.pageState = 'ready';
+    return;
+  }
   pageKey = key;
   document.body.dataset.pageState = 'loading';
   const node = state.node ? (nodesById.get(state.node) ?? null) : null;

@@ -155,7 +155,7 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
                     h('td', {}, h('code', {}, field.name)),
                     h('td', {}, typeText(field.type)),
                     h('td', {}, field.doc ?? ''),
-                    h('td', {}, viewLink(context, { page: 'impact', node: node.id, field: field.name }, 'What depends on it', { 'aria-label': `What depends on ${field.name}` })),
+                    h('td', {}, viewLink(context, { page: 'impact', node: node.id, field: field.name }, 'What depends on it', { 'aria-label': `What depends on it: ${field.name}` })),
                   ),
                 ),
               ),
@@ -681,7 +681,7 @@ export function renderImpactPage(
         h(
           'p',
           { role: 'alert' },
-          error instanceof ApiError && error.status === 404 && /no route|not found/i.test(error.detail) && !/node/i.test(error.detail)
+          error instanceof ApiError && error.status === 404 && /^no route/i.test(error.detail)
             ? `This API has no impact endpoint yet (GET /graphs/{graph_id}/impact): ${error.detail}`
             : `The impact could not be computed: ${errorText(error)}`,
         ),
