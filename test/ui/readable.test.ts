@@ -33,7 +33,11 @@ const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput } = (aw
   collapseIntoTopics(
     nodes: LineageNode[],
     edges: LineageEdge[],
-  ): { nodes: LineageNode[]; edges: LineageEdge[]; collapsed: Map<string, { consumerGroups: number; schemas: number }> };
+  ): {
+    nodes: LineageNode[];
+    edges: LineageEdge[];
+    collapsed: Map<string, { consumerGroups: number; schemas: number }>;
+  };
   describeCollapsed(entry: { consumerGroups: number; schemas: number } | undefined): string;
   groupPath(node: LineageNode): string[];
   edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null;
@@ -114,8 +118,11 @@ describe('readable lineage view', () => {
   });
 
   it("takes an edge's throughput from its topic's metrics, and none without them", () => {
-    const topic = { ...node('t', 'TOPIC'), attributes: { metrics_received_bytes: 5000, metrics_sent_bytes: 9000 } };
-    const byId = new Map([
+    const topic: LineageNode = {
+      ...node('t', 'TOPIC'),
+      attributes: { metrics_received_bytes: 5000, metrics_sent_bytes: 9000 },
+    };
+    const byId = new Map<string, LineageNode>([
       ['t', topic],
       ['job', node('job', 'STREAM_JOB')],
     ]);

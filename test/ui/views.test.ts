@@ -39,7 +39,8 @@ async function axeViolations(page: Page): Promise<string[]> {
   return (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
     result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => violation.id + ': ' + violation.help + ' ' + violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(', ')))`)) as string[];
+      .map((violation) => violation.id + ': ' + violation.help + ' ' +
+        violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(', ')))`)) as string[];
 }
 
 /** Waits until the page of a node or an impact has drawn what it loads. */
@@ -95,9 +96,13 @@ describe('web UI views in headless Chromium', { skip }, () => {
       };
     })()`)) as { cards: boolean; groups: string[]; consumerGroups: number; folded: string[] };
     assert.equal(figures.cards, true, 'the demo graph opens at a zoom where cards are readable');
-    for (const environment of DEMO_ENVIRONMENTS) assert.ok(figures.groups.includes(environment), `a swimlane for ${environment}`);
+    for (const environment of DEMO_ENVIRONMENTS)
+      assert.ok(figures.groups.includes(environment), `a swimlane for ${environment}`);
     assert.equal(figures.consumerGroups, 0, 'consumer groups are folded by default');
-    assert.ok(figures.folded.some((text) => /consumer group/.test(text)), 'a topic card counts its consumer groups');
+    assert.ok(
+      figures.folded.some((text) => /consumer group/.test(text)),
+      'a topic card counts its consumer groups',
+    );
     const cards = await drawnCards(page);
     assert.ok(cards.length >= 10, `cards drawn: ${cards.length}`);
     for (const [index, a] of cards.entries())
@@ -109,7 +114,10 @@ describe('web UI views in headless Chromium', { skip }, () => {
     // The legend is beside the graph, not over it.
     const legend = (await page.locator('#legend').boundingBox())!;
     const graphArea = (await page.locator('#graph').boundingBox())!;
-    assert.ok(legend.x + legend.width <= graphArea.x || legend.x >= graphArea.x + graphArea.width, 'legend outside the graph');
+    assert.ok(
+      legend.x + legend.width <= graphArea.x || legend.x >= graphArea.x + graphArea.width,
+      'legend outside the graph',
+    );
     await screenshot(page, 'cards');
     // Zoomed out, the same nodes are dots (the level of detail).
     await page.evaluate('window.__lineageUi.view.renderer.getCamera().setState({ ratio: 3 })');
@@ -124,9 +132,9 @@ describe('web UI views in headless Chromium', { skip }, () => {
     await page.waitForURL((url) => url.searchParams.get('groups') === '1');
     await waitForRender(page);
     assert.ok(
-      (await page.evaluate(
+      ((await page.evaluate(
         "window.__lineageUi.view.graph.nodes().filter((id) => id.includes(':consumer_group:')).length",
-      )) as number > 0,
+      )) as number) > 0,
     );
     await page.locator('#show-groups').uncheck();
     await page.waitForURL((url) => !url.searchParams.has('groups'));
@@ -234,7 +242,10 @@ describe('web UI views in headless Chromium', { skip }, () => {
     assert.match(text, /Schema checkout_clicks-value/);
     assert.match(await page.locator('table.fields').innerText(), /USER_ID\s+null\|string/);
     assert.match(await page.locator('.versions').first().innerText(), /version 1: first seen/);
-    assert.ok((await page.locator('svg.field-graph path.field-link').count()) > 0, 'column lineage drawn field to field');
+    assert.ok(
+      (await page.locator('svg.field-graph path.field-link').count()) > 0,
+      'column lineage drawn field to field',
+    );
     assert.match(await page.locator('#configuration-title + table').innerText(), /partitions\s+6/);
     assert.match(text, /Topic in Confluent Cloud/);
     assert.match(await page.locator('#history').innerText(), /First seen .*present as of[\s\S]*added by/);
@@ -324,7 +335,10 @@ describe('web UI views in headless Chromium', { skip }, () => {
     assert.match(await page.locator('#page-view').innerText(), /Impact of/);
     if (missing) {
       // The browser logs each 404 answer of the missing endpoint; nothing else may be logged.
-      assert.ok(guarded.consoleErrors.every((line) => /status of 404/.test(line)), guarded.consoleErrors.join('\n'));
+      assert.ok(
+        guarded.consoleErrors.every((line) => /status of 404/.test(line)),
+        guarded.consoleErrors.join('\n'),
+      );
       guarded.consoleErrors.length = 0;
     }
     guarded.assertClean();
@@ -350,7 +364,11 @@ describe('web UI views in headless Chromium', { skip }, () => {
       await screenshot(page, 'empty-graph');
       await page.goto(`${stack.uiUrl}/`);
       await waitForRender(page);
-      assert.equal(await page.locator('#graph-picker').inputValue(), emptyId, 'the landing page opens the graph shown last');
+      assert.equal(
+        await page.locator('#graph-picker').inputValue(),
+        emptyId,
+        'the landing page opens the graph shown last',
+      );
     } finally {
       await call(stack.api.base, 'DELETE', `/api/v1/graphs/${emptyId}`, { headers });
     }
@@ -366,7 +384,10 @@ describe('web UI views in headless Chromium', { skip }, () => {
       const downPage = await fresh.newPage();
       await downPage.goto(`http://127.0.0.1:${address.port}/`);
       await downPage.locator('#state-message:not([hidden])').waitFor();
-      assert.match(await downPage.locator('#state-message').innerText(), /The lineage API does not answer[\s\S]*Try again/);
+      assert.match(
+        await downPage.locator('#state-message').innerText(),
+        /The lineage API does not answer[\s\S]*Try again/,
+      );
       await screenshot(downPage, 'api-down');
     } finally {
       await fresh.close();
@@ -380,7 +401,11 @@ describe('web UI views in headless Chromium', { skip }, () => {
       const narrow = await context.newPage();
       await narrow.goto(`${stack.uiUrl}/`);
       await waitForRender(narrow);
-      assert.equal(await narrow.evaluate('document.documentElement.dataset.theme'), 'dark', 'follows prefers-color-scheme');
+      assert.equal(
+        await narrow.evaluate('document.documentElement.dataset.theme'),
+        'dark',
+        'follows prefers-color-scheme',
+      );
       const graphArea = (await narrow.locator('#graph').boundingBox())!;
       assert.ok(graphArea.width >= 700, `the graph takes the width at 800 px: ${graphArea.width}`);
       assert.ok(graphArea.height >= 400, `and a good height: ${graphArea.height}`);

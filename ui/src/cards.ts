@@ -64,7 +64,14 @@ export function refreshCardColors() {
 }
 
 /** A type's icon, drawn in white over a rounded square of the type's color. */
-function drawIcon(context: CanvasRenderingContext2D, nodeType: string, x: number, y: number, size: number, color: string) {
+function drawIcon(
+  context: CanvasRenderingContext2D,
+  nodeType: string,
+  x: number,
+  y: number,
+  size: number,
+  color: string,
+) {
   const r = size / 2;
   context.fillStyle = color;
   context.beginPath();

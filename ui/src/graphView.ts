@@ -248,7 +248,10 @@ export class GraphView {
     context.clearRect(0, 0, width, height);
     if (this.groupBoxes.length === 0) return;
     const style = getComputedStyle(document.documentElement);
-    const fills = [style.getPropertyValue('--lane').trim() || '#f3f5f8', style.getPropertyValue('--lane-inner').trim() || '#e9eef5'];
+    const fills = [
+      style.getPropertyValue('--lane').trim() || '#f3f5f8',
+      style.getPropertyValue('--lane-inner').trim() || '#e9eef5',
+    ];
     context.font = '600 12px system-ui, sans-serif';
     context.textBaseline = 'top';
     for (const box of this.groupBoxes) {
@@ -454,7 +457,10 @@ export class GraphView {
         let leftmost = Infinity;
         graph.forEachNode((_, data) => (leftmost = Math.min(leftmost, data.x)));
         const anchor = this.renderer.viewportToFramedGraph(this.renderer.graphToViewport({ x: leftmost, y: 0 }));
-        const halfView = (this.renderer.viewportToFramedGraph({ x: width, y: 0 }).x - this.renderer.viewportToFramedGraph({ x: 0, y: 0 }).x) / 2;
+        const halfView =
+          (this.renderer.viewportToFramedGraph({ x: width, y: 0 }).x -
+            this.renderer.viewportToFramedGraph({ x: 0, y: 0 }).x) /
+          2;
         this.renderer.getCamera().setState({ x: anchor.x - 0.05 * ratio + halfView * ratio, y: 0.5, ratio });
       }
     }

@@ -80,7 +80,8 @@ const focusBox = h('div', { id: 'focus-box' });
 const pathBox = h('div', { id: 'path-box' });
 const legend = h('section', { id: 'legend', 'aria-labelledby': 'legend-title' });
 const KEYS_HELP =
-  'Arrow keys move between connected nodes (right: downstream, left: upstream, up and down: same column), Enter opens the node’s page, Space selects it; Shift with an arrow pans, plus and minus zoom, 0 fits.';
+  'Arrow keys move between connected nodes (right: downstream, left: upstream, up and down: same column), ' +
+  'Enter opens the node’s page, Space selects it; Shift with an arrow pans, plus and minus zoom, 0 fits.';
 const canvas = h('div', {
   id: 'graph',
   tabindex: '0',
@@ -294,7 +295,8 @@ function refresh(): Promise<void> {
         showState(
           down ? 'The lineage API does not answer' : 'The graph could not be loaded',
           down
-            ? `The UI server could not reach the API (${error instanceof ApiError ? error.detail : message}). Check that lineage-svc-api is running, then try again.`
+            ? `The UI server could not reach the API (${error instanceof ApiError ? error.detail : message}). ` +
+                'Check that lineage-svc-api is running, then try again.'
             : message,
           h('button', { type: 'button', onclick: () => void refresh() }, 'Try again'),
         );
@@ -336,7 +338,15 @@ async function refreshNow() {
       : undefined;
   if (key !== documentKey) {
     announce('Loading the graph…');
-    graphDocument = await api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+    const request = api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+    const arrived = { done: false };
+    if (summary.node_count > OVERVIEW_NODES && state.page === 'graph' && !state.focus && !state.diffFrom)
+      void showOverview(graphId, pointInTime, summary.node_count, arrived);
+    try {
+      graphDocument = await request;
+    } finally {
+      arrived.done = true;
+    }
     performance.mark('lineage:document-loaded');
     nodesById = new Map(graphDocument.nodes.map((node) => [node.id, node]));
     documentKey = key;
@@ -437,6 +447,7 @@ async function refreshNow() {
   else showState(null);
   // Milliseconds since navigation start when the graph was first drawn (read by the bench).
   if (figures) document.body.dataset.firstReadyAt ??= String(Math.round(performance.now()));
+  if (figures) document.body.dataset.firstPictureAt ??= document.body.dataset.firstReadyAt;
   view.select(state.node);
   if (state.node && state.node === centerWanted) view.centerOn(state.node);
   centerWanted = null;
@@ -472,12 +483,7 @@ function showState(title: string | null, detail?: string, action?: HTMLElement |
   stateMessage.hidden = title === null;
   document.body.dataset.viewMessage = title ?? '';
   if (title === null) return;
-  replaceChildren(
-    stateMessage,
-    h('h2', {}, title),
-    h('p', {}, detail ?? ''),
-    action ?? null,
-  );
+  replaceChildren(stateMessage, h('h2', {}, title), h('p', {}, detail ?? ''), action ?? null);
   stateMessage.setAttribute('role', 'alert');
 }
 
@@ -532,7 +538,12 @@ function renderPage(graphId: string, asOf: string | null) {
   const node = state.node ? (nodesById.get(state.node) ?? null) : null;
   const context = pageContext(graphId, asOf);
   if (state.page === 'impact' && state.node) {
-    renderImpactPage(pageView, node, { node: state.node, field: state.field, direction: state.direction, depth: state.depth }, context);
+    renderImpactPage(
+      pageView,
+      node,
+      { node: state.node, field: state.field, direction: state.direction, depth: state.depth },
+      context,
+    );
     document.title = `Impact of ${node?.display_name ?? state.node} · lineage-svc`;
   } else {
     renderNodePage(pageView, node, state.node ?? '', context);
@@ -541,6 +552,51 @@ function renderPage(graphId: string, asOf: string | null) {
   }
   announce(document.title.replace(' · lineage-svc', ''));
   pageView.focus();
+}
+
+/** Above this many nodes, a grouped overview is drawn while the whole graph is fetched. */
+const OVERVIEW_NODES = 20_000;
+
+/**
+ * The first useful picture of a large graph: one card per node type with its count, from
+ * `GET /graphs/{id}/nodes?node_type=…&limit=1` (its `total`), drawn while the whole graph (tens of
+ * megabytes) is fetched and parsed; the graph replaces it when it arrives.
+ */
+async function showOverview(graphId: string, asOf: string | null, total: number, arrived: { done: boolean }) {
+  try {
+    const types = Object.keys(NODE_TYPE_COLORS);
+    const counts = await Promise.all(
+      types.map((nodeType) =>
+        api<{ total: number }>('GET', `/graphs/${encodeURIComponent(graphId)}/nodes`, {
+          node_type: nodeType,
+          limit: 1,
+          as_of: asOf,
+        }).then((answer) => answer.total),
+      ),
+    );
+    if (arrived.done) return;
+    const lane = `${total.toLocaleString('en')} nodes by type (loading the whole graph…)`;
+    const nodes: LineageNode[] = types
+      .map((nodeType, index) => ({ nodeType, count: counts[index]! }))
+      .filter((entry) => entry.count > 0)
+      .map(({ nodeType, count }) => ({
+        id: `overview:${nodeType}`,
+        node_type: nodeType,
+        system: lane,
+        qualified_name: nodeType,
+        display_name: `${count.toLocaleString('en')} ${humanize(nodeType)}${count === 1 ? '' : 's'}`,
+        environment_id: null,
+        cluster_id: null,
+        attributes: null,
+      }));
+    const figures = await view.show({ nodes, edges: [] });
+    if (!figures || arrived.done) return;
+    document.body.dataset.firstPictureAt ??= String(Math.round(performance.now()));
+    document.body.dataset.graphState = 'overview';
+    announce(`Overview: ${total.toLocaleString('en')} nodes by type; the whole graph is loading.`);
+  } catch {
+    // The overview is a courtesy: the whole graph follows, or its error is shown.
+  }
 }
 
 function setState_silent(patch: Partial<ViewState>) {
@@ -739,7 +795,11 @@ function renderLegend() {
   replaceChildren(
     legend,
     h('h2', { id: 'legend-title' }, 'Legend'),
-    h('p', { class: 'hint' }, 'Data flows left to right; boxes are environments and clusters; wider edges carry more bytes.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Data flows left to right; boxes are environments and clusters; wider edges carry more bytes.',
+    ),
     h(
       'ul',
       {},
@@ -1035,7 +1095,8 @@ function describeCursor(nodeId: string | null) {
   const upstream = graph.inDegree(nodeId);
   const downstream = graph.outDegree(nodeId);
   const folded = graph.getNodeAttribute(nodeId, 'collapsedText');
-  cursorLine.textContent = `${node?.display_name ?? nodeId}, ${humanize(node?.node_type ?? '')}${folded ? ` with ${folded}` : ''}; ${upstream} upstream, ${downstream} downstream. Enter opens its page.`;
+  const name = `${node?.display_name ?? nodeId}, ${humanize(node?.node_type ?? '')}${folded ? ` with ${folded}` : ''}`;
+  cursorLine.textContent = `${name}; ${upstream} upstream, ${downstream} downstream. Enter opens its page.`;
 }
 
 /** Shows the full name of the node under the pointer or the keyboard cursor next to it. */

@@ -91,11 +91,9 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
   const taskList = h('div', { id: 'task-list', class: 'task-list', 'aria-live': 'polite' });
   async function refreshTasks() {
     try {
-      const { tasks } = await api<{ tasks: (Task & { parameters?: { environment_ids?: string[] }; completed_at?: string | null })[] }>(
-        'GET',
-        '/tasks',
-        { limit: 10 },
-      );
+      const { tasks } = await api<{
+        tasks: (Task & { parameters?: { environment_ids?: string[] }; completed_at?: string | null })[];
+      }>('GET', '/tasks', { limit: 10 });
       offer(tasks.flatMap((task) => task.parameters?.environment_ids ?? []));
       replaceChildren(
         taskList,
@@ -107,13 +105,21 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
               h(
                 'thead',
                 {},
-                h('tr', {}, h('th', { scope: 'col' }, 'Task'), h('th', { scope: 'col' }, 'Status and phase'), h('th', { scope: 'col' }, 'Result')),
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'col' }, 'Task'),
+                  h('th', { scope: 'col' }, 'Status and phase'),
+                  h('th', { scope: 'col' }, 'Result'),
+                ),
               ),
               h(
                 'tbody',
                 {},
                 ...tasks.map((task) => {
-                  const warnings = Array.isArray(task.result?.warnings) ? (task.result!.warnings as unknown[]).map(String) : [];
+                  const warnings = Array.isArray(task.result?.warnings)
+                    ? (task.result!.warnings as unknown[]).map(String)
+                    : [];
                   const seconds =
                     task.completed_at && task.created_at
                       ? ` in ${((Date.parse(task.completed_at) - Date.parse(task.created_at)) / 1000).toFixed(1)} s`
@@ -121,8 +127,20 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
                   return h(
                     'tr',
                     { 'data-task-id': task.task_id, 'data-status': task.status },
-                    h('td', {}, `${task.task_type} ${formatTime(task.created_at)}`, h('br'), (task.parameters?.environment_ids ?? []).join(', ')),
-                    h('td', { class: `task-${task.status}` }, `${task.status}${seconds}`, h('br'), `phase ${task.phase ?? '—'}`),
+                    h(
+                      'td',
+                      {},
+                      `${task.task_type} ${formatTime(task.created_at)}`,
+                      h('br'),
+                      (task.parameters?.environment_ids ?? []).join(', '),
+                    ),
+                    h(
+                      'td',
+                      { class: `task-${task.status}` },
+                      `${task.status}${seconds}`,
+                      h('br'),
+                      `phase ${task.phase ?? '—'}`,
+                    ),
                     h(
                       'td',
                       {},
@@ -522,7 +540,16 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
     h('h3', { id: 'ops-tasks' }, 'Past tasks'),
     taskList,
   );
-  const element = h('div', { class: 'operations' }, signInLine, extractForm, tasksSection, watchForm, pushForm, transfer);
+  const element = h(
+    'div',
+    { class: 'operations' },
+    signInLine,
+    extractForm,
+    tasksSection,
+    watchForm,
+    pushForm,
+    transfer,
+  );
   let timer: ReturnType<typeof setInterval> | undefined;
   return {
     element,

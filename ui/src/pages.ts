@@ -6,14 +6,7 @@
  * job and table downstream of a field or a node, from the impact endpoint, filtered and exported
  * as CSV). Everything comes from the REST API; nothing is computed here that the API answers.
  */
-import {
-  api,
-  ApiError,
-  type LineageEdge,
-  type LineageNode,
-  type NodeOpenLineage,
-  type RunReference,
-} from './api';
+import { api, ApiError, type LineageEdge, type LineageNode, type NodeOpenLineage, type RunReference } from './api';
 import { formatTime, formatValue, h, keyValueTable, replaceChildren } from './dom';
 import { deepLinks } from './panel';
 import { humanize, NODE_TYPE_COLORS, FALLBACK_COLOR } from './styles';
@@ -42,6 +35,8 @@ interface ColumnLineageEntry {
   inputs: { dataset: string; column: string }[];
 }
 
+/** `1 column`, `2 columns`. */
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const nodePath = (context: PageContext, nodeId: string, tail = '') =>
   `/graphs/${encodeURIComponent(context.graphId)}/nodes/${encodeURIComponent(nodeId)}${tail}`;
@@ -66,7 +61,12 @@ function viewLink(context: PageContext, patch: Record<string, string | null>, te
 /** A section with a heading whose content loads from the API (a status line, then the content or an alert). */
 function loadingSection(id: string, title: string, load: () => Promise<(Node | string | null)[]>): HTMLElement {
   const body = h('div', { class: 'section-body' }, h('p', { role: 'status' }, `Loading ${title.toLowerCase()}…`));
-  const section = h('section', { class: 'card-section', id, 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title` }, title), body);
+  const section = h(
+    'section',
+    { class: 'card-section', id, 'aria-labelledby': `${id}-title` },
+    h('h2', { id: `${id}-title` }, title),
+    body,
+  );
   load().then(
     (children) => replaceChildren(body, ...children),
     (error) => replaceChildren(body, h('p', { role: 'alert' }, `${title} could not be loaded: ${errorText(error)}`)),
@@ -143,7 +143,14 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
               h(
                 'thead',
                 {},
-                h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col' }, 'Documentation'), h('th', { scope: 'col' }, 'Impact')),
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'col' }, 'Field'),
+                  h('th', { scope: 'col' }, 'Type'),
+                  h('th', { scope: 'col' }, 'Documentation'),
+                  h('th', { scope: 'col' }, 'Impact'),
+                ),
               ),
               h(
                 'tbody',
@@ -155,7 +162,13 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
                     h('td', {}, h('code', {}, field.name)),
                     h('td', {}, typeText(field.type)),
                     h('td', {}, field.doc ?? ''),
-                    h('td', {}, viewLink(context, { page: 'impact', node: node.id, field: field.name }, 'What depends on it', { 'aria-label': `What depends on it: ${field.name}` })),
+                    h(
+                      'td',
+                      {},
+                      viewLink(context, { page: 'impact', node: node.id, field: field.name }, 'What depends on it', {
+                        'aria-label': `What depends on it: ${field.name}`,
+                      }),
+                    ),
                   ),
                 ),
               ),
@@ -231,7 +244,12 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
       { class: 'card-section', 'aria-labelledby': 'tags-title' },
       h('h2', { id: 'tags-title' }, 'Tags and business metadata'),
       tags.length > 0
-        ? h('table', { class: 'grid' }, h('caption', {}, 'Tags'), h('tbody', {}, ...tags.map((tag) => h('tr', {}, h('td', {}, tag)))))
+        ? h(
+            'table',
+            { class: 'grid' },
+            h('caption', {}, 'Tags'),
+            h('tbody', {}, ...tags.map((tag) => h('tr', {}, h('td', {}, tag)))),
+          )
         : h('p', {}, 'No tag.'),
       ...(business && typeof business === 'object'
         ? Object.entries(business as Record<string, unknown>).map(([type, values]) =>
@@ -248,7 +266,13 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
       { class: 'card-section', 'aria-labelledby': 'links-title' },
       h('h2', { id: 'links-title' }, 'Open in'),
       links.length > 0
-        ? h('ul', {}, ...links.map((link) => h('li', {}, h('a', { href: link.href, target: '_blank', rel: 'noopener noreferrer' }, link.label))))
+        ? h(
+            'ul',
+            {},
+            ...links.map((link) =>
+              h('li', {}, h('a', { href: link.href, target: '_blank', rel: 'noopener noreferrer' }, link.label)),
+            ),
+          )
         : h('p', {}, 'No platform or catalog page is known for this node.'),
     ),
   );
@@ -263,9 +287,19 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
     h(
       'header',
       { class: 'page-header' },
-      h('span', { class: 'type-badge', style: `background:${NODE_TYPE_COLORS[node.node_type] ?? FALLBACK_COLOR}` }, humanize(node.node_type)),
+      h(
+        'span',
+        { class: 'type-badge', style: `background:${NODE_TYPE_COLORS[node.node_type] ?? FALLBACK_COLOR}` },
+        humanize(node.node_type),
+      ),
       h('h1', { id: 'page-title' }, node.display_name),
-      h('p', { class: 'subtitle' }, `${humanize(node.system)}${node.environment_id ? ` · ${node.environment_id}` : ''}${node.cluster_id ? ` · ${node.cluster_id}` : ''}${context.asOf ? ` · as of ${context.asOf}` : ''}`),
+      h(
+        'p',
+        { class: 'subtitle' },
+        [humanize(node.system), node.environment_id, node.cluster_id, context.asOf ? `as of ${context.asOf}` : null]
+          .filter(Boolean)
+          .join(' · '),
+      ),
       h(
         'div',
         { class: 'actions' },
@@ -286,7 +320,9 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
 function columnLineageGraph(edge: LineageEdge, context: PageContext): HTMLElement {
   const entries = edge.attributes!.column_lineage as ColumnLineageEntry[];
   const nameOf = (id: string) => context.nodesById.get(id)?.display_name ?? id;
-  const inputs = [...new Set(entries.flatMap((entry) => entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`)))];
+  const inputs = [
+    ...new Set(entries.flatMap((entry) => entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`))),
+  ];
   const outputs = [...new Set(entries.map((entry) => entry.output))];
   const row = 24;
   const height = Math.max(inputs.length, outputs.length) * row + 30;
@@ -311,12 +347,19 @@ function columnLineageGraph(edge: LineageEdge, context: PageContext): HTMLElemen
       const inputIndex = inputs.indexOf(`${nameOf(input.dataset)}.${input.column}`);
       const y1 = yOf(inputIndex);
       const y2 = yOf(outputs.indexOf(entries[outputIndex]!.output));
-      add('path', { d: `M 250 ${y1} C 330 ${y1}, 310 ${y2}, 390 ${y2}`, class: `field-link kind-${entry.kind ?? 'identity'}` });
+      add('path', {
+        d: `M 250 ${y1} C 330 ${y1}, 310 ${y2}, 390 ${y2}`,
+        class: `field-link kind-${entry.kind ?? 'identity'}`,
+      });
     }
   });
   inputs.forEach((input, index) => {
     add('rect', { x: 4, y: yOf(index) - 10, width: 246, height: 20, rx: 4, class: 'field-box' });
-    add('text', { x: 12, y: yOf(index) + 4, class: 'field-name' }, input.length > 38 ? `${input.slice(0, 17)}…${input.slice(-20)}` : input);
+    add(
+      'text',
+      { x: 12, y: yOf(index) + 4, class: 'field-name' },
+      input.length > 38 ? `${input.slice(0, 17)}…${input.slice(-20)}` : input,
+    );
   });
   outputs.forEach((output, index) => {
     add('rect', { x: 390, y: yOf(index) - 10, width: 246, height: 20, rx: 4, class: 'field-box' });
@@ -326,23 +369,44 @@ function columnLineageGraph(edge: LineageEdge, context: PageContext): HTMLElemen
     'figure',
     { class: 'column-lineage' },
     svg,
-    h('figcaption', {}, `From ${nameOf(edge.src_id)} into ${nameOf(edge.dst_id)}: ${outputs.length} output column${outputs.length === 1 ? '' : 's'} fed by ${inputs.length} input column${inputs.length === 1 ? '' : 's'}.`),
+    h(
+      'figcaption',
+      {},
+      `From ${nameOf(edge.src_id)} into ${nameOf(edge.dst_id)}: ` +
+        `${plural(outputs.length, 'output column')} fed by ${plural(inputs.length, 'input column')}.`,
+    ),
     h(
       'details',
       {},
       h('summary', {}, 'As a table'),
       h(
-      'table',
-      { class: 'grid' },
-      h('caption', {}, `Column lineage from ${nameOf(edge.src_id)} into ${nameOf(edge.dst_id)}`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Output column'), h('th', { scope: 'col' }, 'How'), h('th', { scope: 'col' }, 'Input columns'))),
-      h(
-        'tbody',
-        {},
-        ...entries.map((entry) =>
-          h('tr', {}, h('td', {}, entry.output), h('td', {}, entry.kind ?? 'identity'), h('td', {}, entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`).join(', '))),
+        'table',
+        { class: 'grid' },
+        h('caption', {}, `Column lineage from ${nameOf(edge.src_id)} into ${nameOf(edge.dst_id)}`),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Output column'),
+            h('th', { scope: 'col' }, 'How'),
+            h('th', { scope: 'col' }, 'Input columns'),
+          ),
         ),
-      ),
+        h(
+          'tbody',
+          {},
+          ...entries.map((entry) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, entry.output),
+              h('td', {}, entry.kind ?? 'identity'),
+              h('td', {}, entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`).join(', ')),
+            ),
+          ),
+        ),
       ),
     ),
   );
@@ -371,13 +435,25 @@ async function provenanceOf(node: LineageNode, context: PageContext) {
     h(
       'p',
       {},
-      `First seen ${formatTime(history.first_seen)}; ${history.present ? 'present as of' : 'removed'} ${formatTime(history.last_seen)}; ${history.total} change${history.total === 1 ? '' : 's'}.`,
+      `First seen ${formatTime(history.first_seen)}; ${history.present ? 'present as of' : 'removed'} ` +
+        `${formatTime(history.last_seen)}; ${plural(history.total, 'change')}.`,
     ),
     h(
       'table',
       { class: 'grid provenance' },
       h('caption', {}, 'Each change, oldest first'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Revision'), h('th', { scope: 'col' }, 'Change'), h('th', { scope: 'col' }, 'Why'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'When'),
+          h('th', { scope: 'col' }, 'Revision'),
+          h('th', { scope: 'col' }, 'Change'),
+          h('th', { scope: 'col' }, 'Why'),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -386,7 +462,13 @@ async function provenanceOf(node: LineageNode, context: PageContext) {
             'tr',
             {},
             h('td', {}, formatTime(change.recorded_at)),
-            h('td', {}, viewLink(context, { as_of: String(change.revision) }, String(change.revision), { 'aria-label': `Show the node as of revision ${change.revision}` })),
+            h(
+              'td',
+              {},
+              viewLink(context, { as_of: String(change.revision) }, String(change.revision), {
+                'aria-label': `Show the node as of revision ${change.revision}`,
+              }),
+            ),
             h('td', {}, change.change),
             h('td', {}, change.reason),
           ),
@@ -435,12 +517,30 @@ function runTable(caption: string, runs: RunSummary[]) {
     'table',
     { class: 'grid runs' },
     h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Started'), h('th', { scope: 'col' }, 'Last event'))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Run'),
+        h('th', { scope: 'col' }, 'State'),
+        h('th', { scope: 'col' }, 'Started'),
+        h('th', { scope: 'col' }, 'Last event'),
+      ),
+    ),
     h(
       'tbody',
       {},
       ...runs.map((run) =>
-        h('tr', {}, h('td', {}, h('code', {}, run.runId)), h('td', { class: `run-state state-${run.state.toLowerCase()}` }, run.state), h('td', {}, formatTime(run.started)), h('td', {}, formatTime(run.ended))),
+        h(
+          'tr',
+          {},
+          h('td', {}, h('code', {}, run.runId)),
+          h('td', { class: `run-state state-${run.state.toLowerCase()}` }, run.state),
+          h('td', {}, formatTime(run.started)),
+          h('td', {}, formatTime(run.ended)),
+        ),
       ),
     ),
   );
@@ -450,7 +550,9 @@ function runTable(caption: string, runs: RunSummary[]) {
 async function runsOf(node: LineageNode, context: PageContext) {
   const form = await api<NodeOpenLineage>('GET', nodePath(context, node.id, '/openlineage'), { as_of: context.asOf });
   const eventsOf = async (namespace: string, name: string) =>
-    summarizeRuns((await api<{ events: StoredEvent[] }>('GET', '/lineage/events', { namespace, job: name, limit: 200 })).events);
+    summarizeRuns(
+      (await api<{ events: StoredEvent[] }>('GET', '/lineage/events', { namespace, job: name, limit: 200 })).events,
+    );
   if (form.kind === 'job') {
     const job = (form.event as { job?: { namespace: string; name: string } } | null)?.job;
     if (!job) return [h('p', {}, 'This job has no OpenLineage form.')];
@@ -459,7 +561,11 @@ async function runsOf(node: LineageNode, context: PageContext) {
       h('p', {}, `OpenLineage job ${job.namespace} ${job.name}.`),
       runs.length > 0
         ? runTable('Runs received for this job, newest first', runs)
-        : h('p', { class: 'hint' }, 'No run received yet: runs appear when the job sends OpenLineage events (POST /api/v1/lineage).'),
+        : h(
+            'p',
+            { class: 'hint' },
+            'No run received yet: runs appear when the job sends OpenLineage events (POST /api/v1/lineage).',
+          ),
     ];
   }
   if (form.kind !== 'dataset') return [h('p', {}, 'This node is neither an OpenLineage job nor a dataset.')];
@@ -468,7 +574,18 @@ async function runsOf(node: LineageNode, context: PageContext) {
       'table',
       { class: 'grid' },
       h('caption', {}, title),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Job'), h('th', { scope: 'col' }, 'Latest state'), h('th', { scope: 'col' }, 'Latest event'), h('th', { scope: 'col' }, 'Source'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Job'),
+          h('th', { scope: 'col' }, 'Latest state'),
+          h('th', { scope: 'col' }, 'Latest event'),
+          h('th', { scope: 'col' }, 'Source'),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -521,7 +638,8 @@ export function sparkline(name: string, points: { time: string; value: number }[
   const last = values.at(-1)!;
   svg.setAttribute(
     'aria-label',
-    `${humanize(name)}: ${points.length} samples from ${formatTime(points[0]!.time)} to ${formatTime(points.at(-1)!.time)}, lowest ${low.toLocaleString('en')}, highest ${high.toLocaleString('en')}, last ${last.toLocaleString('en')}`,
+    `${humanize(name)}: ${points.length} samples from ${formatTime(points[0]!.time)} to ${formatTime(points.at(-1)!.time)}, ` +
+      `lowest ${low.toLocaleString('en')}, highest ${high.toLocaleString('en')}, last ${last.toLocaleString('en')}`,
   );
   const line = document.createElementNS(svgNs, 'path');
   line.setAttribute('d', points.length === 1 ? `M 4 ${height / 2} L ${width - 4} ${height / 2}` : path);
@@ -559,7 +677,13 @@ export interface ImpactAnswer {
 }
 
 /** The query of the impact endpoint for the page's state. */
-export function impactQuery(state: { node: string; field: string | null; direction: string; depth: number | null; asOf: string | null }) {
+export function impactQuery(state: {
+  node: string;
+  field: string | null;
+  direction: string;
+  depth: number | null;
+  asOf: string | null;
+}) {
   return {
     node_id: state.node,
     field: state.field,
@@ -581,19 +705,41 @@ export function renderImpactPage(
     'select',
     { id: 'impact-field' },
     h('option', { value: '' }, '(the whole node)'),
-    ...(node ? fieldsOf(node, context) : []).map((field) => h('option', { value: field, selected: field === state.field }, field)),
+    ...(node ? fieldsOf(node, context) : []).map((field) =>
+      h('option', { value: field, selected: field === state.field }, field),
+    ),
   );
   const directionPicker = h(
     'select',
     { id: 'impact-direction' },
-    ...['downstream', 'upstream'].map((direction) => h('option', { value: direction, selected: direction === state.direction }, direction)),
+    ...['downstream', 'upstream'].map((direction) =>
+      h('option', { value: direction, selected: direction === state.direction }, direction),
+    ),
   );
-  const depthInput = h('input', { id: 'impact-depth', type: 'number', min: '1', max: '50', value: state.depth ?? '', placeholder: 'all' });
-  const filterInput = h('input', { id: 'impact-filter', type: 'search', placeholder: 'name, field or type', autocomplete: 'off' });
-  const results = h('div', { id: 'impact-results', 'aria-live': 'polite' }, h('p', { role: 'status' }, 'Asking the impact API…'));
+  const depthInput = h('input', {
+    id: 'impact-depth',
+    type: 'number',
+    min: '1',
+    max: '50',
+    value: state.depth ?? '',
+    placeholder: 'all',
+  });
+  const filterInput = h('input', {
+    id: 'impact-filter',
+    type: 'search',
+    placeholder: 'name, field or type',
+    autocomplete: 'off',
+  });
+  const results = h(
+    'div',
+    { id: 'impact-results', 'aria-live': 'polite' },
+    h('p', { role: 'status' }, 'Asking the impact API…'),
+  );
   const query = impactQuery({ ...state, asOf: context.asOf });
   const csvHref = `/api/v1/graphs/${encodeURIComponent(context.graphId)}/impact?${new URLSearchParams(
-    Object.entries({ ...query, format: 'csv' }).filter((entry): entry is [string, string] => entry[1] !== null && entry[1] !== undefined && entry[1] !== '').map(([key, value]) => [key, String(value)]),
+    Object.entries({ ...query, format: 'csv' })
+      .filter((entry): entry is [string, string] => entry[1] !== null && entry[1] !== undefined && entry[1] !== '')
+      .map(([key, value]) => [key, String(value)]),
   )}`;
   const apply = () =>
     context.go({
@@ -603,8 +749,19 @@ export function renderImpactPage(
     });
   replaceChildren(
     container,
-    h('p', { class: 'breadcrumb' }, viewLink(context, { page: null }, 'Graph'), ' › ', node ? viewLink(context, { page: 'node', node: state.node, field: null }, node.display_name) : state.node, ' › impact'),
-    h('h1', { id: 'page-title' }, `Impact of ${node?.display_name ?? state.node}${state.field ? `.${state.field}` : ''}`),
+    h(
+      'p',
+      { class: 'breadcrumb' },
+      viewLink(context, { page: null }, 'Graph'),
+      ' › ',
+      node ? viewLink(context, { page: 'node', node: state.node, field: null }, node.display_name) : state.node,
+      ' › impact',
+    ),
+    h(
+      'h1',
+      { id: 'page-title' },
+      `Impact of ${node?.display_name ?? state.node}${state.field ? `.${state.field}` : ''}`,
+    ),
     h(
       'form',
       {
@@ -622,7 +779,16 @@ export function renderImpactPage(
       h('label', { for: 'impact-depth' }, 'Hops at most'),
       depthInput,
       h('button', { type: 'submit' }, 'Show'),
-      h('a', { id: 'impact-csv', class: 'button', href: csvHref, download: `impact-${(node?.display_name ?? 'node').replace(/[^\w.-]+/g, '_')}.csv` }, 'Export CSV'),
+      h(
+        'a',
+        {
+          id: 'impact-csv',
+          class: 'button',
+          href: csvHref,
+          download: `impact-${(node?.display_name ?? 'node').replace(/[^\w.-]+/g, '_')}.csv`,
+        },
+        'Export CSV',
+      ),
     ),
     h('label', { for: 'impact-filter' }, 'Filter the results'),
     filterInput,
@@ -632,20 +798,39 @@ export function renderImpactPage(
     (answer) => {
       const render = () => {
         const text = filterInput.value.trim().toLowerCase();
-        const matches = (...values: string[]) => text === '' || values.some((value) => value.toLowerCase().includes(text));
-        const columns = answer.columns.filter((column) => matches(nameOf(column.node_id), column.field, context.nodesById.get(column.node_id)?.node_type ?? ''));
+        const matches = (...values: string[]) =>
+          text === '' || values.some((value) => value.toLowerCase().includes(text));
+        const columns = answer.columns.filter((column) =>
+          matches(nameOf(column.node_id), column.field, context.nodesById.get(column.node_id)?.node_type ?? ''),
+        );
         const jobs = answer.jobs
           .map((job) => (typeof job === 'string' ? job : (job.node_id ?? job.id ?? job.name ?? job.display_name ?? '')))
           .filter((id) => matches(nameOf(id), context.nodesById.get(id)?.node_type ?? ''));
         const tables = [...new Set(columns.map((column) => column.node_id))];
         replaceChildren(
           results,
-          h('p', { id: 'impact-summary' }, `${columns.length} column${columns.length === 1 ? '' : 's'} in ${tables.length} dataset${tables.length === 1 ? '' : 's'}, ${jobs.length} job${jobs.length === 1 ? '' : 's'} ${answer.direction} (${answer.node_count} nodes reached)${context.asOf ? `, as of ${context.asOf}` : ''}.`),
+          h(
+            'p',
+            { id: 'impact-summary' },
+            `${plural(columns.length, 'column')} in ${plural(tables.length, 'dataset')}, ${plural(jobs.length, 'job')} ` +
+              `${answer.direction} (${answer.node_count} nodes reached)${context.asOf ? `, as of ${context.asOf}` : ''}.`,
+          ),
           h(
             'table',
             { class: 'grid', id: 'impact-columns' },
             h('caption', {}, 'Columns reached'),
-            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Dataset'), h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'Hops'), h('th', { scope: 'col' }, 'Through'))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                h('th', { scope: 'col' }, 'Dataset'),
+                h('th', { scope: 'col' }, 'Field'),
+                h('th', { scope: 'col' }, 'Hops'),
+                h('th', { scope: 'col' }, 'Through'),
+              ),
+            ),
             h(
               'tbody',
               {},
@@ -653,10 +838,18 @@ export function renderImpactPage(
                 h(
                   'tr',
                   {},
-                  h('td', {}, viewLink(context, { page: 'node', node: column.node_id, field: null }, nameOf(column.node_id))),
+                  h(
+                    'td',
+                    {},
+                    viewLink(context, { page: 'node', node: column.node_id, field: null }, nameOf(column.node_id)),
+                  ),
                   h('td', {}, h('code', {}, column.field)),
                   h('td', {}, String(column.hops)),
-                  h('td', {}, (Array.isArray(column.via) ? column.via : column.via ? [column.via] : []).map(nameOf).join(', ')),
+                  h(
+                    'td',
+                    {},
+                    (Array.isArray(column.via) ? column.via : column.via ? [column.via] : []).map(nameOf).join(', '),
+                  ),
                 ),
               ),
             ),
@@ -666,7 +859,13 @@ export function renderImpactPage(
             { 'aria-labelledby': 'impact-jobs-title' },
             h('h2', { id: 'impact-jobs-title' }, 'Jobs'),
             jobs.length > 0
-              ? h('ul', { id: 'impact-jobs' }, ...jobs.map((id) => h('li', {}, viewLink(context, { page: 'node', node: id, field: null }, nameOf(id)))))
+              ? h(
+                  'ul',
+                  { id: 'impact-jobs' },
+                  ...jobs.map((id) =>
+                    h('li', {}, viewLink(context, { page: 'node', node: id, field: null }, nameOf(id))),
+                  ),
+                )
               : h('p', {}, 'none'),
           ),
         );
