@@ -407,7 +407,9 @@ export class GraphView {
     // Edge width by throughput (log scale, 1 to 6 pixels) when the metrics have it.
     const byId = new Map(scene.nodes.map((node) => [node.id, node]));
     const throughputs = edges.map((edge) => edgeThroughput(edge, byId));
-    const most = Math.max(0, ...throughputs.map((value) => value ?? 0));
+    // A loop, not Math.max(...): a spread of 150,000 arguments overflows the stack.
+    let most = 0;
+    for (const value of throughputs) if (value !== null && value > most) most = value;
     edges.forEach((edge, index) => {
       const key = edgeKey(edge);
       if (graph.hasEdge(key)) return;
@@ -456,12 +458,12 @@ export class GraphView {
         const { width } = this.renderer.getDimensions();
         let leftmost = Infinity;
         graph.forEachNode((_, data) => (leftmost = Math.min(leftmost, data.x)));
-        const anchor = this.renderer.viewportToFramedGraph(this.renderer.graphToViewport({ x: leftmost, y: 0 }));
+        const anchor = this.renderer.viewportToFramedGraph(this.renderer.graphToViewport({ x: leftmost - this.card.width * 0.65, y: 0 }));
         const halfView =
           (this.renderer.viewportToFramedGraph({ x: width, y: 0 }).x -
             this.renderer.viewportToFramedGraph({ x: 0, y: 0 }).x) /
           2;
-        this.renderer.getCamera().setState({ x: anchor.x - 0.05 * ratio + halfView * ratio, y: 0.5, ratio });
+        this.renderer.getCamera().setState({ x: anchor.x + halfView * ratio, y: 0.5, ratio });
       }
     }
     await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
