@@ -46,6 +46,7 @@ import { graphRoutes } from './routes/graphs.js';
 import { pathRoutes } from './routes/paths.js';
 import { nodeMetricsRoutes } from './routes/nodeMetrics.js';
 import { provenanceRoutes } from './routes/provenance.js';
+import { impactRoutes } from './routes/impact.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
 import { pushRoutes } from './routes/push.js';
@@ -281,6 +282,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(pathRoutes, { prefix: '/api/v1', runtime });
   await app.register(nodeMetricsRoutes, { prefix: '/api/v1', runtime });
   await app.register(provenanceRoutes, { prefix: '/api/v1', runtime });
+  await app.register(impactRoutes, { prefix: '/api/v1', context: { runtime } });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });

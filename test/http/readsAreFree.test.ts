@@ -41,6 +41,7 @@ function requiredQuery(path: string): string {
     const edge = sampleGraph().edges[0]!;
     return `?src_id=${enc(edge.src_id)}&dst_id=${enc(edge.dst_id)}&edge_type=${edge.edge_type}`;
   }
+  if (path.endsWith('/impact')) return `?node_id=${enc(nodeForPath)}&field=order_id`;
   if (path.endsWith('/lineage/jobs/detail'))
     return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=enrich-orders`;
   return '';
