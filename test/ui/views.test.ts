@@ -294,17 +294,28 @@ describe('web UI views in headless Chromium', { skip }, () => {
   });
 
   it('shows the impact of a field, filters it, exports it as CSV, or says the API has no impact endpoint', async () => {
-    const topic = 'stream:topic:env-q7m2k9:lkc-7x9m2p/checkout_clicks';
+    // The clickstream topic's user_id feeds ksqlDB queries and their topics.
+    const found = await call(
+      stack.api.base,
+      'GET',
+      `/api/v1/graphs/${stack.graphId}/nodes?search=clickstream&node_type=topic`,
+      {
+        headers,
+      },
+    );
+    const topic = (found.body.nodes as { id: string; display_name: string }[]).find(
+      (item) => item.display_name === 'clickstream',
+    )!.id;
     const probeAnswer = await call(
       stack.api.base,
       'GET',
-      `/api/v1/graphs/${stack.graphId}/impact?node_id=${encodeURIComponent(topic)}&field=USER_ID`,
+      `/api/v1/graphs/${stack.graphId}/impact?node_id=${encodeURIComponent(topic)}&field=user_id`,
       { headers },
     );
-    await page.goto(`${stack.uiUrl}/?page=impact&node=${encodeURIComponent(topic)}&field=USER_ID`);
+    await page.goto(`${stack.uiUrl}/?page=impact&node=${encodeURIComponent(topic)}&field=user_id`);
     await waitForPage(page);
-    assert.match(await page.locator('#page-title').innerText(), /Impact of checkout_clicks\.USER_ID/);
-    assert.equal(await page.locator('#impact-field').inputValue(), 'USER_ID');
+    assert.match(await page.locator('#page-title').innerText(), /Impact of clickstream\.user_id/);
+    assert.equal(await page.locator('#impact-field').inputValue(), 'user_id');
     const missing = probeAnswer.status === 404 && /^no route/.test(String(probeAnswer.body?.detail ?? ''));
     if (missing) {
       assert.match(await page.locator('#impact-results [role=alert]').innerText(), /no impact endpoint/);
@@ -313,17 +324,29 @@ describe('web UI views in headless Chromium', { skip }, () => {
       assert.equal(probeAnswer.status, 200, probeAnswer.text);
       const rows = page.locator('#impact-columns tbody tr');
       assert.equal(await rows.count(), probeAnswer.body.columns.length);
-      const first = probeAnswer.body.columns[0];
-      if (first) {
-        await page.locator('#impact-filter').fill(first.field);
-        assert.ok((await rows.count()) <= probeAnswer.body.columns.length);
-        assert.match(await page.locator('#impact-columns').innerText(), new RegExp(first.field));
-      }
+      assert.ok(probeAnswer.body.columns.length > 1, 'the field feeds several columns');
+      assert.match(await page.locator('#impact-jobs').innerText(), /\S/);
+      // Filtering by the last column's dataset keeps its rows and drops others.
+      const lastName = (await rows.last().locator('td').first().innerText()).trim();
+      await page.locator('#impact-filter').fill(lastName);
+      const kept = await rows.count();
+      assert.ok(kept >= 1 && kept < probeAnswer.body.columns.length, `filtered: ${kept}`);
+      assert.match(await page.locator('#impact-columns').innerText(), new RegExp(lastName));
       const href = (await page.locator('#impact-csv').getAttribute('href'))!;
       assert.match(href, /format=csv/);
-      const csv = await page.evaluate(`fetch(${JSON.stringify(href)}).then((response) => response.text())`);
-      assert.match(String(csv), /node_id|field/);
+      const csv = String(await page.evaluate(`fetch(${JSON.stringify(href)}).then((response) => response.text())`));
+      assert.match(csv, /^node_id,field,hops,via/);
+      assert.equal(csv.trim().split('\n').length, probeAnswer.body.columns.length + 1, 'a CSV row per column');
+      // The whole node (every field).
+      await page.locator('#impact-filter').fill('');
+      await page.locator('#impact-field').selectOption('');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.waitForURL((url) => url.searchParams.get('page') === 'impact' && !url.searchParams.has('field'));
+      await waitForPage(page);
+      assert.match(await page.locator('#impact-summary').innerText(), /\d+ columns? in \d+ datasets?/);
+      assert.ok((await rows.count()) >= probeAnswer.body.columns.length, 'every field reaches at least what one does');
     }
+    await page.locator('#impact-filter').fill('');
     await screenshot(page, 'impact');
     assert.deepEqual(await axeViolations(page), []);
     // The history slider steps through time on this page too.

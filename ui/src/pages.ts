@@ -686,7 +686,8 @@ export function impactQuery(state: {
 }) {
   return {
     node_id: state.node,
-    field: state.field,
+    // `*`: every field of the node (the whole node).
+    field: state.field ?? '*',
     direction: state.direction,
     depth: state.depth,
     as_of: state.asOf,
@@ -705,7 +706,7 @@ export function renderImpactPage(
     'select',
     { id: 'impact-field' },
     h('option', { value: '' }, '(the whole node)'),
-    ...(node ? fieldsOf(node, context) : []).map((field) =>
+    ...[...new Set([...(node ? fieldsOf(node, context) : []), ...(state.field ? [state.field] : [])])].map((field) =>
       h('option', { value: field, selected: field === state.field }, field),
     ),
   );
