@@ -458,7 +458,9 @@ export class GraphView {
         const { width } = this.renderer.getDimensions();
         let leftmost = Infinity;
         graph.forEachNode((_, data) => (leftmost = Math.min(leftmost, data.x)));
-        const anchor = this.renderer.viewportToFramedGraph(this.renderer.graphToViewport({ x: leftmost - this.card.width * 0.65, y: 0 }));
+        const anchor = this.renderer.viewportToFramedGraph(
+          this.renderer.graphToViewport({ x: leftmost - this.card.width * 0.65, y: 0 }),
+        );
         const halfView =
           (this.renderer.viewportToFramedGraph({ x: width, y: 0 }).x -
             this.renderer.viewportToFramedGraph({ x: 0, y: 0 }).x) /
