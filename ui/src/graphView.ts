@@ -10,7 +10,7 @@
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { createNodeBorderProgram } from '@sigma/node-border';
-import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover } from 'sigma/rendering';
+import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover, drawDiscNodeLabel } from 'sigma/rendering';
 import { cardScreen, CARD_MIN_HEIGHT_PIXELS, drawCard } from './cards';
 import { edgeThroughput, groupPath } from './graphData';
 import type { LineageEdge, LineageNode } from './api';
@@ -192,12 +192,19 @@ export class GraphView {
       labelRenderedSizeThreshold: 0,
       labelDensity: 0.6,
       labelGridCellSize: 160,
-      defaultDrawNodeLabel: (context, data) => drawCard(context, data as never),
+      // Below the cards' zoom, a large graph keeps sigma's plain labels, as many as its label grid
+      // leaves room for (never overlapping), so that a graph of thousands of nodes is named at a glance.
+      defaultDrawNodeLabel: (context, data, settings) => {
+        if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never);
+        else if (this.graph.order > CARD_LAYOUT_NODES && !(data as { faded?: boolean }).faded)
+          drawDiscNodeLabel(context, data, settings);
+      },
       defaultDrawNodeHover: (context, data, settings) => {
         if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never, 'hovered');
         else drawDiscNodeHover(context, data, settings);
       },
       labelFont: 'system-ui, sans-serif',
+      labelColor: { color: '#1b1f24' },
       zIndex: true,
       stagePadding: STAGE_PADDING,
       // Nothing is hidden while moving: a pan moves what is drawn, so edges and labels stay.
@@ -217,6 +224,8 @@ export class GraphView {
     this.groupCanvas = this.renderer.createCanvas('groups', { beforeLayer: 'edges' });
     Object.assign(this.groupCanvas.style, { position: 'absolute', inset: '0', width: '100%', height: '100%' });
     this.renderer.on('beforeRender', () => this.measureCards());
+    // Sigma processes a new graph after 'beforeRender' (its normalization changes): measure again.
+    this.renderer.on('afterProcess', () => this.measureCards());
     this.renderer.on('afterRender', () => this.drawGroups());
     this.panCache = panCache.attach(this.renderer as unknown as Sigma);
   }

@@ -1129,7 +1129,10 @@ function applyTheme(chosen: string | null) {
   themeButton.setAttribute('aria-pressed', String(dark));
   theme.faded = dark ? '#30363d' : '#e4e6ea';
   refreshCardColors();
-  view.renderer.refresh({ skipIndexation: true });
+  const labelColor = { color: dark ? '#e6edf3' : '#1b1f24' };
+  if (view.renderer.getSetting('labelColor').color !== labelColor.color)
+    view.renderer.setSetting('labelColor', labelColor);
+  else view.renderer.refresh({ skipIndexation: true });
 }
 themeButton.addEventListener('click', () => {
   const next = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
