@@ -29,7 +29,14 @@ interface LineageEdge {
 const { elideMiddle } = (await load('cards')) as {
   elideMiddle(text: string, width: number, measure: (text: string) => number): string;
 };
-const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput } = (await load('graphData')) as {
+const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, collapseGroups } = (await load(
+  'graphData',
+)) as {
+  collapseGroups(
+    nodes: LineageNode[],
+    edges: LineageEdge[],
+    collapsed: string[],
+  ): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> };
   collapseIntoTopics(
     nodes: LineageNode[],
     edges: LineageEdge[],
@@ -110,6 +117,33 @@ describe('readable lineage view', () => {
       ['topic CONSUMES job'],
     );
     assert.equal(describeCollapsed(folded.collapsed.get('topic')), '1 consumer group, 1 schema');
+  });
+
+  it('collapses an environment or a cluster into one node, leading its edges to it', () => {
+    const nodes = [
+      node('a', 'TOPIC', 'env-1', 'lkc-1'),
+      node('b', 'STREAM_JOB', 'env-1', 'lkc-1'),
+      node('c', 'TOPIC', 'env-1', 'lkc-2'),
+      node('d', 'TOPIC', 'env-2', 'lkc-3'),
+    ];
+    const edges = [edge('a', 'b', 'CONSUMES'), edge('b', 'c', 'PRODUCES'), edge('b', 'd', 'PRODUCES')];
+    const cluster = collapseGroups(nodes, edges, ['env-1/lkc-1']);
+    assert.deepEqual(
+      cluster.nodes.map((item) => item.id),
+      ['c', 'd', 'group:env-1/lkc-1'],
+    );
+    assert.deepEqual(
+      cluster.edges.map((item) => `${item.src_id} ${item.dst_id}`),
+      ['group:env-1/lkc-1 c', 'group:env-1/lkc-1 d'],
+    );
+    assert.equal(cluster.counts.get('group:env-1/lkc-1'), 2);
+    const environment = collapseGroups(nodes, edges, ['env-1', 'env-1/lkc-1']);
+    assert.deepEqual(
+      environment.nodes.map((item) => item.id),
+      ['d', 'group:env-1'],
+    );
+    assert.equal(environment.counts.get('group:env-1'), 3, 'the outermost collapsed group holds its clusters');
+    assert.deepEqual(collapseGroups(nodes, edges, []).nodes, nodes);
   });
 
   it('groups stream nodes by environment and cluster, others by system', () => {

@@ -142,6 +142,29 @@ describe('web UI views in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
+  it('collapses an environment into one node and expands it again', async () => {
+    await waitForRender(page);
+    const whole = Number(await page.locator('body').getAttribute('data-rendered-nodes'));
+    await page.locator('#collapse-env-x2n4c6').check();
+    await page.waitForURL((url) => url.searchParams.get('collapsed') === 'env-x2n4c6');
+    const collapsed = await waitForRender(page);
+    assert.ok(collapsed < whole, `${collapsed} < ${whole}`);
+    const group = (await page.evaluate(`(() => {
+      const graph = window.__lineageUi.view.graph;
+      return {
+        members: graph.nodes().filter((id) => id.includes(':env-x2n4c6:')).length,
+        text: graph.hasNode('group:env-x2n4c6') ? graph.getNodeAttribute('group:env-x2n4c6', 'collapsedText') : null,
+      };
+    })()`)) as { members: number; text: string | null };
+    assert.equal(group.members, 0, 'no node of the environment is drawn on its own');
+    assert.match(group.text ?? '', /^\d+ nodes collapsed/);
+    await screenshot(page, 'collapsed-environment');
+    await page.locator('#collapse-env-x2n4c6').uncheck();
+    await page.waitForURL((url) => !url.searchParams.has('collapsed'));
+    assert.equal(await waitForRender(page), whole);
+    guarded.assertClean();
+  });
+
   it('names a hovered node in full and highlights its neighbors and edges', async () => {
     await waitForRender(page);
     const target = (await page.evaluate(`(() => {

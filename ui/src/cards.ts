@@ -126,6 +126,14 @@ function drawIcon(
       context.ellipse(x, y + 2.5 * u, 3.2 * u, 1.2 * u, 0, Math.PI, 0, true);
       context.lineTo(x + 3.2 * u, y - 2.5 * u);
       break;
+    case 'GROUP': // a collapsed group: stacked cards
+      context.rect(x - 3.5 * u, y - 1.5 * u, 5 * u, 4.5 * u);
+      context.moveTo(x - 2 * u, y - 1.5 * u);
+      context.lineTo(x - 2 * u, y - 3 * u);
+      context.lineTo(x + 3.5 * u, y - 3 * u);
+      context.lineTo(x + 3.5 * u, y + 1.5 * u);
+      context.lineTo(x + 1.5 * u, y + 1.5 * u);
+      break;
     default: // jobs, queries, statements: a play triangle (something that runs)
       context.moveTo(x - 2 * u, y - 3 * u);
       context.lineTo(x + 3 * u, y);

@@ -156,3 +156,62 @@ export function edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>
   if (source?.node_type === 'TOPIC' && edge.edge_type === 'CONSUMES') return metric(source, 'metrics_sent_bytes');
   return null;
 }
+
+/** The id of the node standing for a collapsed group (`group:env-1/lkc-1`). */
+export const groupNodeId = (path: string) => `group:${path}`;
+
+/**
+ * Collapses groups (environments, clusters, other systems: `groupPath` joined with `/`) into one
+ * node each, counting what it holds; edges are led to and from that node (one per type and pair),
+ * and edges within a group dropped. A node belongs to the outermost collapsed group of its path.
+ */
+export function collapseGroups(
+  nodes: LineageNode[],
+  edges: LineageEdge[],
+  collapsed: string[],
+): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> } {
+  if (collapsed.length === 0) return { nodes, edges, counts: new Map() };
+  const wanted = new Set(collapsed);
+  const owner = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const groups = new Map<string, LineageNode>();
+  const kept: LineageNode[] = [];
+  for (const node of nodes) {
+    const path = groupPath(node);
+    const depth = path.findIndex((_, index) => wanted.has(path.slice(0, index + 1).join('/')));
+    if (depth < 0) {
+      kept.push(node);
+      continue;
+    }
+    const key = path.slice(0, depth + 1).join('/');
+    const id = groupNodeId(key);
+    owner.set(node.id, id);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+    if (!groups.has(id)) {
+      const stream = node.environment_id !== null;
+      groups.set(id, {
+        id,
+        node_type: 'GROUP',
+        system: node.system,
+        qualified_name: key,
+        display_name: path[depth]!,
+        environment_id: stream ? path[0]! : null,
+        cluster_id: stream && depth === 1 ? path[1]! : null,
+        attributes: null,
+      });
+    }
+  }
+  const seen = new Set<string>();
+  const led: LineageEdge[] = [];
+  for (const edge of edges) {
+    const src = owner.get(edge.src_id) ?? edge.src_id;
+    const dst = owner.get(edge.dst_id) ?? edge.dst_id;
+    if (src === dst && (owner.has(edge.src_id) || owner.has(edge.dst_id))) continue;
+    const moved = src !== edge.src_id || dst !== edge.dst_id ? { ...edge, src_id: src, dst_id: dst } : edge;
+    const key = diffEdgeKey(moved);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    led.push(moved);
+  }
+  return { nodes: [...kept, ...groups.values()], edges: led, counts };
+}

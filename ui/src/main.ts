@@ -20,7 +20,14 @@ import {
   type Traversal,
 } from './api';
 import { formatTime, h, replaceChildren } from './dom';
-import { collapseIntoTopics, describeCollapsed, diffScene, passesFilters } from './graphData';
+import {
+  collapseGroups,
+  collapseIntoTopics,
+  describeCollapsed,
+  diffScene,
+  groupPath,
+  passesFilters,
+} from './graphData';
 import { refreshCardColors } from './cards';
 import { renderImpactPage, renderNodePage, type PageContext } from './pages';
 import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphView';
@@ -219,7 +226,11 @@ app.append(
   ),
 );
 
-const view = new GraphView(canvas, (nodeId) => setState({ node: nodeId, tab: 'node' }));
+const view = new GraphView(canvas, (nodeId) =>
+  nodeId.startsWith('group:')
+    ? setState({ collapsed: state.collapsed.filter((path) => `group:${path}` !== nodeId) })
+    : setState({ node: nodeId, tab: 'node' }),
+);
 view.onEmphasis = showTooltip;
 startLayoutWorker(); // its script loads while the graph is fetched
 const operations = buildOperations({
@@ -419,6 +430,14 @@ async function refreshNow() {
       (focusIds ? focusIds.has(node.id) : true) &&
       (passesFilters(node, filterState) || node.id === state.focus || node.id === state.node),
   );
+  // Collapsed environments, clusters and systems: one node each (a click expands it).
+  if (state.collapsed.length > 0 && !diff) {
+    const grouped = collapseGroups(nodes, edges, state.collapsed);
+    nodes = grouped.nodes;
+    edges = grouped.edges;
+    collapsed ??= new Map();
+    for (const [id, count] of grouped.counts) collapsed.set(id, `${count} node${count === 1 ? '' : 's'}`);
+  }
   let pathSet: Set<string> | undefined;
   const path =
     state.pathFrom && state.pathTo ? await findPath(graphId, state.pathFrom, state.pathTo, pointInTime) : null;
@@ -684,6 +703,7 @@ function renderFilters(allNodes: LineageNode[]) {
       }),
       h('label', { for: 'show-internal' }, 'Show internal topics'),
     ),
+    groupToggles(allNodes),
     checkboxGroup(
       'System',
       'system',
@@ -712,6 +732,47 @@ function renderFilters(allNodes: LineageNode[]) {
       state.clusters,
       'clusters',
     ),
+  );
+}
+
+/** Checkboxes that collapse an environment, a cluster or a system into one node. */
+function groupToggles(allNodes: LineageNode[]) {
+  const paths = new Set<string>();
+  for (const node of allNodes) {
+    const path = groupPath(node);
+    for (let depth = 1; depth <= path.length; depth++) paths.add(path.slice(0, depth).join('/'));
+  }
+  return h(
+    'fieldset',
+    { id: 'collapse-groups' },
+    h('legend', {}, 'Collapse into one node'),
+    ...[...paths].sort().map((path) => {
+      const id = `collapse-${path.replace(/[^\w-]+/g, '_')}`;
+      return h(
+        'div',
+        { class: 'check' },
+        h('input', {
+          id,
+          type: 'checkbox',
+          checked: state.collapsed.includes(path),
+          onchange: (event: Event) => {
+            const checked = (event.target as HTMLInputElement).checked;
+            setState({
+              collapsed: checked ? [...state.collapsed, path] : state.collapsed.filter((item) => item !== path),
+            });
+          },
+        }),
+        h(
+          'label',
+          { for: id },
+          path.includes('/')
+            ? `cluster ${path.split('/')[1]} (in ${path.split('/')[0]})`
+            : path in SYSTEM_COLORS
+              ? humanize(path)
+              : `environment ${path}`,
+        ),
+      );
+    }),
   );
 }
 
@@ -1068,6 +1129,9 @@ canvas.addEventListener('keydown', (event) => {
   else if (move) {
     const cursor = view.moveCursor(view.cursor ? directions[event.key as keyof typeof directions] : 'start');
     describeCursor(cursor);
+  } else if (event.key === 'Enter' && view.cursor?.startsWith('group:')) {
+    const group = view.cursor.slice('group:'.length);
+    setState({ collapsed: state.collapsed.filter((path) => path !== group) });
   } else if (event.key === 'Enter' && view.cursor) setState({ page: 'node', node: view.cursor, field: null });
   else if (event.key === ' ' && view.cursor) setState({ node: view.cursor, tab: 'node' });
   else if (event.key === 'Escape') {
