@@ -80,64 +80,64 @@ function drawIcon(
   context.strokeStyle = '#ffffff';
   context.fillStyle = '#ffffff';
   context.lineWidth = Math.max(1, size / 11);
-  const u = size / 10;
+  const unit = size / 10;
   context.beginPath();
   switch (nodeType) {
     case 'TOPIC': // a log: three stacked records
       for (const dy of [-2.5, 0, 2.5]) {
-        context.moveTo(x - 3 * u, y + dy * u);
-        context.lineTo(x + 3 * u, y + dy * u);
+        context.moveTo(x - 3 * unit, y + dy * unit);
+        context.lineTo(x + 3 * unit, y + dy * unit);
       }
       break;
     case 'CONNECTOR': // a plug
-      context.rect(x - 2.5 * u, y - 1 * u, 5 * u, 3.5 * u);
-      context.moveTo(x - 1.2 * u, y - 1 * u);
-      context.lineTo(x - 1.2 * u, y - 3.5 * u);
-      context.moveTo(x + 1.2 * u, y - 1 * u);
-      context.lineTo(x + 1.2 * u, y - 3.5 * u);
+      context.rect(x - 2.5 * unit, y - 1 * unit, 5 * unit, 3.5 * unit);
+      context.moveTo(x - 1.2 * unit, y - 1 * unit);
+      context.lineTo(x - 1.2 * unit, y - 3.5 * unit);
+      context.moveTo(x + 1.2 * unit, y - 1 * unit);
+      context.lineTo(x + 1.2 * unit, y - 3.5 * unit);
       break;
     case 'CONSUMER_GROUP': // people
-      context.arc(x - 1.7 * u, y - 1 * u, 1.4 * u, 0, Math.PI * 2);
-      context.moveTo(x + 3.1 * u, y - 1 * u);
-      context.arc(x + 1.7 * u, y - 1 * u, 1.4 * u, 0, Math.PI * 2);
-      context.moveTo(x - 3.5 * u, y + 3 * u);
-      context.lineTo(x + 3.5 * u, y + 3 * u);
+      context.arc(x - 1.7 * unit, y - 1 * unit, 1.4 * unit, 0, Math.PI * 2);
+      context.moveTo(x + 3.1 * unit, y - 1 * unit);
+      context.arc(x + 1.7 * unit, y - 1 * unit, 1.4 * unit, 0, Math.PI * 2);
+      context.moveTo(x - 3.5 * unit, y + 3 * unit);
+      context.lineTo(x + 3.5 * unit, y + 3 * unit);
       break;
     case 'SCHEMA': // braces
-      context.moveTo(x - 1 * u, y - 3.5 * u);
-      context.lineTo(x - 2.5 * u, y);
-      context.lineTo(x - 1 * u, y + 3.5 * u);
-      context.moveTo(x + 1 * u, y - 3.5 * u);
-      context.lineTo(x + 2.5 * u, y);
-      context.lineTo(x + 1 * u, y + 3.5 * u);
+      context.moveTo(x - 1 * unit, y - 3.5 * unit);
+      context.lineTo(x - 2.5 * unit, y);
+      context.lineTo(x - 1 * unit, y + 3.5 * unit);
+      context.moveTo(x + 1 * unit, y - 3.5 * unit);
+      context.lineTo(x + 2.5 * unit, y);
+      context.lineTo(x + 1 * unit, y + 3.5 * unit);
       break;
     case 'MATERIALIZED_TABLE':
     case 'CATALOG_TABLE': // a table grid
-      context.rect(x - 3.5 * u, y - 3 * u, 7 * u, 6 * u);
-      context.moveTo(x - 3.5 * u, y - 1 * u);
-      context.lineTo(x + 3.5 * u, y - 1 * u);
-      context.moveTo(x, y - 1 * u);
-      context.lineTo(x, y + 3 * u);
+      context.rect(x - 3.5 * unit, y - 3 * unit, 7 * unit, 6 * unit);
+      context.moveTo(x - 3.5 * unit, y - 1 * unit);
+      context.lineTo(x + 3.5 * unit, y - 1 * unit);
+      context.moveTo(x, y - 1 * unit);
+      context.lineTo(x, y + 3 * unit);
       break;
     case 'EXTERNAL_DATASET': // a cylinder
-      context.ellipse(x, y - 2.5 * u, 3.2 * u, 1.2 * u, 0, 0, Math.PI * 2);
-      context.moveTo(x - 3.2 * u, y - 2.5 * u);
-      context.lineTo(x - 3.2 * u, y + 2.5 * u);
-      context.ellipse(x, y + 2.5 * u, 3.2 * u, 1.2 * u, 0, Math.PI, 0, true);
-      context.lineTo(x + 3.2 * u, y - 2.5 * u);
+      context.ellipse(x, y - 2.5 * unit, 3.2 * unit, 1.2 * unit, 0, 0, Math.PI * 2);
+      context.moveTo(x - 3.2 * unit, y - 2.5 * unit);
+      context.lineTo(x - 3.2 * unit, y + 2.5 * unit);
+      context.ellipse(x, y + 2.5 * unit, 3.2 * unit, 1.2 * unit, 0, Math.PI, 0, true);
+      context.lineTo(x + 3.2 * unit, y - 2.5 * unit);
       break;
     case 'GROUP': // a collapsed group: stacked cards
-      context.rect(x - 3.5 * u, y - 1.5 * u, 5 * u, 4.5 * u);
-      context.moveTo(x - 2 * u, y - 1.5 * u);
-      context.lineTo(x - 2 * u, y - 3 * u);
-      context.lineTo(x + 3.5 * u, y - 3 * u);
-      context.lineTo(x + 3.5 * u, y + 1.5 * u);
-      context.lineTo(x + 1.5 * u, y + 1.5 * u);
+      context.rect(x - 3.5 * unit, y - 1.5 * unit, 5 * unit, 4.5 * unit);
+      context.moveTo(x - 2 * unit, y - 1.5 * unit);
+      context.lineTo(x - 2 * unit, y - 3 * unit);
+      context.lineTo(x + 3.5 * unit, y - 3 * unit);
+      context.lineTo(x + 3.5 * unit, y + 1.5 * unit);
+      context.lineTo(x + 1.5 * unit, y + 1.5 * unit);
       break;
     default: // jobs, queries, statements: a play triangle (something that runs)
-      context.moveTo(x - 2 * u, y - 3 * u);
-      context.lineTo(x + 3 * u, y);
-      context.lineTo(x - 2 * u, y + 3 * u);
+      context.moveTo(x - 2 * unit, y - 3 * unit);
+      context.lineTo(x + 3 * unit, y);
+      context.lineTo(x - 2 * unit, y + 3 * unit);
       context.closePath();
       context.fill();
   }
