@@ -154,7 +154,7 @@ async function recordSyntheticGraphs(
 async function measureGraph(browser: Browser, uiUrl: string, name: string, graphId: string): Promise<UiBenchRow> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1`);
+  await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1&collapsed=`);
   await page.locator('body[data-graph-state=ready]').waitFor({ state: 'attached', timeout: 300_000 });
   const figures = (await page.evaluate(`(() => {
     const ui = window.__lineageUi;

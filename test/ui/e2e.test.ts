@@ -212,7 +212,7 @@ describe('web UI in headless Chromium', { skip }, () => {
       200,
     );
     try {
-      await page.goto(`${stack.uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1`);
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1&collapsed=`);
       assert.equal(await waitForRender(page), 2_500);
       await panThenClick(page);
     } finally {

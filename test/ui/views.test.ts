@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { buildUiServer } from '../../infra/ui/server.js';
 import { call } from '../http/helpers.js';
 import {
@@ -160,7 +161,7 @@ describe('web UI views in headless Chromium', { skip }, () => {
     assert.match(group.text ?? '', /^\d+ nodes?$/);
     await screenshot(page, 'collapsed-environment');
     await page.locator('#collapse-env-x2n4c6').uncheck();
-    await page.waitForURL((url) => !url.searchParams.has('collapsed'));
+    await page.waitForURL((url) => url.searchParams.get('collapsed') === '');
     assert.equal(await waitForRender(page), whole);
     guarded.assertClean();
   });
@@ -438,6 +439,57 @@ describe('web UI views in headless Chromium', { skip }, () => {
     } finally {
       await fresh.close();
       await down.close();
+    }
+  });
+
+  it('opens a 5,000-node graph legible: its environments collapsed into named cards, each expanding on Enter', async () => {
+    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'legible-5000' }, headers });
+    const graphId = created.body.graph_id as string;
+    const graph = syntheticGraph({ nodes: 5_000, edges: 7_500, seed: 5 });
+    assert.equal(
+      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+      200,
+    );
+    try {
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}`);
+      const drawn = await waitForRender(page);
+      assert.ok(drawn <= 20, `environments and systems collapsed: ${drawn} nodes drawn`);
+      assert.equal(
+        await page.evaluate('window.__lineageUi.view.cardsShown()'),
+        true,
+        'named cards at the opening zoom',
+      );
+      const cards = await drawnCards(page);
+      assert.ok(cards.length >= Math.min(drawn, 4), `cards drawn: ${cards.length} of ${drawn}`);
+      for (const [index, a] of cards.entries())
+        for (const b of cards.slice(index + 1))
+          assert.ok(
+            a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top,
+            `cards of ${a.node} and ${b.node} overlap`,
+          );
+      assert.ok(
+        (await page.evaluate(
+          "window.__lineageUi.view.graph.nodes().every((id) => /^\\d+ nodes?$/.test(window.__lineageUi.view.graph.getNodeAttribute(id, 'collapsedText')))",
+        )) as boolean,
+        'each card counts what it holds',
+      );
+      await screenshot(page, 'legible-5000');
+      // Enter on the cursor's group expands it.
+      await page.locator('#graph').focus();
+      await page.keyboard.press('ArrowRight');
+      const group = (await page.evaluate('window.__lineageUi.view.cursor')) as string;
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.searchParams.has('collapsed'));
+      const expanded = await waitForRender(page);
+      assert.ok(expanded > drawn, `${group} expanded: ${expanded} > ${drawn}`);
+      assert.ok(
+        !(await page.evaluate(`window.__lineageUi.view.graph.hasNode(${JSON.stringify(group)})`)),
+        'the group is drawn as its nodes',
+      );
+      guarded.assertClean();
+    } finally {
+      await page.goto('about:blank');
+      await call(stack.api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers });
     }
   });
 

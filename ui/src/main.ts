@@ -228,7 +228,7 @@ app.append(
 
 const view = new GraphView(canvas, (nodeId) =>
   nodeId.startsWith('group:')
-    ? setState({ collapsed: state.collapsed.filter((path) => `group:${path}` !== nodeId) })
+    ? setState({ collapsed: collapsedNow.filter((path) => `group:${path}` !== nodeId) })
     : setState({ node: nodeId, tab: 'node' }),
 );
 view.onEmphasis = showTooltip;
@@ -349,10 +349,11 @@ async function refreshNow() {
       : undefined;
   if (key !== documentKey) {
     announce('Loading the graph…');
-    const request = api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+    // The overview's small requests go first: the API answers them before it serializes the whole graph.
     const arrived = { done: false };
     if (summary.node_count > OVERVIEW_NODES && state.page === 'graph' && !state.focus && !state.diffFrom)
       void showOverview(graphId, pointInTime, summary.node_count, arrived);
+    const request = api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
     try {
       graphDocument = await request;
     } finally {
@@ -431,8 +432,12 @@ async function refreshNow() {
       (passesFilters(node, filterState) || node.id === state.focus || node.id === state.node),
   );
   // Collapsed environments, clusters and systems: one node each (a click expands it).
-  if (state.collapsed.length > 0 && !diff) {
-    const grouped = collapseGroups(nodes, edges, state.collapsed);
+  // Automatic: a graph too large to read whole opens with every environment and system collapsed.
+  collapsedNow =
+    state.collapsed ??
+    (nodes.length > AUTO_COLLAPSE_NODES && !diff ? [...new Set(nodes.map((node) => groupPath(node)[0]!))] : []);
+  if (collapsedNow.length > 0 && !diff) {
+    const grouped = collapseGroups(nodes, edges, collapsedNow);
     nodes = grouped.nodes;
     edges = grouped.edges;
     collapsed ??= new Map();
@@ -572,6 +577,11 @@ function renderPage(graphId: string, asOf: string | null) {
   announce(document.title.replace(' · lineage-svc', ''));
   pageView.focus();
 }
+
+/** Above this many nodes to draw, environments and systems open collapsed (unless `collapsed` is in the URL). */
+const AUTO_COLLAPSE_NODES = 600;
+/** The groups collapsed in the drawing shown (the URL's, or the automatic ones). */
+let collapsedNow: string[] = [];
 
 /** Above this many nodes, a grouped overview is drawn while the whole graph is fetched. */
 const OVERVIEW_NODES = 20_000;
@@ -754,11 +764,11 @@ function groupToggles(allNodes: LineageNode[]) {
         h('input', {
           id,
           type: 'checkbox',
-          checked: state.collapsed.includes(path),
+          checked: collapsedNow.includes(path),
           onchange: (event: Event) => {
             const checked = (event.target as HTMLInputElement).checked;
             setState({
-              collapsed: checked ? [...state.collapsed, path] : state.collapsed.filter((item) => item !== path),
+              collapsed: checked ? [...collapsedNow, path] : collapsedNow.filter((item) => item !== path),
             });
           },
         }),
@@ -1131,7 +1141,7 @@ canvas.addEventListener('keydown', (event) => {
     describeCursor(cursor);
   } else if (event.key === 'Enter' && view.cursor?.startsWith('group:')) {
     const group = view.cursor.slice('group:'.length);
-    setState({ collapsed: state.collapsed.filter((path) => path !== group) });
+    setState({ collapsed: collapsedNow.filter((path) => path !== group) });
   } else if (event.key === 'Enter' && view.cursor) setState({ page: 'node', node: view.cursor, field: null });
   else if (event.key === ' ' && view.cursor) setState({ node: view.cursor, tab: 'node' });
   else if (event.key === 'Escape') {

@@ -14,7 +14,7 @@
  * | `tab` | the side panel's tab: `node`, `changes` or `operations` |
  * | `page` | `node` (the node's detail page) or `impact` (what depends on it); the graph when absent |
  * | `field`, `direction`, `depth` | the impact page: a field of the node, `upstream` (default downstream), hops at most |
- * | `collapsed` | environments, clusters (`env/cluster`) or systems drawn as one node each, comma-separated |
+ * | `collapsed` | environments, clusters (`env/cluster`) or systems drawn as one node each, comma-separated; empty: none; absent: every environment and system when more than 600 nodes would be drawn |
  * | `groups` | `1` shows consumer groups (and schemas) as their own nodes instead of folded into their topic |
  */
 
@@ -41,7 +41,8 @@ export interface ViewState {
   direction: 'downstream' | 'upstream';
   depth: number | null;
   showGroups: boolean;
-  collapsed: string[];
+  /** Null: automatic (every top-level group collapsed when the graph is too large to read whole). */
+  collapsed: string[] | null;
 }
 
 /** Default hops of a focus (upstream and downstream). */
@@ -78,7 +79,7 @@ export function readViewState(search: string): ViewState {
     direction: query.get('direction') === 'upstream' ? 'upstream' : 'downstream',
     depth: query.get('depth') !== null && Number.isInteger(depth) && depth >= 1 && depth <= 50 ? depth : null,
     showGroups: query.get('groups') === '1',
-    collapsed: list(query.get('collapsed')),
+    collapsed: query.has('collapsed') ? list(query.get('collapsed')) : null,
   };
 }
 
@@ -109,7 +110,7 @@ export function writeViewState(state: ViewState): string {
   if (state.direction !== 'downstream') query.set('direction', state.direction);
   if (state.depth !== null) query.set('depth', String(state.depth));
   if (state.showGroups) query.set('groups', '1');
-  set('collapsed', state.collapsed.join(','));
+  if (state.collapsed !== null) query.set('collapsed', state.collapsed.join(','));
   const text = query.toString();
   return text ? `?${text}` : '';
 }
