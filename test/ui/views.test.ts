@@ -275,6 +275,12 @@ describe('web UI views in headless Chromium', { skip }, () => {
     assert.match(await page.locator('#history').innerText(), /First seen .*present as of[\s\S]*added by/);
     assert.ok((await page.locator('#metrics svg.sparkline').count()) > 0, 'metric series drawn');
     assert.match(await page.locator('#runs').innerText(), /Jobs that write it[\s\S]*Jobs that read it/);
+    // An edge's provenance, from the edges' history endpoint.
+    const asked = page.waitForRequest((request) => request.url().includes('/edges/history?'));
+    await page.locator('table.edges button').first().click();
+    assert.match((await asked).url(), /src_id=.*dst_id=.*edge_type=/);
+    await page.locator('#edge-history-0 li').first().waitFor();
+    assert.match(await page.locator('#edge-history-0').innerText(), /revision \d+\): added by/);
     await screenshot(page, 'node-page');
     assert.deepEqual(await axeViolations(page), []);
     guarded.assertClean();

@@ -277,6 +277,7 @@ export function renderNodePage(container: HTMLElement, node: LineageNode | null,
     ),
   );
 
+  sections.push(edgesSection(node, context));
   sections.push(loadingSection('runs', 'OpenLineage runs', () => runsOf(node, context)));
   sections.push(loadingSection('history', 'History and provenance', () => provenanceOf(node, context)));
   sections.push(loadingSection('metrics', 'Metrics', () => metricsOf(node, context)));
@@ -476,6 +477,92 @@ async function provenanceOf(node: LineageNode, context: PageContext) {
       ),
     ),
   ];
+}
+
+/**
+ * The node's edges, upstream then downstream, each with a link to the other end and a button that
+ * shows the edge's provenance (`GET /graphs/{id}/edges/history`: when it appeared, each change, why).
+ */
+function edgesSection(node: LineageNode, context: PageContext): HTMLElement {
+  const nameOf = (id: string) => context.nodesById.get(id)?.display_name ?? id;
+  const touching = context.edges.filter((edge) => edge.src_id === node.id || edge.dst_id === node.id);
+  const ordered = [
+    ...touching.filter((edge) => edge.dst_id === node.id),
+    ...touching.filter((edge) => edge.src_id === node.id),
+  ];
+  const rows = ordered.map((edge, index) => {
+    const upstream = edge.dst_id === node.id;
+    const other = upstream ? edge.src_id : edge.dst_id;
+    const detail = h('div', { class: 'edge-history', id: `edge-history-${index}` });
+    const show = async () => {
+      replaceChildren(detail, h('p', { role: 'status' }, 'Loading its history…'));
+      try {
+        const history = await api<NodeHistory>('GET', `/graphs/${encodeURIComponent(context.graphId)}/edges/history`, {
+          src_id: edge.src_id,
+          dst_id: edge.dst_id,
+          edge_type: edge.edge_type,
+        });
+        replaceChildren(
+          detail,
+          h(
+            'ol',
+            {},
+            ...history.changes.map((change) =>
+              h('li', {}, `${formatTime(change.recorded_at)} (revision ${change.revision}): ${change.reason}`),
+            ),
+          ),
+        );
+      } catch (error) {
+        replaceChildren(detail, h('p', { role: 'alert' }, `Its history could not be loaded: ${errorText(error)}`));
+      }
+    };
+    return h(
+      'tr',
+      {},
+      h('td', {}, upstream ? 'from' : 'to'),
+      h('td', {}, humanize(edge.edge_type)),
+      h('td', {}, viewLink(context, { page: 'node', node: other, field: null }, nameOf(other))),
+      h(
+        'td',
+        {},
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `History of the edge ${upstream ? 'from' : 'to'} ${nameOf(other)}`,
+            onclick: () => void show(),
+          },
+          'History',
+        ),
+        detail,
+      ),
+    );
+  });
+  return h(
+    'section',
+    { class: 'card-section', 'aria-labelledby': 'edges-title' },
+    h('h2', { id: 'edges-title' }, 'Edges'),
+    rows.length > 0
+      ? h(
+          'table',
+          { class: 'grid edges' },
+          h('caption', {}, `${plural(rows.length, 'edge')}, upstream first`),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'col' }, 'Direction'),
+              h('th', { scope: 'col' }, 'Type'),
+              h('th', { scope: 'col' }, 'Other end'),
+              h('th', { scope: 'col' }, 'Provenance'),
+            ),
+          ),
+          h('tbody', {}, ...rows),
+        )
+      : h('p', {}, 'No edge.'),
+  );
 }
 
 /** An ingested OpenLineage event as listed by `GET /lineage/events`. */
