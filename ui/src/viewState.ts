@@ -14,7 +14,8 @@
  * | `tab` | the side panel's tab: `node`, `changes` or `operations` |
  * | `page` | `node` (the node's detail page) or `impact` (what depends on it); the graph when absent |
  * | `field`, `direction`, `depth` | the impact page: a field of the node, `upstream` (default downstream), hops at most |
- * | `collapsed` | environments, clusters (`env/cluster`) or systems drawn as one node each, comma-separated; empty: none; absent: every environment and system when more than 600 nodes would be drawn |
+ * | `collapsed` | environments, clusters (`env/cluster`) or systems drawn as one node each, comma-separated; |
+ * | | empty: none; absent: every environment and system when more than 600 nodes would be drawn |
  * | `groups` | `1` shows consumer groups (and schemas) as their own nodes instead of folded into their topic |
  */
 
