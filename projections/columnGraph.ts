@@ -268,6 +268,26 @@ const unknownHop = (node_id: string, job: string | null): ColumnStep => ({
   subtype: 'UNKNOWN',
 });
 
+/**
+ * The steps out of (or into) columns already asked for, for one revision of one graph: derived
+ * state, dropped when the graph moves on (`stepMemo`). At most `MEMO_LIMIT` columns; emptied when full.
+ */
+export interface StepMemo {
+  revision: number;
+  steps: Map<string, { steps: ColumnStep[]; terminalJobs: string[] }>;
+}
+
+/** Columns a memo holds at most. */
+const MEMO_LIMIT = 500_000;
+const memos = new WeakMap<ResidentGraph, StepMemo>();
+
+/** The memo of `graph` at `revision`: the one kept for it, or a new one when the graph changed since. */
+export function stepMemo(graph: ResidentGraph, revision: number): StepMemo {
+  let memo = memos.get(graph);
+  if (!memo || memo.revision !== revision) memos.set(graph, (memo = { revision, steps: new Map() }));
+  return memo;
+}
+
 /** What a walk is told of the edges it may take. */
 export interface StepOptions {
   /** Take INDIRECT edges (join keys, filters, group-by, window columns) too. */
@@ -427,12 +447,13 @@ export function walkColumns(
   direction: ColumnDirection,
   depth: number,
   indirect: boolean,
+  memo?: StepMemo,
 ): ColumnWalk {
-  const direct = walkOnce(graph, origin, direction, depth, { indirect: false });
+  const direct = walkOnce(graph, origin, direction, depth, { indirect: false }, memo);
   const jobs = direct.jobs;
   const columns = [...direct.columns.values()];
   if (indirect) {
-    const wide = walkOnce(graph, origin, direction, depth, { indirect: true });
+    const wide = walkOnce(graph, origin, direction, depth, { indirect: true }, memo);
     for (const [key, column] of wide.columns)
       if (!direct.columns.has(key)) columns.push({ ...column, type: 'INDIRECT' });
     for (const [job, hop] of wide.jobs) if (!jobs.has(job)) jobs.set(job, hop);
@@ -452,8 +473,20 @@ function walkOnce(
   direction: ColumnDirection,
   depth: number,
   options: StepOptions,
+  memo?: StepMemo,
 ): { columns: Map<string, ReachedColumn>; jobs: Map<string, number> } {
-  const stepsOf = direction === 'downstream' ? downstreamSteps : upstreamSteps;
+  const walk = direction === 'downstream' ? downstreamSteps : upstreamSteps;
+  const memoKey = `${direction}\u0000${options.indirect ? 1 : 0}\u0000`;
+  const stepsOf = (node: string, field: string, stepOptions: StepOptions) => {
+    if (!memo) return walk(graph, node, field, stepOptions);
+    const key = memoKey + columnKey(node, field);
+    let found = memo.steps.get(key);
+    if (!found) {
+      if (memo.steps.size >= MEMO_LIMIT) memo.steps.clear();
+      memo.steps.set(key, (found = walk(graph, node, field, stepOptions)));
+    }
+    return found;
+  };
   const originKey = columnKey(origin.node_id, origin.field);
   const columns = new Map<string, ReachedColumn>();
   const jobs = new Map<string, number>();
@@ -468,7 +501,7 @@ function walkOnce(
       if (done.has(key)) continue;
       done.add(key);
       if (key !== originKey) columns.set(key, column);
-      const { steps, terminalJobs } = stepsOf(graph, column.node_id, column.field, options);
+      const { steps, terminalJobs } = stepsOf(column.node_id, column.field, options);
       if (hops + 1 <= depth) for (const job of terminalJobs) if (!jobs.has(job)) jobs.set(job, hops + 1);
       for (const step of steps) {
         if (step.job !== null && hops + 1 > depth) continue;

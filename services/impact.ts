@@ -14,6 +14,7 @@ import { DATASET_NODE_TYPES } from '../src/graph/model.js';
 import {
   ALL_FIELDS,
   knownFields,
+  stepMemo,
   walkColumns,
   type ColumnDirection,
   type ColumnLineageSubtype,
@@ -144,7 +145,7 @@ export async function fieldImpact(
       `node "${query.node_id}" is a ${node.node_type}, not a dataset: ask for a field of a topic, table or external dataset`,
     );
   const origin = { node_id: node.id, field: originField(state.graph, node.id, query.field) };
-  const walk = walkColumns(state.graph, origin, direction, depth, indirect);
+  const walk = walkColumns(state.graph, origin, direction, depth, indirect, stepMemo(state.graph, state.revision));
   const nodes = new Set(walk.jobs);
   for (const column of walk.columns) nodes.add(column.node_id);
   return { origin, direction, columns: walk.columns, jobs: walk.jobs, node_count: nodes.size };
