@@ -192,8 +192,8 @@ export class GraphView {
       labelRenderedSizeThreshold: 0,
       labelDensity: 0.6,
       labelGridCellSize: 160,
-      // Below the cards' zoom, a large graph keeps sigma's plain labels, as many as its label grid
-      // leaves room for (never overlapping), so that a graph of thousands of nodes is named at a glance.
+      // Below the cards' zoom, a large graph keeps sigma's plain labels, a few per cell of its label
+      // grid (long names may still touch), so that a graph of thousands of nodes is named at a glance.
       defaultDrawNodeLabel: (context, data, settings) => {
         if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never);
         else if (this.graph.order > CARD_LAYOUT_NODES && !(data as { faded?: boolean }).faded)
