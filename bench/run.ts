@@ -376,8 +376,18 @@ else {
   const medium = row('synthetic-20000');
   if (medium) check('UI panning, 20,000 nodes', medium.pan_fps, 'fps', '>= 30', medium.pan_fps >= 30);
   const large = row('synthetic-100000');
-  if (large)
+  if (large) {
     check('UI first render, 100,000 nodes', large.first_render_ms, 'ms', '< 5,000', large.first_render_ms < 5000);
+    check(
+      'UI first useful picture, 100,000 nodes',
+      large.first_picture_ms,
+      'ms',
+      '< 3,000',
+      large.first_picture_ms < 3000,
+    );
+    check('UI panning, 100,000 nodes', large.pan_fps, 'fps', '>= 30', large.pan_fps >= 30);
+    check('UI zooming, 100,000 nodes', large.zoom_fps, 'fps', '>= 30', large.zoom_fps >= 30);
+  }
 }
 
 console.log(
