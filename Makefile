@@ -25,7 +25,7 @@ help:
 	@echo "make api-docs        rewrite the endpoint table of docs/api.md from the OpenAPI document"
 	@echo "make format          rewrite every TypeScript file in Prettier's format"
 	@echo "make bench           run the benchmarks; writes bench/results.json"
-	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
+	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk, database outage, 30 MB imports, UI probes (prints a table)"
 	@echo "make facet-schemas   rewrite the custom OpenLineage facets' JSON Schemas in docs/facets/"
 	@echo "make browser         install headless Chromium for the UI tests and bench when missing"
 	@echo "make kafka           run an Apache Kafka broker on 127.0.0.1 (prints KAFKA_BOOTSTRAP=...; Ctrl-C stops it)"
@@ -107,9 +107,11 @@ format: install
 
 # test/package/pack.test.ts installs the packed tarball only when LINEAGE_SVC_TEST_PACKAGE=1
 # (it takes minutes: better-sqlite3 is compiled); `make package-check`, run by .ci/run, sets it.
+# The Kafka test files share one broker, started beside the runner while the first files run
+# (test/kafka/sharedBroker.ts); a file run alone starts its own.
 test: build browser java-jars
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
-	$(NODE_TEST) $(TESTS)
+	node --import tsx test/kafka/sharedBroker.ts $(NODE_TEST) $(TESTS)
 
 # The Kafka tests, the OpenLineage Java client tests and the Helm chart test run Apache's, OpenLineage's and helm-java's jars, which
 # Maven copies from Maven Central into ~/.cache/lineage-svc once (infra/kafka/maven.ts); without

@@ -33,6 +33,7 @@ import {
   upstreamTraversal,
 } from './openApiExamples.js';
 import { traversalGraph } from '../../src/export/index.js';
+import { MARQUEZ_OPERATIONS } from './marquezOperations.js';
 
 /** The documentation of one operation. */
 export interface OperationDocs {
@@ -54,6 +55,23 @@ export interface OperationDocs {
 
 /** What `traversalGraph` takes: a traversal's answer. */
 type TraversalAnswer = Parameters<typeof traversalGraph>[0];
+
+const IMPACT_EXAMPLE = {
+  origin: { node_id: 'stream:topic:env-q7m2k9:lkc-7x9m2p/pg.retail.public.orders', field: 'after.customer_id' },
+  direction: 'downstream',
+  columns: [
+    {
+      node_id: 'stream:topic:env-q7m2k9:lkc-7x9m2p/orders_enriched',
+      field: 'customer_id',
+      hops: 1,
+      via: ['stream:stream_job:env-q7m2k9:enrich-orders'],
+      type: 'DIRECT',
+      subtype: 'IDENTITY',
+    },
+  ],
+  jobs: ['stream:stream_job:env-q7m2k9:enrich-orders'],
+  node_count: 2,
+};
 
 const NO_GRAPH = 'No graph with that id or name (or it did not exist at as_of)';
 const NO_NODE = 'No graph with that id or name, or no node with that id in it';
@@ -309,6 +327,26 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
         dst_id: 'stream:topic:env-q7m2k9:lkc-7x9m2p/orders_enriched',
         edge_type: 'PRODUCES',
       },
+    },
+  },
+  'GET /api/v1/graphs/:graph_id/impact': {
+    operationId: 'getFieldImpact',
+    description:
+      'Every column downstream (or upstream) of one field of a dataset, at most depth jobs away, with the jobs ' +
+      'between: DIRECT column lineage of Flink statements, ksqlDB queries and connectors, Tableflow and mirror ' +
+      'topics field for field; a hop whose mapping is not known reaches the field `*` with subtype UNKNOWN. ' +
+      'include=indirect adds the columns only INDIRECT lineage reaches (join keys, filters, group-by, window ' +
+      'columns), marked INDIRECT. format=csv streams node_id,field,hops,via rows (via `;`-separated), no row cap.',
+    responses: {
+      200: 'The columns and jobs reached, or them as CSV',
+      400: 'A bad direction, depth, include or format, a node that is not a dataset, or a malformed as_of',
+      404: 'No graph with that id or name, no such node, or a field the node is not known to have (listed)',
+    },
+    responseExample: IMPACT_EXAMPLE,
+    textAnswers: {
+      'text/csv':
+        'node_id,field,hops,via\n' +
+        'stream:topic:env-q7m2k9:lkc-7x9m2p/orders_enriched,customer_id,1,stream:stream_job:env-q7m2k9:enrich-orders\n',
     },
   },
 };
@@ -581,4 +619,5 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDocs>> = {
   ...TASKS,
   ...LINEAGE,
   ...PUSH_AND_WATCHERS,
+  ...MARQUEZ_OPERATIONS,
 };

@@ -75,16 +75,45 @@ export interface NormalizeOptions {
   sizeBytes?: number;
 }
 
-/** Canonical JSON: object keys sorted recursively, no whitespace. */
+/** Most object keys quoted once and remembered by `quotedKey` (keys repeat from event to event). */
+const QUOTED_KEYS_REMEMBERED = 10_000;
+const quotedKeys = new Map<string, string>();
+
+/** `JSON.stringify(key)`, remembered for the first `QUOTED_KEYS_REMEMBERED` keys met. */
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < QUOTED_KEYS_REMEMBERED) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/**
+ * Canonical JSON: object keys sorted recursively (UTF-16 code unit order, as `Array.prototype.sort`),
+ * properties whose value is `undefined` left out, no whitespace. Built by concatenation, with object
+ * keys quoted once per process (about twice as fast as mapping and joining, which the Kafka ingest
+ * profile showed at 8% of its time).
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value))
-    return `[${value.map((entry) => (entry === undefined ? 'null' : canonicalJson(entry))).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index += 1) {
+      if (index > 0) text += ',';
+      const entry: unknown = value[index];
+      text += entry === undefined ? 'null' : canonicalJson(entry);
+    }
+    return `${text}]`;
+  }
+  let text = '{';
+  for (const key of Object.keys(value).sort()) {
+    const entry = (value as Record<string, unknown>)[key];
+    if (entry === undefined) continue;
+    if (text.length > 1) text += ',';
+    text += `${quotedKey(key)}:${canonicalJson(entry)}`;
+  }
+  return `${text}}`;
 }
 
 /** SHA-256 hex of the canonical JSON of `value`. */

@@ -1,0 +1,120 @@
+/**
+ * Field-level impact analysis (issue 26): `GET /api/v1/graphs/{graph_id}/impact`, a schema and one
+ * call into `services/impact.ts` (`fieldImpact`). JSON by default; `format=csv` streams one
+ * `node_id,field,hops,via` row per column (csv-stringify; `via` `;`-separated), with no row cap.
+ *
+ * Errors (problem+json): 400 for a bad direction, depth, include or format, a node that is not a
+ * dataset, or a malformed `as_of`; 404 for an unknown graph or node, or a field the node is not known
+ * to have (the detail lists the known fields).
+ */
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  DEFAULT_IMPACT_DEPTH,
+  fieldImpact,
+  IMPACT_DIRECTIONS,
+  impactCsvHeader,
+  impactCsvRows,
+  MAX_IMPACT_DEPTH,
+  MIN_IMPACT_DEPTH,
+  type ImpactAnswer,
+} from '../../../services/impact.js';
+import type { ServiceContext } from '../../../services/context.js';
+import { ProblemSchema, problemResponses } from '../problem.js';
+import { AsOf, count, GraphIdParams, rawJsonSerializer } from './schemas.js';
+
+/** Options of `impactRoutes`. */
+export interface ImpactRoutesOptions {
+  /** The service context (its runtime is read). */
+  context: Pick<ServiceContext, 'runtime'>;
+}
+
+const ImpactColumnSchema = z.object({
+  node_id: z.string().describe('The dataset node'),
+  field: z.string().describe('Its field; `*` for a dataset reached through a hop of unknown transformation'),
+  hops: z.number().int().min(0).max(MAX_IMPACT_DEPTH).describe('Jobs between the origin and this column'),
+  via: z.array(z.string()).describe("Those jobs' node ids, in order from the origin"),
+  type: z
+    .enum(['DIRECT', 'INDIRECT'])
+    .describe('INDIRECT: reached only through join keys, filters, group-by or window columns'),
+  subtype: z
+    .string()
+    .describe(
+      'OpenLineage subtype of the last edge (IDENTITY, TRANSFORMATION, AGGREGATION, JOIN, FILTER, GROUP_BY, WINDOW), or UNKNOWN',
+    ),
+});
+
+const ImpactSchema = z
+  .object({
+    origin: z.object({ node_id: z.string(), field: z.string().describe('As the node spells it') }),
+    direction: z.enum(IMPACT_DIRECTIONS),
+    columns: z.array(ImpactColumnSchema).describe('Every column reached, by hops, then node id, then field'),
+    jobs: z.array(z.string()).describe('Jobs on the columns’ paths and jobs that read a reached column, nearest first'),
+    node_count: count('Distinct nodes in the answer: the columns’ datasets and the jobs'),
+  })
+  .meta({ id: 'FieldImpact' });
+
+const NotFound = ProblemSchema.describe(
+  'Unknown graph or node, or a field the node is not known to have (the detail lists the known fields)',
+);
+
+/** Streams an answer as CSV: the header, then one row per column. */
+function sendCsv(reply: FastifyReply, answer: ImpactAnswer, indirect: boolean): FastifyReply {
+  const csv = stringify({ header: true, columns: impactCsvHeader(indirect) });
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', 'attachment; filename="impact.csv"')
+    .send(Readable.from(impactCsvRows(answer, indirect)).pipe(csv));
+}
+
+/** Registers `GET /graphs/{graph_id}/impact` (with `{ prefix: '/api/v1' }`). */
+export const impactRoutes: FastifyPluginAsyncZod<ImpactRoutesOptions> = async (app, { context }) => {
+  app.get(
+    '/graphs/:graph_id/impact',
+    {
+      schema: {
+        tags: ['graphs'],
+        summary: 'Field-level impact: every column, job and table downstream (or upstream) of one field',
+        params: GraphIdParams,
+        querystring: z.object({
+          node_id: z.string().min(1).max(4096).describe('The dataset node (topic, table, external dataset)'),
+          field: z
+            .string()
+            .min(1)
+            .max(1024)
+            .describe('The field: a schema field, a catalog column, or nested (after.order_id)'),
+          direction: z.enum(IMPACT_DIRECTIONS).default('downstream').describe('downstream (default) or upstream'),
+          depth: z.coerce
+            .number()
+            .int()
+            .min(MIN_IMPACT_DEPTH)
+            .max(MAX_IMPACT_DEPTH)
+            .default(DEFAULT_IMPACT_DEPTH)
+            .describe(
+              `At most this many jobs between the origin and a column (${MIN_IMPACT_DEPTH}-${MAX_IMPACT_DEPTH}, default ${DEFAULT_IMPACT_DEPTH})`,
+            ),
+          as_of: AsOf,
+          include: z
+            .enum(['indirect'])
+            .optional()
+            .describe('indirect: add columns reached only through INDIRECT lineage'),
+          format: z
+            .enum(['json', 'csv'])
+            .default('json')
+            .describe('json (default) or csv (node_id,field,hops,via rows, streamed)'),
+        }),
+        response: { 200: ImpactSchema, ...problemResponses, 404: NotFound },
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request, reply) => {
+      const { format, ...query } = request.query;
+      const answer = await fieldImpact(context, request.params.graph_id, query);
+      if (format === 'json') return answer;
+      return sendCsv(reply, answer, query.include === 'indirect');
+    },
+  );
+};

@@ -1,0 +1,524 @@
+/**
+ * The column-level graph (issue 26, item 1): which field of which dataset feeds which field of which
+ * other dataset, and through which job. It is not stored: it is derived, edge by edge, from a
+ * resident graph (any revision, so `as_of` needs nothing more) and walked lazily from one field, so a
+ * question costs what it reaches, not the size of the graph.
+ *
+ * Where the column edges come from:
+ *
+ * - a job's PRODUCES edge attribute `column_lineage: [{ output, kind, inputs: [{ dataset, column }] }]`
+ *   (Flink statements and ksqlDB queries, `src/extraction/streamProcessing.ts`; connectors whose
+ *   configuration states their field mappings, `src/extraction/connectorFields.ts`): input field ->
+ *   output field, through the job, typed by `kind` as OpenLineage types it (`COLUMN_TRANSFORMATIONS`:
+ *   identity, transformation, aggregation are DIRECT; filter, join_key, group_by, window INDIRECT);
+ *   an input or output `*` (a star whose fields were unknown) passes every field under its own name;
+ * - a TRANSFORMS edge with the same attribute (catalog-reported column lineage), with no job;
+ * - MATERIALIZES (Tableflow: topic -> materialized table -> catalog table) and the TRANSFORMS of a
+ *   cluster link (mirror topic): every field under its own name, IDENTITY, with no job;
+ * - anything else that moves data with no column lineage (a job without the attribute on that
+ *   PRODUCES edge, a consumer group, a TRANSFORMS without it): a hop of **unknown transformation**,
+ *   kept rather than dropped: it reaches the field `*` (the whole dataset, subtype `UNKNOWN`), and a
+ *   walk on from `*` takes every column edge of that dataset, still `UNKNOWN`.
+ *
+ * A consumer group that is MEMBER_OF a job reads for that job: its reads are the job's. Field names
+ * match case-insensitively through a ksqlDB query (SQL_QUERY: ksqlDB folds unquoted names to upper
+ * case), and a query's output takes the spelling of the sink's registered schema when it has the
+ * field under another case. A nested field (`after.order_id`) matches an entry of its struct
+ * (`after`) and the other way round.
+ */
+import { COLUMN_TRANSFORMATIONS } from '../src/openlineage/fromGraph.js';
+import { JOB_NODE_TYPES, type Edge, type Node } from '../src/graph/model.js';
+import type { ResidentGraph } from './residentGraph.js';
+
+/** OpenLineage's transformation type of a column edge. */
+export type ColumnLineageType = 'DIRECT' | 'INDIRECT';
+
+/**
+ * OpenLineage's transformation subtype (IDENTITY, TRANSFORMATION, AGGREGATION; JOIN, FILTER,
+ * GROUP_BY, WINDOW, SORT, CONDITIONAL), or `UNKNOWN` for a hop whose column mapping is not known.
+ */
+export type ColumnLineageSubtype = string;
+
+/** The field of an unknown-transformation hop: the whole dataset. */
+export const ALL_FIELDS = '*';
+
+/** One column edge as the walk takes it. */
+export interface ColumnStep {
+  /** The dataset node reached. */
+  node_id: string;
+  /** Its field, as the dataset spells it (or `*`). */
+  field: string;
+  /** The job node the edge goes through; null for a hop without a job (Tableflow, a mirror topic). */
+  job: string | null;
+  type: ColumnLineageType;
+  subtype: ColumnLineageSubtype;
+}
+
+/** One entry of a `column_lineage` attribute, with one input. */
+interface LineageEntry {
+  output: string;
+  dataset: string;
+  column: string;
+  type: ColumnLineageType;
+  subtype: ColumnLineageSubtype;
+}
+
+/** A `column_lineage` attribute, indexed both ways (field keys folded when the engine folds case). */
+interface ParsedLineage {
+  folded: boolean;
+  /** Input dataset -> input field key -> entries. */
+  byInput: Map<string, Map<string, LineageEntry[]>>;
+  /** Output field key -> entries. */
+  byOutput: Map<string, LineageEntry[]>;
+  /** Every entry, in the attribute's order. */
+  entries: LineageEntry[];
+}
+
+/** Parsed attributes, by edge value: an edge that changes is a new value, so the cache never goes stale. */
+const parsedByEdge = new WeakMap<Edge, ParsedLineage | null>();
+
+/** The transformation of a `column_lineage` kind; group_by and window are INDIRECT, an unknown kind UNKNOWN. */
+export function transformationOfKind(kind: unknown): { type: ColumnLineageType; subtype: ColumnLineageSubtype } {
+  if (typeof kind !== 'string') return { type: 'DIRECT', subtype: 'UNKNOWN' };
+  return COLUMN_TRANSFORMATIONS[kind] ?? { type: 'DIRECT', subtype: 'UNKNOWN' };
+}
+
+/** Whether names are matched case-insensitively through this job (ksqlDB queries). */
+export function foldsCase(job: Node | undefined): boolean {
+  return job?.node_type === 'SQL_QUERY';
+}
+
+const keyOf = (name: string, folded: boolean) => (folded ? name.toLowerCase() : name);
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The parsed `column_lineage` of an edge, or null when it has none (not an array). */
+export function edgeLineage(edge: Edge, folded: boolean): ParsedLineage | null {
+  const cached = parsedByEdge.get(edge);
+  if (cached !== undefined && (cached === null || cached.folded === folded)) return cached;
+  const attribute = edge.attributes?.column_lineage;
+  let parsed: ParsedLineage | null = null;
+  if (Array.isArray(attribute)) {
+    parsed = { folded, byInput: new Map(), byOutput: new Map(), entries: [] };
+    for (const raw of attribute as unknown[]) {
+      if (typeof raw !== 'object' || raw === null) continue;
+      const { output, kind, inputs } = raw as { output?: unknown; kind?: unknown; inputs?: unknown };
+      if (typeof output !== 'string' || !Array.isArray(inputs)) continue;
+      const transformation = transformationOfKind(kind);
+      for (const input of inputs as unknown[]) {
+        const { dataset, column, resolved } = (input ?? {}) as {
+          dataset?: unknown;
+          column?: unknown;
+          resolved?: unknown;
+        };
+        if (typeof dataset !== 'string' || typeof column !== 'string' || resolved === false) continue;
+        const entry: LineageEntry = { output, dataset, column, ...transformation };
+        parsed.entries.push(entry);
+        let fields = parsed.byInput.get(dataset);
+        if (!fields) parsed.byInput.set(dataset, (fields = new Map()));
+        push(fields, keyOf(column, folded), entry);
+        push(parsed.byOutput, keyOf(output, folded), entry);
+      }
+    }
+  }
+  parsedByEdge.set(edge, parsed);
+  return parsed;
+}
+
+/** `field` and its enclosing structs: `a.b.c` -> `a.b.c`, `a.b`, `a`. */
+function selfAndParents(field: string): string[] {
+  const names = [field];
+  for (let dot = field.lastIndexOf('.'); dot > 0; dot = field.lastIndexOf('.', dot - 1))
+    names.push(field.slice(0, dot));
+  return names;
+}
+
+/** The entries of `index` whose key is `field`, one of its structs, one of its nested fields, or `*`. */
+function matching(index: Map<string, LineageEntry[]> | undefined, field: string, folded: boolean): LineageEntry[] {
+  if (!index) return [];
+  if (field === ALL_FIELDS) return [...index.values()].flat();
+  const key = keyOf(field, folded);
+  const found: LineageEntry[] = [];
+  for (const name of selfAndParents(key)) found.push(...(index.get(name) ?? []));
+  found.push(...(index.get(ALL_FIELDS) ?? []));
+  const prefix = `${key}.`;
+  for (const [name, entries] of index) if (name.startsWith(prefix)) found.push(...entries);
+  return found;
+}
+
+/**
+ * The field names a dataset node is known to have, in first-seen order: `declared`, those of its
+ * schemas (HAS_SCHEMA, value and key), of its `columns` attribute (catalog tables) and those its
+ * upstream passes through unchanged (Tableflow, mirror topics); `named`, the others that column
+ * lineage names on it (a ksqlDB query's upper-case spelling, a nested `after.order_id`).
+ */
+export function knownFields(graph: ResidentGraph, nodeId: string): { declared: string[]; named: string[] } {
+  const declared = new Set<string>();
+  const named = new Set<string>();
+  collectKnownFields(graph, nodeId, { declared, named }, new Set());
+  declared.delete(ALL_FIELDS);
+  return { declared: [...declared], named: [...named].filter((name) => name !== ALL_FIELDS && !declared.has(name)) };
+}
+
+function collectKnownFields(
+  graph: ResidentGraph,
+  nodeId: string,
+  fields: { declared: Set<string>; named: Set<string> },
+  seen: Set<string>,
+): void {
+  if (seen.has(nodeId) || seen.size > 8) return;
+  seen.add(nodeId);
+  const node = graph.node(nodeId);
+  if (!node) return;
+  for (const name of namedFields(node.attributes?.columns)) fields.declared.add(name);
+  for (const name of schemaFields(graph, nodeId)) fields.declared.add(name);
+  graph.forEachIncoming(nodeId, (edge, source) => {
+    const lineage = edgeLineage(edge, foldsCase(source));
+    if (lineage) for (const entry of lineage.entries) fields.named.add(entry.output);
+    if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) collectKnownFields(graph, source.id, fields, seen);
+  });
+  graph.forEachOutgoing(nodeId, (edge, _source, reader) => {
+    if (edge.edge_type !== 'CONSUMES') return;
+    for (const job of readingJobs(graph, reader))
+      for (const produced of producesEdges(graph, job.id))
+        for (const entries of edgeLineage(produced, foldsCase(job))?.byInput.get(nodeId)?.values() ?? [])
+          for (const entry of entries) fields.named.add(entry.column);
+  });
+}
+
+/** Names of a `[{ name }]` list (schema fields, catalog columns); empty for anything else. */
+function namedFields(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item: unknown) => {
+    const name = (item as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== '' ? [name] : [];
+  });
+}
+
+/** The fields of a topic's registered schemas (its HAS_SCHEMA targets), value schema first. */
+export function schemaFields(graph: ResidentGraph, nodeId: string): string[] {
+  const value: string[] = [];
+  const other: string[] = [];
+  if (!graph.hasNode(nodeId)) return value;
+  graph.forEachOutgoing(nodeId, (edge, _source, schema) => {
+    if (edge.edge_type !== 'HAS_SCHEMA') return;
+    (edge.attributes?.role === 'key' ? other : value).push(...namedFields(schema.attributes?.fields));
+  });
+  return [...value, ...other];
+}
+
+/** Whether a TRANSFORMS edge is a cluster link's mirror (the same records, field for field). */
+function isMirror(edge: Edge): boolean {
+  return edge.edge_type === 'TRANSFORMS' && typeof edge.attributes?.cluster_link === 'string';
+}
+
+/** The jobs a reader of a dataset reads for: a consumer group that is MEMBER_OF jobs reads for them. */
+function readingJobs(graph: ResidentGraph, reader: Node): Node[] {
+  if (reader.node_type !== 'CONSUMER_GROUP') return JOB_NODE_TYPES.has(reader.node_type) ? [reader] : [];
+  const owners: Node[] = [];
+  graph.forEachOutgoing(reader.id, (edge, _source, owner) => {
+    if (edge.edge_type === 'MEMBER_OF') owners.push(owner);
+  });
+  return owners.length > 0 ? owners : [reader];
+}
+
+/** A job's PRODUCES edges. */
+function producesEdges(graph: ResidentGraph, jobId: string): Edge[] {
+  const edges: Edge[] = [];
+  graph.forEachOutgoing(jobId, (edge) => {
+    if (edge.edge_type === 'PRODUCES') edges.push(edge);
+  });
+  return edges;
+}
+
+/** The datasets a job reads: its CONSUMES sources and those of its consumer groups. */
+function jobInputs(graph: ResidentGraph, jobId: string): string[] {
+  const inputs = new Set<string>();
+  graph.forEachIncoming(jobId, (edge, source) => {
+    if (edge.edge_type === 'CONSUMES') inputs.add(source.id);
+    if (edge.edge_type === 'MEMBER_OF')
+      graph.forEachIncoming(source.id, (read, dataset) => {
+        if (read.edge_type === 'CONSUMES') inputs.add(dataset.id);
+      });
+  });
+  return [...inputs];
+}
+
+/**
+ * The spelling of `field` on a sink: through a ksqlDB query, the registered schema's spelling of the
+ * same name under another case (a query writes `USER_ID`, the sink's schema says `user_id`).
+ */
+function sinkSpelling(graph: ResidentGraph, sink: string, field: string, folded: boolean): string {
+  if (!folded || field === ALL_FIELDS) return field;
+  const fields = schemaFields(graph, sink);
+  if (fields.includes(field)) return field;
+  const lower = field.toLowerCase();
+  return fields.find((name) => name.toLowerCase() === lower) ?? field;
+}
+
+const unknownHop = (node_id: string, job: string | null): ColumnStep => ({
+  node_id,
+  field: ALL_FIELDS,
+  job,
+  type: 'DIRECT',
+  subtype: 'UNKNOWN',
+});
+
+/**
+ * The steps out of (or into) columns already asked for, for one revision of one graph: derived
+ * state, dropped when the graph moves on (`stepMemo`). At most `MEMO_LIMIT` columns; emptied when full.
+ */
+export interface StepMemo {
+  revision: number;
+  steps: Map<string, { steps: ColumnStep[]; terminalJobs: string[] }>;
+}
+
+/** Columns a memo holds at most. */
+const MEMO_LIMIT = 500_000;
+const memos = new WeakMap<ResidentGraph, StepMemo>();
+
+/** The memo of `graph` at `revision`: the one kept for it, or a new one when the graph changed since. */
+export function stepMemo(graph: ResidentGraph, revision: number): StepMemo {
+  let memo = memos.get(graph);
+  if (!memo || memo.revision !== revision) memos.set(graph, (memo = { revision, steps: new Map() }));
+  return memo;
+}
+
+/** What a walk is told of the edges it may take. */
+export interface StepOptions {
+  /** Take INDIRECT edges (join keys, filters, group-by, window columns) too. */
+  indirect: boolean;
+}
+
+/**
+ * The column edges out of field `field` of dataset `nodeId` (downstream), and the jobs that read it
+ * and write nothing (`terminalJobs`: a consumer group, a sink whose output is not in the graph).
+ */
+export function downstreamSteps(
+  graph: ResidentGraph,
+  nodeId: string,
+  field: string,
+  options: StepOptions,
+): { steps: ColumnStep[]; terminalJobs: string[] } {
+  const steps: ColumnStep[] = [];
+  const terminalJobs: string[] = [];
+  const seenJobs = new Set<string>();
+  graph.forEachOutgoing(nodeId, (edge, _source, target) => {
+    if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) {
+      steps.push({
+        node_id: target.id,
+        field,
+        job: null,
+        type: 'DIRECT',
+        subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
+      });
+    } else if (edge.edge_type === 'TRANSFORMS') {
+      const lineage = edgeLineage(edge, false);
+      if (lineage) steps.push(...lineageSteps(graph, lineage, nodeId, field, target.id, null, options));
+      else steps.push(unknownHop(target.id, null));
+    } else if (edge.edge_type === 'CONSUMES') {
+      for (const job of readingJobs(graph, target)) {
+        if (seenJobs.has(job.id)) continue;
+        seenJobs.add(job.id);
+        const produced = producesEdges(graph, job.id);
+        if (produced.length === 0) terminalJobs.push(job.id);
+        for (const output of produced) {
+          const lineage = edgeLineage(output, foldsCase(job));
+          if (lineage) steps.push(...lineageSteps(graph, lineage, nodeId, field, output.dst_id, job.id, options));
+          else steps.push(unknownHop(output.dst_id, job.id));
+        }
+      }
+    }
+  });
+  return { steps, terminalJobs };
+}
+
+/** The steps an edge's lineage gives from `field` of `source` to `sink`. */
+function lineageSteps(
+  graph: ResidentGraph,
+  lineage: ParsedLineage,
+  source: string,
+  field: string,
+  sink: string,
+  job: string | null,
+  options: StepOptions,
+): ColumnStep[] {
+  const steps: ColumnStep[] = [];
+  for (const entry of matching(lineage.byInput.get(source), field, lineage.folded)) {
+    if (entry.type === 'INDIRECT' && !options.indirect) continue;
+    const output = entry.output === ALL_FIELDS && entry.column === ALL_FIELDS ? field : entry.output;
+    steps.push({
+      node_id: sink,
+      field: sinkSpelling(graph, sink, output, lineage.folded),
+      job,
+      type: entry.type,
+      subtype: field === ALL_FIELDS ? 'UNKNOWN' : entry.subtype,
+    });
+  }
+  return steps;
+}
+
+/**
+ * The column edges into field `field` of dataset `nodeId` (upstream), and the jobs that write it and
+ * read nothing in the graph (`terminalJobs`: a source connector, a generator).
+ */
+export function upstreamSteps(
+  graph: ResidentGraph,
+  nodeId: string,
+  field: string,
+  options: StepOptions,
+): { steps: ColumnStep[]; terminalJobs: string[] } {
+  const steps: ColumnStep[] = [];
+  const terminalJobs: string[] = [];
+  graph.forEachIncoming(nodeId, (edge, source) => {
+    if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) {
+      steps.push({
+        node_id: source.id,
+        field,
+        job: null,
+        type: 'DIRECT',
+        subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
+      });
+      return;
+    }
+    if (edge.edge_type !== 'TRANSFORMS' && edge.edge_type !== 'PRODUCES') return;
+    const job = edge.edge_type === 'PRODUCES' ? source : undefined;
+    const lineage = edgeLineage(edge, foldsCase(job));
+    if (lineage) {
+      const index = lineage.byOutput;
+      for (const entry of matching(index, field, lineage.folded)) {
+        if (entry.type === 'INDIRECT' && !options.indirect) continue;
+        const column = entry.column === ALL_FIELDS && entry.output === ALL_FIELDS ? field : entry.column;
+        const subtype = field === ALL_FIELDS ? 'UNKNOWN' : entry.subtype;
+        steps.push({ node_id: entry.dataset, field: column, job: job?.id ?? null, type: entry.type, subtype });
+      }
+      return;
+    }
+    if (!job) {
+      steps.push(unknownHop(source.id, null));
+      return;
+    }
+    const inputs = jobInputs(graph, job.id);
+    if (inputs.length === 0) terminalJobs.push(job.id);
+    for (const input of inputs) steps.push(unknownHop(input, job.id));
+  });
+  return { steps, terminalJobs };
+}
+
+/** A column the walk reached. */
+export interface ReachedColumn {
+  node_id: string;
+  field: string;
+  /** Jobs between the origin and the column. */
+  hops: number;
+  /** Those jobs' node ids, in order from the origin. */
+  via: string[];
+  /** DIRECT when a path of DIRECT edges reaches it; INDIRECT when only paths through an INDIRECT edge do. */
+  type: ColumnLineageType;
+  /** The subtype of the last edge of its path (`UNKNOWN` on and after an unknown-transformation hop). */
+  subtype: ColumnLineageSubtype;
+}
+
+/** What `walkColumns` answers. */
+export interface ColumnWalk {
+  /** Every column reached (not the origin), by hops, then node id, then field. */
+  columns: ReachedColumn[];
+  /** Every job a reached column's path goes through or that reads a reached column and writes nothing, by first hop, then id. */
+  jobs: string[];
+}
+
+/** The direction of a walk: along the data (`downstream`) or against it (`upstream`). */
+export type ColumnDirection = 'downstream' | 'upstream';
+
+/**
+ * Walks the column graph from `origin` in `direction`, at most `depth` jobs away: a breadth-first
+ * walk in which a hop through a job costs one and a hop without one (Tableflow, a mirror) none, so
+ * each column is listed once with the fewest jobs between it and the origin (and the first such
+ * path found). With `indirect`, a second walk takes INDIRECT edges too and adds the columns only
+ * it reaches, marked INDIRECT.
+ */
+export function walkColumns(
+  graph: ResidentGraph,
+  origin: { node_id: string; field: string },
+  direction: ColumnDirection,
+  depth: number,
+  indirect: boolean,
+  memo?: StepMemo,
+): ColumnWalk {
+  const direct = walkOnce(graph, origin, direction, depth, { indirect: false }, memo);
+  const jobs = direct.jobs;
+  const columns = [...direct.columns.values()];
+  if (indirect) {
+    const wide = walkOnce(graph, origin, direction, depth, { indirect: true }, memo);
+    for (const [key, column] of wide.columns)
+      if (!direct.columns.has(key)) columns.push({ ...column, type: 'INDIRECT' });
+    for (const [job, hop] of wide.jobs) if (!jobs.has(job)) jobs.set(job, hop);
+  }
+  columns.sort((a, b) => a.hops - b.hops || compare(a.node_id, b.node_id) || compare(a.field, b.field));
+  const jobList = [...jobs].sort((a, b) => a[1] - b[1] || compare(a[0], b[0])).map(([job]) => job);
+  return { columns, jobs: jobList };
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const columnKey = (node: string, field: string) => `${node}\u0000${field}`;
+
+/** One breadth-first walk (see `walkColumns`): the columns by key, and each job with its first hop. */
+function walkOnce(
+  graph: ResidentGraph,
+  origin: { node_id: string; field: string },
+  direction: ColumnDirection,
+  depth: number,
+  options: StepOptions,
+  memo?: StepMemo,
+): { columns: Map<string, ReachedColumn>; jobs: Map<string, number> } {
+  const walk = direction === 'downstream' ? downstreamSteps : upstreamSteps;
+  const memoKey = `${direction}\u0000${options.indirect ? 1 : 0}\u0000`;
+  const stepsOf = (node: string, field: string, stepOptions: StepOptions) => {
+    if (!memo) return walk(graph, node, field, stepOptions);
+    const key = memoKey + columnKey(node, field);
+    let found = memo.steps.get(key);
+    if (!found) {
+      if (memo.steps.size >= MEMO_LIMIT) memo.steps.clear();
+      memo.steps.set(key, (found = walk(graph, node, field, stepOptions)));
+    }
+    return found;
+  };
+  const originKey = columnKey(origin.node_id, origin.field);
+  const columns = new Map<string, ReachedColumn>();
+  const jobs = new Map<string, number>();
+  const done = new Set<string>();
+  const start: ReachedColumn = { ...origin, hops: 0, via: [], type: 'DIRECT', subtype: 'IDENTITY' };
+  let level: ReachedColumn[] = [start];
+  for (let hops = 0; level.length > 0 && hops <= depth; hops++) {
+    const next: ReachedColumn[] = [];
+    for (let index = 0; index < level.length; index++) {
+      const column = level[index]!;
+      const key = columnKey(column.node_id, column.field);
+      if (done.has(key)) continue;
+      done.add(key);
+      if (key !== originKey) columns.set(key, column);
+      const { steps, terminalJobs } = stepsOf(column.node_id, column.field, options);
+      if (hops + 1 <= depth) for (const job of terminalJobs) if (!jobs.has(job)) jobs.set(job, hops + 1);
+      for (const step of steps) {
+        if (step.job !== null && hops + 1 > depth) continue;
+        if (step.job !== null && !jobs.has(step.job)) jobs.set(step.job, hops + 1);
+        if (done.has(columnKey(step.node_id, step.field))) continue;
+        const reached: ReachedColumn = {
+          node_id: step.node_id,
+          field: step.field,
+          hops: step.job === null ? hops : hops + 1,
+          via: step.job === null ? column.via : [...column.via, step.job],
+          type: 'DIRECT',
+          subtype: column.subtype === 'UNKNOWN' && column !== start ? 'UNKNOWN' : step.subtype,
+        };
+        (step.job === null ? level : next).push(reached);
+      }
+    }
+    level = next;
+  }
+  return { columns, jobs };
+}
