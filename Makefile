@@ -113,10 +113,10 @@ test: build browser java-jars
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
 	node --import tsx test/kafka/sharedBroker.ts $(NODE_TEST) $(TESTS)
 
-# The Kafka tests and the OpenLineage Java client tests run Apache's and OpenLineage's jars, which
+# The Kafka tests, the OpenLineage Java client tests and the Helm chart test run Apache's, OpenLineage's and helm-java's jars, which
 # Maven copies from Maven Central into ~/.cache/lineage-svc once (infra/kafka/maven.ts); without
 # java and mvn this says so and those tests skip with a message.
-JAVA_POMS := infra/kafka/broker/pom.xml test/java/openlineage/pom.xml
+JAVA_POMS := infra/kafka/broker/pom.xml test/java/openlineage/pom.xml test/java/helm/pom.xml
 
 java-jars: install
 	@if command -v java >/dev/null && command -v mvn >/dev/null; then node --import tsx infra/kafka/maven.ts $(JAVA_POMS); \

@@ -74,7 +74,8 @@ const cli = command({
       long: 'advertised-url',
       type: optional(string),
       description:
-        'base URL written into answers and the export lines, for clients that reach it by another name (e.g. http://simulator:8080 in Compose); default http://HOST:PORT',
+        'base URL written into answers and the export lines, for clients that reach it by another name ' +
+        '(e.g. http://simulator:8080 in Compose); default http://HOST:PORT',
     }),
     latencyMs: option({
       long: 'latency-ms',

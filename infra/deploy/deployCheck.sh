@@ -267,8 +267,10 @@ check_image() {
   check 'better-sqlite3 keeps only its compiled module' \
     docker run --rm "$IMAGE" bash -c \
     'cd node_modules/better-sqlite3 && test ! -e deps && test ! -e src && test "$(find build -type f)" = build/Release/better_sqlite3.node'
-  check 'every bin answers --version in the image' docker run --rm "$IMAGE" bash -c \
-    'for bin in api extract watch ui simulator; do node dist/commands/$bin.js --version || exit 1; done'
+  check 'every bin of package.json answers --version in the image' docker run --rm "$IMAGE" node -e \
+    "const {execFileSync} = require('node:child_process');
+     for (const bin of Object.values(require('./package.json').bin))
+       process.stdout.write(execFileSync('node', [bin, '--version']));"
 }
 
 # --- 5. the API container alone ---------------------------------------------------------------

@@ -33,8 +33,14 @@ describe('engines', () => {
     assert.deepEqual(refusing, [], `packages that npm would warn about on Node ${floor.version}`);
   });
 
-  it('the README names the same floor', () => {
+  it('the README names the same floor and every tool a first `make demo` runs', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     assert.match(readme, new RegExp(`Node\\.js ${floor.major}\\.${floor.minor} or newer`));
+    const prerequisites = /^Prerequisites: [\s\S]*?\n\n/m.exec(readme)?.[0] ?? '';
+    // The Makefile's shell, make itself, npm and node, and node-gyp's toolchain for better-sqlite3.
+    const makefile = readFileSync(join(ROOT, 'Makefile'), 'utf8');
+    assert.match(makefile, /^SHELL := \/bin\/bash$/m);
+    for (const tool of ['Node.js', 'npm', 'make', 'bash', 'C++ compiler', 'g++', 'python3'])
+      assert.ok(prerequisites.includes(tool), `the README's prerequisites name ${tool}: ${prerequisites}`);
   });
 });
