@@ -480,9 +480,13 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
       const target = graph.node(edge.dst_id);
       if (!keep(target) || !DATASET_NODE_TYPES.has(target.node_type)) continue;
       const dataset = toDataset(target);
+      // Column inputs are named only when the view keeps their dataset (a view may drop a system).
       const columnLineage = columnLineageFacet(
         edge.attributes?.column_lineage,
-        (id) => graph.node(id),
+        (id) => {
+          const input = graph.node(id);
+          return input && keep(input) ? input : undefined;
+        },
         schemaFieldNames(dataset),
       );
       // The facet describes this job's write: it goes on this event's copy of the output only.
