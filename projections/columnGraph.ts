@@ -626,3 +626,93 @@ function walkOnce(
   }
   return { columns, jobs };
 }
+
+/** A field a schema (or a catalog table's columns) gained or lost. */
+export interface FieldChange {
+  /** The SCHEMA node (or the table) whose fields changed. */
+  node_id: string;
+  field: string;
+}
+
+/** A column edge that appeared or went: `input` feeds `output` through `job`. */
+export interface ColumnEdgeChange {
+  input: { node_id: string; field: string };
+  output: { node_id: string; field: string };
+  /** The job of a PRODUCES edge; null for a TRANSFORMS edge. */
+  job: string | null;
+  type: ColumnLineageType;
+  subtype: ColumnLineageSubtype;
+}
+
+/** Column-level changes between two points of a graph (issue 26, item 4). Lists sorted. */
+export interface ColumnChanges {
+  fields: { added: FieldChange[]; removed: FieldChange[] };
+  column_edges: { added: ColumnEdgeChange[]; removed: ColumnEdgeChange[] };
+}
+
+/**
+ * The column-level changes a graph diff holds: the fields of SCHEMA nodes (and `columns` of catalog
+ * tables) added, removed or changed, and the `column_lineage` entries of PRODUCES and TRANSFORMS
+ * edges added, removed or changed (a statement that stopped reading a column is a removed column
+ * edge). Reads only the diff's elements, so it costs what changed.
+ */
+export function columnChanges(diff: {
+  nodes: { added: Node[]; removed: Node[]; changed: Array<{ before: Node; after: Node }> };
+  edges: { added: Edge[]; removed: Edge[]; changed: Array<{ before: Edge; after: Edge }> };
+}): ColumnChanges {
+  const fieldsOf = (node: Node | undefined) =>
+    new Set(node ? [...namedFields(node.attributes?.fields), ...namedFields(node.attributes?.columns)] : []);
+  const fields: ColumnChanges['fields'] = { added: [], removed: [] };
+  const nodePairs: Array<[Node | undefined, Node | undefined]> = [
+    ...diff.nodes.added.map((node): [undefined, Node] => [undefined, node]),
+    ...diff.nodes.removed.map((node): [Node, undefined] => [node, undefined]),
+    ...diff.nodes.changed.map(({ before, after }): [Node, Node] => [before, after]),
+  ];
+  for (const [before, after] of nodePairs) {
+    const [was, is] = [fieldsOf(before), fieldsOf(after)];
+    const id = (after ?? before)!.id;
+    for (const field of is) if (!was.has(field)) fields.added.push({ node_id: id, field });
+    for (const field of was) if (!is.has(field)) fields.removed.push({ node_id: id, field });
+  }
+  const edges: ColumnChanges['column_edges'] = { added: [], removed: [] };
+  const edgePairs: Array<[Edge | undefined, Edge | undefined]> = [
+    ...diff.edges.added.map((edge): [undefined, Edge] => [undefined, edge]),
+    ...diff.edges.removed.map((edge): [Edge, undefined] => [edge, undefined]),
+    ...diff.edges.changed.map(({ before, after }): [Edge, Edge] => [before, after]),
+  ];
+  for (const [before, after] of edgePairs) {
+    const [was, is] = [columnEdgesOf(before), columnEdgesOf(after)];
+    for (const [key, change] of is) if (!was.has(key)) edges.added.push(change);
+    for (const [key, change] of was) if (!is.has(key)) edges.removed.push(change);
+  }
+  const byField = (a: FieldChange, b: FieldChange) => compare(a.node_id, b.node_id) || compare(a.field, b.field);
+  const byEdge = (a: ColumnEdgeChange, b: ColumnEdgeChange) =>
+    compare(a.output.node_id, b.output.node_id) ||
+    compare(a.output.field, b.output.field) ||
+    compare(a.input.node_id, b.input.node_id) ||
+    compare(a.input.field, b.input.field);
+  fields.added.sort(byField);
+  fields.removed.sort(byField);
+  edges.added.sort(byEdge);
+  edges.removed.sort(byEdge);
+  return { fields, column_edges: edges };
+}
+
+/** The column edges of one graph edge's `column_lineage`, by a key of all their parts. */
+function columnEdgesOf(edge: Edge | undefined): Map<string, ColumnEdgeChange> {
+  const found = new Map<string, ColumnEdgeChange>();
+  if (!edge || (edge.edge_type !== 'PRODUCES' && edge.edge_type !== 'TRANSFORMS')) return found;
+  const lineage = edgeLineage(edge, false);
+  const job = edge.edge_type === 'PRODUCES' ? edge.src_id : null;
+  for (const entry of lineage?.entries ?? []) {
+    const change: ColumnEdgeChange = {
+      input: { node_id: entry.dataset, field: entry.column },
+      output: { node_id: edge.dst_id, field: entry.output },
+      job,
+      type: entry.type,
+      subtype: entry.subtype,
+    };
+    found.set([entry.dataset, entry.column, edge.dst_id, entry.output, job, entry.subtype].join('\u0000'), change);
+  }
+  return found;
+}

@@ -244,6 +244,63 @@ describe('field-level impact on the demo estate', () => {
     assert.equal(restored.status, 200, restored.text);
   });
 
+  it('diffs at column level: a field removed from a schema, a statement that stopped reading a column', async () => {
+    const before = (await call(api.base, 'GET', `/api/v1/graphs/${graphId}`)).body as { revision: number };
+    const schema = `stream:schema:${ENV}:orders_enriched-value`;
+    const nodes = demo.nodes.map((node) =>
+      node.id === schema
+        ? {
+            ...node,
+            attributes: {
+              ...node.attributes,
+              fields: (node.attributes!.fields as Array<{ name: string }>).filter(
+                (field) => field.name !== 'loyalty_tier',
+              ),
+            },
+          }
+        : node,
+    );
+    const edges = demo.edges.map((edge) =>
+      edge.src_id === job('orders-to-bi') && edge.edge_type === 'PRODUCES'
+        ? {
+            ...edge,
+            attributes: {
+              column_lineage: (edge.attributes!.column_lineage as Array<{ output: string }>).filter(
+                (entry) => entry.output !== 'loyalty_tier',
+              ),
+            },
+          }
+        : edge,
+    );
+    const changed = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import?mode=replace`, {
+      json: { nodes, edges },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    const answer = await call(api.base, 'GET', `/api/v1/graphs/${graphId}/diff/columns?from=${before.revision}`);
+    assert.equal(answer.status, 200, answer.text);
+    const diff = answer.body as {
+      fields: { added: unknown[]; removed: unknown[] };
+      column_edges: { added: unknown[]; removed: Array<{ input: unknown; output: unknown; subtype: string }> };
+    };
+    assert.deepEqual(diff.fields, { added: [], removed: [{ node_id: schema, field: 'loyalty_tier' }] });
+    assert.deepEqual(diff.column_edges.added, []);
+    assert.deepEqual(
+      diff.column_edges.removed.map((edge) => [edge.input, edge.output, edge.subtype]),
+      [
+        [{ node_id: ENRICHED, field: 'loyalty_tier' }, { node_id: FOR_BI, field: 'loyalty_tier' }, 'IDENTITY'],
+        [{ node_id: ENRICHED, field: 'status' }, { node_id: FOR_BI, field: 'loyalty_tier' }, 'FILTER'],
+      ],
+    );
+    // The impact as of then still has the column; now it has not.
+    const now = await impact(`node_id=${enc(ENRICHED)}&field=loyalty_tier`);
+    assert.ok(!now.columns.some((column) => column.node_id === FOR_BI));
+    const then = await impact(`node_id=${enc(ENRICHED)}&field=loyalty_tier&as_of=${before.revision}`);
+    assert.ok(then.columns.some((column) => column.node_id === FOR_BI && column.field === 'loyalty_tier'));
+    const restored = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import?mode=replace`, { json: demo });
+    assert.equal(restored.status, 200, restored.text);
+    assertProblem(await call(api.base, 'GET', `/api/v1/graphs/${graphId}/diff/columns?from=yesterday`), 400);
+  });
+
   it('answers problem+json for an unknown node or field, a bad direction, depth or include, and a job', async () => {
     const get = (parameters: string) => call(api.base, 'GET', `/api/v1/graphs/${graphId}/impact?${parameters}`);
     assertProblem(
