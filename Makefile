@@ -1,5 +1,5 @@
 # lineage-svc: every entry point of the project. `make demo` and `make test` work on a fresh
-# machine with only Node >= 20 and npm: each installs what it needs first.
+# machine with Node >= 20.19, npm, make, a C++ compiler and python3 (README.md): each installs what it needs first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -9,7 +9,7 @@ NODE_TEST := node --import tsx --test --test-reporter=spec
 TESTS := $(shell find test -name '*.test.ts' 2>/dev/null | sort)
 
 .PHONY: help install build typecheck lint api-docs format test test-file package-check demo bench soak facet-schemas clean ui \
-	browser serve kafka java-jars
+	browser serve kafka java-jars deploy-check
 
 # One line per target; `make` alone prints this.
 help:
@@ -25,16 +25,20 @@ help:
 	@echo "make api-docs        rewrite the endpoint table of docs/api.md from the OpenAPI document"
 	@echo "make format          rewrite every TypeScript file in Prettier's format"
 	@echo "make bench           run the benchmarks; writes bench/results.json"
-	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk (prints a table)"
+	@echo "make soak            long adversarial runs: load, SIGKILL loops, full disk, database outage, 30 MB imports, UI probes (prints a table)"
 	@echo "make facet-schemas   rewrite the custom OpenLineage facets' JSON Schemas in docs/facets/"
 	@echo "make browser         install headless Chromium for the UI tests and bench when missing"
 	@echo "make kafka           run an Apache Kafka broker on 127.0.0.1 (prints KAFKA_BOOTSTRAP=...; Ctrl-C stops it)"
 	@echo "make java-jars       fetch the Kafka broker's and the OpenLineage Java client's jars with Maven, once (make test runs it)"
 	@echo "make install         npm install, when package.json or package-lock.json changed"
+	@echo "make deploy-check    build the image and run it, the Compose demo profile included, with Docker (opt-in; root; minutes)"
 	@echo "make clean           remove dist/ and the install stamp"
 
+# A first install takes minutes (better-sqlite3 is compiled where no prebuilt binary fits): a line
+# says so first, and --foreground-scripts shows the packages' install scripts (the compile) as they run.
 node_modules/.install-stamp: package.json $(wildcard package-lock.json)
-	npm install --no-audit --no-fund
+	@echo "make: npm install (a first install takes a few minutes: better-sqlite3 may be compiled; its output follows)"
+	npm install --no-audit --no-fund --foreground-scripts
 	@touch $@
 
 install: node_modules/.install-stamp
@@ -79,7 +83,7 @@ typecheck: install
 # pinned @redocly/cli 2.77.0 supports Node 20, which package.json's engines allow); anything else
 # it prints is shown as it is.
 REDOCLY_NODE_NOTICE := make lint: Redocly CLI notes that its future releases need Node.js 22.12 or later; \
-	the pinned @redocly/cli 2.77.0 runs on this Node (package.json engines: node >= 20.12)
+	the pinned @redocly/cli 2.77.0 runs on this Node (package.json engines: node >= 20.19)
 
 lint: install
 	npx prettier --check --log-level warn "**/*.ts"
@@ -103,14 +107,16 @@ format: install
 
 # test/package/pack.test.ts installs the packed tarball only when LINEAGE_SVC_TEST_PACKAGE=1
 # (it takes minutes: better-sqlite3 is compiled); `make package-check`, run by .ci/run, sets it.
+# The Kafka test files share one broker, started beside the runner while the first files run
+# (test/kafka/sharedBroker.ts); a file run alone starts its own.
 test: build browser java-jars
 	@if [ -z "$(TESTS)" ]; then echo "make test: no test files found under test/" >&2; exit 1; fi
-	$(NODE_TEST) $(TESTS)
+	node --import tsx test/kafka/sharedBroker.ts $(NODE_TEST) $(TESTS)
 
-# The Kafka tests and the OpenLineage Java client tests run Apache's and OpenLineage's jars, which
+# The Kafka tests, the OpenLineage Java client tests and the Helm chart test run Apache's, OpenLineage's and helm-java's jars, which
 # Maven copies from Maven Central into ~/.cache/lineage-svc once (infra/kafka/maven.ts); without
 # java and mvn this says so and those tests skip with a message.
-JAVA_POMS := infra/kafka/broker/pom.xml test/java/openlineage/pom.xml
+JAVA_POMS := infra/kafka/broker/pom.xml test/java/openlineage/pom.xml test/java/helm/pom.xml
 
 java-jars: install
 	@if command -v java >/dev/null && command -v mvn >/dev/null; then node --import tsx infra/kafka/maven.ts $(JAVA_POMS); \
@@ -150,6 +156,13 @@ soak: install
 # After changing a custom OpenLineage facet: rewrite its published JSON Schema in docs/facets/.
 facet-schemas: install
 	node --import tsx infra/openlineage/writeFacetSchemas.ts
+
+# Opt-in, not part of `make test`: installs Debian's docker.io and starts the engine when missing,
+# builds the image with BuildKit (stand-in base images from Debian packages where no image registry
+# is reachable), runs the API container and the Compose demo profile, checks them, tears down
+# (infra/deploy/deployCheck.sh; docs/operations.md, "Checking a deployment for real").
+deploy-check:
+	bash infra/deploy/deployCheck.sh
 
 clean:
 	rm -rf dist node_modules/.install-stamp

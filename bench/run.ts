@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { benchApi } from './api.js';
+import { benchMarquez } from './marquez.js';
 import { benchEventStores } from './eventStore.js';
 import { benchExtraction, ISSUE_16_ESTATE } from './extraction.js';
 import { benchLayeredDag } from './layeredDag.js';
@@ -261,6 +262,37 @@ for (const direction of ['upstream', 'downstream']) {
   const row = api.find((entry) => entry.measure === `traversal ${direction} 10 hops p99`);
   if (row) check(`traversal ${direction} 10 hops p99`, row.value, 'ms', '< 20', row.value < 20);
 }
+
+console.log(
+  '\nMarquez API: GET /lineage?nodeId on the 100,000-node graph, our traversal at 20 hops as the baseline (bench/marquez.ts)',
+);
+const marquez = await benchMarquez();
+console.table(
+  marquez.map((row) => ({
+    ...row,
+    value: round(row.value, 2),
+    nodes_per_answer: row.nodes_per_answer === null ? '' : Math.round(row.nodes_per_answer),
+  })),
+);
+results.marquez = marquez;
+const marquezDeep = marquez.find((entry) => entry.measure.startsWith('Marquez GET /lineage depth 20'));
+if (marquezDeep)
+  check(
+    'Marquez GET /lineage depth 20 (median of 10; every answer must be a graph)',
+    marquezDeep.value,
+    'ms',
+    '< 15 p99',
+    marquezDeep.value < 15 && marquezDeep.measure.includes('(0 of'),
+  );
+const marquezDefault = marquez.find((entry) => entry.measure === 'Marquez GET /lineage depth 2 p99');
+if (marquezDefault)
+  check(
+    'Marquez GET /lineage depth 2 (Marquez Web default) p99',
+    marquezDefault.value,
+    'ms',
+    '< 15',
+    marquezDefault.value < 15,
+  );
 const serverRss = api.find((entry) => entry.measure.startsWith('API server resident memory'));
 if (serverRss)
   check(
@@ -319,7 +351,7 @@ else {
     kafka.kafka_ingest_events_per_second! >= 50_000,
   );
   check(
-    'Kafka visibility through the API p99',
+    `Kafka visibility through the API p99, ${Math.round(kafka.kafka_live_events_per_second!)} events/s produced`,
     kafka.kafka_visibility_p99_ms!,
     'ms',
     '<= 1,000',
@@ -344,8 +376,18 @@ else {
   const medium = row('synthetic-20000');
   if (medium) check('UI panning, 20,000 nodes', medium.pan_fps, 'fps', '>= 30', medium.pan_fps >= 30);
   const large = row('synthetic-100000');
-  if (large)
+  if (large) {
     check('UI first render, 100,000 nodes', large.first_render_ms, 'ms', '< 5,000', large.first_render_ms < 5000);
+    check(
+      'UI first useful picture, 100,000 nodes',
+      large.first_picture_ms,
+      'ms',
+      '< 3,000',
+      large.first_picture_ms < 3000,
+    );
+    check('UI panning, 100,000 nodes', large.pan_fps, 'fps', '>= 30', large.pan_fps >= 30);
+    check('UI zooming, 100,000 nodes', large.zoom_fps, 'fps', '>= 30', large.zoom_fps >= 30);
+  }
 }
 
 console.log(

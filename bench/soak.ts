@@ -17,8 +17,23 @@
  *    503 problem+json; then the tmpfs is enlarged, the API restarted, and every acknowledged write
  *    must be there (no corruption: the store opens and folds).
  *
+ * 4. Database outage (issue 23): two API processes on a private PostgreSQL, writers on both, the
+ *    server stopped for 5 s and started again (`test/scaling/databaseOutageRun.ts`). Errors are answers
+ *    other than 2xx and 503 problem+json with `Retry-After`, a `/ready` that names the database, a
+ *    liveness other than 200, a replica not ready again within 30 s, or one whose nodes differ from
+ *    the store's; lost are acknowledged nodes missing on either replica. Skipped with a notice when no
+ *    private PostgreSQL can be started.
+ * 5. Two 30 MB imports at once, one invalid, on sqlite, `/health` sampled every 10 ms meanwhile
+ *    (`bench/importStall.ts`). Errors are a failed or non-200 health sample, the valid import not 200,
+ *    the invalid one not 400; lost are the valid import's nodes missing afterwards.
+ * 6. UI proxy probes (issue 23): `lineage-svc-ui` in front of an API process whose configured key
+ *    holds every role (a careless deployment): an anonymous write and an anonymous extraction through
+ *    the UI port, a cross-origin POST, a POST without Origin, a foreign Host and a DNS-rebinding Host
+ *    with its own Origin. Errors are probes not refused (401 or 403 problem+json) and anything they
+ *    stored; a write with the user's own key is the acknowledged one.
+ *
  * Prints one table row per part and exits 1 when any part has errors or lost writes.
- * `LINEAGE_SVC_SOAK_PARTS` (default `load,kill,disk`) picks the parts.
+ * `LINEAGE_SVC_SOAK_PARTS` (default `load,kill,disk,outage,imports,ui`) picks the parts.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +42,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { topicId } from '../src/graph/ids.js';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildUiServer } from '../infra/ui/server.js';
+import { privatePostgresSkipReason } from '../test/helpers/privatePostgres.js';
+import { runDatabaseOutage } from '../test/scaling/databaseOutageRun.js';
 import { startApiProcess } from '../test/scaling/helpers.js';
+import { ensureUiBuilt } from '../test/ui/helpers.js';
+import { startApi, stopApi } from './mixedLoad.js';
+import { invalidImportBody, measureImportStall, validImportBody } from './importStall.js';
 
 const SECONDS = Number(process.env.LINEAGE_SVC_SOAK_SECONDS ?? 60);
 const KILLS = Number(process.env.LINEAGE_SVC_SOAK_KILLS ?? 5);
@@ -344,10 +367,196 @@ async function fullDiskPart(backend: string): Promise<Row | string> {
   }
 }
 
+/** Part 4: the database outage under two replicas; a notice when no private PostgreSQL can be had. */
+async function outagePart(): Promise<Row | string> {
+  const skip = privatePostgresSkipReason();
+  if (skip) return `soak: database outage part skipped: ${skip}`;
+  const report = await runDatabaseOutage({ outageMilliseconds: 5_000, writers: 8 });
+  const refusedRight = (status: number, retryAfter: string | null, type: string | undefined) =>
+    status === 503 && retryAfter !== null && /^urn:lineage-svc:problem:/.test(type ?? '');
+  const wrong = report.writes.filter(
+    (write) =>
+      write.status !== 200 && write.status !== 201 && !refusedRight(write.status, write.retryAfter, write.type),
+  );
+  const named = report.notReadyBodies.filter((body) => report.secrets.some((secret) => body.includes(secret)));
+  const stored = [...new Set(report.stored)].sort().join('\n');
+  const diverged = report.listed.filter((listed) => [...new Set(listed)].sort().join('\n') !== stored).length;
+  const sick = report.livenessDuringOutage.filter((status) => status !== 200).length;
+  const lost = Math.max(
+    ...report.listed.map((listed) => {
+      const present = new Set(listed);
+      return report.acknowledged.filter((name) => !present.has(name)).length;
+    }),
+  );
+  const refused = report.writes.filter((write) => write.phase === 'outage' && write.status === 503).length;
+  return {
+    part: 'database outage: PostgreSQL stopped 5 s under 2 API processes, writes in flight',
+    requests: report.writes.length,
+    acknowledged: report.acknowledged.length,
+    errors: wrong.length + named.length + diverged + sick,
+    lost,
+    note:
+      `${refused} writes refused with 503 during the outage; both ready ${report.readyAfterMilliseconds} ms after the ` +
+      `database was back (limit 30,000); /ready naming the database: ${named.length}; liveness other than 200: ${sick}; ` +
+      `replicas differing from the store: ${diverged}`,
+  };
+}
+
+/** Part 5: two 30 MB imports at once (one invalid) on sqlite, `/health` sampled meanwhile. */
+async function importsPart(): Promise<Row> {
+  const valid = validImportBody(30);
+  const expected = (JSON.parse(valid.toString('utf8')) as { nodes: Array<{ id: string }> }).nodes.length;
+  const folder = mkdtempSync(join(tmpdir(), 'soak-imports-'));
+  const child = await startApi({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
+  try {
+    const result = await measureImportStall(child, { valid, invalid: invalidImportBody(30) }, 10);
+    const graphs = (await (await fetch(`${child.base}/api/v1/graphs?limit=100`)).json()) as {
+      graphs: Array<{ name: string | null; graph_id: string }>;
+    };
+    const graph = graphs.graphs.find((entry) => entry.name === 'import-stall-valid')!;
+    const listed = (await (await fetch(`${child.base}/api/v1/graphs/${graph.graph_id}/nodes?limit=1`)).json()) as {
+      total: number;
+    };
+    const importErrors = (result.valid_status === 200 ? 0 : 1) + (result.invalid_status === 400 ? 0 : 1);
+    return {
+      part: 'two 30 MB imports at once (one invalid), sqlite, /health sampled every 10 ms',
+      requests: result.health_samples + 2,
+      acknowledged: result.valid_status === 200 ? expected : 0,
+      errors: result.health_errors + importErrors,
+      lost: result.valid_status === 200 ? expected - listed.total : 0,
+      note:
+        `imports answered ${result.valid_status} and ${result.invalid_status} (${result.invalid_errors_listed} of ` +
+        `${result.invalid_errors_total} problems listed); /health p99 ${result.health_p99_ms.toFixed(1)} ms, max ` +
+        `${result.health_max_ms.toFixed(1)} ms (targets < 50, < 250); peak RSS ${result.server_peak_rss_mb.toFixed(0)} MiB (< 1,500)`,
+    };
+  } finally {
+    await stopApi(child);
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** A request with exactly these headers (a `Host` of our choosing included); answers status and body. */
+function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; type: string; text: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve) => {
+    const outgoing = httpRequest({ hostname, port, method, path, headers, setHost: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type'] ?? ''), text }),
+      );
+    });
+    outgoing.on('error', () => resolve({ status: 0, type: '', text: '' }));
+    outgoing.end(body);
+  });
+}
+
+/** Part 6: the UI proxy probes, against an API process whose configured key holds every role. */
+async function uiPart(): Promise<Row> {
+  const uiKey = `soak-ui-key-${randomUUID()}`;
+  const userKey = `soak-user-key-${randomUUID()}`;
+  const api = await startApiProcess({
+    LINEAGE_SVC_STORAGE__BACKEND: 'memory',
+    LINEAGE_SVC_API_KEY: uiKey,
+    LINEAGE_SVC_API_KEYS: `${userKey}=read+write+operate`,
+  });
+  ensureUiBuilt();
+  const ui = await buildUiServer({ settings: { apiUrl: api.base, apiKey: uiKey } });
+  try {
+    await ui.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(ui.server.address() as AddressInfo).port}`;
+    const host = new URL(base).host;
+    const json = { 'content-type': 'application/json' };
+    const graph = (name: string) => JSON.stringify({ name });
+    const extraction = JSON.stringify({ environment_ids: ['env-q7m2k9'] });
+    const probes: Array<[string, string, string, Record<string, string>, string | undefined, number[]]> = [
+      ['anonymous write', 'POST', '/api/v1/graphs', { ...json, host, origin: base }, graph('anonymous'), [401]],
+      ['anonymous extraction', 'POST', '/api/v1/tasks/extract', { ...json, host, origin: base }, extraction, [401]],
+      [
+        'cross-origin POST',
+        'POST',
+        '/api/v1/graphs',
+        { ...json, host, origin: 'http://evil.example', 'x-api-key': userKey },
+        graph('cross'),
+        [403],
+      ],
+      [
+        'POST without Origin',
+        'POST',
+        '/api/v1/graphs',
+        { ...json, host, 'x-api-key': userKey },
+        graph('no-origin'),
+        [403],
+      ],
+      ['foreign Host, page', 'GET', '/', { host: 'attacker.example' }, undefined, [403]],
+      [
+        'foreign Host, API read',
+        'GET',
+        '/api/v1/graphs',
+        { host: `attacker.example:${new URL(base).port}` },
+        undefined,
+        [403],
+      ],
+      [
+        'DNS-rebinding write',
+        'POST',
+        '/api/v1/graphs',
+        {
+          ...json,
+          host: `attacker.example:${new URL(base).port}`,
+          origin: `http://attacker.example:${new URL(base).port}`,
+          'x-api-key': userKey,
+        },
+        graph('rebound'),
+        [403],
+      ],
+    ];
+    const failed: string[] = [];
+    for (const [name, method, path, headers, body, expected] of probes) {
+      const answer = await rawRequest(base, method, path, headers, body);
+      if (!expected.includes(answer.status) || !answer.type.startsWith('application/problem+json'))
+        failed.push(`${name}: ${answer.status}`);
+    }
+    const signedIn = await rawRequest(
+      base,
+      'POST',
+      '/api/v1/graphs',
+      { ...json, host, origin: base, 'x-api-key': userKey },
+      graph('signed-in'),
+    );
+    const listed = await rawRequest(base, 'GET', '/api/v1/graphs', { host });
+    const names = (JSON.parse(listed.text) as { graphs: Array<{ name: string | null }> }).graphs.map(
+      (entry) => entry.name,
+    );
+    const stored = names.filter((name) => name !== 'signed-in');
+    return {
+      part: 'UI proxy probes: anonymous write and extraction, cross-origin POST, no Origin, foreign Host, DNS rebinding',
+      requests: probes.length + 2,
+      acknowledged: signedIn.status === 201 ? 1 : 0,
+      errors: failed.length + stored.length + (signedIn.status === 201 ? 0 : 1),
+      lost: signedIn.status === 201 && !names.includes('signed-in') ? 1 : 0,
+      note:
+        `${probes.length - failed.length} of ${probes.length} probes refused with 401/403 problem+json` +
+        (failed.length ? ` (not refused: ${failed.join(', ')})` : '') +
+        `; graphs stored by probes: ${stored.length}; the user's own key wrote (${signedIn.status})`,
+    };
+  } finally {
+    await ui.close();
+    await api.kill();
+  }
+}
+
 async function main(): Promise<number> {
   const rows: Row[] = [];
   const notices: string[] = [];
-  const parts = (process.env.LINEAGE_SVC_SOAK_PARTS ?? 'load,kill,disk').split(',');
+  const parts = (process.env.LINEAGE_SVC_SOAK_PARTS ?? 'load,kill,disk,outage,imports,ui').split(',');
   if (parts.includes('load')) rows.push(await loadPart());
   for (const backend of parts.includes('kill') ? ['file', 'sqlite'] : []) {
     const folder = mkdtempSync(join(tmpdir(), `soak-kill-${backend}-`));
@@ -367,6 +576,13 @@ async function main(): Promise<number> {
     if (typeof disk === 'string') notices.push(disk);
     else rows.push(disk);
   }
+  if (parts.includes('outage')) {
+    const outage = await outagePart();
+    if (typeof outage === 'string') notices.push(outage);
+    else rows.push(outage);
+  }
+  if (parts.includes('imports')) rows.push(await importsPart());
+  if (parts.includes('ui')) rows.push(await uiPart());
 
   console.log('\n| part | requests | acknowledged writes | errors | acknowledged writes lost | notes |');
   console.log('|---|---:|---:|---:|---:|---|');

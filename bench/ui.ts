@@ -32,6 +32,13 @@ export interface UiBenchRow {
   edges_drawn: number;
   /** Milliseconds from navigation start to the first frame of the graph. */
   first_render_ms: number;
+  /**
+   * Milliseconds from navigation start to the first useful picture: the grouped overview (counts
+   * per node type, from the API's node listing) of a graph too large to fetch at once, else the graph.
+   */
+  first_picture_ms: number;
+  /** Milliseconds from navigation start until the whole graph was fetched and parsed (part of the first render). */
+  document_ms: number;
   /** Milliseconds of the layout in the web worker (part of the above). */
   layout_ms: number;
   /** Frames per second while panning. */
@@ -41,6 +48,10 @@ export interface UiBenchRow {
    * view, `ui/src/panCache.ts`); the other frames move what was drawn.
    */
   pan_redraws: number;
+  /** Frames per second while zooming in and out (a factor of 4 each way, as with the mouse wheel). */
+  zoom_fps: number;
+  /** Full redraws during the zoom (the other frames scale what was drawn). */
+  zoom_redraws: number;
   /** The machine's one-minute load average when this graph was measured (software WebGL runs on the CPU). */
   load_average: number;
 }
@@ -145,12 +156,24 @@ async function recordSyntheticGraphs(
 async function measureGraph(browser: Browser, uiUrl: string, name: string, graphId: string): Promise<UiBenchRow> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1`);
+  await page.goto(`${uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1&collapsed=`);
   await page.locator('body[data-graph-state=ready]').waitFor({ state: 'attached', timeout: 300_000 });
   const figures = (await page.evaluate(`(() => {
     const ui = window.__lineageUi;
-    return { ...ui.view.figures, readyAt: Number(document.body.dataset.firstReadyAt) };
-  })()`)) as { nodes: number; edges: number; layoutMilliseconds: number; readyAt: number };
+    return {
+      ...ui.view.figures,
+      readyAt: Number(document.body.dataset.firstReadyAt),
+      pictureAt: Number(document.body.dataset.firstPictureAt ?? document.body.dataset.firstReadyAt),
+      documentAt: Math.round(performance.getEntriesByName('lineage:document-loaded')[0]?.startTime ?? 0),
+    };
+  })()`)) as {
+    nodes: number;
+    edges: number;
+    layoutMilliseconds: number;
+    readyAt: number;
+    pictureAt: number;
+    documentAt: number;
+  };
   const frames = (await page.evaluate(`new Promise((resolve) => {
     const view = window.__lineageUi.view;
     const camera = view.renderer.getCamera();
@@ -166,14 +189,36 @@ async function measureGraph(browser: Browser, uiUrl: string, name: string, graph
     };
     requestAnimationFrame(step);
   })`)) as { frames: number; seconds: number; redraws: number };
+  // Zoom: the camera's ratio goes from the fitted graph to a quarter of it and back, on every frame.
+  await page.evaluate('window.__lineageUi.view.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1 })');
+  await page.waitForTimeout(400);
+  const zoom = (await page.evaluate(`new Promise((resolve) => {
+    const view = window.__lineageUi.view;
+    const camera = view.renderer.getCamera();
+    const redrawnBefore = view.panCounts.redrawn;
+    const start = performance.now();
+    let frames = 0;
+    const step = (now) => {
+      frames++;
+      const t = (now - start) / 1000;
+      camera.setState({ ratio: Math.pow(2, -1 + Math.cos(t * 2)) });
+      if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
+      else resolve({ frames, seconds: (now - start) / 1000, redraws: view.panCounts.redrawn - redrawnBefore });
+    };
+    requestAnimationFrame(step);
+  })`)) as { frames: number; seconds: number; redraws: number };
   const row: UiBenchRow = {
     graph: name,
     nodes_drawn: figures.nodes,
     edges_drawn: figures.edges,
     first_render_ms: figures.readyAt,
+    first_picture_ms: figures.pictureAt,
+    document_ms: figures.documentAt,
     layout_ms: Math.round(figures.layoutMilliseconds),
     pan_fps: Number((frames.frames / frames.seconds).toFixed(1)),
     pan_redraws: frames.redraws,
+    zoom_fps: Number((zoom.frames / zoom.seconds).toFixed(1)),
+    zoom_redraws: zoom.redraws,
     load_average: Number(loadavg()[0]!.toFixed(1)),
   };
   await context.close();

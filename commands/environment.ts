@@ -60,7 +60,7 @@ try {
 }
 
 /** The commands that read settings. */
-export type SettingCommand = 'api' | 'extract' | 'watch' | 'ui';
+export type SettingCommand = 'api' | 'extract' | 'watch' | 'ui' | 'mcp';
 
 /** One setting: its variables, default and meaning, and the commands that read it. */
 export interface Setting {
@@ -73,7 +73,9 @@ export interface Setting {
 }
 
 const PLATFORM: readonly SettingCommand[] = ['api', 'extract', 'watch'];
-const EVERY: readonly SettingCommand[] = ['api', 'extract', 'watch', 'ui'];
+const EVERY: readonly SettingCommand[] = ['api', 'extract', 'watch', 'ui', 'mcp'];
+/** The commands that open the store. */
+const STORE: readonly SettingCommand[] = [...PLATFORM, 'mcp'];
 const API: readonly SettingCommand[] = ['api'];
 
 /** A key and secret pair of variables. */
@@ -284,19 +286,19 @@ export const SETTINGS: ReadonlyArray<{ group: string; settings: readonly Setting
         variables: ['LINEAGE_SVC_STORAGE__BACKEND'],
         defaultValue: 'sqlite',
         meaning: 'sqlite, memory, file, postgres, eventstoredb',
-        commands: PLATFORM,
+        commands: STORE,
       },
       {
         variables: ['LINEAGE_SVC_STORAGE__PATH'],
         defaultValue: './.lineage-svc',
         meaning: 'folder of the file and sqlite stores',
-        commands: PLATFORM,
+        commands: STORE,
       },
       {
         variables: ['LINEAGE_SVC_STORAGE__URL'],
         defaultValue: 'none',
         meaning: 'connection URL of the postgres and eventstoredb stores (required for them)',
-        commands: PLATFORM,
+        commands: STORE,
       },
       {
         variables: ['LINEAGE_SVC_GRAPH_FILE'],

@@ -10,9 +10,10 @@
  * `warehouse`, `data_governance`; `--push-lineage-catalogs LIST` is the same list spelled as an
  * option), `--metrics`, `--metrics-lookback-hours N` (default 1), `--format F`, `--strict` (a scope
  * not read completely fails the run and records nothing; by default its recorded state is kept and
- * the run succeeds, listing it), `--quiet` (no
- * progress; warnings only counted in the summary; errors still printed), `--json` (the summary as one
- * JSON object on stdout, nothing else there: `ExtractSummary` in `./shared.ts`).
+ * the run succeeds, listing it), `--quiet` (nothing but errors: no progress, warnings, push lines,
+ * summary, nor the AWS SDK's Node version notice), `--verbose` (the summary lists the requests per
+ * API), `--json` (the summary as one JSON object on stdout, nothing else there: `ExtractSummary` in
+ * `./shared.ts`).
  * Progress goes to stderr: live on a terminal, plain lines otherwise, none with `--quiet` or
  * `LINEAGE_SVC_LOG_LEVEL` WARNING or ERROR (`./progress.ts`).
  * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
@@ -106,7 +107,13 @@ export const extractCli = command({
     quiet: flag({
       long: 'quiet',
       short: 'q',
-      description: 'no progress and no warning lines (their count stays in the summary); errors are still printed',
+      description:
+        'print nothing but errors (no progress, warnings, push lines or summary; --json still prints its object)',
+    }),
+    verbose: flag({
+      long: 'verbose',
+      short: 'v',
+      description: 'list the platform requests per API in the summary',
     }),
     json: flag({
       long: 'json',
@@ -136,6 +143,9 @@ async function main(argv: string[]): Promise<number> {
     return reportError(process, NAME, error);
   }
   limitHeapGrowth(config.heapGrowthPercent);
+  // --quiet: the AWS SDK's multi-line notice about future Node versions (a process warning on
+  // stderr, when a datalake or data governance catalog is called) is not an error either.
+  if (args.quiet) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   return runExtract(NAME, args, config, process.env, process);
 }
 

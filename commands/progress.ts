@@ -4,7 +4,7 @@
  * the HTTP client's `onRequest` and `onRetry`); this module renders them on stderr.
  *
  * - `live` (stderr is a terminal): one line redrawn in place by cli-progress: a bar of the steps,
- *   the step, the requests sent and the warnings so far, and the wait before a retry
+ *   the step, the requests sent so far, and the wait before a retry
  *   (`retrying cmk.clusters in 2 s ...`);
  * - `lines` (stderr is a file or a pipe): one plain line per step (`Phase 1/4: topic inventory ...`)
  *   and per retry wait (`Retrying: ...`);
@@ -78,7 +78,6 @@ interface LivePayload {
   label: string;
   message: string;
   requests: number;
-  warnings: number;
 }
 
 /**
@@ -89,7 +88,8 @@ function liveDisplay(stream: NodeJS.WritableStream, totalSteps: number): Progres
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: '{bar} {label} | {requests} requests | {warnings} warnings | {message}',
+      // No warning count: the catalogs' enrichment warns after the bar stops, and the summary counts them all once.
+      format: '{bar} {label} | {requests} requests | {message}',
       barsize: 20,
       hideCursor: false,
       clearOnComplete: false,
@@ -100,7 +100,7 @@ function liveDisplay(stream: NodeJS.WritableStream, totalSteps: number): Progres
     },
     cliProgress.Presets.shades_classic,
   );
-  const payload: LivePayload = { label: 'Starting', message: '', requests: 0, warnings: 0 };
+  const payload: LivePayload = { label: 'Starting', message: '', requests: 0 };
   let stepMessage = '';
   /** The API whose retry wait is shown, until its next attempt is sent. */
   let waitingApi: string | undefined;
@@ -123,7 +123,6 @@ function liveDisplay(stream: NodeJS.WritableStream, totalSteps: number): Progres
       payload.message = stepMessage = step.message;
       waitingApi = undefined;
       if (step.requests !== undefined) payload.requests = Math.max(payload.requests, step.requests);
-      if (step.warnings !== undefined) payload.warnings = step.warnings;
       redraw(true);
     },
     request(api) {

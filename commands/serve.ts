@@ -19,10 +19,14 @@
  *    the API and the simulators; exit code 0. A step that fails, or a server that exits by itself,
  *    stops the rest; exit code 1.
  *
+ * Before anything starts, the API's and the UI's addresses are checked free: a busy port is one line
+ * naming it and its variable, exit code 1, before minutes of extraction rather than after.
+ *
  * Each server runs as its own command (a child process), exactly as a user would start it.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +53,25 @@ export async function waitUntilAnswering(url: string, timeoutMs: number, isAlive
     if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
     await new Promise((wait) => setTimeout(wait, 200));
   }
+}
+
+/**
+ * Resolves when `host:port` can be listened on (it listens and closes at once); rejects with a
+ * one-line error naming the address, the variables that set it and the fix when it cannot, so that
+ * a busy port is found before the extraction, not after it.
+ */
+export async function assertAddressFree(host: string, port: number, variables: string): Promise<void> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? 'the port is already in use' : error.message;
+      const portVariable = variables.split(', ').at(-1)!;
+      reject(
+        new Error(`cannot listen on ${host}:${port} (${variables}): ${reason}; set ${portVariable} to a free port`),
+      );
+    });
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve()));
+  });
 }
 
 /** The keys of a `make serve` run. */
@@ -86,10 +109,19 @@ export function demoKeys(env: Record<string, string | undefined>): DemoKeys {
 async function main(): Promise<number> {
   const children: ChildProcess[] = [];
   let stopping = false;
+  const apiPort = process.env.LINEAGE_SVC_API_PORT || '8000';
+  const uiHost = process.env.LINEAGE_SVC_UI_HOST || '127.0.0.1';
+  const uiPort = process.env.LINEAGE_SVC_UI_PORT || '8501';
+  try {
+    await assertAddressFree('127.0.0.1', Number(apiPort), 'LINEAGE_SVC_API_PORT');
+    await assertAddressFree(uiHost, Number(uiPort), 'LINEAGE_SVC_UI_HOST, LINEAGE_SVC_UI_PORT');
+  } catch (error) {
+    process.stderr.write(`${NAME}: ${(error as Error).message}\n`);
+    return 1;
+  }
   const scenario = await loadScenario('demo');
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
   const catalogs = await startDemoCatalogSimulators('127.0.0.1');
-  const apiPort = process.env.LINEAGE_SVC_API_PORT || '8000';
   const env: Record<string, string | undefined> = {
     ...process.env,
     ...simulatorClientEnvironment(simulator.url, scenario),
@@ -148,8 +180,7 @@ async function main(): Promise<number> {
     const api = run('api');
     await waitUntilAnswering(`${env.LINEAGE_SVC_API_URL}/api/v1/health`, 60_000, () => api.exitCode === null);
     const ui = run('ui');
-    const uiHost = env.LINEAGE_SVC_UI_HOST || '127.0.0.1';
-    const uiUrl = `http://${uiHost === '0.0.0.0' ? '127.0.0.1' : uiHost}:${env.LINEAGE_SVC_UI_PORT || '8501'}/`;
+    const uiUrl = `http://${uiHost === '0.0.0.0' ? '127.0.0.1' : uiHost}:${uiPort}/`;
     await waitUntilAnswering(uiUrl, 30_000, () => ui.exitCode === null);
     for (const [name, child] of [
       ['lineage-svc-api', api],

@@ -48,8 +48,10 @@ export interface ExtractArgs {
   metricsLookbackHours: number;
   /** `--strict`: a scope not read completely fails the run (exit 2) and nothing is recorded. */
   strict?: boolean | undefined;
-  /** `--quiet`: no progress and no notes; warnings only as their count in the summary; errors still printed. */
+  /** `--quiet`: nothing but errors (no progress, notes, warnings, push lines or summary); `--json` still prints its object. */
   quiet?: boolean | undefined;
+  /** `--verbose`: the summary lists the platform requests per API. */
+  verbose?: boolean | undefined;
   /** `--json`: the summary as one JSON object on stdout (`ExtractSummary`), nothing else there. */
   json?: boolean | undefined;
 }
@@ -125,22 +127,29 @@ function formatCounts(counts: ExtractionCounts): string[] {
   return lines;
 }
 
-/** The end-of-run summary: counts by system and type, requests per API, warnings, duration. */
+/**
+ * The end-of-run summary: counts by system and type, the requests (per API with `verbose`),
+ * warnings, duration.
+ */
 export function summaryLines(input: {
   counts: ExtractionCounts;
   requests: Record<string, number>;
   warnings: readonly string[];
   durationMs: number;
   output: string;
+  verbose?: boolean | undefined;
 }): string[] {
   const total = Object.values(input.requests).reduce((a, b) => a + b, 0);
+  const perApi = Object.entries(input.requests)
+    .sort()
+    .map(([api, n]) => `  ${api.padEnd(34)} ${String(n).padStart(6)}`);
   return [
     `Extraction summary (${(input.durationMs / 1000).toFixed(1)} s): ${formatCounts(input.counts)[0]}`,
     ...formatCounts(input.counts).slice(1),
-    `Requests: ${total} in all`,
-    ...Object.entries(input.requests)
-      .sort()
-      .map(([api, n]) => `  ${api.padEnd(34)} ${String(n).padStart(6)}`),
+    input.verbose === true || perApi.length === 0
+      ? `Requests: ${total} in all`
+      : `Requests: ${total} in all (--verbose lists them per API)`,
+    ...(input.verbose === true ? perApi : []),
     `Warnings: ${input.warnings.length}`,
     `Graph written to ${input.output}`,
   ];
@@ -281,6 +290,10 @@ interface RunOutput {
   warningLines: boolean;
   /** `--json`: stdout gets the summary object only. */
   json: boolean;
+  /** The text summary is written: not with `--quiet`. */
+  summary: boolean;
+  /** `--verbose`: the summary lists the requests per API. */
+  verbose: boolean;
   /** `performance.now()` at the start of the run, in milliseconds. */
   startedAt: number;
 }
@@ -299,6 +312,7 @@ function writeWarnings(out: RunOutput, warnings: readonly string[]): void {
 /** The lines of each push result on stderr (`warning: ...` lines left out with `--quiet`). */
 function writePushes(out: RunOutput, pushes: readonly { catalogType: CatalogType; result: PushResult }[]): void {
   for (const { catalogType, result } of pushes) {
+    if (!out.summary) continue; // --quiet: push results are counts and warnings, not errors (--json has them)
     const lines = pushLines(catalogType, result).filter((line) => out.warningLines || !line.startsWith('warning: '));
     out.io.stderr.write(`${lines.join('\n')}\n`);
   }
@@ -342,6 +356,7 @@ async function enrichGraphFile(args: ExtractArgs, context: ServiceContext, out: 
     out.io.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
+  if (!out.summary) return;
   const lines = summaryLines({ counts, requests: {}, warnings: enriched.warnings, durationMs, output: args.output });
   const changes = enriched.changes;
   lines.push(
@@ -389,8 +404,9 @@ async function extractToFile(args: ExtractArgs, context: ServiceContext, out: Ru
     out.io.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
+  if (!out.summary) return;
   const changes = outcome.changes;
-  const lines = summaryLines({ ...outcome, output: args.output });
+  const lines = summaryLines({ ...outcome, output: args.output, verbose: out.verbose });
   // A catalog that is not configured (or --no-enrich) is kept as recorded too, but that is the
   // configuration, not a failure: only failed reads are printed (--json lists every scope).
   const failedReads = outcome.incompleteScopes.filter((scope) => scope.kind !== 'catalog' || scope.node_id !== null);
@@ -415,7 +431,9 @@ function metricsAsked(args: ExtractArgs, config: Config): boolean {
 
 /** The checks that need the configuration, before anything is read or recorded. */
 async function checkExtractRun(args: ExtractArgs, config: Config): Promise<void> {
-  requireCloudCredentials(config, 'extraction');
+  // --enrich-only reads the graph file, not the platform: the cloud key only for its metrics.
+  if (!args.enrichOnly) requireCloudCredentials(config, 'extraction');
+  else if (metricsAsked(args, config)) requireCloudCredentials(config, '--enrich-only with metrics');
   const problem = pushLineageProblem(args, config);
   if (problem) throw problem;
   if (args.enrichOnly && (args.format ?? 'json') !== 'json') {
@@ -443,6 +461,8 @@ function runOutput(args: ExtractArgs, config: Config, io: CommandIo, logger: Log
     notes: mode !== 'off',
     warningLines: args.quiet !== true && config.logLevel !== 'error',
     json: args.json === true,
+    summary: args.quiet !== true,
+    verbose: args.verbose === true,
     startedAt: performance.now(),
   };
 }

@@ -4,7 +4,8 @@
  * APIs, see `docs/simulator.md`) until SIGINT/SIGTERM.
  *
  * Flags: `--scenario PATH|NAME` (default `demo`: a built-in scenario name or a YAML/JSON file), `--no-catalogs`,
- * `--host` (default `127.0.0.1`), `--port` (default 0: an ephemeral port), `--latency-ms`
+ * `--host` (default `127.0.0.1`), `--port` (default 0: an ephemeral port), `--advertised-url URL` (the
+ * base URL written into answers, for clients that reach the simulator by another name), `--latency-ms`
  * (milliseconds added to every request; default the scenario's `latency_ms`).
  *
  * Prints `lineage-svc-simulator listening on http://127.0.0.1:PORT (scenario demo)`, then the
@@ -68,6 +69,13 @@ const cli = command({
       defaultValue: () => 0,
       defaultValueIsSerializable: true,
       description: 'port (0: ephemeral)',
+    }),
+    advertisedUrl: option({
+      long: 'advertised-url',
+      type: optional(string),
+      description:
+        'base URL written into answers and the export lines, for clients that reach it by another name ' +
+        '(e.g. http://simulator:8080 in Compose); default http://HOST:PORT',
     }),
     latencyMs: option({
       long: 'latency-ms',
@@ -138,6 +146,7 @@ async function main(argv: string[]): Promise<number> {
     scenario: string;
     host: string;
     port: number;
+    advertisedUrl: string | undefined;
     latencyMs: number | undefined;
     noCatalogs: boolean;
   };
@@ -152,6 +161,7 @@ async function main(argv: string[]): Promise<number> {
     scenario,
     host: args.host,
     port: args.port,
+    ...(args.advertisedUrl !== undefined ? { advertisedUrl: args.advertisedUrl } : {}),
     ...(args.latencyMs !== undefined ? { latencyMs: args.latencyMs } : {}),
   });
   process.stdout.write(`${NAME} listening on ${simulator.url} (scenario ${args.scenario})\n`);

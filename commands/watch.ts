@@ -7,19 +7,22 @@
  * Flags: `--env ENV_ID` (required, repeatable), `--cluster CLUSTER_ID` (repeatable; default every
  * cluster), `--cooldown SECONDS` (float, default 30.0), `--poll-interval SECONDS` (float, default
  * 10.0), `--push-lakehouse`, `--push-datalake`, `--push-warehouse`, `--push-data-governance`, and
- * `--output PATH` (default `./lineage_graph.json`).
+ * `--output PATH` (default `./lineage_graph.json`), `--heartbeat-file PATH` (touched after each poll,
+ * whether it succeeded or not, for a container's liveness probe).
  * Configuration: `LINEAGE_SVC_*` variables (`src/config.ts`); the cloud key is required.
  *
  * It extracts once at start, then after each cooldown; every extraction is recorded in the event
  * store (actor `watcher:{id}`) and written to the output file. State transitions, detected changes
  * and extractions are printed one line each on stdout; warnings on stderr. It runs until SIGINT or
  * SIGTERM, records the STOPPED state, and exits 0. Bad flags or configuration: one line on stderr,
- * exit 2.
+ * exit 2. An environment the platform does not know (`GET /org/v2/environments/{id}` answers 404 or
+ * 403 at start): one line on stderr, exit 3, so that a wrong `--env` stops the watcher instead of
+ * polling nothing.
  */
 import './environment.js'; // first: .env settings before anything reads the environment
 import { keepYoungGenerationSmall, limitHeapGrowth } from '../infra/v8Heap.js';
 import { randomUUID } from 'node:crypto';
-import { array, command, flag, multioption, option, string, type Type } from 'cmd-ts';
+import { array, command, flag, multioption, option, optional, string, type Type } from 'cmd-ts';
 import { parseArguments } from './arguments.js';
 import { openRuntime, type LineageRuntime } from '../infra/runtime.js';
 import { createServiceContext } from '../infra/serviceContext.js';
@@ -27,7 +30,8 @@ import { catalogPushers, type CatalogPush } from '../services/push.js';
 import { hostname } from 'node:os';
 import { createProcessLease, newProcessIdentity, type ProcessLease } from '../services/ownership.js';
 import type { ServiceContext } from '../services/context.js';
-import { watcherEngineDeps } from '../services/watcherEngine.js';
+import { checkWatchedEnvironments, UnknownEnvironmentError, watcherEngineDeps } from '../services/watcherEngine.js';
+import { closeSync, openSync, utimesSync } from 'node:fs';
 import { loadConfig, type Config } from '../src/config.js';
 import { ConfigurationError } from '../src/errors.js';
 import { streams, toAppend } from '../src/events.js';
@@ -95,6 +99,11 @@ export const watchCli = command({
       defaultValueIsSerializable: true,
       description: 'graph file written after each extraction',
     }),
+    heartbeatFile: option({
+      long: 'heartbeat-file',
+      type: optional(string),
+      description: 'file touched after each poll, for a liveness probe that checks its age (default none)',
+    }),
   },
   handler: (args) => args,
 });
@@ -112,6 +121,21 @@ export interface WatchArgs {
   pushWarehouse?: boolean | undefined;
   pushDataGovernance?: boolean | undefined;
   output: string;
+  /** `--heartbeat-file`: touched after each poll. */
+  heartbeatFile?: string | undefined;
+}
+
+/** The exit code of a watched environment that the platform does not know. */
+export const UNKNOWN_ENVIRONMENT_EXIT_CODE = 3;
+
+/** Sets the modification time of `path` to now, creating it empty when missing. */
+function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    closeSync(openSync(path, 'a'));
+  }
 }
 
 /**
@@ -167,6 +191,9 @@ export function pushTargets(
 /** The reason the flags or configuration cannot start a watcher, or null when they can. */
 function watchPreconditionError(args: WatchArgs, config: Config): Error | null {
   if (args.env.length === 0) return new Error('--env is required (repeat it for several environments)');
+  if (args.env.some((environmentId) => environmentId.trim() === '')) {
+    return new Error('--env is empty: name an environment (env-...); in Compose, set LINEAGE_SVC_WATCH_ENVIRONMENT');
+  }
   if (!config.stream.credentials.cloud) {
     return new ConfigurationError(
       'LINEAGE_SVC_STREAM_CLOUD_API_KEY and LINEAGE_SVC_STREAM_CLOUD_API_SECRET are required',
@@ -212,16 +239,22 @@ interface WatchEngineParts {
 function createWatchEngine(parts: WatchEngineParts): WatcherEngine {
   const { args, context, runtime, pushers, settings, watcherId, ownerProcessId, io } = parts;
   const time = () => new Date().toISOString();
+  const deps = watcherEngineDeps(context, { watcherId, settings, pushers, output: args.output });
+  const heartbeat = args.heartbeatFile;
   return createWatcher({
     watcherId,
     settings,
     ownerProcessId,
-    ...watcherEngineDeps(context, {
-      watcherId,
-      settings,
-      pushers,
-      output: args.output,
-    }),
+    ...deps,
+    poll: heartbeat
+      ? async () => {
+          try {
+            return await deps.poll();
+          } finally {
+            touch(heartbeat);
+          }
+        }
+      : deps.poll,
     record: async (events) => {
       await runtime.store.append(
         streams.watcher(watcherId),
@@ -277,6 +310,12 @@ export async function runWatch(
   if (push instanceof Error) {
     await runtime.close().catch(() => undefined);
     return reportError(io, NAME, push);
+  }
+  try {
+    await checkWatchedEnvironments(context, args.env);
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    return reportError(io, NAME, error, error instanceof UnknownEnvironmentError ? UNKNOWN_ENVIRONMENT_EXIT_CODE : 2);
   }
   const lease = watchProcessLease(runtime, config, logger, io);
   try {

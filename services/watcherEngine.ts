@@ -12,6 +12,8 @@
  * Errors: `poll` and `extract` throw a ConfigurationError without cloud credentials; `push` throws
  * for a catalog type it has no pusher for. The engine logs what they throw and goes on.
  */
+import { ConfigurationError } from '../src/errors.js';
+import { PlatformApiError } from '../src/extraction/port.js';
 import { pollEstate } from '../src/watcher/poll.js';
 import type { ExtractionSummary, WatcherDeps, WatcherSettings } from '../src/watcher/watcher.js';
 import type { ServiceContext } from './context.js';
@@ -69,4 +71,33 @@ export function watcherEngineDeps(
       await push(extraction);
     },
   };
+}
+
+/** A watched environment that the platform does not know (or does not show to the configured key). */
+export class UnknownEnvironmentError extends ConfigurationError {}
+
+/**
+ * Checks that the platform knows each of `environmentIds` (`GET /org/v2/environments/{id}`), before
+ * a watcher starts polling them: a 404 or 403 throws an UnknownEnvironmentError naming the
+ * environment, so that a wrong `--env` stops the watcher instead of polling nothing forever. Any
+ * other failure (the platform unreachable, a timeout) is left to the watcher, which retries.
+ */
+export async function checkWatchedEnvironments(
+  context: ServiceContext,
+  environmentIds: readonly string[],
+): Promise<void> {
+  requireCloudCredentials(context.config, 'watching');
+  const platform = context.platform();
+  for (const environmentId of environmentIds) {
+    try {
+      await platform.getEnvironment(environmentId);
+    } catch (error) {
+      if (error instanceof PlatformApiError && (error.status === 404 || error.status === 403)) {
+        throw new UnknownEnvironmentError(
+          `the platform does not know the environment ${environmentId} (GET /org/v2/environments/${environmentId} ` +
+            `answered ${error.status}): check --env and that the cloud API key can see it`,
+        );
+      }
+    }
+  }
 }

@@ -61,6 +61,22 @@ export interface ApiKeyEntry {
 }
 
 /**
+ * The placeholder values of the example Secret and env files (`change-me`): refused as API keys, so
+ * that a deployment whose real Secret was never created does not run with a key anyone can read.
+ */
+export const PLACEHOLDER_API_KEYS: ReadonlySet<string> = new Set(['change-me', 'changeme', 'replace-me']);
+
+/** The message of a placeholder API key. */
+const placeholderMessage =
+  'is the placeholder "change-me" of the example files: set a key of your own (e.g. `openssl rand -hex 32`)';
+
+/** `LINEAGE_SVC_API_KEY`: any key but a placeholder. */
+const apiKey = optionalString.refine(
+  (value) => value === undefined || !PLACEHOLDER_API_KEYS.has(value.toLowerCase()),
+  placeholderMessage,
+);
+
+/**
  * `LINEAGE_SVC_API_KEYS`: keys with roles, comma-separated `KEY=ROLE[+ROLE...]` entries, e.g.
  * `k1=read,k2=read+write,k3=read+write+operate`. Keys may not contain `=`, `,` or whitespace.
  */
@@ -74,6 +90,12 @@ const apiKeys = optionalString
         .filter((entry) => entry !== '')
         .every((entry) => /^[^=\s,]+=(read|write|operate)(\+(read|write|operate))*$/.test(entry)),
     'must be comma-separated KEY=ROLE[+ROLE] entries with roles read, write and operate',
+  )
+  .refine(
+    (value) =>
+      value === undefined ||
+      value.split(',').every((entry) => !PLACEHOLDER_API_KEYS.has(entry.trim().split('=')[0]!.toLowerCase())),
+    `holds a key that ${placeholderMessage}`,
   )
   .transform((value): ApiKeyEntry[] =>
     (value ?? '')
@@ -155,7 +177,7 @@ export const EnvironmentSchema = z.object({
     .transform((value) => LOG_LEVELS[(value ?? 'INFO').toUpperCase() as keyof typeof LOG_LEVELS]),
   LINEAGE_SVC_API_HOST: optionalString.transform((value) => value ?? '0.0.0.0'),
   LINEAGE_SVC_API_PORT: port(8000),
-  LINEAGE_SVC_API_KEY: optionalString,
+  LINEAGE_SVC_API_KEY: apiKey,
   LINEAGE_SVC_API_KEYS: apiKeys,
   LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: count(1200, 1_000_000),
   LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS: count(120, 86_400),

@@ -133,6 +133,18 @@ export interface EventStore {
   subscribe(options?: SubscribeOptions): Subscription;
 
   /**
+   * Runs `work` while holding `stream`'s lock, which the same call waits for in every process that
+   * shares the store, and answers what `work` answers. `work` is given the store's head position read
+   * once the lock was held: every append of the stream by a previous holder is at or before it.
+   * Writers catch up to it, decide and append under the lock, so that a hot stream written from
+   * several processes takes turns instead of losing expected-revision races (issue 23). Only stores
+   * that several processes share offer it (PostgreSQL); elsewhere writers rely on the expected
+   * revision alone. `work` must not call it again.
+   * @throws StorageError when the lock cannot be had; whatever `work` throws.
+   */
+  withStreamLock?<T>(stream: string, work: (head: number) => Promise<T>): Promise<T>;
+
+  /**
    * The store's snapshot table: derived data kept beside the events (never events themselves, never
    * read by the projector or the publication), which a reader may use to skip folding a stream from
    * its start. See `SnapshotStore`.

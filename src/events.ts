@@ -524,11 +524,12 @@ export function toAppend(events: readonly LineageEvent[], context: EventContext)
  * parse of a 100k-node graph file's 400,000 items took 270 ms of its start and a copy of each).
  */
 export function toAppendTrusted(events: readonly LineageEvent[], context: EventContext): EventToAppend[] {
+  const recorded = withoutUndefined(context);
   return events.map((event) => ({
     type: event.type,
     version: CURRENT_VERSIONS[event.type],
     data: event.data,
-    metadata: { event_id: randomUUID(), ...withoutUndefined(context) },
+    metadata: { event_id: randomUUID(), ...recorded },
   }));
 }
 

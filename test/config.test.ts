@@ -96,6 +96,23 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses the placeholder change-me of the example files as an API key, naming the variable', () => {
+    for (const [name, value] of [
+      ['LINEAGE_SVC_API_KEY', 'change-me'],
+      ['LINEAGE_SVC_API_KEYS', 'reader-key-1=read,CHANGE-ME=read+write'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: Error) =>
+          error instanceof ConfigurationError &&
+          error.message.includes(`${name} `) &&
+          /placeholder/.test(error.message),
+        name,
+      );
+    }
+    assert.equal(loadConfig({ LINEAGE_SVC_API_KEY: 'change-me-not' }).api.key, 'change-me-not');
+  });
+
   it('requires key and secret together, and a URL for server backends', () => {
     assert.throws(
       () => loadConfig({ LINEAGE_SVC_CLUSTER_API_KEY: 'K' }),

@@ -12,10 +12,16 @@
  *
  * Positions are gap-free and become visible in order: each append is one transaction that first
  * takes a transaction-level advisory lock (`pg_advisory_xact_lock`, one key per schema), then checks
- * the expected revision and inserts at `MAX(position)+1...`. Appends therefore commit one after the
+ * the expected revision and inserts at `MAX(position)+1...` (three round trips: the lock with the
+ * state, the insert, the commit). Appends therefore commit one after the
  * other, and a reader can never see position N+1 before N. (A BIGSERIAL would leave gaps on
  * rollback and could commit N+1 before N.) Throughput is bounded by one append at a time per schema,
  * which batching events per append makes up for.
+ *
+ * Stream locks (`withStreamLock`): a session-level advisory lock with two int4 keys (the schema's
+ * and the stream's hashes), taken on a connection of a pool of its own, which the holder's append to
+ * that stream uses too: a holder needs no other connection, and reads (the projector's among them)
+ * never wait for one a holder keeps. A connection that dies releases its locks.
  *
  * Subscribers are woken by `LISTEN lineage_events` (each append does `pg_notify` in its
  * transaction, delivered on commit, so appends from other processes wake them too), and poll every
@@ -79,7 +85,9 @@ const SCHEMA_V1 = `
 const COLUMNS = 'position, stream, revision, type, version, data, metadata, recorded_at';
 
 const SQL = {
-  state: `SELECT (SELECT revision FROM lineage_streams WHERE stream = $1), (SELECT COALESCE(MAX(position), 0) FROM lineage_events)`,
+  state:
+    'SELECT (SELECT revision FROM lineage_streams WHERE stream = $1) AS revision, ' +
+    '(SELECT COALESCE(MAX(position), 0) FROM lineage_events)::text AS head',
   // Data-modifying CTEs always run, referenced or not: one round trip writes the batch, moves the
   // stream's revision and queues the notification (sent on commit).
   insert: `
@@ -97,7 +105,8 @@ const SQL = {
     'AND revision <= $3::bigint ORDER BY revision LIMIT $4::bigint',
   readAll: `SELECT ${COLUMNS} FROM lineage_events WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint`,
   streamRevision: 'SELECT revision FROM lineage_streams WHERE stream = $1',
-  head: 'SELECT COALESCE(MAX(position), 0)::text FROM lineage_events',
+
+  head: 'SELECT COALESCE(MAX(position), 0)::text AS head FROM lineage_events',
 } as const;
 
 /** A row read with `rowMode: 'array'`, in COLUMNS order (BIGINT arrives as text). */
@@ -137,24 +146,29 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
     application_name: 'lineage-svc',
   };
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+  const lockPool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
   // An idle connection that dies emits 'error' on the pool; without a listener that would crash the
   // process. The next query that needs a connection reports the problem instead.
   pool.on('error', () => undefined);
+  lockPool.on('error', () => undefined);
   // A connection that dies while checked out (between two queries of an append, when the server
   // shuts down: 57P01) emits 'error' on its client, which the pool no longer listens to then
   // (node-postgres issues 2499, 2509): without this listener the process crashed. The operation in
   // progress still fails with the error, and the pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => undefined));
+  lockPool.on('connect', (client) => client.on('error', () => undefined));
 
   let lockKey: string;
   try {
     lockKey = await migrate(pool, where);
   } catch (error) {
-    await pool.end().catch(() => undefined);
+    await Promise.allSettled([pool.end(), lockPool.end()]);
     if (error instanceof StorageError) throw error;
     throw new StorageError(`postgres event store: cannot open ${where}: ${errorMessage(error)}`, { cause: error });
   }
 
+  /** The connections holding a stream lock (`withStreamLock`), by stream; `busy` while an append uses one. */
+  const heldLocks = new Map<string, { client: pg.PoolClient; busy: boolean }>();
   const notifier = appendNotifier(1000);
   const subscriptions = subscriptionRegistry();
   const inFlight = new Set<Promise<unknown>>();
@@ -224,19 +238,22 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
       const serialized = events.map(serializeEvent);
       const expected = appendOptions.expectedRevision ?? 'any';
       const result = await track(async () => {
-        const client = await pool.connect();
+        // Under this stream's lock, the lock's own connection (free while the holder appends): a holder
+        // then needs no second connection, so holders can never take every connection of the pool.
+        const held = heldLocks.get(stream);
+        const borrowed = held !== undefined && !held.busy;
+        if (borrowed) held.busy = true;
+        const client = borrowed ? held.client : await pool.connect();
         let broken: unknown;
         try {
-          await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${lockKey})`);
-          const state = await client.query<[number | null, string]>({
-            name: 'lineage-append-state',
-            text: SQL.state,
-            values: [stream],
-            rowMode: 'array',
-          });
-          const row = state.rows[0]!;
-          const current = row[0] ?? -1;
-          const head = Number(row[1]);
+          // One round trip: the lock, then (a statement of its own, so a snapshot taken once the lock is
+          // held) the stream's revision and the head.
+          const results = (await client.query(
+            `BEGIN; SELECT pg_advisory_xact_lock(${lockKey}); ${SQL.state.replace('$1', pg.escapeLiteral(stream))}`,
+          )) as unknown as Array<pg.QueryResult<{ revision: number | null; head: string }>>;
+          const row = results[2]!.rows[0]!;
+          const current = row.revision ?? -1;
+          const head = Number(row.head);
           assertExpectedRevision(stream, expected, current);
           const positions: number[] = [];
           const revisions: number[] = [];
@@ -277,8 +294,10 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
           }
           throw error;
         } finally {
-          // A connection whose ROLLBACK failed is destroyed rather than returned to the pool.
-          client.release(broken instanceof Error ? broken : undefined);
+          // A connection whose ROLLBACK failed is destroyed rather than returned to the pool (the lock's
+          // connection is, once its unlock fails too).
+          if (borrowed) held.busy = false;
+          else (client as pg.PoolClient).release(broken instanceof Error ? broken : undefined);
         }
       }, `append to "${stream}"`);
       notifier.notify();
@@ -328,6 +347,37 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
       }, 'read the head position');
     },
 
+    async withStreamLock<T>(stream: string, work: (head: number) => Promise<T>): Promise<T> {
+      const [client, head] = await track(async () => {
+        const connected = await lockPool.connect();
+        try {
+          // One round trip: the lock, then (a statement of its own, so a snapshot taken once the lock
+          // is held) the head position.
+          const results = (await connected.query(
+            `${lockStreamStatement('lock', stream)}; ${SQL.head}`,
+          )) as unknown as Array<pg.QueryResult<{ head: string }>>;
+          return [connected, Number(results[1]!.rows[0]!.head)] as const;
+        } catch (error) {
+          connected.release(error instanceof Error ? error : true);
+          throw error;
+        }
+      }, `lock stream "${stream}"`);
+      let result: T;
+      heldLocks.set(stream, { client, busy: false });
+      try {
+        result = await work(head);
+      } finally {
+        heldLocks.delete(stream);
+        // The unlock is not waited for: the next holder waits for the server, not for this process.
+        client.query(lockStreamStatement('unlock', stream)).then(
+          () => client.release(),
+          // Closing the connection releases its locks.
+          (error: unknown) => client.release(error instanceof Error ? error : true),
+        );
+      }
+      return result;
+    },
+
     subscribe(subscribeOptions: SubscribeOptions = {}): Subscription {
       ensureOpen();
       listen();
@@ -341,7 +391,7 @@ export async function createPostgresEventStore(options: PostgresEventStoreOption
       await subscriptions.closeAll();
       await Promise.allSettled([...inFlight]);
       await listening;
-      await Promise.allSettled([listener?.end(), pool.end()]);
+      await Promise.allSettled([listener?.end(), pool.end(), lockPool.end()]);
       listener = undefined;
     },
   };
@@ -382,6 +432,16 @@ async function migrate(pool: pg.Pool, where: string): Promise<string> {
   } finally {
     client.release();
   }
+}
+
+/**
+ * The statement that takes or releases `stream`'s lock: a session-level advisory lock with two int4
+ * keys (the schema's and the stream's hashes), a key space apart from the append lock's single
+ * bigint key. The stream is a literal (escaped), so that the statement can share a simple query.
+ */
+function lockStreamStatement(what: 'lock' | 'unlock', stream: string): string {
+  const name = what === 'lock' ? 'pg_advisory_lock' : 'pg_advisory_unlock';
+  return `SELECT ${name}(hashtext('lineage-svc:' || current_schema()), hashtext(${pg.escapeLiteral(stream)}))`;
 }
 
 function toRecorded(row: EventRow): RecordedEvent {

@@ -1,7 +1,8 @@
 /**
  * The REST API as a fastify instance (issue 5): `buildApp` wires the zod type provider, the
  * problem+json error handling, API-key authentication, the OpenAPI document generated from the
- * routes' zod schemas, the doc pages, and the route plugins under `/api/v1`. It does not listen;
+ * routes' zod schemas, the doc pages, the route plugins under `/api/v1`, and the MCP endpoint at
+ * `/mcp` (`infra/mcp/http.ts`; JSON-RPC, so documented in docs/mcp.md, not in the OpenAPI document). It does not listen;
  * `commands/api.ts` does (and tests listen on port 0).
  *
  * Documents and pages (open even when authentication is on, contract section 4):
@@ -49,10 +50,12 @@ import { provenanceRoutes } from './routes/provenance.js';
 import { impactRoutes } from './routes/impact.js';
 import { metaRoutes, packageInfo } from './routes/meta.js';
 import { openLineageRoutes } from './routes/openLineage.js';
+import { marquezRoutes } from './routes/marquez.js';
 import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
 import { operationsRoutes, registerOperationalHooks } from './routes/operations.js';
+import { mcpRoutes } from '../mcp/http.js';
 import { createTaskRunners } from '../../services/taskRunners.js';
 import { createTaskService, type TaskRunners, type TaskService } from '../../services/tasks.js';
 import { createWatcherService, type WatcherDepsFactory, type WatcherService } from '../../services/watchers.js';
@@ -285,6 +288,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(impactRoutes, { prefix: '/api/v1', context: { runtime } });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
+  await app.register(marquezRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
   const watchers = createApiWatchers(options, services, ownership);
   await app.register(watcherRoutes, {
@@ -294,6 +298,7 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     minPollIntervalSeconds: config.api.minPollIntervalSeconds,
   });
   await app.register(operationsRoutes, { config, runtime, metrics });
+  await app.register(mcpRoutes, { runtime, logger }); // POST /mcp: the MCP tools (infra/mcp/), outside the OpenAPI document
   registerApiDocumentRoutes(app);
 
   watchersRef = watchers;

@@ -24,12 +24,17 @@
  * or trailing slashes, dot segments) are answered 404 by the router. A write route registered under
  * `/api/v1` without a declared role is refused when it is registered (`UndeclaredRouteRoleError`),
  * so that no new route falls back to a weaker role.
+ *
+ * The MCP endpoint (`POST /mcp`, `infra/mcp/http.ts`) is protected like the routes under `/api/v1`:
+ * it needs a key when authentication is on, and the `read` role, declared in `WRITE_ROUTE_ROLES`
+ * (its method is POST, but every MCP tool only reads), so that a read key works for assistants.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AnyFastifyInstance } from './problem.js';
 import { LineageError } from '../../src/errors.js';
 import { API_ROLES, type ApiKeyEntry, type ApiRole } from '../../src/config.js';
+import { MCP_PATH } from '../mcp/http.js';
 
 /** Missing or wrong API key (HTTP 403). */
 export class ForbiddenError extends LineageError {
@@ -56,9 +61,13 @@ export function keyMatches(candidate: string, expectedDigest: Buffer): boolean {
   return timingSafeEqual(digest(candidate), expectedDigest);
 }
 
-/** True when the request needs a key: it is under `/api/v1` (matched or not) and not an open route. */
+/**
+ * True when the request needs a key: it is under `/api/v1` (matched or not) and not an open route,
+ * or it reached the MCP endpoint.
+ */
 export function needsKey(request: FastifyRequest): boolean {
   const route = request.routeOptions.url;
+  if (route === MCP_PATH) return true;
   const path = route ?? request.url.split('?')[0] ?? '';
   if (!path.startsWith(PROTECTED_PREFIX)) return false;
   return !(route !== undefined && OPEN_ROUTES.has(`${request.method} ${route}`));
@@ -70,10 +79,10 @@ export type RouteKey = `${string} /${string}`;
 /**
  * The role of every write route under `/api/v1`, by method and fastify URL pattern: `operate` for
  * those that act with the operator's platform and catalog credentials (tasks, extraction, watchers,
- * catalog pushes), `write` for graph writes and OpenLineage ingestion. Reads (GET, HEAD, OPTIONS)
- * need `read` and are not listed.
+ * catalog pushes), `write` for graph writes and OpenLineage ingestion, `read` for the MCP endpoint
+ * (a POST whose tools only read). Reads (GET, HEAD, OPTIONS) need `read` and are not listed.
  */
-export const WRITE_ROUTE_ROLES: Readonly<Record<RouteKey, Exclude<ApiRole, 'read'>>> = {
+export const WRITE_ROUTE_ROLES: Readonly<Record<RouteKey, ApiRole>> = {
   'POST /api/v1/graphs': 'write',
   'DELETE /api/v1/graphs/:graph_id': 'write',
   'POST /api/v1/graphs/:graph_id/import': 'write',
@@ -89,6 +98,7 @@ export const WRITE_ROUTE_ROLES: Readonly<Record<RouteKey, Exclude<ApiRole, 'read
   'POST /api/v1/watchers': 'operate',
   'DELETE /api/v1/watchers/:watcher_id': 'operate',
   'POST /api/v1/watchers/:watcher_id/stop': 'operate',
+  [`POST ${MCP_PATH}`]: 'read',
 };
 
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -122,7 +132,7 @@ export class UndeclaredRouteRoleError extends Error {
  * @throws UndeclaredRouteRoleError for the first write method of `route` without a declared role.
  */
 export function assertRouteRoleDeclared(route: { method: string | string[]; url: string }): void {
-  if (!route.url.startsWith(`${PROTECTED_PREFIX}/`)) return;
+  if (!route.url.startsWith(`${PROTECTED_PREFIX}/`) && route.url !== MCP_PATH) return;
   for (const method of [route.method].flat()) {
     if (READ_METHODS.has(method)) continue;
     const key = `${method} ${route.url}` as RouteKey;

@@ -54,6 +54,10 @@ export const OPENAPI_TAGS = [
   { name: 'graphs', description: 'Lineage graphs: nodes, edges, traversals, history, diffs, exports and views' },
   { name: 'tasks', description: 'Extraction and enrichment run in the API process, polled by id' },
   { name: 'lineage', description: 'OpenLineage ingestion and queries over events, datasets and jobs' },
+  {
+    name: 'marquez',
+    description: 'The Marquez 0.51 read API (docs/marquez.md): what Marquez Web and Marquez clients call',
+  },
   { name: 'push', description: 'Pushes of a graph’s lineage into the catalogs' },
   { name: 'watchers', description: 'Watchers that poll the platform and re-extract after changes' },
   { name: 'operations', description: 'Readiness and Prometheus metrics for probes and scrapers' },

@@ -33,6 +33,7 @@ import {
   upstreamTraversal,
 } from './openApiExamples.js';
 import { traversalGraph } from '../../src/export/index.js';
+import { MARQUEZ_OPERATIONS } from './marquezOperations.js';
 
 /** The documentation of one operation. */
 export interface OperationDocs {
@@ -647,4 +648,5 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDocs>> = {
   ...TASKS,
   ...LINEAGE,
   ...PUSH_AND_WATCHERS,
+  ...MARQUEZ_OPERATIONS,
 };

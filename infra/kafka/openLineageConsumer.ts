@@ -70,6 +70,9 @@ export function kafkaTransportConfig(settings: Config['openLineageKafka']): Kafk
 /** What `decideMessage` decided: ingest the parsed body, or send the message to the dead-letter topic, saying why. */
 export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'dead-letter'; reason: string };
 
+/** UTF-8 decoding that throws on invalid bytes (one decoder: it keeps no state between whole calls). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Decides what to do with a Kafka message: parse its value as UTF-8 JSON; an empty value, a value
  * over 1 MiB, invalid UTF-8 or JSON, or a JSON value that is not an object goes to the dead-letter
@@ -85,7 +88,7 @@ export function decideMessage(message: Pick<KafkaMessage, 'value'>): MessageDeci
     };
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(value);
+    text = strictUtf8.decode(value);
   } catch {
     return { action: 'dead-letter', reason: 'message value is not valid UTF-8' };
   }
@@ -155,6 +158,8 @@ export async function processBatch(
       cause: 'ingestion',
       correlation_id: `${batch.topic}/${batch.partition}@${batch.messages[0]?.offset ?? '0'}`,
     },
+    // The value's length is the event's size: the 1 MiB limit needs no second serialization.
+    toIngest.map((entry) => entry.message.value!.length),
   );
   const outcomeByOffset = new Map<string, MessageOutcome>();
   const deadLetters: Array<ReturnType<typeof deadLetterRecord>> = [];
@@ -225,6 +230,13 @@ export interface OpenLineageConsumerDeps {
  */
 export const GROUP_TIMEOUTS = { sessionMilliseconds: 10_000, rebalanceMilliseconds: 20_000 } as const;
 
+/**
+ * Longest wait of a fetch on a partition with nothing new, in milliseconds (the broker answers at once
+ * when there is data): `stop()` returns after at most about this long (kafkajs's default, 5 s, made each
+ * stop of a test or an API shutdown wait 5 s).
+ */
+export const FETCH_MAX_WAIT_MILLISECONDS = 500;
+
 /** The pause before reconnection attempt `attempt` (1-based): exponential, full jitter in its upper half. */
 export function reconnectDelay(attempt: number, backoff: ConsumerBackoff, random: () => number = Math.random): number {
   const ceiling = Math.min(backoff.maximum, backoff.minimum * 2 ** Math.max(0, attempt - 1));
@@ -294,6 +306,9 @@ export async function startOpenLineageConsumer(
       sessionTimeout: timeouts.sessionMilliseconds,
       rebalanceTimeout: timeouts.rebalanceMilliseconds,
       heartbeatInterval: Math.floor(timeouts.sessionMilliseconds / 3),
+      // How long the broker holds a fetch while the partition has nothing new (kafkajs: 5 s). A stop
+      // waits for the fetch in flight, so this bounds it; data is answered at once whatever this is.
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MILLISECONDS,
     });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     current = { consumer, producer };

@@ -181,6 +181,13 @@ export interface UiServerOptions {
   assetFolder?: string;
   /** Fastify's logger option (default off). */
   logger?: boolean | { level: string };
+  /**
+   * Path prefixes of a single-page app's own routes (e.g. Marquez Web's `/jobs`, `/lineage/`): a GET
+   * of one that is no asset answers the app's `index.html`. Default none (our UI keeps its state in the query).
+   */
+  spaRoutes?: readonly string[];
+  /** Path prefixes proxied to the API, each to the same path there (default `['/api/v1']`). */
+  proxiedPrefixes?: readonly string[];
 }
 
 /** The path prefix proxied to the API. */
@@ -292,8 +299,10 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
   });
 
   // Host, Origin and the user's key are checked before anything is served or proxied.
+  const proxiedPrefixes = options.proxiedPrefixes ?? [PROXIED_PREFIX];
   app.addHook('onRequest', async (request, reply) => {
-    const proxied = request.routeOptions.url?.startsWith(PROXIED_PREFIX) ?? false;
+    const route = request.routeOptions.url;
+    const proxied = route !== undefined && proxiedPrefixes.some((prefix) => route.startsWith(prefix));
     const refusal = refusalOf(request.method, request.headers, allowedHosts, proxied);
     if (refusal === undefined) return;
     if (refusal.status === 401) reply.header('www-authenticate', 'APIKey header="X-API-Key"');
@@ -305,10 +314,47 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
       );
   });
 
+  for (const prefix of proxiedPrefixes) await registerApiProxy(app, prefix, apiUrl, apiKey);
+
+  await app.register(fastifyStatic, { root: assetFolder, index: ['index.html'] });
+
+  const spaRoutes = options.spaRoutes ?? [];
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (request.method === 'GET' && spaRoutes.some((route) => path === route || path.startsWith(`${route}/`)))
+      return reply.type('text/html').sendFile('index.html');
+    return reply
+      .code(404)
+      .type(PROBLEM_MEDIA_TYPE)
+      .send(problem(404, 'Not Found', `no such page or asset: ${request.method} ${request.url}`, 'route-not-found'));
+  });
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    const detail = status === 500 ? 'internal error of the UI server' : error.message;
+    if (status === 500) app.log.error({ err: error }, 'Ui:Error');
+    reply
+      .code(status)
+      .type(PROBLEM_MEDIA_TYPE)
+      .send(problem(status, status === 500 ? 'Internal Server Error' : 'Bad Request', detail, 'ui-server-error'));
+  });
+  return app;
+}
+
+/**
+ * Proxies `{prefix}/*` to `{apiUrl}{prefix}/*`: reads carry `apiKey` in place of any key the browser
+ * sent, every other method the browser's own key only; cookies are dropped; 502 problem+json when
+ * the API does not answer.
+ */
+async function registerApiProxy(
+  app: FastifyInstance,
+  prefix: string,
+  apiUrl: string,
+  apiKey: string | undefined,
+): Promise<void> {
   await app.register(fastifyHttpProxy, {
     upstream: apiUrl,
-    prefix: PROXIED_PREFIX,
-    rewritePrefix: PROXIED_PREFIX,
+    prefix,
+    rewritePrefix: prefix,
     replyOptions: {
       rewriteRequestHeaders: (request, headers) => {
         const forwarded = { ...headers };
@@ -335,23 +381,4 @@ export async function buildUiServer(options: UiServerOptions): Promise<FastifyIn
       },
     },
   });
-
-  await app.register(fastifyStatic, { root: assetFolder, index: ['index.html'] });
-
-  app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .type(PROBLEM_MEDIA_TYPE)
-      .send(problem(404, 'Not Found', `no such page or asset: ${request.method} ${request.url}`, 'route-not-found'));
-  });
-  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    const detail = status === 500 ? 'internal error of the UI server' : error.message;
-    if (status === 500) app.log.error({ err: error }, 'Ui:Error');
-    reply
-      .code(status)
-      .type(PROBLEM_MEDIA_TYPE)
-      .send(problem(status, status === 500 ? 'Internal Server Error' : 'Bad Request', detail, 'ui-server-error'));
-  });
-  return app;
 }

@@ -213,12 +213,20 @@ function linkJob(state: OpenLineageState, jobKey: string, event: IngestedEvent, 
   if (!state.graph.hasNode(job)) state.graph.addNode(job);
   for (const input of Array.isArray(event.inputs) ? event.inputs : []) {
     const key = registerDataset(state, input, timeMs);
-    if (key !== null) state.graph.mergeEdge(datasetNode(key), job);
+    if (key !== null) link(state, datasetNode(key), job);
   }
   for (const output of Array.isArray(event.outputs) ? event.outputs : []) {
     const key = registerDataset(state, output, timeMs);
-    if (key !== null) state.graph.mergeEdge(job, datasetNode(key));
+    if (key !== null) link(state, job, datasetNode(key));
   }
+}
+
+/**
+ * The edge `source -> target`, merged (with its nodes) when it is new. Most events repeat a job's
+ * edges: graphology's `hasEdge` answers them in a third of `mergeEdge`'s time.
+ */
+function link(state: OpenLineageState, source: string, target: string): void {
+  if (!state.graph.hasEdge(source, target)) state.graph.mergeEdge(source, target);
 }
 
 /**

@@ -17,7 +17,7 @@ import { datasetLineage, type DatasetLineageQuery, type DatasetLineageResult } f
 import { datasetDetail, listDatasets, type DatasetDetail, type DatasetSummary } from './datasets.js';
 import { eventsOfRun, queryEvents, type EventQuery } from './events.js';
 import { evolveOpenLineage } from './evolve.js';
-import { createGraphJoinCache, graphJoin, type ExtractedGraphs } from './extracted.js';
+import { createGraphJoinCache, graphJoin, type ExtractedGraphs, type GraphJoin } from './extracted.js';
 import { jobDetail, listJobs, type JobDetail, type JobSummary } from './jobs.js';
 import { initialOpenLineageState, type OpenLineageState } from './state.js';
 
@@ -51,6 +51,12 @@ export interface OpenLineageProjection extends Projection {
   listJobs(query?: { namespace?: string | undefined }): JobSummary[];
   /** One job with its latest run's inputs and outputs (`GET /lineage/jobs/detail`). @throws NotFoundError when unknown. */
   jobDetail(query: { namespace: string; name: string }): JobDetail;
+  /**
+   * The extracted graphs as the queries above see them, for one read (`extracted.ts`), sharing the
+   * projection's cache of built RunEvents: what other read models of the same graph (the Marquez API,
+   * `services/marquez*.ts`) walk beside `state`.
+   */
+  graphJoin(): GraphJoin;
 }
 
 /** What an OpenLineage projection joins. */
@@ -94,5 +100,6 @@ export function createOpenLineageProjection(options: OpenLineageProjectionOption
     datasetDetail: (query) => datasetDetail(state, query, join()),
     listJobs: (query) => listJobs(state, query, join()),
     jobDetail: (query) => jobDetail(state, query, join()),
+    graphJoin: join,
   };
 }

@@ -216,7 +216,8 @@ function finish(run: ExtractionRun, metrics: MetricSamples | null): ExtractionRe
   const { graph, warnings: buildWarnings } = run.builder.build();
   for (const warning of buildWarnings) run.warn(warning);
   const counts = countGraph(graph);
-  run.progress(6, 'Done', `${counts.nodes} nodes, ${counts.edges} edges`);
+  // No counts here: the summary gives them once, after the catalogs' enrichment has added its nodes.
+  run.progress(6, 'Done', 'the platform is read');
   const after = run.platform.requestCounts();
   const requests: Record<string, number> = {};
   for (const [api, count] of Object.entries(after)) {

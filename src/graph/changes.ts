@@ -88,8 +88,31 @@ export function sameEdge(a: Edge, b: Edge): boolean {
   );
 }
 
-/** Computes the changes that turn `current` into `next` (see `DiffOptions`). */
+/** Computes the changes that turn `current` into `next` (see `DiffOptions`), in one go. */
 export function diffGraph(current: GraphReader, given: LineageGraph, options: DiffOptions): GraphChanges {
+  const steps = diffGraphSteps(current, given, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Items `diffGraphSteps` compares between two of its pauses. */
+export const DIFF_SLICE_ITEMS = 2_000;
+
+/**
+ * `diffGraph` as a generator that pauses (yields) after every `DIFF_SLICE_ITEMS` items it compared,
+ * and returns the changes: a caller on the event loop resumes it in slices so that a diff of 150,000
+ * items does not hold the loop for its whole length (issue 23). The state read must not change
+ * between slices, or the changes mix two states: the writers pause only where an append with the
+ * state's expected revision follows.
+ */
+export function* diffGraphSteps(
+  current: GraphReader,
+  given: LineageGraph,
+  options: DiffOptions,
+): Generator<void, GraphChanges, void> {
+  let compared = 0;
   const resolution: Resolution = options.resolve ? options.resolve(current, given) : { graph: given };
   const next = resolution.graph;
   const changes: GraphChanges = {
@@ -102,6 +125,7 @@ export function diffGraph(current: GraphReader, given: LineageGraph, options: Di
   };
   const nextNodeIds = new Set<string>();
   for (const node of next.nodes) {
+    if (++compared % DIFF_SLICE_ITEMS === 0) yield;
     nextNodeIds.add(node.id);
     const existing = current.getNode(node.id);
     if (!existing) changes.nodesAdded.push(node);
@@ -109,6 +133,7 @@ export function diffGraph(current: GraphReader, given: LineageGraph, options: Di
   }
   const nextEdgeKeys = new Set<string>();
   for (const edge of next.edges) {
+    if (++compared % DIFF_SLICE_ITEMS === 0) yield;
     const key = edgeKey(edge);
     nextEdgeKeys.add(key);
     const existing = current.getEdge(key);
@@ -122,6 +147,7 @@ export function diffGraph(current: GraphReader, given: LineageGraph, options: Di
   if (options.mode === 'replace') {
     const inScope = options.scope ?? (() => true);
     for (const node of current.nodes()) {
+      if (++compared % DIFF_SLICE_ITEMS === 0) yield;
       if (!nextNodeIds.has(node.id) && inScope(node)) removed.add(node.id);
     }
   }
@@ -129,6 +155,7 @@ export function diffGraph(current: GraphReader, given: LineageGraph, options: Di
   if (options.mode === 'replace' || removed.size > 0) {
     const owns = options.mode === 'replace' ? (options.ownsEdge ?? touchesScope(options.scope)) : () => false;
     for (const edge of current.edges()) {
+      if (++compared % DIFF_SLICE_ITEMS === 0) yield;
       if (nextEdgeKeys.has(edgeKey(edge))) continue;
       if (removed.has(edge.src_id) || removed.has(edge.dst_id) || owns(edge, current))
         changes.edgesRemoved.push({ src_id: edge.src_id, dst_id: edge.dst_id, edge_type: edge.edge_type });

@@ -253,7 +253,7 @@ describe('lineage-svc-extract with only the warehouse configured', () => {
     );
   });
 
-  it('enriches a graph file from BigQuery with --enrich-only and records the enrichment', async () => {
+  it('enriches a graph file from BigQuery with --enrich-only and records the enrichment, with no platform key set', async () => {
     const store = join(folder, 'warehouse-file-store');
     const id = tableId('order_revenue_1m');
     const output = graphFile('warehouse', {
@@ -263,7 +263,16 @@ describe('lineage-svc-extract with only the warehouse configured', () => {
       display_name: 'order_revenue_1m',
       catalog_type: 'WAREHOUSE_LINEAGE',
     });
-    const nodes = await extractWithOneCatalog('warehouse', warehouseEnv(), store, output, ['--enrich-only']);
+    // Only the catalog's variables: --enrich-only reads the graph file, not the platform (issue 28).
+    const run = await runExtractCommand(['--env', PROD, '--output', output, '--enrich-only'], {
+      PATH: process.env.PATH ?? '',
+      LINEAGE_SVC_STORAGE__PATH: store,
+      ...warehouseEnv(),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /LINEAGE_SVC_STREAM_CLOUD_API_KEY/);
+    assert.match(run.stderr, /^Enrichment: catalog tables \(warehouse\)$/m);
+    const nodes = nodesOf(output);
     const table = nodes.get(id)!;
     assert.equal(table.attributes?.table_type, 'TABLE');
     assert.equal(

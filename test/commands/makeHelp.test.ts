@@ -56,3 +56,23 @@ describe('make help', () => {
     assert.deepEqual(unknown, [], 'help lines for targets that do not exist');
   });
 });
+
+describe('make install', () => {
+  it('says what a first install does, then shows the install scripts as they run (issue 28)', () => {
+    // -n: print the commands; -W package.json: as if package.json had changed.
+    const result = spawnSync(
+      'make',
+      ['--no-print-directory', '-n', '-W', 'package.json', 'node_modules/.install-stamp'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(result.status, 0, result.stderr);
+    const lines = result.stdout.trim().split('\n');
+    const install = lines.findIndex((line) => /^npm install\b/.test(line));
+    assert.ok(install > 0, result.stdout);
+    assert.match(lines.slice(0, install).join('\n'), /echo "make: npm install \(a first install takes a few minutes/);
+    assert.match(lines[install]!, /--foreground-scripts/);
+  });
+});

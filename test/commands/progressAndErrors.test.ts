@@ -60,9 +60,22 @@ describe('lineage-svc-extract progress', () => {
     assert.ok(!/Phase \d\/4/.test(run.stderr), 'no phase numbered out of 4 when 5 run');
     assert.ok(!ESCAPE.test(run.stderr), 'no terminal control sequences on a pipe');
     assert.match(run.stdout, /^Extraction summary /);
+    // The counts are printed once, in the summary (issue 28: the Done line had the platform's alone).
+    assert.doesNotMatch(run.stderr, /\d+ nodes/);
+    assert.equal(run.stdout.match(/\d+ nodes, \d+ edges/g)?.length, 1, run.stdout);
+    // The requests per API only with --verbose.
+    assert.match(run.stdout, /^Requests: \d+ in all \(--verbose lists them per API\)$/m);
+    assert.doesNotMatch(run.stdout, /^ {2}kafka-rest\.topics +\d+$/m);
+    const verbose = await runExtractCommand(
+      ['--env', PROD, '--verbose', '--output', join(demo.folder, 'verbose.json')],
+      cliEnv(demo.simulator, join(demo.folder, 'store')),
+    );
+    assert.equal(verbose.code, 0, verbose.stderr);
+    assert.match(verbose.stdout, /^Requests: \d+ in all$/m);
+    assert.match(verbose.stdout, /^ {2}kafka-rest\.topics +\d+$/m);
   });
 
-  it('prints no progress with --quiet: warnings only as their count, and with LINEAGE_SVC_LOG_LEVEL=ERROR', async () => {
+  it('prints nothing but errors with --quiet, and no progress with LINEAGE_SVC_LOG_LEVEL=ERROR', async () => {
     demo.simulator.injectFault({ api: 'kafka-rest.mirrors', kind: 'status', status: 403 });
     const quiet = await runExtractCommand(
       ['--env', PROD, '--quiet', '--output', join(demo.folder, 'quiet.json')],
@@ -70,7 +83,14 @@ describe('lineage-svc-extract progress', () => {
     );
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.equal(quiet.stderr, '', 'nothing on stderr: no store line, no progress, no warning lines');
-    assert.match(quiet.stdout, /^Warnings: [1-9]/m);
+    assert.equal(quiet.stdout, '', 'nothing on stdout: no summary');
+    const failing = await runExtractCommand(
+      ['--env', PROD, '--quiet', '--output', join(demo.folder, 'no-such-folder', 'quiet.json')],
+      cliEnv(demo.simulator, join(demo.folder, 'store')),
+    );
+    assert.equal(failing.code, 2);
+    assert.equal(failing.stdout, '');
+    assert.match(failing.stderr, /^lineage-svc-extract: [^\n]+\n$/, 'an error is still one line');
 
     const silent = await runExtractCommand(['--env', PROD, '--output', join(demo.folder, 'silent.json')], {
       ...cliEnv(demo.simulator, join(demo.folder, 'store')),
@@ -152,7 +172,8 @@ describe('lineage-svc-extract progress', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 0, text);
     assert.ok(ESCAPE.test(text), 'redrawn in place with control sequences');
-    assert.match(text, /Done \| \d+ requests \| \d+ warnings \| \d+ nodes, \d+ edges/);
+    assert.match(text, /Done \| \d+ requests \| the platform is read/);
+    assert.doesNotMatch(text, /\d+ warnings/, 'the summary counts the warnings, once');
     assert.ok(!/^Phase 1\/4: /m.test(text), 'no plain progress lines on a terminal');
     assert.match(text, /Extraction summary /);
   });
@@ -167,7 +188,7 @@ describe('the progress display', () => {
     assert.equal(progressMode({ quiet: false, logLevel: 'error', stream: {} }), 'off');
   });
 
-  it('redraws one line on a terminal stream: steps, requests, warnings and the retry wait', async () => {
+  it('redraws one line on a terminal stream: steps, requests and the retry wait', async () => {
     let written = '';
     const terminal = Object.assign(
       new Writable({
@@ -196,10 +217,11 @@ describe('the progress display', () => {
     display.stop();
     assert.ok(ESCAPE.test(written), 'control sequences');
     assert.equal(written.split('\n').length, 2, 'one line, ended once when stopped');
-    assert.match(written, /Discovery \| 0 requests \| 0 warnings \| clusters in env-1/);
+    assert.match(written, /Discovery \| 0 requests \| clusters in env-1/);
     assert.ok(written.includes(retryText(notice)));
     assert.match(retryText(notice), /^retrying cmk.clusters in 2 s \(connection refused; attempt 1 of 4 failed/);
-    assert.match(written, /Done \| 7 requests \| 2 warnings \| 3 nodes, 2 edges/);
+    assert.match(written, /Done \| 7 requests \| 3 nodes, 2 edges/);
+    assert.doesNotMatch(written, /warnings/);
   });
 
   it('writes plain lines, retries included, on a stream that is not a terminal', () => {

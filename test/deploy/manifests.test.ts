@@ -27,6 +27,8 @@ import { DCLinter } from 'dclint';
 import { DockerfileParser, type Copy, type Instruction } from 'dockerfile-ast';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { EnvironmentSchema, loadConfig, SECRET_VARIABLES } from '../../src/config.js';
 import { loadUiSettings } from '../../infra/ui/server.js';
@@ -43,11 +45,14 @@ const UI_PORT = loadUiSettings({}).port;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
-/** Every YAML file under infra/deploy, relative to the repository root. */
+/**
+ * Every YAML file under infra/deploy, relative to the repository root; the Helm chart's templates,
+ * which are Go templates until Helm renders them, are checked by test/deploy/helmChart.test.ts.
+ */
 function yamlFiles(folder = DEPLOY): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) return yamlFiles(path);
+    if (entry.isDirectory()) return path.endsWith('/templates') ? [] : yamlFiles(path);
     return /\.ya?ml$/.test(entry.name) ? [relative(ROOT, path)] : [];
   });
 }
@@ -114,6 +119,11 @@ function assertApiEndpoint(path: string, where: string): void {
   assert.ok(apiPaths[path]?.get, `${where}: GET ${path} is not in the API's OpenAPI document`);
 }
 
+/** Asserts that a probe's command runs the image's node on an inline script. */
+function assertRunsNode(command: string[]): void {
+  assert.deepEqual(command.slice(0, 2), ['node', '-e']);
+}
+
 /** Asserts that `command` runs a bin of package.json (`node dist/commands/x.js`). */
 function assertRunsBin(command: string[], where: string): void {
   assert.equal(command[0], 'node', where);
@@ -142,9 +152,32 @@ describe('deployment files', () => {
 
 describe('compose.yaml', () => {
   const path = join(DEPLOY, 'compose.yaml');
-  const compose = parseYaml(readFileSync(path, 'utf8'), { merge: true }) as Json;
-  const hostEnv = { LINEAGE_SVC_WATCH_ENVIRONMENT: 'env-test' };
-  const lineageServices = ['api', 'watcher', 'ui'];
+  const text = readFileSync(path, 'utf8');
+  // Compose interpolates the whole file, every profile included, before it does anything.
+  const compose = parseYaml(interpolate(text, {}), { merge: true }) as Json;
+  const services = compose.services as Record<string, Json>;
+  const lineageServices = ['api', 'watcher', 'ui', 'simulator', 'demo-watcher'];
+
+  /**
+   * A service's environment as Compose gives it: its env_file entries in order (a later file wins;
+   * `lineage-svc.env` stands in as `operatorFile` when given), then `environment:`, which wins.
+   */
+  function serviceEnvironment(name: string, operatorFile: Record<string, string> = {}): Record<string, string> {
+    const service = services[name];
+    const merged: Record<string, string> = {};
+    for (const entry of (service.env_file ?? []) as Array<{ path: string; required: boolean }>) {
+      const file = join(DEPLOY, entry.path);
+      if (entry.path === './lineage-svc.env') Object.assign(merged, operatorFile);
+      else if (existsSync(file)) Object.assign(merged, parseEnvExample(file));
+      else assert.equal(entry.required, false, `${name}: ${entry.path} is required but not in the repository`);
+    }
+    return { ...merged, ...((service.environment ?? {}) as Record<string, string>) };
+  }
+
+  it('interpolates without any variable set: down, ps and config need no LINEAGE_SVC_WATCH_ENVIRONMENT', () => {
+    assert.doesNotThrow(() => interpolate(text, {}));
+    assert.doesNotMatch(text, /\$\{[A-Z_]+:?\?/, 'no variable is required by interpolation');
+  });
 
   it('validates against the Compose Specification schema', () => {
     const schemaPath = join(
@@ -173,38 +206,40 @@ describe('compose.yaml', () => {
     );
   });
 
-  it('runs PostgreSQL, two API replicas, a watcher and the UI, with Kafka and EventStoreDB as profiles', () => {
-    const services = compose.services as Record<string, Json>;
+  it('runs PostgreSQL, two API replicas and the UI; demo, watcher, Kafka and EventStoreDB as profiles; one image built once', () => {
     const always = Object.keys(services).filter((name) => !services[name].profiles);
-    assert.deepEqual(always.sort(), ['api', 'postgres', 'ui', 'watcher']);
+    assert.deepEqual(always.sort(), ['api', 'postgres', 'ui']);
+    assert.deepEqual(services.simulator.profiles, ['demo']);
+    assert.deepEqual(services['demo-watcher'].profiles, ['demo']);
+    assert.deepEqual(services.watcher.profiles, ['watcher']);
     assert.deepEqual(services.kafka.profiles, ['kafka']);
     assert.deepEqual(services.eventstoredb.profiles, ['eventstoredb']);
     assert.equal(services.api.deploy.replicas, 2);
+    const built = Object.keys(services).filter((name) => services[name].build);
+    assert.deepEqual(built, ['api'], 'one service builds the image');
+    const build = services.api.build;
+    assert.equal(resolve(DEPLOY, build.context), resolve(ROOT), 'the image builds from the repository root');
+    assert.equal(build.dockerfile, 'infra/deploy/Dockerfile');
+    assert.ok(existsSync(join(ROOT, build.dockerfile)));
     for (const name of lineageServices) {
-      const build = services[name].build;
-      assert.equal(resolve(DEPLOY, build.context), resolve(ROOT), `${name} builds from the repository root`);
-      assert.ok(existsSync(join(ROOT, build.dockerfile)), `${name}: ${build.dockerfile}`);
-      assert.equal(build.dockerfile, 'infra/deploy/Dockerfile');
-      assertRunsBin(
-        services[name].command.map((part: string) => interpolate(part, hostEnv)),
-        name,
+      assert.equal(services[name].image, services.api.image, `${name} runs the image the api service builds`);
+      assert.equal(
+        services[name].pull_policy,
+        name === 'api' ? 'build' : 'never',
+        `${name}: that image is in no registry`,
       );
+      assertRunsBin(services[name].command, name);
       assert.ok(services[name].deploy.resources.limits.memory, `${name} has a memory limit`);
     }
     for (const [name, service] of Object.entries(services)) {
       if (service.image) assert.match(service.image, /:[\w.-]+$/, `${name} pins a tag`);
+      for (const tmpfs of service.tmpfs ?? []) assert.match(tmpfs, /:size=\d+[kmg]$/, `${name}: ${tmpfs} has a size`);
     }
   });
 
-  it('gives the API and the watcher settings that loadConfig accepts, with the store in the postgres service', () => {
-    const services = compose.services as Record<string, Json>;
-    for (const name of ['api', 'watcher']) {
-      const env = Object.fromEntries(
-        Object.entries(services[name].environment as Record<string, string>).map(([key, value]) => [
-          key,
-          interpolate(String(value), hostEnv),
-        ]),
-      );
+  it('gives the API and the watchers settings that loadConfig accepts, with the store in the postgres service', () => {
+    for (const name of ['api', 'watcher', 'demo-watcher']) {
+      const env = serviceEnvironment(name);
       assertKnownVariables(env, `compose ${name}`);
       const config = loadConfig(env);
       assert.equal(config.storage.backend, 'postgres');
@@ -212,26 +247,56 @@ describe('compose.yaml', () => {
       assert.ok(services.postgres, 'the store URL names a service');
       assert.equal(config.api.port, API_PORT);
     }
-    const env = Object.fromEntries(
-      Object.entries(services.watcher.environment).map(([key, value]) => [
-        key,
-        interpolate(String(value), {
-          LINEAGE_SVC_STORAGE__BACKEND: 'eventstoredb',
-          LINEAGE_SVC_STORAGE__URL: 'esdb://eventstoredb:2113?tls=false',
-        }),
-      ]),
+    const example = parseEnvExample(join(DEPLOY, 'lineage-svc.env.example'));
+    assertKnownVariables(
+      Object.fromEntries(Object.keys(example).map((name) => [name, 'x'])),
+      'lineage-svc.env.example',
     );
-    assert.equal(
-      loadConfig(env).storage.backend,
-      'eventstoredb',
-      'the eventstoredb profile switches the store by variables',
-    );
-    const example = Object.keys(parseEnvExample(join(DEPLOY, 'lineage-svc.env.example')));
-    assertKnownVariables(Object.fromEntries(example.map((name) => [name, 'x'])), 'lineage-svc.env.example');
   });
 
-  it('probes the API readiness endpoint and the UI on their default ports, and points the UI at the API service', () => {
-    const services = compose.services as Record<string, Json>;
+  it('lets lineage-svc.env override every setting but the container layout (issue 28: none silently overridden)', () => {
+    const operatorFile = {
+      LINEAGE_SVC_LOG_LEVEL: 'DEBUG',
+      LINEAGE_SVC_STORAGE__BACKEND: 'eventstoredb',
+      LINEAGE_SVC_STORAGE__URL: 'esdb://eventstoredb:2113?tls=false',
+      LINEAGE_SVC_API_CORS_ORIGINS: 'https://lineage.example.com',
+      LINEAGE_SVC_OPENLINEAGE_KAFKA_BROKERS: 'kafka:9092',
+    };
+    for (const name of ['api', 'watcher']) {
+      const layout = Object.keys(services[name].environment);
+      assert.deepEqual(layout.sort(), ['LINEAGE_SVC_API_HOST', 'LINEAGE_SVC_API_PORT', 'LINEAGE_SVC_GRAPH_FILE']);
+      const config = loadConfig(serviceEnvironment(name, operatorFile));
+      assert.equal(config.logLevel, 'debug', name);
+      assert.equal(config.storage.backend, 'eventstoredb', name);
+      assert.equal(config.storage.url, operatorFile.LINEAGE_SVC_STORAGE__URL, name);
+      assert.deepEqual(config.api.corsOrigins, ['https://lineage.example.com'], name);
+      assert.deepEqual(config.openLineageKafka.brokers, ['kafka:9092'], name);
+    }
+  });
+
+  it("points the demo watcher at the simulator service with the demo scenario's keys and environments", async () => {
+    const { loadScenario, simulatorClientEnvironment } = await import('../../simulators/confluent/index.js');
+    const scenario = await loadScenario('demo');
+    const command = services.simulator.command as string[];
+    const advertised = command[command.indexOf('--advertised-url') + 1]!;
+    const url = new URL(advertised);
+    assert.equal(url.hostname, 'simulator');
+    assert.equal(command[command.indexOf('--port') + 1], url.port);
+    assert.equal(command[command.indexOf('--host') + 1], '0.0.0.0');
+    const env = serviceEnvironment('demo-watcher');
+    const expected = simulatorClientEnvironment(advertised, scenario);
+    for (const [name, value] of Object.entries(expected)) assert.equal(env[name], value, name);
+    const watched = (services['demo-watcher'].command as string[]).flatMap((part, index, all) =>
+      all[index - 1] === '--env' ? [part] : [],
+    );
+    assert.deepEqual(
+      watched,
+      scenario.environments.map((environment) => environment.id),
+    );
+    assert.equal(services['demo-watcher'].depends_on.simulator.condition, 'service_healthy');
+  });
+
+  it('probes the API readiness endpoint, the UI and the watchers; points the UI at the API service with no key of every role', () => {
     const url = (service: string) => {
       const test = services[service].healthcheck.test as string[];
       const found = /fetch\('([^']+)'\)/.exec(test.join(' '));
@@ -246,7 +311,20 @@ describe('compose.yaml', () => {
     const uiProbe = url('ui');
     assert.equal(Number(uiProbe.port), UI_PORT);
     assert.deepEqual(services.ui.ports, [`127.0.0.1:${UI_PORT}:${UI_PORT}`]);
-    const uiEnv = services.ui.environment as Record<string, string>;
+    for (const name of ['watcher', 'demo-watcher']) {
+      const command = services[name].command as string[];
+      const heartbeat = command[command.indexOf('--heartbeat-file') + 1]!;
+      assert.ok(command.includes('--heartbeat-file'), `${name} touches a heartbeat file`);
+      assert.ok((services[name].healthcheck.test as string[]).join(' ').includes(heartbeat), `${name} probes it`);
+    }
+    const uiEnv = serviceEnvironment('ui');
+    assert.deepEqual(
+      services.ui.env_file.map((entry: Json) => entry.path),
+      ['./ui.env'],
+      'the UI never reads lineage-svc.env',
+    );
+    assert.deepEqual(Object.keys(parseEnvExample(join(DEPLOY, 'ui.env.example'))), ['LINEAGE_SVC_API_KEY']);
+    assert.equal(uiEnv.LINEAGE_SVC_API_KEY, undefined, 'no key in the UI by default');
     assertKnownVariables(uiEnv, 'compose ui');
     const settings = loadUiSettings(uiEnv);
     assert.equal(settings.port, UI_PORT);
@@ -266,15 +344,24 @@ function parseEnvExample(path: string): Record<string, string> {
   );
 }
 
+/** The documents of YAML files, each with the name of its file. */
+function yamlDocuments(folder: string, files: string[]): Json[] {
+  return files.flatMap((file) =>
+    parseAllDocuments(readFileSync(join(folder, file), 'utf8')).map((document) => ({
+      ...(document.toJS() as Json),
+      file,
+    })),
+  );
+}
+
 describe('Kubernetes manifests', () => {
-  const documents: Json[] = readdirSync(KUBERNETES)
-    .filter((file) => file.endsWith('.yaml'))
-    .flatMap((file) =>
-      parseAllDocuments(readFileSync(join(KUBERNETES, file), 'utf8')).map((document) => ({
-        ...(document.toJS() as Json),
-        file,
-      })),
-    );
+  const applied: Json[] = yamlDocuments(
+    KUBERNETES,
+    readdirSync(KUBERNETES).filter((file) => file.endsWith('.yaml')),
+  );
+  // The Secrets are created out of band; their example lives outside the folder that is applied.
+  const secrets: Json[] = yamlDocuments(DEPLOY, ['secret.example.yaml']);
+  const documents = [...applied, ...secrets];
   const ofKind = (kind: string) => documents.filter((document) => document.kind === kind);
   const named = (kind: string, name: string) => ofKind(kind).find((document) => document.metadata.name === name);
   const MODELS: Record<string, new (data: Json) => { validate(): void }> = {
@@ -282,17 +369,26 @@ describe('Kubernetes manifests', () => {
     'v1 Service': Service,
     'v1 ConfigMap': ConfigMap,
     'v1 Secret': Secret,
+    'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
+    'networking.k8s.io/v1 NetworkPolicy': NetworkPolicy,
   };
 
-  it('validate against the Kubernetes schemas of kubernetes-models', () => {
-    assert.deepEqual(documents.map((document) => `${document.kind} ${document.metadata.name}`).sort(), [
+  it('validate against the Kubernetes schemas of kubernetes-models; `kubectl apply -f kubernetes/` applies no Secret', () => {
+    assert.deepEqual(applied.map((document) => `${document.kind} ${document.metadata.name}`).sort(), [
       'ConfigMap lineage-svc-config',
       'Deployment lineage-svc-api',
       'Deployment lineage-svc-ui',
       'Deployment lineage-svc-watcher',
-      'Secret lineage-svc-secrets',
+      'NetworkPolicy lineage-svc-api',
+      'NetworkPolicy lineage-svc-ui',
+      'NetworkPolicy lineage-svc-watcher',
+      'PodDisruptionBudget lineage-svc-api',
       'Service lineage-svc-api',
       'Service lineage-svc-ui',
+    ]);
+    assert.deepEqual(secrets.map((document) => `${document.kind} ${document.metadata.name}`).sort(), [
+      'Secret lineage-svc-secrets',
+      'Secret lineage-svc-ui',
     ]);
     for (const { file, ...document } of documents) {
       const Model = MODELS[`${document.apiVersion} ${document.kind}`];
@@ -301,9 +397,23 @@ describe('Kubernetes manifests', () => {
     }
   });
 
-  it('hold only settings the configuration knows, which loadConfig accepts together', () => {
+  it('hold only settings the configuration knows, which loadConfig accepts together once the placeholders are replaced', () => {
     const config = named('ConfigMap', 'lineage-svc-config');
-    const secret = named('Secret', 'lineage-svc-secrets');
+    const example = named('Secret', 'lineage-svc-secrets');
+    assert.throws(
+      () => loadConfig({ ...config.data, ...example.stringData }),
+      /LINEAGE_SVC_API_KEY is the placeholder "change-me"/,
+      'the API refuses the example key',
+    );
+    const secret = {
+      ...example,
+      stringData: Object.fromEntries(
+        Object.entries(example.stringData as Record<string, string>).map(([name, value]) => [
+          name,
+          value.replaceAll('change-me', `real-${name.toLowerCase()}`),
+        ]),
+      ),
+    };
     assertKnownVariables(config.data, 'ConfigMap');
     assertKnownVariables(secret.stringData, 'Secret');
     for (const name of Object.keys(secret.stringData)) {
@@ -377,6 +487,61 @@ describe('Kubernetes manifests', () => {
     assert.equal(named('Deployment', 'lineage-svc-watcher').spec.strategy.type, 'Recreate');
   });
 
+  it('give the UI only its own read key, never the Secret with the key of every role', () => {
+    const ui = named('Deployment', 'lineage-svc-ui').spec.template.spec.containers[0];
+    assert.equal(ui.envFrom, undefined);
+    const fromSecrets = (ui.env as Json[]).filter((variable) => variable.valueFrom?.secretKeyRef);
+    assert.deepEqual(
+      fromSecrets.map((variable) => [variable.name, variable.valueFrom.secretKeyRef.name]),
+      [['LINEAGE_SVC_API_KEY', 'lineage-svc-ui']],
+    );
+    assert.equal(fromSecrets[0].valueFrom.secretKeyRef.optional, true);
+    const readKey = named('Secret', 'lineage-svc-ui').stringData.LINEAGE_SVC_API_KEY;
+    assert.match(
+      named('Secret', 'lineage-svc-secrets').stringData.LINEAGE_SVC_API_KEYS,
+      new RegExp(`(^|,)${readKey}=read($|,)`),
+    );
+  });
+
+  it('probe the watcher on the heartbeat file it touches, and bound every emptyDir', () => {
+    const watcher = named('Deployment', 'lineage-svc-watcher').spec.template.spec.containers[0];
+    const heartbeat = watcher.args[watcher.args.indexOf('--heartbeat-file') + 1];
+    assert.ok(watcher.args.includes('--heartbeat-file'));
+    for (const probe of ['startupProbe', 'livenessProbe']) {
+      assert.ok(watcher[probe].exec.command.join(' ').includes(heartbeat), `watcher ${probe} reads ${heartbeat}`);
+      assertRunsNode(watcher[probe].exec.command);
+    }
+    for (const deployment of ofKind('Deployment')) {
+      for (const volume of deployment.spec.template.spec.volumes ?? []) {
+        if ('emptyDir' in volume)
+          assert.match(String(volume.emptyDir.sizeLimit), /^\d+Mi$/, `${deployment.metadata.name}: ${volume.name}`);
+      }
+    }
+  });
+
+  it('keep an API replica through voluntary disruptions, and let each pod take connections only on its own port', () => {
+    const api = named('Deployment', 'lineage-svc-api');
+    const budget = named('PodDisruptionBudget', 'lineage-svc-api');
+    assert.deepEqual(budget.spec.selector.matchLabels, api.spec.selector.matchLabels);
+    assert.ok(budget.spec.minAvailable >= 1 && budget.spec.minAvailable < api.spec.replicas);
+    for (const deployment of ofKind('Deployment')) {
+      const policy = ofKind('NetworkPolicy').find(
+        (candidate) =>
+          JSON.stringify(candidate.spec.podSelector.matchLabels) ===
+          JSON.stringify(deployment.spec.selector.matchLabels),
+      );
+      assert.ok(policy, `${deployment.metadata.name} has a NetworkPolicy`);
+      assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+      const named = new Set(
+        deployment.spec.template.spec.containers.flatMap((container: Json) =>
+          (container.ports ?? []).map((port: Json) => port.name),
+        ),
+      );
+      const allowed = (policy.spec.ingress ?? []).flatMap((rule: Json) => rule.ports.map((port: Json) => port.port));
+      assert.deepEqual(allowed, [...named], `${deployment.metadata.name}: ingress only on its own ports`);
+    }
+  });
+
   it('route each Service to a named port of the pods it selects', () => {
     for (const service of ofKind('Service')) {
       const deployment = ofKind('Deployment').find((candidate) =>
@@ -419,6 +584,26 @@ describe('Dockerfile', () => {
     (stages.get(stage) ?? [])
       .filter((instruction) => instruction.getKeyword() === keyword)
       .map((instruction) => instruction.getArgumentsContent() ?? '');
+
+  it('names no frontend image (# syntax=) and declares no anonymous VOLUME', () => {
+    assert.doesNotMatch(
+      text,
+      /^#\s*syntax\s*=/im,
+      'a frontend image fails every build where its registry is unreachable',
+    );
+    assert.deepEqual(
+      dockerfile.getInstructions().filter((instruction) => instruction.getKeyword() === 'VOLUME'),
+      [],
+    );
+  });
+
+  it('keeps only the compiled module of better-sqlite3, none of its build leftovers', () => {
+    const runs = of('build', 'RUN').join('\n');
+    const prune = runs.indexOf('npm prune');
+    const cleanup = runs.slice(prune);
+    assert.match(cleanup, /rm -rf build deps src/);
+    assert.match(cleanup, /build\/Release\/better_sqlite3\.node/);
+  });
 
   it('has a build stage and a runtime stage, the last one', () => {
     assert.deepEqual([...stages.keys()], ['build', 'runtime']);

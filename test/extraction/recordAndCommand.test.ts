@@ -134,7 +134,7 @@ describe('lineage-svc-extract', () => {
   it('extracts, writes the graph file and prints the summary; --enrich-only --metrics enriches it', async () => {
     const output = join(folder, 'graph.json');
     const { code, stdout, stderr } = await runExtractCommand(
-      ['--env', PROD, '--env', DEV, '--output', output],
+      ['--env', PROD, '--env', DEV, '--output', output, '--verbose'],
       cliEnv(sim),
     );
     assert.equal(code, 0, stderr);

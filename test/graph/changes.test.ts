@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { changeEvents, countChanges, diffGraph, isEmptyChange, type GraphReader } from '../../src/graph/changes.js';
+import {
+  changeEvents,
+  countChanges,
+  DIFF_SLICE_ITEMS,
+  diffGraph,
+  diffGraphSteps,
+  isEmptyChange,
+  type GraphReader,
+} from '../../src/graph/changes.js';
+import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { edgeKey, type LineageGraph } from '../../src/graph/model.js';
 import { ids, sampleGraph } from '../helpers/sampleGraph.js';
 
@@ -18,6 +27,18 @@ function reader(graph: LineageGraph): GraphReader {
 const empty: LineageGraph = { nodes: [], edges: [] };
 
 describe('graph changes', () => {
+  it('pauses a large diff every DIFF_SLICE_ITEMS items it compares, and finds what the one-go diff finds (issue 23)', () => {
+    const current = syntheticGraph({ nodes: 3_000, edges: 6_000, seed: 5 });
+    const next = syntheticGraph({ nodes: 4_000, edges: 8_000, seed: 6 });
+    const steps = diffGraphSteps(reader(current), next, { mode: 'replace' });
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses += 1;
+    // The new version's 12,000 items, then the current graph's 9,000 in replace mode.
+    assert.equal(pauses, Math.floor(21_000 / DIFF_SLICE_ITEMS));
+    assert.deepEqual(step.value, diffGraph(reader(current), next, { mode: 'replace' }));
+  });
+
   it('finds nothing to record when the graph is unchanged', () => {
     const changes = diffGraph(reader(sampleGraph()), sampleGraph(), { mode: 'replace' });
     assert.ok(isEmptyChange(changes));

@@ -42,6 +42,9 @@ function requiredQuery(path: string): string {
     return `?src_id=${enc(edge.src_id)}&dst_id=${enc(edge.dst_id)}&edge_type=${edge.edge_type}`;
   }
   if (path.endsWith('/impact')) return `?node_id=${enc(nodeForPath)}&field=order_id`;
+  if (path === '/api/v1/lineage' || path === '/api/v1/column-lineage')
+    return `?nodeId=dataset:${enc(`stream://${ENV}/${CLUSTER}`)}:orders_enriched`;
+  if (path === '/api/v1/search') return '?q=orders';
   if (path.endsWith('/lineage/jobs/detail'))
     return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=enrich-orders`;
   return '';
@@ -90,6 +93,12 @@ describe('reads are free: no GET appends to the store', () => {
       run_id: RUN_ID,
       task_id: task.body.task_id,
       watcher_id: UNKNOWN_WATCHER,
+      // The Marquez routes: a namespace holding both a job and a dataset, the ingested run, a statistic.
+      namespace: `stream://${ENV}/${CLUSTER}`,
+      job: 'enrich-orders',
+      dataset: 'orders_enriched',
+      id: RUN_ID,
+      asset: 'jobs',
     };
   });
   after(() => api.dispose());

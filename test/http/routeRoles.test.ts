@@ -175,6 +175,8 @@ describe('roles come from the matched route, whatever the spelling of the path',
   let port: number;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const values: Record<string, string> = {};
+  /** The query naming the ingested run's output, for the OpenLineage dataset reads. */
+  let datasetQuery = '';
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'lineage-roles-'));
@@ -225,7 +227,13 @@ describe('roles come from the matched route, whatever the spelling of the path',
     };
     assert.equal((await send(agent, port, 'POST', '/api/v1/lineage', all, run)).status, 200);
     values.run_id = run.run.runId;
-    values.dataset = `namespace=${encodeURIComponent(run.outputs[0]!.namespace)}&name=${encodeURIComponent(run.outputs[0]!.name)}`;
+    datasetQuery = `namespace=${encodeURIComponent(run.outputs[0]!.namespace)}&name=${encodeURIComponent(run.outputs[0]!.name)}`;
+    // The Marquez routes' parameters: the run's output dataset, its namespace, the run, a statistic.
+    values.namespace = encodeURIComponent(run.outputs[0]!.namespace);
+    values.dataset = encodeURIComponent(run.outputs[0]!.name);
+    values.job = 'orders-job';
+    values.id = run.run.runId;
+    values.asset = 'jobs';
     const watcher = await send(agent, port, 'POST', '/api/v1/watchers', all, docs('POST /api/v1/watchers'));
     assert.equal(watcher.status, 201, watcher.text);
     values.watcher_id = JSON.parse(watcher.text).watcher_id as string;
@@ -248,7 +256,10 @@ describe('roles come from the matched route, whatever the spelling of the path',
   function query(path: string): string {
     if (path.endsWith('/diff')) return '?from=0';
     if (path.endsWith('/path')) return `?from=${values.node_id}&to=${values.node_id}`;
-    if (/\/lineage\/(datasets|jobs)\/(detail|lineage)$/.test(path)) return `?${values.dataset}`;
+    if (/\/lineage\/(datasets|jobs)\/(detail|lineage)$/.test(path)) return `?${datasetQuery}`;
+    if (path === '/api/v1/lineage' || path === '/api/v1/column-lineage')
+      return `?nodeId=dataset:${values.namespace}:${values.dataset}`;
+    if (path === '/api/v1/search') return '?q=orders';
     return '';
   }
 

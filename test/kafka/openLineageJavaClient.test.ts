@@ -108,32 +108,35 @@ describe('the official OpenLineage Java client as a producer', { skip }, () => {
       await seedExtractedGraph(api, broker().bootstrap);
       const kafkaNamespace = `kafka://${broker().bootstrap}`;
       const args = (job: string) => ['java-client', job, kafkaNamespace, 'orders', 'orders-enriched'];
-      const httpRun = await emitWithJavaClient(
-        ['transport:', '  type: http', `  url: ${api.base}`, '  endpoint: /api/v1/lineage', ''].join('\n'),
-        args('enrich-over-http'),
-      );
       const jaas =
         'org.apache.kafka.common.security.plain.PlainLoginModule required ' +
         `username="${SASL_USER.username}" password="${SASL_USER.password}";`;
-      const kafkaRun = await emitWithJavaClient(
-        [
-          'transport:',
-          '  type: kafka',
-          `  topicName: ${topic}`,
-          '  properties:',
-          `    bootstrap.servers: ${broker().saslBootstrap}`,
-          '    security.protocol: SASL_SSL',
-          '    sasl.mechanism: PLAIN',
-          `    sasl.jaas.config: '${jaas}'`,
-          `    ssl.truststore.location: ${broker().trustStore}`,
-          '    ssl.truststore.type: PKCS12',
-          `    ssl.truststore.password: ${broker().trustStorePassword}`,
-          '    key.serializer: org.apache.kafka.common.serialization.StringSerializer',
-          '    value.serializer: org.apache.kafka.common.serialization.StringSerializer',
-          '',
-        ].join('\n'),
-        args('enrich-over-kafka'),
-      );
+      // The two JVM runs side by side (each compiles the program and starts the client: seconds).
+      const [httpRun, kafkaRun] = await Promise.all([
+        emitWithJavaClient(
+          ['transport:', '  type: http', `  url: ${api.base}`, '  endpoint: /api/v1/lineage', ''].join('\n'),
+          args('enrich-over-http'),
+        ),
+        emitWithJavaClient(
+          [
+            'transport:',
+            '  type: kafka',
+            `  topicName: ${topic}`,
+            '  properties:',
+            `    bootstrap.servers: ${broker().saslBootstrap}`,
+            '    security.protocol: SASL_SSL',
+            '    sasl.mechanism: PLAIN',
+            `    sasl.jaas.config: '${jaas}'`,
+            `    ssl.truststore.location: ${broker().trustStore}`,
+            '    ssl.truststore.type: PKCS12',
+            `    ssl.truststore.password: ${broker().trustStorePassword}`,
+            '    key.serializer: org.apache.kafka.common.serialization.StringSerializer',
+            '    value.serializer: org.apache.kafka.common.serialization.StringSerializer',
+            '',
+          ].join('\n'),
+          args('enrich-over-kafka'),
+        ),
+      ]);
       const validator = existsSync(join(FIXTURES, 'spec')) ? loadValidator() : undefined;
       if (!validator)
         console.log('# the recorded OpenLineage schemas are absent: events checked by our ingestion only');

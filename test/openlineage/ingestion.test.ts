@@ -4,7 +4,7 @@ import { createOpenLineageProjection, initialOpenLineageState } from '../../proj
 import { createProjector } from '../../projections/projector.js';
 import { NotFoundError } from '../../src/errors.js';
 import { recordGraph } from '../../src/graphCommands.js';
-import { dedupeKeyOf, normalizeOpenLineage } from '../../src/openlineage/ingest.js';
+import { canonicalJson, dedupeKeyOf, normalizeOpenLineage } from '../../src/openlineage/ingest.js';
 import { CLUSTER, ENV, sampleGraph } from '../helpers/sampleGraph.js';
 import { completeEventFiles, fixturesPresent, readFixture, runEvent, setup } from './helpers.js';
 
@@ -96,6 +96,20 @@ describe('normalizeOpenLineage: lenient where producers need it', () => {
     assert.equal(warningsOf(a).dedupe_key, warningsOf(b).dedupe_key);
     assert.equal(warningsOf(a).dedupe_key, dedupeKeyOf(b));
     assert.notEqual(warningsOf(a).dedupe_key, warningsOf(runEvent({ job: 'b' })).dedupe_key);
+  });
+  it('dedupe keys stay what stores already hold: the canonical JSON of a value with every awkward part', () => {
+    // The key stored with every ingested event: a change of canonicalJson would store redeliveries twice.
+    const value = {
+      b: [1, 'é\u2028', null, { z: true, a: undefined, '': 0.5, '"q"': -0 }],
+      a: { ä: 'x', Z: 1e21, _: [] },
+      emoji: '😀',
+      nested: [[[]], {}],
+    };
+    assert.equal(
+      canonicalJson(value),
+      '{"a":{"Z":1e+21,"_":[],"ä":"x"},"b":[1,"é\u2028",null,{"":0.5,"\\"q\\"":0,"z":true}],"emoji":"😀","nested":[[[]],{}]}',
+    );
+    assert.equal(dedupeKeyOf(value), '81adb1a7ed0b275dc583c49781c289dbb89b20c31d22d4d9811ab719d50066dc');
   });
 });
 

@@ -151,6 +151,7 @@ describe('the npm package', () => {
         assert.equal(help.status, 0, `${name} --help: ${help.stderr}`);
         assert.match(help.stdout, new RegExp(name), `${name} --help names the command`);
       }
+      await mcpAnswersOverStdio(join(project, 'node_modules', '.bin', 'lineage-svc-mcp'), project);
       // The simulator reads its built-in scenario (YAML shipped beside dist/) at run time.
       const simulator = spawn(join(project, 'node_modules', '.bin', 'lineage-svc-simulator'), ['--port', '0'], {
         cwd: project,
@@ -172,6 +173,49 @@ describe('the npm package', () => {
     },
   );
 });
+
+/**
+ * The installed `lineage-svc-mcp` (the SDK resolved from the package's own dependencies) answers
+ * `initialize` and `tools/list` over stdio, one JSON-RPC message a line, on an empty memory store.
+ */
+async function mcpAnswersOverStdio(bin: string, cwd: string): Promise<void> {
+  const child = spawn(bin, [], {
+    cwd,
+    env: { ...process.env, LINEAGE_SVC_STORAGE__BACKEND: 'memory' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  try {
+    const answers: Array<{ id?: number; result?: { tools?: Array<{ name: string }> } }> = [];
+    const listed = new Promise<string[]>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const lines = out.split('\n');
+        out = lines.pop() ?? '';
+        for (const line of lines.filter((text) => text.trim() !== '')) answers.push(JSON.parse(line));
+        const tools = answers.find((answer) => answer.id === 2)?.result?.tools;
+        if (tools) resolve(tools.map((tool) => tool.name));
+      });
+      child.on('exit', (code) => reject(new Error(`lineage-svc-mcp exited ${code}`)));
+    });
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-test', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const names = await listed;
+    assert.ok(
+      names.includes('upstream') && names.includes('diff'),
+      `lineage-svc-mcp lists its tools: ${names.join(', ')}`,
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
 
 /** Runs a command without blocking the test runner; resolves with its exit code and stderr. */
 function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {

@@ -2,11 +2,12 @@
  * `lineage-svc-watch` as a process against the platform simulator: `--help`, bad flags and missing
  * configuration (exit 2, one line), and a real run in the default output folder: the initial
  * extraction writes `./lineage_graph.json`, a topic created in the simulator is detected and
- * re-extracted into the file, and SIGINT ends the run with exit 0.
+ * re-extracted into the file, and SIGINT ends the run with exit 0; the heartbeat file is touched by
+ * the polls; an environment the platform does not know stops the watcher at start with exit 3.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -49,6 +50,7 @@ describe('lineage-svc-watch command', () => {
   it('exits 2 with one line on bad flags, a missing credential or an unavailable push', () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [[], {}, /--env is required/],
+      [['--env', ''], {}, /--env is empty: .* LINEAGE_SVC_WATCH_ENVIRONMENT/],
       [['--env', ENV, '--cooldown', 'soon'], {}, /--cooldown must be a number of seconds/],
       [['--env', ENV, '--poll-interval', '0'], {}, /--poll-interval/],
       [['--env', ENV], {}, /LINEAGE_SVC_STREAM_CLOUD_API_KEY/],
@@ -76,9 +78,33 @@ describe('lineage-svc-watch command', () => {
     }
   });
 
+  it('exits 3 with one line naming an environment the platform does not know, recording nothing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'lineage-watch-unknown-'));
+    try {
+      // Asynchronous: the simulator answers from this process's event loop.
+      const child = spawn(process.execPath, [...COMMAND, '--env', 'env-nosuch1'], {
+        cwd: folder,
+        env: { ...baseEnv, ...simulatorClientEnvironment(sim.url, sim.scenario) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const result = { stdout: '', stderr: '', status: null as number | null };
+      child.stdout.on('data', (chunk: Buffer) => (result.stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (result.stderr += chunk.toString('utf8')));
+      result.status = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      assert.equal(result.status, 3, `${result.stdout}\n${result.stderr}`);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.match(result.stderr, /^lineage-svc-watch: the platform does not know the environment env-nosuch1 /);
+      assert.ok(!existsSync(join(folder, 'lineage_graph.json')));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('writes ./lineage_graph.json at start and after a change, and exits 0 on SIGINT', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'lineage-watch-cmd-'));
-    const child = spawn(process.execPath, [...COMMAND, '--env', ENV, '--cooldown', '0.2', '--poll-interval', '0.1'], {
+    const heartbeat = join(folder, 'heartbeat');
+    const args = ['--env', ENV, '--cooldown', '0.2', '--poll-interval', '0.1', '--heartbeat-file', heartbeat];
+    const child = spawn(process.execPath, [...COMMAND, ...args], {
       cwd: folder,
       env: { ...baseEnv, ...simulatorClientEnvironment(sim.url, sim.scenario) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,6 +129,9 @@ describe('lineage-svc-watch command', () => {
     try {
       await waitFor('the initial extraction', () => /EXTRACTING -> WATCHING/.test(stdout));
       assert.ok(existsSync(graphFile));
+      await waitFor('a heartbeat after a poll', () => existsSync(heartbeat));
+      const firstBeat = statSync(heartbeat).mtimeMs;
+      await waitFor('a later heartbeat', () => statSync(heartbeat).mtimeMs > firstBeat);
       assert.ok(!readFileSync(graphFile, 'utf8').includes('watcher.cmd_topic'));
       sim.mutate([
         {

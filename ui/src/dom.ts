@@ -37,6 +37,16 @@ export function append(parent: Element, children: Child[]) {
   }
 }
 
+/**
+ * Text that may wrap after each `.`, `_`, `/` or `,` (a word break opportunity, `<wbr>`), so that
+ * a long qualified name wraps between its parts instead of in the middle of a word.
+ */
+export function breakable(text: string): HTMLSpanElement {
+  const span = document.createElement('span');
+  for (const part of text.split(/(?<=[._/,])/)) span.append(part, document.createElement('wbr'));
+  return span;
+}
+
 /** Replaces every child of `parent`. */
 export function replaceChildren(parent: Element, ...children: Child[]) {
   parent.replaceChildren();

@@ -60,3 +60,158 @@ export function diffScene(
   const nodes = [...nodesAtTo, ...diff.nodes.removed.filter((node) => !present.has(node.id))];
   return { nodes, edges: [...edgesAtTo, ...diff.edges.removed], marks };
 }
+
+/** What is folded into a topic card: its consumer groups and its schemas. */
+export interface Collapsed {
+  consumerGroups: number;
+  schemas: number;
+}
+
+/**
+ * Folds consumer groups and schemas into their topics (the default view): a group consuming a
+ * topic and a schema of a topic (`HAS_SCHEMA`) are left out and counted on the topic; a group that
+ * is a member of a job (`MEMBER_OF`) becomes a `CONSUMES` edge from each topic it reads to that
+ * job (unless one is there). Groups read by nothing and schemas of no topic are kept.
+ */
+export function collapseIntoTopics(
+  nodes: LineageNode[],
+  edges: LineageEdge[],
+  fold: { consumerGroups: boolean; schemas: boolean } = { consumerGroups: true, schemas: true },
+): { nodes: LineageNode[]; edges: LineageEdge[]; collapsed: Map<string, Collapsed> } {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const folded = new Set<string>();
+  const collapsed = new Map<string, Collapsed>();
+  const count = (topic: string, key: keyof Collapsed) => {
+    const entry = collapsed.get(topic) ?? { consumerGroups: 0, schemas: 0 };
+    entry[key]++;
+    collapsed.set(topic, entry);
+  };
+  const topicsOfGroup = new Map<string, string[]>();
+  for (const edge of edges) {
+    const source = byId.get(edge.src_id);
+    const target = byId.get(edge.dst_id);
+    if (!source || !target || source.node_type !== 'TOPIC') continue;
+    if (fold.schemas && edge.edge_type === 'HAS_SCHEMA' && target.node_type === 'SCHEMA') {
+      if (!folded.has(target.id)) count(source.id, 'schemas');
+      folded.add(target.id);
+    } else if (fold.consumerGroups && edge.edge_type === 'CONSUMES' && target.node_type === 'CONSUMER_GROUP') {
+      count(source.id, 'consumerGroups');
+      folded.add(target.id);
+      topicsOfGroup.set(target.id, [...(topicsOfGroup.get(target.id) ?? []), source.id]);
+    }
+  }
+  const kept = edges.filter((edge) => !folded.has(edge.src_id) && !folded.has(edge.dst_id));
+  const present = new Set(kept.map(diffEdgeKey));
+  for (const edge of edges) {
+    if (edge.edge_type !== 'MEMBER_OF' || !topicsOfGroup.has(edge.src_id)) continue;
+    for (const topic of topicsOfGroup.get(edge.src_id)!) {
+      const replacement: LineageEdge = {
+        src_id: topic,
+        dst_id: edge.dst_id,
+        edge_type: 'CONSUMES',
+        attributes: { through_consumer_group: edge.src_id },
+      };
+      if (!present.has(diffEdgeKey(replacement))) {
+        present.add(diffEdgeKey(replacement));
+        kept.push(replacement);
+      }
+    }
+  }
+  return { nodes: nodes.filter((node) => !folded.has(node.id)), edges: kept, collapsed };
+}
+
+/** The words on a topic card for what is folded into it, e.g. `2 consumer groups, 1 schema`. */
+export function describeCollapsed(entry: Collapsed | undefined): string {
+  if (!entry) return '';
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return [
+    entry.consumerGroups > 0 ? plural(entry.consumerGroups, 'consumer group') : '',
+    entry.schemas > 0 ? plural(entry.schemas, 'schema') : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/**
+ * A node's group path for the swimlanes: a stream node's environment then cluster; any other its
+ * system (e.g. `LAKEHOUSE`).
+ */
+export function groupPath(node: LineageNode): string[] {
+  if (node.environment_id) return node.cluster_id ? [node.environment_id, node.cluster_id] : [node.environment_id];
+  return [node.system];
+}
+
+/**
+ * Bytes per window carried by an edge, from the latest metric sample of the topic at one end: into
+ * a topic, what it received; out of a topic, what it sent. Null without metrics.
+ */
+export function edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null {
+  const source = byId.get(edge.src_id);
+  const target = byId.get(edge.dst_id);
+  const metric = (node: LineageNode | undefined, name: string) => {
+    const value = node?.attributes?.[name];
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  };
+  if (target?.node_type === 'TOPIC' && edge.edge_type === 'PRODUCES') return metric(target, 'metrics_received_bytes');
+  if (source?.node_type === 'TOPIC' && edge.edge_type === 'CONSUMES') return metric(source, 'metrics_sent_bytes');
+  return null;
+}
+
+/** The id of the node standing for a collapsed group (`group:env-1/lkc-1`). */
+export const groupNodeId = (path: string) => `group:${path}`;
+
+/**
+ * Collapses groups (environments, clusters, other systems: `groupPath` joined with `/`) into one
+ * node each, counting what it holds; edges are led to and from that node (one per type and pair),
+ * and edges within a group dropped. A node belongs to the outermost collapsed group of its path.
+ */
+export function collapseGroups(
+  nodes: LineageNode[],
+  edges: LineageEdge[],
+  collapsed: string[],
+): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> } {
+  if (collapsed.length === 0) return { nodes, edges, counts: new Map() };
+  const wanted = new Set(collapsed);
+  const owner = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const groups = new Map<string, LineageNode>();
+  const kept: LineageNode[] = [];
+  for (const node of nodes) {
+    const path = groupPath(node);
+    const depth = path.findIndex((_, index) => wanted.has(path.slice(0, index + 1).join('/')));
+    if (depth < 0) {
+      kept.push(node);
+      continue;
+    }
+    const key = path.slice(0, depth + 1).join('/');
+    const id = groupNodeId(key);
+    owner.set(node.id, id);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+    if (!groups.has(id)) {
+      const stream = node.environment_id !== null;
+      groups.set(id, {
+        id,
+        node_type: 'GROUP',
+        system: node.system,
+        qualified_name: key,
+        display_name: path[depth]!,
+        environment_id: stream ? path[0]! : null,
+        cluster_id: stream && depth === 1 ? path[1]! : null,
+        attributes: null,
+      });
+    }
+  }
+  const seen = new Set<string>();
+  const led: LineageEdge[] = [];
+  for (const edge of edges) {
+    const src = owner.get(edge.src_id) ?? edge.src_id;
+    const dst = owner.get(edge.dst_id) ?? edge.dst_id;
+    if (src === dst && (owner.has(edge.src_id) || owner.has(edge.dst_id))) continue;
+    const moved = src !== edge.src_id || dst !== edge.dst_id ? { ...edge, src_id: src, dst_id: dst } : edge;
+    const key = diffEdgeKey(moved);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    led.push(moved);
+  }
+  return { nodes: [...kept, ...groups.values()], edges: led, counts };
+}

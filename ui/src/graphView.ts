@@ -1,21 +1,26 @@
 /**
- * The graph view: sigma.js (WebGL) over a graphology graph. Positions come from the layered layout,
- * computed in a web worker (`layout.worker.ts`). Hovering a node fades everything but the node,
- * its neighbors and their edges; a diff colors added, removed and changed nodes and edges; a path
- * is drawn on top of a faded graph. Pan and zoom with the mouse, the buttons or the keyboard.
+ * The graph view: sigma.js (WebGL) over a graphology graph. Positions come from the layout,
+ * computed in a web worker (`layout.worker.ts`: dagre up to a few hundred nodes, with swimlanes
+ * per environment and cluster drawn behind the graph). At a readable zoom nodes are cards
+ * (`cards.ts`), below it dots. Hovering a node, or moving the keyboard cursor onto it, fades
+ * everything but the node, its neighbors and their edges; a diff colors added, removed and changed
+ * nodes and edges; a path is drawn on top of a faded graph; edges are as wide as their throughput
+ * when the metrics have it. Pan and zoom with the mouse, the buttons or the keyboard.
  */
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { createNodeBorderProgram } from '@sigma/node-border';
-import { EdgeLineProgram, NodePointProgram } from 'sigma/rendering';
+import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover, drawDiscNodeLabel } from 'sigma/rendering';
+import { cardScreen, CARD_MIN_HEIGHT_PIXELS, drawCard } from './cards';
+import { edgeThroughput, groupPath } from './graphData';
 import type { LineageEdge, LineageNode } from './api';
-import type { LayoutInput, LayoutResult } from './layout';
+import type { CardLayoutResult, GroupBox, LayoutInput } from './layout';
 import { createPanCache, PAN_MARGIN, type PanCacheControls, type PanCacheCounts } from './panCache';
 import {
   DIFF_COLORS,
   EDGE_TYPE_COLORS,
-  FADED_COLOR,
   FALLBACK_COLOR,
+  theme,
   NODE_TYPE_COLORS,
   SYSTEM_COLORS,
   nodeSize,
@@ -32,6 +37,8 @@ export interface GraphScene {
   marks?: Map<string, DiffMark>;
   /** Node ids and edge keys of a path to emphasize. */
   path?: Set<string>;
+  /** Words per node id for what is folded into it (e.g. `2 consumer groups`). */
+  collapsed?: Map<string, string>;
 }
 
 /** Figures of the last render, read by the tests and the benchmark. */
@@ -57,6 +64,8 @@ interface NodeAttributes {
   nodeType: string;
   /** Sigma's program: `bordered` (fill and border), or `point` for large graphs. */
   type: string;
+  collapsedText?: string;
+  faded?: boolean;
 }
 
 interface EdgeAttributes {
@@ -65,6 +74,10 @@ interface EdgeAttributes {
   size: number;
   color: string;
   edgeType: string;
+  /** Bytes per metrics window, when the metrics have it. */
+  throughput?: number;
+  /** An edge standing for a folded consumer group (topic to the group's job). */
+  folded?: boolean;
 }
 
 /**
@@ -76,6 +89,8 @@ export const LARGE_GRAPH_NODES = 2_000;
 export const LARGE_GRAPH_EDGES = 4_000;
 /** Sigma's default padding, in pixels, between the fitted graph and the visible edge of the view. */
 const STAGE_PADDING = 30;
+/** Up to this many nodes, the layout is dagre's with swimlanes (the layout module's `CARD_LAYOUT_LIMIT`). */
+const CARD_LAYOUT_NODES = 600;
 
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
@@ -87,12 +102,12 @@ export function startLayoutWorker(): Worker {
 }
 
 /** Runs the layered layout in the web worker; rejects with the worker's error message. */
-export function layoutInWorker(input: LayoutInput): Promise<LayoutResult> {
+export function layoutInWorker(input: LayoutInput): Promise<CardLayoutResult> {
   const worker = startLayoutWorker();
   const requestId = ++layoutRequests;
   return new Promise((resolve, reject) => {
     const onMessage = (
-      event: MessageEvent<(LayoutResult & { requestId: number }) | { requestId: number; error: string }>,
+      event: MessageEvent<(CardLayoutResult & { requestId: number }) | { requestId: number; error: string }>,
     ) => {
       if (event.data.requestId !== requestId) return;
       worker.removeEventListener('message', onMessage);
@@ -132,7 +147,15 @@ export class GraphView {
   private marks = new Map<string, DiffMark>();
   private path = new Set<string>();
   private selected: string | null = null;
+  /** The keyboard cursor: the node the arrow keys move from. */
+  cursor: string | null = null;
   private generation = 0;
+  /** Size of a card in graph units (from the layout) and the swimlanes' boxes. */
+  private card = { width: 1, height: 1 };
+  private groupBoxes: GroupBox[] = [];
+  private readonly groupCanvas: HTMLCanvasElement;
+  /** Called when the node under the pointer or the cursor changes (null: none). */
+  onEmphasis: (nodeId: string | null) => void = () => undefined;
   /** Figures of the last render (undefined before the first). */
   figures: RenderFigures | undefined;
   /** Camera changes shown by moving the drawn layers, and full redraws (`panCache.ts`). */
@@ -165,25 +188,96 @@ export class GraphView {
       edgeProgramClasses: { thin: EdgeLineProgram },
       defaultEdgeType: 'arrow',
       renderEdgeLabels: false,
-      labelRenderedSizeThreshold: 7,
-      // Fewer, wider-spaced labels: lineage names are long and layers sit close together.
+      // Labels are cards (cards.ts), drawn when readable whatever the node's dot size.
+      labelRenderedSizeThreshold: 0,
       labelDensity: 0.6,
       labelGridCellSize: 160,
+      // Below the cards' zoom, a large graph keeps sigma's plain labels, a few per cell of its label
+      // grid (long names may still touch), so that a graph of thousands of nodes is named at a glance.
+      defaultDrawNodeLabel: (context, data, settings) => {
+        if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never);
+        else if (this.graph.order > CARD_LAYOUT_NODES && !(data as { faded?: boolean }).faded)
+          drawDiscNodeLabel(context, data, settings);
+      },
+      defaultDrawNodeHover: (context, data, settings) => {
+        if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never, 'hovered');
+        else drawDiscNodeHover(context, data, settings);
+      },
       labelFont: 'system-ui, sans-serif',
+      labelColor: { color: '#1b1f24' },
       zIndex: true,
       stagePadding: STAGE_PADDING,
       // Nothing is hidden while moving: a pan moves what is drawn, so edges and labels stay.
       hideEdgesOnMove: false,
       hideLabelsOnMove: false,
+      // The page view hides the graph (no size) while a node's page is shown.
+      allowInvalidContainer: true,
       minCameraRatio: 0.002,
       maxCameraRatio: 20,
       nodeReducer: (node, data) => this.reduceNode(node, data),
       edgeReducer: (edge, data) => this.reduceEdge(edge, data),
     });
     this.renderer.on('enterNode', ({ node }) => this.hover(node));
-    this.renderer.on('leaveNode', () => this.hover(null));
+    this.renderer.on('leaveNode', () => this.hover(this.cursor));
     this.renderer.on('clickNode', ({ node }) => this.onNodeClick(node));
+    // Swimlanes behind the edges, moved with the other layers by the pan cache.
+    this.groupCanvas = this.renderer.createCanvas('groups', { beforeLayer: 'edges' });
+    Object.assign(this.groupCanvas.style, { position: 'absolute', inset: '0', width: '100%', height: '100%' });
+    this.renderer.on('beforeRender', () => this.measureCards());
+    // Sigma processes a new graph after 'beforeRender' (its normalization changes): measure again.
+    this.renderer.on('afterProcess', () => this.measureCards());
+    this.renderer.on('afterRender', () => this.drawGroups());
     this.panCache = panCache.attach(this.renderer as unknown as Sigma);
+  }
+
+  /** The card's size on screen at the camera's zoom; above the level of detail, cards hide the hovered dot. */
+  private measureCards() {
+    // With the camera's state given, sigma computes its matrix afresh (its own is updated after this event).
+    const now = { cameraState: this.renderer.getCamera().getState() };
+    const origin = this.renderer.graphToViewport({ x: 0, y: 0 }, now);
+    const corner = this.renderer.graphToViewport({ x: this.card.width, y: this.card.height }, now);
+    cardScreen.width = Math.abs(corner.x - origin.x);
+    cardScreen.height = Math.abs(corner.y - origin.y);
+    const hoverNodes = this.renderer.getCanvases().hoverNodes;
+    if (hoverNodes && cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) hoverNodes.style.display = 'none';
+  }
+
+  /** Draws the swimlanes (environments, clusters, other systems) behind the graph, with their names. */
+  private drawGroups() {
+    const canvas = this.groupCanvas;
+    const ratio = window.devicePixelRatio || 1;
+    const width = canvas.clientWidth;
+    const height = canvas.clientHeight;
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(height * ratio);
+    }
+    const context = canvas.getContext('2d')!;
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, width, height);
+    if (this.groupBoxes.length === 0) return;
+    const style = getComputedStyle(document.documentElement);
+    const fills = [
+      style.getPropertyValue('--lane').trim() || '#f3f5f8',
+      style.getPropertyValue('--lane-inner').trim() || '#e9eef5',
+    ];
+    context.font = '600 12px system-ui, sans-serif';
+    context.textBaseline = 'top';
+    for (const box of this.groupBoxes) {
+      const topLeft = this.renderer.graphToViewport({ x: box.x - box.width / 2, y: box.y + box.height / 2 });
+      const bottomRight = this.renderer.graphToViewport({ x: box.x + box.width / 2, y: box.y - box.height / 2 });
+      context.fillStyle = fills[Math.min(box.depth, 1)]!;
+      context.strokeStyle = style.getPropertyValue('--line').trim() || '#d4d8dd';
+      context.lineWidth = 1;
+      context.beginPath();
+      context.roundRect(topLeft.x, topLeft.y, bottomRight.x - topLeft.x, bottomRight.y - topLeft.y, 6);
+      context.fill();
+      context.stroke();
+      if (bottomRight.y - topLeft.y > 18) {
+        context.fillStyle = style.getPropertyValue('--muted').trim() || '#5b636e';
+        context.fillText(box.label.split(' / ').at(-1)!, Math.max(topLeft.x, 0) + 6, topLeft.y + 4);
+      }
+    }
   }
 
   private reduceNode(
@@ -199,14 +293,14 @@ export class GraphView {
       result.zIndex = 1;
     }
     if (this.path.size > 0 && !this.path.has(node)) {
-      result.color = FADED_COLOR;
-      result.borderColor = FADED_COLOR;
-      result.label = '';
+      result.color = theme.faded;
+      result.borderColor = theme.faded;
+      result.faded = true;
     }
     if (this.hovered !== null && node !== this.hovered && !this.neighbors.has(node)) {
-      result.color = FADED_COLOR;
-      result.borderColor = FADED_COLOR;
-      result.label = '';
+      result.color = theme.faded;
+      result.borderColor = theme.faded;
+      result.faded = true;
       result.zIndex = 0;
     } else if (this.hovered !== null) {
       result.zIndex = 2;
@@ -231,7 +325,7 @@ export class GraphView {
       result.size = 2;
       result.zIndex = 1;
     }
-    if (this.path.size > 0 && !this.path.has(edge)) result.color = FADED_COLOR;
+    if (this.path.size > 0 && !this.path.has(edge)) result.color = theme.faded;
     if (this.path.has(edge)) {
       result.size = 2.5;
       result.zIndex = 2;
@@ -239,11 +333,16 @@ export class GraphView {
     if (this.hovered !== null) {
       const [source, target] = this.graph.extremities(edge);
       if (source !== this.hovered && target !== this.hovered) result.hidden = true;
+      else {
+        result.zIndex = 3;
+        result.size = (data.size ?? 1) + 1;
+      }
     }
     return result;
   }
 
   private hover(node: string | null) {
+    if (node !== this.hovered) this.onEmphasis(node);
     this.hovered = node;
     this.panCache.showHoverLayers(this.hovered !== null || this.selected !== null);
     this.neighbors = node === null ? new Set() : new Set(this.graph.neighbors(node));
@@ -281,6 +380,7 @@ export class GraphView {
       sources,
       targets,
       order: initialOrder(scene.nodes),
+      ...(scene.nodes.length <= CARD_LAYOUT_NODES ? { groups: scene.nodes.map(groupPath) } : {}),
     });
     const layoutMilliseconds = performance.now() - started;
     performance.mark('lineage:layout-done');
@@ -288,6 +388,9 @@ export class GraphView {
     // A new graph filled offline: sigma would otherwise handle one event per node and edge added.
     const graph = GraphView.emptyGraph();
     this.hovered = null;
+    this.cursor = null;
+    this.card = { width: layout.cardWidth, height: layout.cardHeight };
+    this.groupBoxes = layout.groups;
     this.panCache.showHoverLayers(this.selected !== null);
     this.neighbors = new Set();
     this.marks = scene.marks ?? new Map();
@@ -307,18 +410,29 @@ export class GraphView {
         borderColor: SYSTEM_COLORS[node.system] ?? FALLBACK_COLOR,
         nodeType: node.node_type,
         type: nodeProgram,
+        ...(scene.collapsed?.has(node.id) ? { collapsedText: scene.collapsed.get(node.id)! } : {}),
       });
     });
-    for (const edge of edges) {
+    // Edge width by throughput (log scale, 1 to 6 pixels) when the metrics have it.
+    const byId = new Map(scene.nodes.map((node) => [node.id, node]));
+    const throughputs = edges.map((edge) => edgeThroughput(edge, byId));
+    // A loop, not Math.max(...): a spread of 150,000 arguments overflows the stack.
+    let most = 0;
+    for (const value of throughputs) if (value !== null && value > most) most = value;
+    edges.forEach((edge, index) => {
       const key = edgeKey(edge);
-      if (graph.hasEdge(key)) continue;
+      if (graph.hasEdge(key)) return;
+      const throughput = throughputs[index];
+      const base = edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1;
       graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, {
-        size: edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1,
+        size: throughput != null && most > 0 ? 1 + (5 * Math.log1p(throughput)) / Math.log1p(most) : base,
         color: EDGE_TYPE_COLORS[edge.edge_type] ?? FALLBACK_COLOR,
         edgeType: edge.edge_type,
         type: edgeProgram,
+        ...(throughput != null ? { throughput } : {}),
+        ...(edge.attributes?.through_consumer_group ? { folded: true } : {}),
       });
-    }
+    });
     performance.mark('lineage:graph-built');
     // Sigma re-indexes its whole graph on every setting change: change settings over an empty
     // graph, then hand over the new graph, which indexes and draws it once.
@@ -326,8 +440,11 @@ export class GraphView {
     const settings = {
       // Sorting by z-index costs a sort of every node and edge per refresh: only for small graphs.
       zIndex: scene.nodes.length <= LARGE_GRAPH_NODES,
+      // Every card of a small graph may be drawn (they never overlap); a large graph's labels go
+      // through sigma's label grid, so that a frame never considers every node.
+      labelDensity: scene.nodes.length <= LARGE_GRAPH_NODES ? 1_000 : 0.6,
     } as const;
-    for (const [name, value] of Object.entries(settings) as [keyof typeof settings, boolean][]) {
+    for (const [name, value] of Object.entries(settings) as [keyof typeof settings, never][]) {
       if (this.renderer.getSetting(name) !== value) this.renderer.setSetting(name, value);
     }
     // A large graph pans by moving what is drawn, over a stage wider than the view (panCache.ts),
@@ -340,6 +457,26 @@ export class GraphView {
     this.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
     this.graph = graph;
     this.renderer.setGraph(graph);
+    // A small graph opens at a zoom where its cards are readable (its left part, sources first,
+    // when the whole graph would only show dots); a large one opens whole (the overview).
+    if (scene.nodes.length <= CARD_LAYOUT_NODES && graph.order > 0) {
+      this.measureCards();
+      const wanted = CARD_MIN_HEIGHT_PIXELS + 12;
+      if (cardScreen.height > 0 && cardScreen.height < wanted) {
+        const ratio = cardScreen.height / wanted;
+        const { width } = this.renderer.getDimensions();
+        let leftmost = Infinity;
+        graph.forEachNode((_, data) => (leftmost = Math.min(leftmost, data.x)));
+        const anchor = this.renderer.viewportToFramedGraph(
+          this.renderer.graphToViewport({ x: leftmost - this.card.width * 0.65, y: 0 }),
+        );
+        const halfView =
+          (this.renderer.viewportToFramedGraph({ x: width, y: 0 }).x -
+            this.renderer.viewportToFramedGraph({ x: 0, y: 0 }).x) /
+          2;
+        this.renderer.getCamera().setState({ x: anchor.x + halfView * ratio, y: 0.5, ratio });
+      }
+    }
     await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
     this.figures = {
       nodes: this.graph.order,
@@ -348,6 +485,99 @@ export class GraphView {
       layoutMilliseconds,
     };
     return this.figures;
+  }
+
+  /**
+   * Moves the keyboard cursor: with no cursor, to the node nearest the view's centre; `right` to
+   * the nearest downstream neighbor, `left` upstream, `up` and `down` to the next node above or
+   * below in the same column. Emphasizes it like a hover and brings it into view. Answers the
+   * cursor (null for an empty graph).
+   */
+  moveCursor(direction: 'start' | 'left' | 'right' | 'up' | 'down'): string | null {
+    const graph = this.graph;
+    if (graph.order === 0) return null;
+    const at = (id: string) => graph.getNodeAttributes(id);
+    let next: string | null = null;
+    if (this.cursor === null || !graph.hasNode(this.cursor) || direction === 'start') {
+      const camera = this.renderer.getCamera().getState();
+      const centre = this.renderer.viewportToGraph(this.renderer.framedGraphToViewport({ x: camera.x, y: camera.y }));
+      let best = Infinity;
+      graph.forEachNode((id, data) => {
+        const distance = (data.x - centre.x) ** 2 + (data.y - centre.y) ** 2;
+        if (distance < best) [best, next] = [distance, id];
+      });
+    } else {
+      const here = at(this.cursor);
+      const candidates =
+        direction === 'right'
+          ? graph.outNeighbors(this.cursor)
+          : direction === 'left'
+            ? graph.inNeighbors(this.cursor)
+            : graph.filterNodes(
+                (id, data) =>
+                  id !== this.cursor &&
+                  Math.abs(data.x - here.x) < 1e-6 &&
+                  (direction === 'up' ? data.y > here.y : data.y < here.y),
+              );
+      let best = Infinity;
+      for (const id of candidates) {
+        const distance = Math.abs(at(id).y - here.y) + Math.abs(at(id).x - here.x) / 1000;
+        if (distance < best) [best, next] = [distance, id];
+      }
+      next ??= this.cursor;
+    }
+    this.cursor = next;
+    this.hover(next);
+    if (next) this.bringIntoView(next);
+    return next;
+  }
+
+  /** Drops the keyboard cursor (when the graph loses the focus). */
+  clearCursor() {
+    this.cursor = null;
+    this.hover(null);
+  }
+
+  /** Pans to a node when it lies outside the middle 80 % of the view. */
+  private bringIntoView(nodeId: string) {
+    const display = this.renderer.getNodeDisplayData(nodeId);
+    if (!display) return;
+    const point = this.renderer.framedGraphToViewport(display);
+    const { width, height } = this.renderer.getDimensions();
+    const margin = this.panCacheMargin();
+    const inside =
+      point.x > margin + width * 0.1 - margin * 1.2 &&
+      point.y > height * 0.1 &&
+      point.x < width * 0.9 &&
+      point.y < height * 0.9;
+    if (!inside) void this.renderer.getCamera().animate({ x: display.x, y: display.y }, { duration: 200 });
+  }
+  private panCacheMargin() {
+    return 0;
+  }
+
+  /** A node's position in the page (client pixels) and its card's size, or null when not drawn. */
+  nodeBox(nodeId: string): { x: number; y: number; width: number; height: number } | null {
+    const display = this.graph.hasNode(nodeId) ? this.renderer.getNodeDisplayData(nodeId) : undefined;
+    if (!display) return null;
+    const point = this.renderer.framedGraphToViewport(display);
+    const stage = this.renderer.getContainer().getBoundingClientRect();
+    return {
+      x: stage.left + point.x,
+      y: stage.top + point.y,
+      width: cardScreen.width,
+      height: cardScreen.height,
+    };
+  }
+
+  /** The swimlanes drawn behind the graph (environments, clusters, other systems). */
+  groups(): readonly GroupBox[] {
+    return this.groupBoxes;
+  }
+
+  /** Whether the cards are drawn at the current zoom (else dots). */
+  cardsShown(): boolean {
+    return cardScreen.height >= CARD_MIN_HEIGHT_PIXELS;
   }
 
   /** Zooms in (factor below 1) or out (above 1) around the center, animated. */

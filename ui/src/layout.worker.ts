@@ -3,12 +3,12 @@
  * `LayoutResult` (typed arrays, transferred) or `{ error }`, so that laying out 100,000 nodes never
  * blocks the page.
  */
-import { layeredLayout, type LayoutInput } from './layout';
+import { layoutGraph, type LayoutInput } from './layout';
 
 self.onmessage = (event: MessageEvent<LayoutInput & { requestId: number }>) => {
   const { requestId, ...input } = event.data;
   try {
-    const result = layeredLayout(input);
+    const result = layoutGraph(input);
     (self as unknown as Worker).postMessage({ requestId, ...result }, [
       result.x.buffer,
       result.y.buffer,

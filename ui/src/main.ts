@@ -1,8 +1,11 @@
 /**
  * The lineage-svc web UI: a graph picker, search with suggestions listed as text, filters, focus
  * (N hops up and down from the traversal endpoints), the path between two nodes, a node panel,
- * a time slider over the graph's history with a diff between two points, and operations.
- * Every view state is in the URL (`viewState.ts`).
+ * a time slider over the graph's history with a diff between two points, operations, and pages
+ * of their own for a node's details and for the impact of a field or a node (`pages.ts`).
+ * The keyboard reaches the graph at the third Tab stop; arrow keys move between connected nodes
+ * and Enter opens the node's page. Light and dark themes. Every view state is in the URL
+ * (`viewState.ts`); the last graph shown is remembered for the next visit.
  */
 import './app.css';
 import {
@@ -17,16 +20,42 @@ import {
   type Traversal,
 } from './api';
 import { formatTime, h, replaceChildren } from './dom';
-import { diffScene, passesFilters } from './graphData';
+import {
+  collapseGroups,
+  collapseIntoTopics,
+  describeCollapsed,
+  diffScene,
+  groupPath,
+  passesFilters,
+} from './graphData';
+import { refreshCardColors } from './cards';
+import { renderImpactPage, renderNodePage, type PageContext } from './pages';
 import { edgeKey, GraphView, startLayoutWorker, type GraphScene } from './graphView';
 import { buildOperations } from './operations';
 import { renderNodePanel } from './panel';
-import { EDGE_TYPE_COLORS, NODE_TYPE_COLORS, SYSTEM_COLORS, humanize, DIFF_COLORS } from './styles';
+import { EDGE_TYPE_COLORS, NODE_TYPE_COLORS, SYSTEM_COLORS, humanize, DIFF_COLORS, theme } from './styles';
 import { takeKeyFromFragment } from './signIn';
 import { readViewState, writeViewState, type ViewState } from './viewState';
 
 takeKeyFromFragment(); // first: a key handed over in the URL's fragment leaves the address bar at once
 let state: ViewState = readViewState(location.search);
+/** The `localStorage` entries: the graph shown last, and the theme chosen (`light` or `dark`). */
+const REMEMBERED_GRAPH = 'lineage-svc.graph';
+const CHOSEN_THEME = 'lineage-svc.theme';
+const stored = (key: string) => {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+};
+const store = (key: string, value: string) => {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // storage refused: nothing is remembered
+  }
+};
 /** The first list of graphs, asked for before the page is built (the answer is needed first). */
 let graphsPrefetch: Promise<{ graphs: GraphSummary[] }> | undefined = api('GET', '/graphs');
 graphsPrefetch.catch(() => undefined); // a failure is reported by the refresh that awaits it
@@ -56,14 +85,26 @@ const statusLine = h('p', { id: 'status', role: 'status', 'aria-live': 'polite' 
 const filters = h('div', { id: 'filters' });
 const focusBox = h('div', { id: 'focus-box' });
 const pathBox = h('div', { id: 'path-box' });
-const legend = h('div', { id: 'legend', 'aria-label': 'Legend' });
+const legend = h('section', { id: 'legend', 'aria-labelledby': 'legend-title' });
+const KEYS_HELP =
+  'Arrow keys move between connected nodes (right: downstream, left: upstream, up and down: same column), ' +
+  'Enter opens the node’s page, Space selects it; Shift with an arrow pans, plus and minus zoom, 0 fits.';
 const canvas = h('div', {
   id: 'graph',
   tabindex: '0',
-  role: 'img',
+  role: 'application',
   'aria-roledescription': 'lineage graph',
-  'aria-label': 'Lineage graph. Arrow keys pan, plus and minus zoom, 0 fits the graph.',
+  'aria-label': 'Lineage graph',
+  'aria-describedby': 'graph-keys',
 });
+/** The full name of the node under the pointer or the keyboard cursor. */
+const tooltip = h('div', { id: 'node-tooltip', role: 'tooltip', hidden: true });
+/** What the keyboard cursor is on, read by screen readers. */
+const cursorLine = h('p', { id: 'graph-cursor', class: 'visually-hidden', 'aria-live': 'polite' });
+/** The graph area's state when there is nothing to draw: the API down, no graph, an empty graph. */
+const stateMessage = h('div', { id: 'state-message', hidden: true });
+const pageView = h('main', { id: 'page-view', hidden: true, tabindex: '-1' });
+const themeButton = h('button', { type: 'button', id: 'theme-toggle', 'aria-pressed': 'false' }, 'Dark theme');
 const nodePanel = h('div', { id: 'node-panel', role: 'tabpanel', 'aria-labelledby': 'tab-node' });
 const changesPanel = h('div', { id: 'changes-panel', role: 'tabpanel', 'aria-labelledby': 'tab-changes' });
 const operationsPanel = h('div', { id: 'operations-panel', role: 'tabpanel', 'aria-labelledby': 'tab-operations' });
@@ -113,29 +154,34 @@ app.append(
   ),
   h(
     'main',
-    { class: 'layout' },
-    h(
-      'nav',
-      { class: 'sidebar', 'aria-label': 'Filters, focus and path' },
-      h('h2', {}, 'Focus'),
-      focusBox,
-      h('h2', {}, 'Path'),
-      pathBox,
-      h('h2', {}, 'Filters'),
-      filters,
-    ),
+    { class: 'layout', id: 'graph-view' },
     h(
       'section',
       { class: 'canvas-area', 'aria-label': 'Graph view' },
       canvas,
+      h('p', { id: 'graph-keys', class: 'visually-hidden' }, KEYS_HELP),
+      cursorLine,
+      tooltip,
+      stateMessage,
       h(
         'div',
         { class: 'camera', role: 'group', 'aria-label': 'Camera' },
         h('button', { type: 'button', onclick: () => view.zoom(1 / 1.5), 'aria-label': 'Zoom in' }, '+'),
         h('button', { type: 'button', onclick: () => view.zoom(1.5), 'aria-label': 'Zoom out' }, '−'),
         h('button', { type: 'button', onclick: () => view.fit() }, 'Fit'),
+        themeButton,
       ),
+    ),
+    h(
+      'nav',
+      { class: 'sidebar', 'aria-label': 'Legend, focus, path and filters' },
       legend,
+      h('h2', {}, 'Focus'),
+      focusBox,
+      h('h2', {}, 'Path'),
+      pathBox,
+      h('h2', {}, 'Filters'),
+      filters,
     ),
     h(
       'aside',
@@ -146,6 +192,7 @@ app.append(
       operationsPanel,
     ),
   ),
+  pageView,
   h(
     'footer',
     { class: 'history', 'aria-label': 'History' },
@@ -179,7 +226,12 @@ app.append(
   ),
 );
 
-const view = new GraphView(canvas, (nodeId) => setState({ node: nodeId, tab: 'node' }));
+const view = new GraphView(canvas, (nodeId) =>
+  nodeId.startsWith('group:')
+    ? setState({ collapsed: collapsedNow.filter((path) => `group:${path}` !== nodeId) })
+    : setState({ node: nodeId, tab: 'node' }),
+);
+view.onEmphasis = showTooltip;
 startLayoutWorker(); // its script loads while the graph is fetched
 const operations = buildOperations({
   graphId: () => state.graph,
@@ -236,6 +288,7 @@ let refreshWanted = false;
 /** Loads what the state needs and redraws; calls made meanwhile are merged into one more run. */
 function refresh(): Promise<void> {
   document.body.dataset.graphState = 'loading';
+  if (state.page !== 'graph') document.body.dataset.pageState = 'loading';
   if (refreshWanted) return refreshing;
   refreshWanted = true;
   refreshing = refreshing.then(async () => {
@@ -244,7 +297,21 @@ function refresh(): Promise<void> {
       await refreshNow();
     } catch (error) {
       document.body.dataset.graphState = 'error';
-      announce(error instanceof ApiError || error instanceof Error ? error.message : String(error));
+      const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+      announce(message);
+      const down = error instanceof ApiError && (error.status === 0 || error.status >= 502);
+      // Nothing to show then: say why, and offer to try again (never a blank page).
+      if (down || !graphDocument) {
+        documentKey = '';
+        showState(
+          down ? 'The lineage API does not answer' : 'The graph could not be loaded',
+          down
+            ? `The UI server could not reach the API (${error instanceof ApiError ? error.detail : message}). ` +
+                'Check that lineage-svc-api is running, then try again.'
+            : message,
+          h('button', { type: 'button', onclick: () => void refresh() }, 'Try again'),
+        );
+      }
     }
   });
   return refreshing;
@@ -257,12 +324,19 @@ async function refreshNow() {
   if (graphs.length === 0) {
     document.body.dataset.graphState = 'empty';
     announce('No graph yet: start an extraction in Operations.');
+    showState(
+      'No lineage graph yet',
+      'Start an extraction of your environments in Operations (on the right): the graph appears here when it completes.',
+      null,
+    );
     setState_silent({ tab: 'operations' });
     showTab();
     return;
   }
-  const graphId =
-    state.graph && graphs.some((graph) => graph.graph_id === state.graph) ? state.graph : graphs[0]!.graph_id;
+  // The graph asked for, else the one this browser showed last, else the most recently changed.
+  const remembered = stored(REMEMBERED_GRAPH);
+  const known = (id: string | null): id is string => !!id && graphs.some((graph) => graph.graph_id === id);
+  const graphId = known(state.graph) ? state.graph : known(remembered) ? remembered : graphs[0]!.graph_id;
   graphPicker.value = graphId;
   const pointInTime = state.diffFrom ? state.diffTo : state.asOf;
   const key = `${graphId}@${pointInTime ?? 'now'}`;
@@ -275,7 +349,16 @@ async function refreshNow() {
       : undefined;
   if (key !== documentKey) {
     announce('Loading the graph…');
-    graphDocument = await api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+    // The overview's small requests go first: the API answers them before it serializes the whole graph.
+    const arrived = { done: false };
+    if (summary.node_count > OVERVIEW_NODES && state.page === 'graph' && !state.focus && !state.diffFrom)
+      void showOverview(graphId, pointInTime, summary.node_count, arrived);
+    const request = api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+    try {
+      graphDocument = await request;
+    } finally {
+      arrived.done = true;
+    }
     performance.mark('lineage:document-loaded');
     nodesById = new Map(graphDocument.nodes.map((node) => [node.id, node]));
     documentKey = key;
@@ -291,6 +374,12 @@ async function refreshNow() {
       })
     : null;
   const document_ = graphDocument!;
+  if (state.page !== 'graph') {
+    renderPage(graphId, pointInTime);
+    renderHistory();
+    return;
+  }
+  showPage(false);
 
   // Focus: N hops upstream and downstream, from the traversal endpoints.
   let focusIds: Set<string> | null = null;
@@ -315,6 +404,14 @@ async function refreshNow() {
   let nodes = document_.nodes;
   let edges = document_.edges;
   let marks: GraphScene['marks'];
+  let collapsed: Map<string, string> | undefined;
+  // Consumer groups and schemas folded into their topics, unless asked for (or a diff is shown).
+  if (!diff && (!state.showGroups || !state.showSchemas)) {
+    const folded = collapseIntoTopics(nodes, edges, { consumerGroups: !state.showGroups, schemas: !state.showSchemas });
+    nodes = folded.nodes;
+    edges = folded.edges;
+    collapsed = new Map([...folded.collapsed].map(([id, entry]) => [id, describeCollapsed(entry)]));
+  }
   if (diff) {
     const scene = diffScene(nodes, edges, diff);
     nodes = scene.nodes;
@@ -334,6 +431,18 @@ async function refreshNow() {
       (focusIds ? focusIds.has(node.id) : true) &&
       (passesFilters(node, filterState) || node.id === state.focus || node.id === state.node),
   );
+  // Collapsed environments, clusters and systems: one node each (a click expands it).
+  // Automatic: a graph too large to read whole opens with every environment and system collapsed.
+  collapsedNow =
+    state.collapsed ??
+    (nodes.length > AUTO_COLLAPSE_NODES && !diff ? [...new Set(nodes.map((node) => groupPath(node)[0]!))] : []);
+  if (collapsedNow.length > 0 && !diff) {
+    const grouped = collapseGroups(nodes, edges, collapsedNow);
+    nodes = grouped.nodes;
+    edges = grouped.edges;
+    collapsed ??= new Map();
+    for (const [id, count] of grouped.counts) collapsed.set(id, `${count} node${count === 1 ? '' : 's'}`);
+  }
   let pathSet: Set<string> | undefined;
   const path =
     state.pathFrom && state.pathTo ? await findPath(graphId, state.pathFrom, state.pathTo, pointInTime) : null;
@@ -343,9 +452,26 @@ async function refreshNow() {
     for (const node of path.nodes) if (!shown.has(node.id)) nodes.push(nodesById.get(node.id) ?? node);
   }
   visibleNodes = nodes;
-  const figures = await view.show({ nodes, edges, ...(marks ? { marks } : {}), ...(pathSet ? { path: pathSet } : {}) });
+  const figures = await view.show({
+    nodes,
+    edges,
+    ...(marks ? { marks } : {}),
+    ...(pathSet ? { path: pathSet } : {}),
+    ...(collapsed ? { collapsed } : {}),
+  });
+  store(REMEMBERED_GRAPH, graphId);
+  if (document_.nodes.length === 0)
+    showState(
+      'This graph is empty',
+      'It holds no node at this point. Start an extraction in Operations, import a graph file, or pick another point in its history below.',
+      h('button', { type: 'button', onclick: () => setState({ tab: 'operations' }) }, 'Open Operations'),
+    );
+  else if (nodes.length === 0)
+    showState('Nothing to show', 'The filters or the focus leave no node: change them on the left.', null);
+  else showState(null);
   // Milliseconds since navigation start when the graph was first drawn (read by the bench).
   if (figures) document.body.dataset.firstReadyAt ??= String(Math.round(performance.now()));
+  if (figures) document.body.dataset.firstPictureAt ??= document.body.dataset.firstReadyAt;
   view.select(state.node);
   if (state.node && state.node === centerWanted) view.centerOn(state.node);
   centerWanted = null;
@@ -364,17 +490,141 @@ async function refreshNow() {
     edges: document_.edges,
     focus: (nodeId) => setState({ focus: nodeId, node: nodeId }),
     pathEnd: (end, nodeId) => setState(end === 'from' ? { pathFrom: nodeId } : { pathTo: nodeId }),
+    openPage: (page, nodeId) => setState({ page, node: nodeId, field: null }),
   });
   if (figures) {
-    canvas.setAttribute(
-      'aria-label',
-      `Lineage graph: ${figures.nodes} nodes, ${figures.edges} edges shown. Arrow keys pan, plus and minus zoom, 0 fits.`,
-    );
+    canvas.setAttribute('aria-label', `Lineage graph: ${figures.nodes} nodes, ${figures.edges} edges shown`);
     const asOf = pointInTime ? ` as of ${describePoint(pointInTime)}` : '';
     announce(`${figures.nodes} of ${document_.nodes.length} nodes shown${asOf}${diff ? ', changes colored' : ''}.`);
     document.body.dataset.graphState = 'ready';
     document.body.dataset.renderedNodes = String(figures.nodes);
     document.body.dataset.renderMilliseconds = String(Math.round(figures.renderMilliseconds));
+  }
+}
+
+/** Shows the graph area's state (a title, why, and what to do), or hides it (null). */
+function showState(title: string | null, detail?: string, action?: HTMLElement | null) {
+  stateMessage.hidden = title === null;
+  document.body.dataset.viewMessage = title ?? '';
+  if (title === null) return;
+  replaceChildren(stateMessage, h('h2', {}, title), h('p', {}, detail ?? ''), action ?? null);
+  stateMessage.setAttribute('role', 'alert');
+}
+
+/** Shows a page (node details, impact) instead of the graph view, or the graph view again. */
+function showPage(visible: boolean) {
+  pageView.hidden = !visible;
+  document.getElementById('graph-view')!.hidden = visible;
+}
+
+/** The context the pages need: the graph, the point in time, links to other views. */
+function pageContext(graphId: string, asOf: string | null): PageContext {
+  const toPatch = (patch: Record<string, string | null>): Partial<ViewState> => {
+    const next: Partial<ViewState> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (key === 'page') next.page = (value ?? 'graph') as ViewState['page'];
+      else if (key === 'node') next.node = value;
+      else if (key === 'field') next.field = value;
+      else if (key === 'focus') next.focus = value;
+      else if (key === 'as_of') next.asOf = value;
+      else if (key === 'direction') next.direction = value === 'upstream' ? 'upstream' : 'downstream';
+      else if (key === 'depth') next.depth = value === null ? null : Number(value);
+    }
+    return next;
+  };
+  return {
+    graphId,
+    asOf,
+    nodesById,
+    edges: graphDocument?.edges ?? [],
+    href: (patch) => `${location.pathname}${writeViewState({ ...state, ...toPatch(patch) })}`,
+    go: (patch) => {
+      const next = toPatch(patch);
+      if (next.page === 'graph' && next.node) centerWanted = next.node;
+      setState(next);
+    },
+  };
+}
+
+let pageKey = '';
+/** Renders the page of the state (node details or impact), once per state. */
+function renderPage(graphId: string, asOf: string | null) {
+  showPage(true);
+  showState(null);
+  const key = `${graphId}@${asOf}|${writeViewState(state)}`;
+  document.body.dataset.graphState = 'ready';
+  if (key === pageKey) {
+    document.body.dataset.pageState = 'ready';
+    return;
+  }
+  pageKey = key;
+  document.body.dataset.pageState = 'loading';
+  const node = state.node ? (nodesById.get(state.node) ?? null) : null;
+  const context = pageContext(graphId, asOf);
+  if (state.page === 'impact' && state.node) {
+    renderImpactPage(
+      pageView,
+      node,
+      { node: state.node, field: state.field, direction: state.direction, depth: state.depth },
+      context,
+    );
+    document.title = `Impact of ${node?.display_name ?? state.node} · lineage-svc`;
+  } else {
+    renderNodePage(pageView, node, state.node ?? '', context);
+    document.title = `${node?.display_name ?? 'Node'} · lineage-svc`;
+    document.body.dataset.pageState = 'ready';
+  }
+  announce(document.title.replace(' · lineage-svc', ''));
+  pageView.focus();
+}
+
+/** Above this many nodes to draw, environments and systems open collapsed (unless `collapsed` is in the URL). */
+const AUTO_COLLAPSE_NODES = 600;
+/** The groups collapsed in the drawing shown (the URL's, or the automatic ones). */
+let collapsedNow: string[] = [];
+
+/** Above this many nodes, a grouped overview is drawn while the whole graph is fetched. */
+const OVERVIEW_NODES = 20_000;
+
+/**
+ * The first useful picture of a large graph: one card per node type with its count, from
+ * `GET /graphs/{id}/nodes?node_type=…&limit=1` (its `total`), drawn while the whole graph (tens of
+ * megabytes) is fetched and parsed; the graph replaces it when it arrives.
+ */
+async function showOverview(graphId: string, asOf: string | null, total: number, arrived: { done: boolean }) {
+  try {
+    const types = Object.keys(NODE_TYPE_COLORS);
+    const counts = await Promise.all(
+      types.map((nodeType) =>
+        api<{ total: number }>('GET', `/graphs/${encodeURIComponent(graphId)}/nodes`, {
+          node_type: nodeType,
+          limit: 1,
+          as_of: asOf,
+        }).then((answer) => answer.total),
+      ),
+    );
+    if (arrived.done) return;
+    const lane = `${total.toLocaleString('en')} nodes by type (loading the whole graph…)`;
+    const nodes: LineageNode[] = types
+      .map((nodeType, index) => ({ nodeType, count: counts[index]! }))
+      .filter((entry) => entry.count > 0)
+      .map(({ nodeType, count }) => ({
+        id: `overview:${nodeType}`,
+        node_type: nodeType,
+        system: lane,
+        qualified_name: nodeType,
+        display_name: `${count.toLocaleString('en')} ${humanize(nodeType)}${count === 1 ? '' : 's'}`,
+        environment_id: null,
+        cluster_id: null,
+        attributes: null,
+      }));
+    const figures = await view.show({ nodes, edges: [] });
+    if (!figures || arrived.done) return;
+    document.body.dataset.firstPictureAt ??= String(Math.round(performance.now()));
+    document.body.dataset.graphState = 'overview';
+    announce(`Overview: ${total.toLocaleString('en')} nodes by type; the whole graph is loading.`);
+  } catch {
+    // The overview is a courtesy: the whole graph follows, or its error is shown.
   }
 }
 
@@ -445,6 +695,17 @@ function renderFilters(allNodes: LineageNode[]) {
       'div',
       { class: 'check' },
       h('input', {
+        id: 'show-groups',
+        type: 'checkbox',
+        checked: state.showGroups,
+        onchange: (event: Event) => setState({ showGroups: (event.target as HTMLInputElement).checked }),
+      }),
+      h('label', { for: 'show-groups' }, 'Show consumer groups'),
+    ),
+    h(
+      'div',
+      { class: 'check' },
+      h('input', {
         id: 'show-internal',
         type: 'checkbox',
         checked: state.showInternal,
@@ -452,6 +713,7 @@ function renderFilters(allNodes: LineageNode[]) {
       }),
       h('label', { for: 'show-internal' }, 'Show internal topics'),
     ),
+    groupToggles(allNodes),
     checkboxGroup(
       'System',
       'system',
@@ -480,6 +742,47 @@ function renderFilters(allNodes: LineageNode[]) {
       state.clusters,
       'clusters',
     ),
+  );
+}
+
+/** Checkboxes that collapse an environment, a cluster or a system into one node. */
+function groupToggles(allNodes: LineageNode[]) {
+  const paths = new Set<string>();
+  for (const node of allNodes) {
+    const path = groupPath(node);
+    for (let depth = 1; depth <= path.length; depth++) paths.add(path.slice(0, depth).join('/'));
+  }
+  return h(
+    'fieldset',
+    { id: 'collapse-groups' },
+    h('legend', {}, 'Collapse into one node'),
+    ...[...paths].sort().map((path) => {
+      const id = `collapse-${path.replace(/[^\w-]+/g, '_')}`;
+      return h(
+        'div',
+        { class: 'check' },
+        h('input', {
+          id,
+          type: 'checkbox',
+          checked: collapsedNow.includes(path),
+          onchange: (event: Event) => {
+            const checked = (event.target as HTMLInputElement).checked;
+            setState({
+              collapsed: checked ? [...collapsedNow, path] : collapsedNow.filter((item) => item !== path),
+            });
+          },
+        }),
+        h(
+          'label',
+          { for: id },
+          path.includes('/')
+            ? `cluster ${path.split('/')[1]} (in ${path.split('/')[0]})`
+            : path in SYSTEM_COLORS
+              ? humanize(path)
+              : `environment ${path}`,
+        ),
+      );
+    }),
   );
 }
 
@@ -562,7 +865,12 @@ function renderLegend() {
     });
   replaceChildren(
     legend,
-    h('h2', {}, 'Legend'),
+    h('h2', { id: 'legend-title' }, 'Legend'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Data flows left to right; boxes are environments and clusters; wider edges carry more bytes.',
+    ),
     h(
       'ul',
       {},
@@ -825,14 +1133,88 @@ canvas.addEventListener('keydown', (event) => {
     ArrowUp: [0, 0.1],
     ArrowDown: [0, -0.1],
   };
+  const directions = { ArrowLeft: 'left', ArrowRight: 'right', ArrowUp: 'up', ArrowDown: 'down' } as const;
   const move = moves[event.key];
-  if (move) view.pan(move[0], move[1]);
-  else if (event.key === '+' || event.key === '=') view.zoom(1 / 1.5);
+  if (move && event.shiftKey) view.pan(move[0], move[1]);
+  else if (move) {
+    const cursor = view.moveCursor(view.cursor ? directions[event.key as keyof typeof directions] : 'start');
+    describeCursor(cursor);
+  } else if (event.key === 'Enter' && view.cursor?.startsWith('group:')) {
+    const group = view.cursor.slice('group:'.length);
+    setState({ collapsed: collapsedNow.filter((path) => path !== group) });
+  } else if (event.key === 'Enter' && view.cursor) setState({ page: 'node', node: view.cursor, field: null });
+  else if (event.key === ' ' && view.cursor) setState({ node: view.cursor, tab: 'node' });
+  else if (event.key === 'Escape') {
+    view.clearCursor();
+    describeCursor(null);
+  } else if (event.key === '+' || event.key === '=') view.zoom(1 / 1.5);
   else if (event.key === '-') view.zoom(1.5);
   else if (event.key === '0') view.fit();
   else return;
   event.preventDefault();
 });
+
+canvas.addEventListener('blur', () => {
+  view.clearCursor();
+});
+
+/** Says what the keyboard cursor is on: name, type, neighbors, and what Enter does. */
+function describeCursor(nodeId: string | null) {
+  if (!nodeId) {
+    cursorLine.textContent = '';
+    return;
+  }
+  const node = nodesById.get(nodeId);
+  const graph = view.graph;
+  const upstream = graph.inDegree(nodeId);
+  const downstream = graph.outDegree(nodeId);
+  const folded = graph.getNodeAttribute(nodeId, 'collapsedText');
+  const name = `${node?.display_name ?? nodeId}, ${humanize(node?.node_type ?? '')}${folded ? ` with ${folded}` : ''}`;
+  cursorLine.textContent = `${name}; ${upstream} upstream, ${downstream} downstream. Enter opens its page.`;
+}
+
+/** Shows the full name of the node under the pointer or the keyboard cursor next to it. */
+function showTooltip(nodeId: string | null) {
+  const box = nodeId ? view.nodeBox(nodeId) : null;
+  const node = nodeId ? nodesById.get(nodeId) : undefined;
+  if (!nodeId || !box || !node) {
+    tooltip.hidden = true;
+    return;
+  }
+  const area = canvas.getBoundingClientRect();
+  replaceChildren(
+    tooltip,
+    h('strong', {}, node.display_name),
+    h('span', {}, `${humanize(node.node_type)} · ${humanize(node.system)}`),
+    node.qualified_name !== node.display_name ? h('span', { class: 'qualified' }, node.qualified_name) : null,
+  );
+  tooltip.hidden = false;
+  const below = view.cardsShown() ? box.height / 2 + 6 : 12;
+  tooltip.style.left = `${Math.max(4, Math.min(area.width - 280, box.x - area.left - 40))}px`;
+  tooltip.style.top = `${Math.max(4, box.y - area.top + below)}px`;
+  tooltip.dataset.nodeId = nodeId;
+}
+
+// ---- Theme -------------------------------------------------------------------------------------
+/** Applies a theme (`light`, `dark`, or null to follow the system's `prefers-color-scheme`). */
+function applyTheme(chosen: string | null) {
+  const dark = chosen ? chosen === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+  themeButton.setAttribute('aria-pressed', String(dark));
+  theme.faded = dark ? '#30363d' : '#e4e6ea';
+  refreshCardColors();
+  const labelColor = { color: dark ? '#e6edf3' : '#1b1f24' };
+  if (view.renderer.getSetting('labelColor').color !== labelColor.color)
+    view.renderer.setSetting('labelColor', labelColor);
+  else view.renderer.refresh({ skipIndexation: true });
+}
+themeButton.addEventListener('click', () => {
+  const next = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
+  store(CHOSEN_THEME, next);
+  applyTheme(next);
+});
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => applyTheme(stored(CHOSEN_THEME)));
+applyTheme(stored(CHOSEN_THEME));
 
 graphPicker.addEventListener('change', () =>
   setState({
@@ -844,6 +1226,7 @@ graphPicker.addEventListener('change', () =>
     diffTo: null,
     pathFrom: null,
     pathTo: null,
+    page: 'graph',
   }),
 );
 

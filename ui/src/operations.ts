@@ -1,7 +1,11 @@
 /**
- * Operations: start an extraction and follow its task; start and stop watchers and see their
- * state, detected changes and extractions; push to a catalog and see the result per table; import
- * and export graph JSON.
+ * Operations: start an extraction of environments picked from a list and follow its task; the
+ * past extraction and enrichment tasks with their phases and warnings; start and stop watchers
+ * and see their state live, detected changes and extractions; push to a catalog and see the result
+ * per table; import and export graph JSON.
+ *
+ * The API lists no platform environments (no `GET /environments`): the environments offered are
+ * those the graphs hold and those earlier tasks and watchers were asked for; a new one is typed once.
  */
 import {
   api,
@@ -12,13 +16,13 @@ import {
   type WatcherChange,
   type WatcherExtraction,
 } from './api';
-import { formatTime, h, keyValueTable, replaceChildren } from './dom';
+import { formatTime, formatValue, h, keyValueTable, replaceChildren } from './dom';
 import { askForApiKey, onSignInChange, storeApiKey } from './signIn';
 
 /** What the operations panel needs from the app. */
 export interface OperationsContext {
   graphId(): string | null;
-  /** Environment ids of the current graph, to prefill forms. */
+  /** Environment ids of the current graph, offered in the forms. */
   environmentIds(): string[];
   /** Reloads the graph list and the graph after something changed it. */
   reload(): Promise<void>;
@@ -39,6 +43,132 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Builds the operations panel; `refresh` re-reads watchers (called when the tab is shown). */
 export function buildOperations(context: OperationsContext): { element: HTMLElement; refresh(): void; stop(): void } {
+  /** Environments known from the graph, past tasks and watchers, offered as checkboxes. */
+  const known = new Set<string>();
+  const chosen = { extract: new Set<string>(), watch: new Set<string>() };
+  const extractChoices = h('fieldset', { class: 'environment-choices', id: 'extract-choices' });
+  const watchChoices = h('fieldset', { class: 'environment-choices', id: 'watch-choices' });
+  function renderChoices() {
+    for (const [form, box] of [
+      ['extract', extractChoices],
+      ['watch', watchChoices],
+    ] as const) {
+      replaceChildren(
+        box,
+        h('legend', {}, 'Environments'),
+        ...(known.size > 0
+          ? [...known].sort().map((id) => {
+              const inputId = `${form}-environment-${id}`;
+              return h(
+                'span',
+                { class: 'check' },
+                h('input', {
+                  id: inputId,
+                  type: 'checkbox',
+                  value: id,
+                  checked: chosen[form].has(id),
+                  onchange: (event: Event) => {
+                    if ((event.target as HTMLInputElement).checked) chosen[form].add(id);
+                    else chosen[form].delete(id);
+                  },
+                }),
+                h('label', { for: inputId }, id),
+              );
+            })
+          : [h('p', { class: 'hint' }, 'No environment known yet: type its id below.')]),
+      );
+    }
+  }
+  /** Adds environments to the offer (none is chosen until the user checks it). */
+  function offer(ids: string[]) {
+    const size = known.size;
+    for (const id of ids) known.add(id);
+    if (known.size !== size || size === 0) renderChoices();
+  }
+  const idsOf = (form: 'extract' | 'watch', typed: string) => [...new Set([...chosen[form], ...splitIds(typed)])];
+
+  // Past tasks (extraction and enrichment), newest first.
+  const taskList = h('div', { id: 'task-list', class: 'task-list', 'aria-live': 'polite' });
+  async function refreshTasks() {
+    try {
+      const { tasks } = await api<{
+        tasks: (Task & { parameters?: { environment_ids?: string[] }; completed_at?: string | null })[];
+      }>('GET', '/tasks', { limit: 10 });
+      offer(tasks.flatMap((task) => task.parameters?.environment_ids ?? []));
+      replaceChildren(
+        taskList,
+        tasks.length > 0
+          ? h(
+              'table',
+              { class: 'grid' },
+              h('caption', {}, 'Past extractions and enrichments, newest first'),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'col' }, 'Task'),
+                  h('th', { scope: 'col' }, 'Status and phase'),
+                  h('th', { scope: 'col' }, 'Result'),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                ...tasks.map((task) => {
+                  const warnings = Array.isArray(task.result?.warnings)
+                    ? (task.result!.warnings as unknown[]).map(String)
+                    : [];
+                  const seconds =
+                    task.completed_at && task.created_at
+                      ? ` in ${((Date.parse(task.completed_at) - Date.parse(task.created_at)) / 1000).toFixed(1)} s`
+                      : '';
+                  return h(
+                    'tr',
+                    { 'data-task-id': task.task_id, 'data-status': task.status },
+                    h(
+                      'td',
+                      {},
+                      `${task.task_type} ${formatTime(task.created_at)}`,
+                      h('br'),
+                      (task.parameters?.environment_ids ?? []).join(', '),
+                    ),
+                    h(
+                      'td',
+                      { class: `task-${task.status}` },
+                      `${task.status}${seconds}`,
+                      h('br'),
+                      `phase ${task.phase ?? '—'}`,
+                    ),
+                    h(
+                      'td',
+                      {},
+                      task.error
+                        ? h('span', { class: 'error' }, task.error)
+                        : task.result
+                          ? `${formatValue(task.result.node_count)} nodes, ${formatValue(task.result.edge_count)} edges`
+                          : (task.message ?? ''),
+                      warnings.length > 0
+                        ? h(
+                            'details',
+                            {},
+                            h('summary', {}, `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`),
+                            h('ul', {}, ...warnings.map((warning) => h('li', {}, warning))),
+                          )
+                        : null,
+                    ),
+                  );
+                }),
+              ),
+            )
+          : h('p', {}, 'No task yet.'),
+      );
+    } catch (error) {
+      replaceChildren(taskList, h('p', { role: 'alert' }, `Tasks could not be read: ${errorText(error)}`));
+    }
+  }
+
   // Extraction.
   const extractEnvironments = h('input', { id: 'extract-environments', type: 'text', autocomplete: 'off' });
   const extractMetrics = h('input', { id: 'extract-metrics', type: 'checkbox' });
@@ -53,16 +183,17 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
       },
     },
     h('h3', { id: 'ops-extract' }, 'Extraction'),
-    h('label', { for: 'extract-environments' }, 'Environment ids (comma-separated)'),
+    extractChoices,
+    h('label', { for: 'extract-environments' }, 'Other environment ids (comma-separated)'),
     extractEnvironments,
     h('label', { class: 'inline' }, extractMetrics, ' include throughput metrics'),
     h('button', { type: 'submit' }, 'Start extraction'),
     taskStatus,
   );
   async function startExtraction() {
-    const environmentIds = splitIds(extractEnvironments.value);
+    const environmentIds = idsOf('extract', extractEnvironments.value);
     if (environmentIds.length === 0) {
-      replaceChildren(taskStatus, h('p', { role: 'alert' }, 'Give at least one environment id (env-...).'));
+      replaceChildren(taskStatus, h('p', { role: 'alert' }, 'Choose or type at least one environment id (env-...).'));
       return;
     }
     try {
@@ -97,6 +228,7 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
         taskStatus.dataset.taskStatus = task.status;
         if (task.status !== 'pending') {
           context.announce(`Extraction ${task.status}`);
+          void refreshTasks();
           if (task.status === 'completed') await context.reload();
           return;
         }
@@ -123,7 +255,8 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
       },
     },
     h('h3', { id: 'ops-watchers' }, 'Watchers'),
-    h('label', { for: 'watch-environments' }, 'Environment ids to watch'),
+    watchChoices,
+    h('label', { for: 'watch-environments' }, 'Other environment ids to watch'),
     watchEnvironments,
     h('label', { for: 'watch-cooldown' }, 'Cooldown (seconds)'),
     watchCooldown,
@@ -134,7 +267,7 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
     watcherList,
   );
   async function startWatcher() {
-    const environmentIds = splitIds(watchEnvironments.value);
+    const environmentIds = idsOf('watch', watchEnvironments.value);
     if (environmentIds.length === 0) {
       replaceChildren(watcherMessage, h('p', { role: 'alert' }, 'Give at least one environment id to watch.'));
       return;
@@ -159,6 +292,7 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
   async function refreshWatchers() {
     try {
       const { watchers } = await api<{ watchers: Watcher[] }>('GET', '/watchers', { limit: 20 });
+      offer(watchers.flatMap((watcher) => watcher.environment_ids));
       const cards = await Promise.all(
         watchers.map(async (watcher) => {
           const [events, history] = await Promise.all([
@@ -400,16 +534,31 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
   });
   const signInLine = h('p', { class: 'sign-in-line' }, signInState, signInButton);
 
-  const element = h('div', { class: 'operations' }, signInLine, extractForm, watchForm, pushForm, transfer);
+  const tasksSection = h(
+    'section',
+    { 'aria-labelledby': 'ops-tasks' },
+    h('h3', { id: 'ops-tasks' }, 'Past tasks'),
+    taskList,
+  );
+  const element = h(
+    'div',
+    { class: 'operations' },
+    signInLine,
+    extractForm,
+    tasksSection,
+    watchForm,
+    pushForm,
+    transfer,
+  );
   let timer: ReturnType<typeof setInterval> | undefined;
   return {
     element,
     refresh() {
-      const environments = context.environmentIds().join(', ');
-      if (!extractEnvironments.value) extractEnvironments.value = environments;
-      if (!watchEnvironments.value) watchEnvironments.value = environments;
+      offer(context.environmentIds());
       void loadCatalogs();
       void refreshWatchers();
+      void refreshTasks();
+      // Watchers live: their state, changes and extractions every 2 s while the tab is open.
       timer ??= setInterval(() => void refreshWatchers(), 2000);
     },
     stop() {

@@ -18,6 +18,16 @@
 import type Sigma from 'sigma';
 import type { CameraState } from 'sigma/types';
 
+/**
+ * Zooming goes the same way: while the camera's ratio stays within `ZOOM_SPAN` of the drawn one
+ * and what is visible was drawn, the layers are scaled (and moved) with a CSS transform; the view is
+ * redrawn sharp once the camera rests. A zoom-in shows part of the drawn frame magnified, a zoom-out
+ * the frame shrunk, whose hidden margin fills the sides.
+ */
+
+/** How far the camera's ratio may go from the drawn one (either way) before a redraw: a frame scaled by 2 is still legible. */
+export const ZOOM_SPAN = 2;
+
 /** Pixels drawn beyond each side of the visible view for a large graph: a pan within this distance only moves the layers. */
 export const PAN_MARGIN = 320;
 /** Milliseconds without a camera change after which the view is redrawn in place (exact, picking up to date). */
@@ -27,6 +37,8 @@ export const SETTLE_MILLISECONDS = 150;
 export interface PanCacheCounts {
   moved: number;
   redrawn: number;
+  /** Camera changes shown by scaling the drawn layers (zooming). */
+  scaled: number;
 }
 
 /** What `attach` hands back: the controls of the pan cache over one renderer. */
@@ -55,7 +67,7 @@ export function createPanCache(container: HTMLElement): {
   const stage = document.createElement('div');
   Object.assign(stage.style, { position: 'absolute', inset: '0' });
   container.append(stage);
-  const counts: PanCacheCounts = { moved: 0, redrawn: 0 };
+  const counts: PanCacheCounts = { moved: 0, redrawn: 0, scaled: 0 };
   const attach = (renderer: Sigma) => attachPanCache(renderer, stage, counts);
   return { stage, counts, attach };
 }
@@ -103,20 +115,56 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
   camera.removeAllListeners('updated');
   camera.on('updated', () => {
     const state = camera.getState();
-    const offset = drawn && state.ratio === drawn.ratio && state.angle === drawn.angle ? pixelOffset(state) : null;
-    if (!offset || Math.abs(offset.x) > margin || Math.abs(offset.y) > margin) {
+    if (!drawn || margin === 0 || state.angle !== drawn.angle) {
       renderer.scheduleRender();
       return;
     }
-    const transform = offset.x === 0 && offset.y === 0 ? '' : `translate(${offset.x}px, ${offset.y}px)`;
-    for (const layer of layers) layer.style.transform = transform;
+    if (state.ratio === drawn.ratio) {
+      const offset = pixelOffset(state);
+      if (Math.abs(offset.x) > margin || Math.abs(offset.y) > margin) {
+        renderer.scheduleRender();
+        return;
+      }
+      const transform = offset.x === 0 && offset.y === 0 ? '' : `translate(${offset.x}px, ${offset.y}px)`;
+      for (const layer of layers) layer.style.transform = transform;
+      counts.moved++;
+    } else {
+      const scale = drawn.ratio / state.ratio;
+      const shift = scaleShift(state, scale);
+      if (scale > ZOOM_SPAN || scale < 1 / ZOOM_SPAN || !shift) {
+        renderer.scheduleRender();
+        return;
+      }
+      for (const layer of layers) {
+        layer.style.transformOrigin = '0 0';
+        layer.style.transform = `translate(${shift.x}px, ${shift.y}px) scale(${scale})`;
+      }
+      counts.scaled++;
+    }
     moved = true;
-    counts.moved++;
     clearTimeout(settle);
     settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
   });
 
   return { showHoverLayers, setMargin };
+
+  /**
+   * The shift (stage pixels) that, with the drawn frame scaled by `scale` from the stage's corner,
+   * puts every point where the camera `state` shows it; null when part of the visible view lies
+   * outside what was drawn (a zoom-out past the margin).
+   */
+  function scaleShift(state: CameraState, scale: number) {
+    const now = renderer.framedGraphToViewport(center, { cameraState: state });
+    const then = renderer.framedGraphToViewport(center, { cameraState: drawn! });
+    const shift = { x: now.x - scale * then.x, y: now.y - scale * then.y };
+    const { width, height } = renderer.getDimensions();
+    // The visible view is the stage less its margin; in the drawn frame it spans (v - shift) / scale.
+    const inside = (low: number, high: number, offset: number, size: number) =>
+      (low - offset) / scale >= 0 && (high - offset) / scale <= size;
+    return inside(margin, width - margin, shift.x, width) && inside(margin, height - margin, shift.y, height)
+      ? shift
+      : null;
+  }
 
   /** Whole pixels by which the drawn picture must move to show the graph as seen from `state`. */
   function pixelOffset(state: CameraState) {

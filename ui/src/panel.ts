@@ -4,7 +4,7 @@
  * OpenLineage runs that touched a dataset.
  */
 import { api, type LineageEdge, type LineageNode, type NodeOpenLineage, type RunReference } from './api';
-import { formatValue, h, keyValueTable, replaceChildren } from './dom';
+import { breakable, formatValue, h, keyValueTable, replaceChildren } from './dom';
 import { humanize } from './styles';
 
 /** What the panel needs from the app. */
@@ -18,6 +18,8 @@ export interface PanelContext {
   focus(nodeId: string): void;
   /** Set one end of a path. */
   pathEnd(end: 'from' | 'to', nodeId: string): void;
+  /** Opens the node's detail page or its impact page. */
+  openPage(page: 'node' | 'impact', nodeId: string): void;
 }
 
 interface SchemaField {
@@ -103,7 +105,22 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
   }
   const attributes = node.attributes ?? {};
   const metricEntries = Object.entries(attributes).filter(([key]) => key.startsWith('metrics_'));
-  const otherEntries = Object.entries(attributes).filter(([key]) => !key.startsWith('metrics_'));
+  // Objects (a connector's or a topic's configs) get a table of their own, not JSON in a cell.
+  const otherEntries = Object.entries(attributes).filter(
+    ([key, value]) =>
+      !key.startsWith('metrics_') &&
+      key !== 'tags' &&
+      key !== 'business_metadata' &&
+      !(value && typeof value === 'object' && !Array.isArray(value)),
+  );
+  const objectEntries = Object.entries(attributes).filter(
+    ([key, value]) =>
+      !key.startsWith('metrics_') &&
+      key !== 'business_metadata' &&
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value),
+  );
   const sections: (HTMLElement | null)[] = [];
 
   sections.push(
@@ -118,6 +135,8 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
     ]),
   );
   if (otherEntries.length > 0) sections.push(keyValueTable('Attributes', otherEntries));
+  for (const [key, value] of objectEntries)
+    sections.push(keyValueTable(humanize(key), Object.entries(value as Record<string, unknown>)));
   if (metricEntries.length > 0)
     sections.push(
       keyValueTable(
@@ -213,9 +232,13 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
             h(
               'tr',
               {},
-              h('td', {}, entry.output),
-              h('td', {}, entry.kind ?? 'identity'),
-              h('td', {}, entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`).join(', ')),
+              h('td', {}, breakable(entry.output)),
+              h('td', {}, breakable(entry.kind ?? 'identity')),
+              h(
+                'td',
+                {},
+                breakable(entry.inputs.map((input) => `${nameOf(input.dataset)}.${input.column}`).join(', ')),
+              ),
             ),
           ),
         ),
@@ -284,6 +307,8 @@ export function renderNodePanel(container: HTMLElement, node: LineageNode | null
     h(
       'div',
       { class: 'actions' },
+      h('button', { type: 'button', onclick: () => context.openPage('node', node.id) }, 'Open its page'),
+      h('button', { type: 'button', onclick: () => context.openPage('impact', node.id) }, 'Impact'),
       h('button', { type: 'button', onclick: () => context.focus(node.id) }, 'Focus here'),
       h('button', { type: 'button', onclick: () => context.pathEnd('from', node.id) }, 'Path from here'),
       h('button', { type: 'button', onclick: () => context.pathEnd('to', node.id) }, 'Path to here'),

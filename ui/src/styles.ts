@@ -42,6 +42,9 @@ export const DIFF_COLORS = { added: '#1a9e3a', removed: '#d93025', changed: '#f2
 /** Color of nodes and edges pushed to the back (not hovered, not on the path). */
 export const FADED_COLOR = '#e4e6ea';
 
+/** Colors that follow the page's theme (light or dark), set by the page when the theme changes. */
+export const theme = { faded: FADED_COLOR };
+
 /** Color of unknown types and systems. */
 export const FALLBACK_COLOR = '#999999';
 

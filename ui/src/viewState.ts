@@ -12,6 +12,11 @@
  * | `diff_from`, `diff_to` | color the difference between two points (revisions or times; `diff_to` default now) |
  * | `node` | the node whose panel is open |
  * | `tab` | the side panel's tab: `node`, `changes` or `operations` |
+ * | `page` | `node` (the node's detail page) or `impact` (what depends on it); the graph when absent |
+ * | `field`, `direction`, `depth` | the impact page: a field of the node, `upstream` (default downstream), hops at most |
+ * | `collapsed` | environments, clusters (`env/cluster`) or systems drawn as one node each, comma-separated; |
+ * | | empty: none; absent: every environment and system when more than 600 nodes would be drawn |
+ * | `groups` | `1` shows consumer groups (and schemas) as their own nodes instead of folded into their topic |
  */
 
 /** The state of the view. */
@@ -32,6 +37,13 @@ export interface ViewState {
   diffTo: string | null;
   node: string | null;
   tab: 'node' | 'changes' | 'operations';
+  page: 'graph' | 'node' | 'impact';
+  field: string | null;
+  direction: 'downstream' | 'upstream';
+  depth: number | null;
+  showGroups: boolean;
+  /** Null: automatic (every top-level group collapsed when the graph is too large to read whole). */
+  collapsed: string[] | null;
 }
 
 /** Default hops of a focus (upstream and downstream). */
@@ -44,6 +56,8 @@ export function readViewState(search: string): ViewState {
   const query = new URLSearchParams(search);
   const hops = Number(query.get('hops'));
   const tab = query.get('tab');
+  const page = query.get('page');
+  const depth = Number(query.get('depth'));
   return {
     graph: query.get('graph'),
     asOf: query.get('as_of'),
@@ -61,6 +75,12 @@ export function readViewState(search: string): ViewState {
     diffTo: query.get('diff_to'),
     node: query.get('node'),
     tab: tab === 'changes' || tab === 'operations' ? tab : 'node',
+    page: page === 'node' || page === 'impact' ? page : 'graph',
+    field: query.get('field'),
+    direction: query.get('direction') === 'upstream' ? 'upstream' : 'downstream',
+    depth: query.get('depth') !== null && Number.isInteger(depth) && depth >= 1 && depth <= 50 ? depth : null,
+    showGroups: query.get('groups') === '1',
+    collapsed: query.has('collapsed') ? list(query.get('collapsed')) : null,
   };
 }
 
@@ -86,6 +106,12 @@ export function writeViewState(state: ViewState): string {
   set('diff_to', state.diffTo);
   set('node', state.node);
   if (state.tab !== 'node') query.set('tab', state.tab);
+  if (state.page !== 'graph') query.set('page', state.page);
+  set('field', state.field);
+  if (state.direction !== 'downstream') query.set('direction', state.direction);
+  if (state.depth !== null) query.set('depth', String(state.depth));
+  if (state.showGroups) query.set('groups', '1');
+  if (state.collapsed !== null) query.set('collapsed', state.collapsed.join(','));
   const text = query.toString();
   return text ? `?${text}` : '';
 }

@@ -1,0 +1,371 @@
+/**
+ * The Marquez-compatible read API under `/api/v1` (issue 25; docs/marquez.md): Marquez 0.51's
+ * paths, parameters and shapes, so that Marquez Web and Marquez's clients work against lineage-svc
+ * unchanged. Each route is a schema plus one call into `services/marquez.ts` or
+ * `services/marquezLineage.ts`.
+ *
+ * `GET /api/v1/lineage` is Marquez's lineage query (it needs `nodeId`); `POST /api/v1/lineage` stays
+ * the OpenLineage ingestion both servers share, and our own OpenLineage queries keep their
+ * `/api/v1/lineage/...` paths, which Marquez does not use. No other path collides.
+ *
+ * Bad parameters are 400 problem+json naming the parameter; an unknown dataset, job, run or node is 404.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  RUN_STATES,
+  SEARCH_FILTERS,
+  SEARCH_SORTS,
+  STATS_ASSETS,
+  STATS_PERIODS,
+  marquezDataset,
+  marquezDatasets,
+  marquezJob,
+  marquezJobs,
+  marquezLineageEvents,
+  marquezNamespace,
+  marquezNamespaces,
+  marquezRun,
+  marquezRunFacets,
+  marquezRuns,
+  marquezSearch,
+  marquezStats,
+  marquezTags,
+  type MarquezRuntime,
+} from '../../../services/marquez.js';
+import {
+  DEFAULT_MARQUEZ_DEPTH,
+  MAX_MARQUEZ_DEPTH,
+  marquezColumnLineage,
+  marquezLineage,
+  nodeExists,
+  parseNodeId,
+} from '../../../services/marquezLineage.js';
+import { marquezDatasetVersions, marquezJobVersions } from '../../../services/marquezVersions.js';
+import { problemResponses } from '../problem.js';
+import { count, paging, rawJsonSerializer } from './schemas.js';
+import { EventTimeBound } from './openLineage.js';
+
+/** Options of the Marquez routes. */
+export interface MarquezRoutesOptions {
+  runtime: MarquezRuntime;
+}
+
+const tags = ['marquez'];
+const Name = z.string().min(1).max(4096);
+const Loose = z.object({}).passthrough();
+const withProblems = <T extends object>(responses: T) => ({ ...responses, ...problemResponses });
+const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
+/** Marquez's paging: `limit` (default 100) and `offset`. */
+const Paging = z.object(paging(100, 1000));
+const NamespaceParams = z.object({ namespace: Name.describe('The namespace (percent-encoded in the path)') });
+const JobParams = NamespaceParams.extend({ job: Name.describe('The job name') });
+const DatasetParams = NamespaceParams.extend({ dataset: Name.describe('The dataset name') });
+const RunParams = z.object({ id: Name.describe('The runId') });
+const NodeIdQuery = Name.describe(
+  'dataset:{namespace}:{name}, job:{namespace}:{name} or datasetField:{namespace}:{name}:{field}',
+);
+const Depth = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_MARQUEZ_DEPTH)
+  .default(DEFAULT_MARQUEZ_DEPTH)
+  .describe(`Job hops (field hops for column lineage), 0 to ${MAX_MARQUEZ_DEPTH} (default ${DEFAULT_MARQUEZ_DEPTH})`);
+const Bool = z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
+/** `lastRunStates`: comma-separated or repeated run states. */
+const RunStates = z.preprocess(
+  (value) =>
+    typeof value === 'string'
+      ? value.split(',')
+      : Array.isArray(value)
+        ? value.flatMap((entry) => String(entry).split(','))
+        : value,
+  z.array(z.preprocess(upperCase, z.enum(RUN_STATES as unknown as ['NEW']))),
+);
+
+const Graph = z.object({ graph: z.array(Loose) }).describe("Marquez's LineageGraph");
+
+/** The raw (not percent-decoded) value of `nodeId` in a request's query string. */
+function rawNodeId(url: string): string | undefined {
+  const query = url.slice(url.indexOf('?') + 1);
+  for (const pair of query.split('&')) if (pair.startsWith('nodeId=')) return pair.slice('nodeId='.length);
+  return undefined;
+}
+
+/** The fastify instance the route plugins get (zod type provider). */
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+function catalogRoutes(app: App, runtime: MarquezRuntime): void {
+  const options = { serializerCompiler: rawJsonSerializer };
+  app.get(
+    '/namespaces',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: namespaces',
+        response: withProblems({ 200: z.object({ namespaces: z.array(Loose) }) }),
+      },
+    },
+    async () => marquezNamespaces(runtime),
+  );
+  app.get(
+    '/namespaces/:namespace',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: one namespace',
+        params: NamespaceParams,
+        response: withProblems({ 200: Loose }),
+      },
+    },
+    async (request) => marquezNamespace(runtime, request.params.namespace),
+  );
+  app.get(
+    '/tags',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: tags',
+        querystring: Paging,
+        response: withProblems({ 200: z.object({ tags: z.array(Loose) }) }),
+      },
+    },
+    async (request) => marquezTags(runtime, request.query),
+  );
+  const JobList = z.object({ jobs: z.array(Loose), totalCount: count('Items in all') });
+  app.get(
+    '/jobs',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: jobs of every namespace',
+        querystring: Paging.extend({ lastRunStates: RunStates.optional() }),
+        response: withProblems({ 200: JobList }),
+      },
+    },
+    async (request) => marquezJobs(runtime, request.query),
+  );
+  app.get(
+    '/namespaces/:namespace/jobs',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: jobs of a namespace',
+        params: NamespaceParams,
+        querystring: Paging.extend({ lastRunStates: RunStates.optional() }),
+        response: withProblems({ 200: JobList }),
+      },
+    },
+    async (request) => marquezJobs(runtime, { ...request.query, namespace: request.params.namespace }),
+  );
+  app.get(
+    '/namespaces/:namespace/jobs/:job',
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: one job', params: JobParams, response: withProblems({ 200: Loose }) },
+    },
+    async (request) => marquezJob(runtime, request.params.namespace, request.params.job),
+  );
+  app.get(
+    '/namespaces/:namespace/jobs/:job/runs',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: the runs of a job, newest first',
+        params: JobParams,
+        querystring: Paging,
+        response: withProblems({ 200: z.object({ runs: z.array(Loose), totalCount: count('Items in all') }) }),
+      },
+    },
+    async (request) => marquezRuns(runtime, request.params.namespace, request.params.job, request.query),
+  );
+  app.get(
+    '/namespaces/:namespace/jobs/:job/versions',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: the versions of a job (its history entries)',
+        params: JobParams,
+        querystring: Paging,
+        response: withProblems({ 200: z.object({ versions: z.array(Loose), totalCount: count('Items in all') }) }),
+      },
+    },
+    async (request) => marquezJobVersions(runtime, request.params.namespace, request.params.job, request.query),
+  );
+  app.get(
+    '/jobs/runs/:id',
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: one run', params: RunParams, response: withProblems({ 200: Loose }) },
+    },
+    async (request) => marquezRun(runtime, request.params.id),
+  );
+  app.get(
+    '/jobs/runs/:id/facets',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: "Marquez: a run's run facets or job facets",
+        params: RunParams,
+        querystring: z.object({ type: z.enum(['run', 'job']).default('run').describe('run (default) or job') }),
+        response: withProblems({ 200: z.object({ runId: z.string(), facets: z.record(z.string(), z.unknown()) }) }),
+      },
+    },
+    async (request) => marquezRunFacets(runtime, request.params.id, request.query.type),
+  );
+}
+
+function datasetRoutes(app: App, runtime: MarquezRuntime): void {
+  const options = { serializerCompiler: rawJsonSerializer };
+  app.get(
+    '/namespaces/:namespace/datasets',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: datasets of a namespace',
+        params: NamespaceParams,
+        querystring: Paging,
+        response: withProblems({ 200: z.object({ datasets: z.array(Loose), totalCount: count('Items in all') }) }),
+      },
+    },
+    async (request) => marquezDatasets(runtime, request.params.namespace, request.query),
+  );
+  app.get(
+    '/namespaces/:namespace/datasets/:dataset',
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: one dataset', params: DatasetParams, response: withProblems({ 200: Loose }) },
+    },
+    async (request) => marquezDataset(runtime, request.params.namespace, request.params.dataset),
+  );
+  app.get(
+    '/namespaces/:namespace/datasets/:dataset/versions',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: the versions of a dataset (its history entries)',
+        params: DatasetParams,
+        querystring: Paging,
+        response: withProblems({ 200: z.object({ versions: z.array(Loose), totalCount: count('Items in all') }) }),
+      },
+    },
+    async (request) => marquezDatasetVersions(runtime, request.params.namespace, request.params.dataset, request.query),
+  );
+}
+
+function lineageRoutes(app: App, runtime: MarquezRuntime): void {
+  const options = { serializerCompiler: rawJsonSerializer };
+  const exists = (type: 'dataset' | 'job', namespace: string, name: string) =>
+    nodeExists(runtime, type, namespace, name);
+  app.get(
+    '/lineage',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: the lineage graph around a dataset or a job',
+        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth }),
+        response: withProblems({ 200: Graph }),
+      },
+    },
+    async (request) => {
+      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists);
+      if (node.type === 'datasetField') return marquezColumnLineage(runtime, node, request.query.depth, true);
+      return marquezLineage(runtime, node, request.query.depth);
+    },
+  );
+  app.get(
+    '/column-lineage',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: the column lineage around a dataset or a dataset field',
+        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth, withDownstream: Bool.default(false) }),
+        response: withProblems({ 200: Graph }),
+      },
+    },
+    async (request) => {
+      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists);
+      return marquezColumnLineage(runtime, node, request.query.depth, request.query.withDownstream);
+    },
+  );
+}
+
+function searchAndEventRoutes(app: App, runtime: MarquezRuntime): void {
+  const options = { serializerCompiler: rawJsonSerializer };
+  app.get(
+    '/search',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: search datasets and jobs by name',
+        querystring: z.object({
+          q: z.string().max(1024).describe('Text the name contains (case-insensitive)'),
+          filter: z.preprocess(upperCase, z.enum(SEARCH_FILTERS)).optional(),
+          sort: z.preprocess(upperCase, z.enum(SEARCH_SORTS)).optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(10),
+          namespace: Name.optional(),
+        }),
+        response: withProblems({ 200: z.object({ totalCount: count('Items in all'), results: z.array(Loose) }) }),
+      },
+    },
+    async (request) => marquezSearch(runtime, request.query),
+  );
+  app.get(
+    '/events/lineage',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: received OpenLineage events, newest first',
+        querystring: Paging.extend({
+          before: EventTimeBound.optional().describe('Latest eventTime (ISO 8601, inclusive)'),
+          after: EventTimeBound.optional().describe('Earliest eventTime (ISO 8601, inclusive)'),
+          sortDirection: z
+            .preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(['asc', 'desc']))
+            .default('desc'),
+        }),
+        response: withProblems({ 200: z.object({ events: z.array(Loose), totalCount: count('Items in all') }) }),
+      },
+    },
+    async (request) => marquezLineageEvents(runtime, request.query),
+  );
+  app.get(
+    '/stats/:asset',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: lineage events, jobs, datasets or sources per interval',
+        params: z.object({ asset: z.enum(STATS_ASSETS) }),
+        querystring: z.object({
+          period: z.preprocess(upperCase, z.enum(STATS_PERIODS)).default('DAY'),
+          timezone: z.string().min(1).max(64).default('UTC').describe('IANA time zone of the intervals'),
+        }),
+        response: withProblems({ 200: z.array(Loose) }),
+      },
+    },
+    async (request) => marquezStats(runtime, request.params.asset, { ...request.query, nowMs: Date.now() }),
+  );
+}
+
+/** Registers the Marquez routes (register with `{ prefix: '/api/v1' }`). */
+export const marquezRoutes: FastifyPluginAsyncZod<MarquezRoutesOptions> = async (app, { runtime }) => {
+  catalogRoutes(app, runtime);
+  datasetRoutes(app, runtime);
+  lineageRoutes(app, runtime);
+  searchAndEventRoutes(app, runtime);
+};

@@ -1,0 +1,622 @@
+/**
+ * Marquez's lineage and column lineage (`GET /lineage`, `GET /column-lineage`; issue 25;
+ * docs/marquez.md, "Lineage"), walked over the OpenLineage projection: the ingested events'
+ * dataset -> job -> dataset edges (accumulated over every run) and the extracted graphs' jobs
+ * (`projections/openLineage/extracted.ts`), with datasets joined by identity (symlinks,
+ * `kafka://` <-> `stream://`), so one walk crosses from a producer's events into our topics.
+ *
+ * `depth` counts job hops, as Marquez's does. From the origin, the walk goes upstream (the jobs that
+ * write a dataset, then their inputs) and downstream (the jobs that read it, then their outputs), as
+ * our traversals do; edges join the nodes reached. Unlike Marquez, which answers the undirected
+ * component around the node with every input and output of each job, siblings (jobs that only share an
+ * input with the origin's path, a job's other outputs) are not followed: the answer is the origin's
+ * upstream and downstream, and it stays bounded on large estates.
+ *
+ * Node ids are Marquez's: `dataset:{namespace}:{name}`, `job:{namespace}:{name}`,
+ * `datasetField:{namespace}:{name}:{field}`, raw (not percent-encoded). Only reads.
+ */
+import { NotFoundError, ValidationError } from '../src/errors.js';
+import { datasetKey, splitDatasetKey } from '../src/openlineage/identity.js';
+import type { IngestedEvent } from '../src/openlineage/model.js';
+import type { GraphJoin, OpenLineageState } from '../projections/openLineage/index.js';
+import { datasetNode, jobNode, keyOfNode } from '../projections/openLineage/state.js';
+import type { MarquezRuntime } from './marquez.js';
+import {
+  datasetIdsOf,
+  fieldsOf,
+  marquezNodeId,
+  toMarquezDataset,
+  toMarquezJob,
+  toMarquezRun,
+  type MarquezDataset,
+  type MarquezId,
+  type MarquezJob,
+  type TimedEvent,
+} from './marquezShapes.js';
+
+/** Marquez lineage depth when the query names none. */
+export const DEFAULT_MARQUEZ_DEPTH = 20;
+/** Most job hops a Marquez lineage query may ask for. */
+export const MAX_MARQUEZ_DEPTH = 100;
+/**
+ * Most datasets and jobs one lineage answer may hold: a walk that reaches more stops and the query is
+ * refused (400) rather than holding the process for seconds and answering megabytes.
+ */
+export const MAX_MARQUEZ_LINEAGE_NODES = 5_000;
+
+/** A parsed Marquez node id. */
+export type MarquezNode =
+  | { type: 'dataset' | 'job'; namespace: string; name: string }
+  | { type: 'datasetField'; namespace: string; name: string; field: string };
+
+/** An edge of a Marquez graph. */
+export type MarquezEdge = {
+  origin: string;
+  destination: string;
+};
+
+/** A node of Marquez's `LineageGraph`. */
+export type MarquezGraphNode = {
+  id: string;
+  type: 'DATASET' | 'JOB' | 'DATASET_FIELD';
+  data: unknown;
+  inEdges: MarquezEdge[];
+  outEdges: MarquezEdge[];
+};
+
+const decode = (part: string): string => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new ValidationError(`nodeId part "${part.slice(0, 80)}" is not percent-encoded correctly`, [
+      { path: 'querystring.nodeId', message: 'bad percent-encoding' },
+    ]);
+  }
+};
+
+/**
+ * Parses a Marquez `nodeId`. Marquez Web builds it as `{type}:{encodeURIComponent(namespace)}:
+ * {encodeURIComponent(name)}` and sends it unescaped in the query, so `raw` (the value as it was in
+ * the query string, before percent-decoding) split on `:` gives the parts. When it does not (a client
+ * that encoded the whole id, or raw namespaces such as `stream://env/cluster`), the decoded value is
+ * split at each `:` in turn and the first split whose dataset or job `exists` is taken.
+ * @throws ValidationError for another type or a malformed id; NotFoundError when no split names a known node.
+ */
+export function parseNodeId(
+  decoded: string,
+  raw: string | undefined,
+  exists: (type: 'dataset' | 'job', namespace: string, name: string) => boolean,
+): MarquezNode {
+  const type = decoded.slice(0, decoded.indexOf(':'));
+  if (type !== 'dataset' && type !== 'job' && type !== 'datasetField') {
+    throw new ValidationError(`nodeId "${decoded.slice(0, 120)}" must start with dataset:, job: or datasetField:`, [
+      {
+        path: 'querystring.nodeId',
+        message:
+          'expected dataset:{namespace}:{name}, job:{namespace}:{name} or datasetField:{namespace}:{name}:{field}',
+      },
+    ]);
+  }
+  const parts = raw?.split(':');
+  if (parts && parts[0] === type) {
+    if (type !== 'datasetField' && parts.length === 3)
+      return { type, namespace: decode(parts[1]!), name: decode(parts[2]!) };
+    if (type === 'datasetField' && parts.length === 4)
+      return { type, namespace: decode(parts[1]!), name: decode(parts[2]!), field: decode(parts[3]!) };
+  }
+  let rest = decoded.slice(type.length + 1);
+  let field: string | undefined;
+  if (type === 'datasetField') {
+    field = rest.slice(rest.lastIndexOf(':') + 1);
+    rest = rest.slice(0, Math.max(0, rest.lastIndexOf(':')));
+  }
+  for (let at = rest.indexOf(':'); at >= 0; at = rest.indexOf(':', at + 1)) {
+    const namespace = rest.slice(0, at);
+    const name = rest.slice(at + 1);
+    if (exists(type === 'job' ? 'job' : 'dataset', namespace, name))
+      return field === undefined
+        ? { type: type as 'dataset' | 'job', namespace, name }
+        : { type: 'datasetField', namespace, name, field };
+  }
+  throw new NotFoundError(`nodeId "${decoded.slice(0, 200)}" names no known ${type === 'job' ? 'job' : 'dataset'}`);
+}
+
+/** Whether a dataset or job of that identity is known (ingested, or held by an extracted graph). */
+export function nodeExists(runtime: MarquezRuntime, type: 'dataset' | 'job', namespace: string, name: string): boolean {
+  const { state } = runtime.openLineage;
+  const join = runtime.openLineage.graphJoin();
+  const key = datasetKey(namespace, name);
+  if (type === 'job') return state.jobs.has(key) || join.jobsNamed(namespace, name).length > 0;
+  return findDatasetKey(state, join, key) !== null;
+}
+
+/** The known key of a dataset identity or of one joined with it (ingested or extracted), else null. */
+function findDatasetKey(state: OpenLineageState, join: GraphJoin, key: string): string | null {
+  for (const member of state.identities.has(key) ? state.identities.members(key) : [key]) {
+    if (state.datasets.has(member) || join.dataset(member)) return member;
+  }
+  return null;
+}
+
+/** One read of the joined lineage: the neighbours of datasets and jobs, and their Marquez data. */
+class LineageReader {
+  private readonly extractedEvents = new Map<string, IngestedEvent[]>();
+  constructor(
+    readonly state: OpenLineageState,
+    readonly join: GraphJoin,
+  ) {}
+
+  /** The identity class of a dataset key (its keys joined by symlinks and aliases). */
+  classOf(key: string): string {
+    return this.state.identities.find(key);
+  }
+
+  /** Jobs writing (`upstream`) or reading a dataset, under any of its identities. */
+  jobsOf(key: string, upstream: boolean): string[] {
+    const { graph, identities } = this.state;
+    const jobs = new Set<string>();
+    for (const member of identities.members(key)) {
+      const node = datasetNode(member);
+      if (graph.hasNode(node))
+        for (const job of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node)) jobs.add(keyOfNode(job));
+      for (const extracted of this.join.jobsAround(member, upstream)) {
+        jobs.add(extracted.jobKey);
+        this.rememberExtracted(extracted.jobKey, extracted.event as unknown as IngestedEvent);
+      }
+    }
+    return [...jobs];
+  }
+
+  private rememberExtracted(jobKey: string, event: IngestedEvent): void {
+    const known = this.extractedEvents.get(jobKey);
+    if (!known) this.extractedEvents.set(jobKey, [event]);
+    else if (!known.includes(event)) known.push(event);
+  }
+
+  /** The RunEvents of an extracted job (those met during the walk, else looked up by name). */
+  private extractedOf(jobKey: string): IngestedEvent[] {
+    let events = this.extractedEvents.get(jobKey);
+    if (!events) {
+      const { namespace, name } = splitDatasetKey(jobKey);
+      events = this.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent);
+      this.extractedEvents.set(jobKey, events);
+    }
+    return events;
+  }
+
+  /** Inputs (`upstream`) or outputs of a job: ingested edges over every run, and its extracted events'. */
+  datasetsOf(jobKey: string, upstream: boolean): string[] {
+    const { graph } = this.state;
+    const datasets = new Set<string>();
+    const node = jobNode(jobKey);
+    if (graph.hasNode(node))
+      for (const dataset of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node))
+        datasets.add(keyOfNode(dataset));
+    for (const event of this.extractedOf(jobKey)) {
+      for (const id of datasetIdsOf([{ event, timeMs: 0, eventType: null }], upstream ? 'inputs' : 'outputs'))
+        datasets.add(datasetKey(id.namespace, id.name));
+    }
+    return [...datasets];
+  }
+
+  /** A dataset's Marquez data (without facets: `GET /namespaces/{namespace}/datasets/{dataset}` has them). */
+  dataset(key: string): MarquezDataset {
+    const ingested = this.state.datasets.get(key);
+    const extracted = this.extractedDataset(key);
+    const source = ingested ? { ...ingested, facets: { ...extracted.facets, ...ingested.facets } } : extracted;
+    return { ...toMarquezDataset(source), facets: {} };
+  }
+
+  private extractedDataset(key: string) {
+    const { namespace, name } = splitDatasetKey(key);
+    const extracted = this.join.dataset(key);
+    const facets = (extracted?.dataset.facets ?? {}) as Record<string, unknown>;
+    const timeMs = extracted?.timeMs ?? 0;
+    return { namespace, name, facets, firstMs: timeMs, lastMs: timeMs };
+  }
+
+  /** A job's Marquez data: its latest run only (`GET .../jobs/{job}/runs` has them all), the inputs and outputs walked. */
+  job(jobKey: string, inputs: MarquezId[], outputs: MarquezId[]): MarquezJob {
+    const { namespace, name } = splitDatasetKey(jobKey);
+    const ingested = this.state.jobs.get(jobKey);
+    let events: TimedEvent[];
+    let facets: Record<string, unknown>;
+    if (ingested) {
+      const runEvents = ingested.latestRunId === null ? [] : (this.state.byRun.get(ingested.latestRunId) ?? []);
+      events = runEvents.filter((record) => record.jobKey === jobKey).sort((a, b) => a.timeMs - b.timeMs);
+      facets = ingested.facets;
+    } else {
+      const event = this.extractedOf(jobKey)[0];
+      events = event ? [{ event, timeMs: Date.parse(String(event.eventTime)), eventType: 'COMPLETE' }] : [];
+      const job = event?.job as { facets?: Record<string, unknown> } | undefined;
+      facets = job?.facets ?? {};
+    }
+    const runId = events[0] ? String((events[0].event.run as { runId?: unknown } | undefined)?.runId ?? '') : '';
+    const runs = runId === '' ? [] : [toMarquezRun(runId, { namespace, name }, events)];
+    const lastMs = events.at(-1)?.timeMs ?? 0;
+    const firstMs = events[0]?.timeMs ?? lastMs;
+    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs });
+    // The latest run's state and times; its dataset versions and the other runs are in `/jobs/{job}/runs`.
+    const latestRun = job.latestRun && {
+      ...job.latestRun,
+      inputDatasetVersions: [],
+      outputDatasetVersions: [],
+      facets: {},
+    };
+    return { ...job, ...(latestRun ? { latestRun } : {}), latestRuns: [], facets: {} };
+  }
+}
+
+/** What a lineage walk reached: jobs with their inputs and outputs, and the datasets (by identity class). */
+interface Reached {
+  jobs: Map<string, { inputs: string[]; outputs: string[] }>;
+  /** Dataset class -> the key shown for it (the first reached). */
+  datasets: Map<string, string>;
+}
+
+/**
+ * Walks `depth` job hops one way from the origin's jobs, adding to `reached` the jobs and the datasets
+ * on the way: upstream, each job's inputs; downstream, its outputs.
+ */
+function walkJobs(
+  reader: LineageReader,
+  startJobs: string[],
+  upstream: boolean,
+  depth: number,
+  reached: Reached,
+): void {
+  let frontier = startJobs;
+  const seen = new Set<string>(startJobs);
+  for (let hop = 1; hop <= depth && frontier.length > 0; hop += 1) {
+    const next: string[] = [];
+    for (const jobKey of frontier) {
+      if (reached.jobs.size + reached.datasets.size > MAX_MARQUEZ_LINEAGE_NODES) tooLarge(depth);
+      const entry = reachJob(reader, jobKey, reached);
+      for (const dataset of upstream ? entry.inputs : entry.outputs) {
+        reachDataset(reader, dataset, reached);
+        if (hop === depth) continue;
+        for (const job of reader.jobsOf(dataset, upstream)) {
+          if (seen.has(job)) continue;
+          seen.add(job);
+          next.push(job);
+        }
+      }
+    }
+    frontier = next;
+  }
+}
+
+/** @throws ValidationError: the lineage within `depth` holds more than `MAX_MARQUEZ_LINEAGE_NODES` nodes. */
+function tooLarge(depth: number): never {
+  throw new ValidationError(
+    `the lineage within depth ${depth} holds more than ${MAX_MARQUEZ_LINEAGE_NODES} datasets and jobs; ask for a smaller depth`,
+    [{ path: 'querystring.depth', message: `more than ${MAX_MARQUEZ_LINEAGE_NODES} nodes within this depth` }],
+  );
+}
+
+/** Adds a job (its inputs and outputs are kept for its edges; only the datasets walked are added). */
+function reachJob(reader: LineageReader, jobKey: string, reached: Reached): { inputs: string[]; outputs: string[] } {
+  let entry = reached.jobs.get(jobKey);
+  if (!entry) {
+    entry = { inputs: reader.datasetsOf(jobKey, true), outputs: reader.datasetsOf(jobKey, false) };
+    reached.jobs.set(jobKey, entry);
+  }
+  return entry;
+}
+
+function reachDataset(reader: LineageReader, key: string, reached: Reached): string {
+  const cls = reader.classOf(key);
+  const shown = reached.datasets.get(cls);
+  if (shown !== undefined) return shown;
+  reached.datasets.set(cls, key);
+  return key;
+}
+
+/**
+ * `GET /lineage?nodeId&depth`: the Marquez lineage graph around a dataset or a job (see the module
+ * comment), origin first, then jobs and datasets in the order reached.
+ * @throws NotFoundError for an unknown dataset or job.
+ */
+export function marquezLineage(
+  runtime: MarquezRuntime,
+  origin: { type: 'dataset' | 'job'; namespace: string; name: string },
+  depth: number,
+): { graph: MarquezGraphNode[] } {
+  const { state } = runtime.openLineage;
+  const join = runtime.openLineage.graphJoin();
+  const reader = new LineageReader(state, join);
+  const reached: Reached = { jobs: new Map(), datasets: new Map() };
+  const key = datasetKey(origin.namespace, origin.name);
+  if (origin.type === 'dataset') {
+    const known = findDatasetKey(state, join, key);
+    if (known === null)
+      throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
+    reachDataset(reader, key, reached);
+    walkJobs(reader, reader.jobsOf(known, true), true, depth, reached);
+    walkJobs(reader, reader.jobsOf(known, false), false, depth, reached);
+  } else {
+    if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
+      throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
+    const own = reachJob(reader, key, reached);
+    for (const dataset of [...own.inputs, ...own.outputs]) reachDataset(reader, dataset, reached);
+    walkJobs(reader, [key], true, Math.max(depth, 1), reached);
+    walkJobs(reader, [key], false, Math.max(depth, 1), reached);
+  }
+  return { graph: graphNodes(reader, reached) };
+}
+
+/** The reached jobs and datasets as Marquez graph nodes with their edges. */
+function graphNodes(reader: LineageReader, reached: Reached): MarquezGraphNode[] {
+  const datasetId = (key: string) => {
+    const shown = reached.datasets.get(reader.classOf(key))!;
+    const { namespace, name } = splitDatasetKey(shown);
+    return marquezNodeId('dataset', namespace, name);
+  };
+  const datasetNodes = new Map<string, MarquezGraphNode>();
+  for (const shown of reached.datasets.values()) {
+    const id = datasetId(shown);
+    datasetNodes.set(id, { id, type: 'DATASET', data: reader.dataset(shown), inEdges: [], outEdges: [] });
+  }
+  const jobNodes: MarquezGraphNode[] = [];
+  for (const [jobKey, { inputs, outputs }] of reached.jobs) {
+    const { namespace, name } = splitDatasetKey(jobKey);
+    const id = marquezNodeId('job', namespace, name);
+    const ids = (keys: string[]) => [
+      ...new Set(keys.filter((key) => reached.datasets.has(reader.classOf(key))).map(datasetId)),
+    ];
+    const asRef = (nodeId: string) => (datasetNodes.get(nodeId)!.data as MarquezDataset).id;
+    const inIds = ids(inputs);
+    const outIds = ids(outputs);
+    const node: MarquezGraphNode = {
+      id,
+      type: 'JOB',
+      data: reader.job(jobKey, inIds.map(asRef), outIds.map(asRef)),
+      inEdges: inIds.map((origin) => ({ origin, destination: id })),
+      outEdges: outIds.map((destination) => ({ origin: id, destination })),
+    };
+    for (const edge of node.inEdges) datasetNodes.get(edge.origin)!.outEdges.push(edge);
+    for (const edge of node.outEdges) datasetNodes.get(edge.destination)!.inEdges.push(edge);
+    jobNodes.push(node);
+  }
+  return [...datasetNodes.values(), ...jobNodes];
+}
+
+/** One input field of a column-lineage entry. */
+export type ColumnInput = {
+  namespace: string;
+  dataset: string;
+  field: string;
+  transformationDescription: string | null;
+  transformationType: string | null;
+};
+
+/** The column lineage of one output field: the input fields it is written from. */
+export type ColumnEntry = {
+  namespace: string;
+  dataset: string;
+  field: string;
+  inputs: ColumnInput[];
+};
+
+/**
+ * The column lineage of the datasets around one dataset, the one source `GET /column-lineage` reads:
+ * the `columnLineage` facets of the outputs of the jobs that write the dataset (`written`) or read it
+ * (`read`: the entries of their outputs that name one of its fields), from the ingested events (the
+ * latest run of each job) and the extracted graphs' jobs (the column lineage our SQL parser derives
+ * per statement). Kept in one function so that a column-level graph can replace it.
+ */
+export function columnLineageAround(reader: LineageReader, key: string, upstream: boolean): ColumnEntry[] {
+  const entries: ColumnEntry[] = [];
+  const members = new Set(reader.state.identities.members(key));
+  for (const jobKey of reader.jobsOf(key, upstream)) {
+    for (const event of jobEvents(reader, jobKey)) {
+      for (const output of Array.isArray(event.outputs) ? event.outputs : []) {
+        const out = output as { namespace?: unknown; name?: unknown; facets?: Record<string, unknown> };
+        if (typeof out.namespace !== 'string' || typeof out.name !== 'string') continue;
+        const outKey = datasetKey(out.namespace, out.name);
+        if (upstream && reader.classOf(outKey) !== reader.classOf(key)) continue;
+        for (const entry of columnEntries(out.namespace, out.name, out.facets?.columnLineage)) {
+          if (upstream || entry.inputs.some((input) => members.has(datasetKey(input.namespace, input.dataset))))
+            entries.push(entry);
+        }
+      }
+    }
+  }
+  return entries;
+}
+
+/** The latest events of a job: its latest run's ingested events, then its extracted RunEvents. */
+function jobEvents(reader: LineageReader, jobKey: string): IngestedEvent[] {
+  const { state } = reader;
+  const job = state.jobs.get(jobKey);
+  const ingested =
+    job && job.latestRunId !== null
+      ? (state.byRun.get(job.latestRunId) ?? [])
+          .filter((record) => record.jobKey === jobKey)
+          .map((record) => record.event)
+      : [];
+  const { namespace, name } = splitDatasetKey(jobKey);
+  return [
+    ...ingested,
+    ...reader.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent),
+  ];
+}
+
+/** The entries of a `columnLineage` facet (ColumnLineageDatasetFacet 1-x) of output `(namespace, name)`. */
+function columnEntries(namespace: string, name: string, facet: unknown): ColumnEntry[] {
+  if (typeof facet !== 'object' || facet === null) return [];
+  const fields = (facet as { fields?: unknown }).fields;
+  if (typeof fields !== 'object' || fields === null) return [];
+  const entries: ColumnEntry[] = [];
+  for (const [field, value] of Object.entries(fields as Record<string, unknown>)) {
+    const spec = value as { inputFields?: unknown; transformationDescription?: unknown; transformationType?: unknown };
+    const inputs: ColumnInput[] = [];
+    for (const input of Array.isArray(spec.inputFields) ? spec.inputFields : []) {
+      const {
+        namespace: inNamespace,
+        name: inName,
+        field: inField,
+        transformations,
+      } = input as Record<string, unknown>;
+      if (typeof inNamespace !== 'string' || typeof inName !== 'string' || typeof inField !== 'string') continue;
+      const first = Array.isArray(transformations)
+        ? (transformations[0] as Record<string, unknown> | undefined)
+        : undefined;
+      const type =
+        typeof first?.subtype === 'string'
+          ? first.subtype
+          : typeof spec.transformationType === 'string'
+            ? spec.transformationType
+            : null;
+      const description =
+        typeof first?.description === 'string'
+          ? first.description
+          : typeof spec.transformationDescription === 'string'
+            ? spec.transformationDescription
+            : null;
+      inputs.push({
+        namespace: inNamespace,
+        dataset: inName,
+        field: inField,
+        transformationDescription: description,
+        transformationType: type,
+      });
+    }
+    if (inputs.length > 0) entries.push({ namespace, dataset: name, field, inputs });
+  }
+  return entries;
+}
+
+/**
+ * `GET /column-lineage?nodeId&depth&withDownstream`: the fields upstream of a field (or of every
+ * field of a dataset), `depth` field hops, and downstream too with `withDownstream`; nodes
+ * `datasetField:{namespace}:{name}:{field}` with Marquez's data (`inputFields`, transformation).
+ * @throws NotFoundError for an unknown dataset.
+ */
+export function marquezColumnLineage(
+  runtime: MarquezRuntime,
+  origin: MarquezNode,
+  depth: number,
+  withDownstream: boolean,
+): { graph: MarquezGraphNode[] } {
+  if (origin.type === 'job')
+    throw new ValidationError('column lineage starts at a dataset or a dataset field, not a job', [
+      { path: 'querystring.nodeId', message: 'expected dataset:... or datasetField:...' },
+    ]);
+  const { state } = runtime.openLineage;
+  const join = runtime.openLineage.graphJoin();
+  const reader = new LineageReader(state, join);
+  const originKey = findDatasetKey(state, join, datasetKey(origin.namespace, origin.name));
+  if (originKey === null)
+    throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
+  const graph = new ColumnGraph(reader);
+  const facets = {
+    ...(join.dataset(originKey)?.dataset.facets ?? {}),
+    ...(state.datasets.get(originKey)?.facets ?? {}),
+  } as Record<string, unknown>;
+  const fields = fieldsOf(facets).map((field) => field.name);
+  const start =
+    origin.type === 'datasetField'
+      ? [{ key: originKey, field: origin.field }]
+      : (fields.length > 0 ? fields : graph.writtenFields(originKey)).map((field) => ({ key: originKey, field }));
+  graph.walk(start, true, depth);
+  if (withDownstream) graph.walk(start, false, depth);
+  return { graph: graph.nodes() };
+}
+
+/** The field graph a column-lineage walk builds. */
+class ColumnGraph {
+  private readonly fieldNodes = new Map<string, MarquezGraphNode & { data: Record<string, unknown> }>();
+  private readonly written = new Map<string, ColumnEntry[]>();
+  private readonly read = new Map<string, ColumnEntry[]>();
+  constructor(private readonly reader: LineageReader) {}
+
+  private entries(key: string, upstream: boolean): ColumnEntry[] {
+    const cache = upstream ? this.written : this.read;
+    const cls = this.reader.classOf(key);
+    let found = cache.get(cls);
+    if (!found) cache.set(cls, (found = columnLineageAround(this.reader, key, upstream)));
+    return found;
+  }
+
+  /** The fields of a dataset some column lineage writes. */
+  writtenFields(key: string): string[] {
+    return [...new Set(this.entries(key, true).map((entry) => entry.field))];
+  }
+
+  private node(namespace: string, dataset: string, field: string) {
+    const id = `datasetField:${namespace}:${dataset}:${field}`;
+    let node = this.fieldNodes.get(id);
+    if (!node) {
+      node = {
+        id,
+        type: 'DATASET_FIELD',
+        data: {
+          namespace,
+          dataset,
+          field,
+          fieldType: null,
+          transformationDescription: null,
+          transformationType: null,
+          inputFields: [],
+        },
+        inEdges: [],
+        outEdges: [],
+      };
+      this.fieldNodes.set(id, node);
+    }
+    return node;
+  }
+
+  private link(entry: ColumnEntry, input: ColumnInput): { from: string; to: string } {
+    const to = this.node(entry.namespace, entry.dataset, entry.field);
+    const from = this.node(input.namespace, input.dataset, input.field);
+    const inputs = to.data.inputFields as ColumnInput[];
+    if (!to.inEdges.some((edge) => edge.origin === from.id)) {
+      const edge = { origin: from.id, destination: to.id };
+      to.inEdges.push(edge);
+      from.outEdges.push(edge);
+      inputs.push(input);
+      to.data.transformationType ??= input.transformationType;
+      to.data.transformationDescription ??= input.transformationDescription;
+    }
+    return { from: from.id, to: to.id };
+  }
+
+  /** Walks `depth` field hops upstream or downstream from `start`. */
+  walk(start: Array<{ key: string; field: string }>, upstream: boolean, depth: number): void {
+    let frontier = start;
+    const seen = new Set(start.map(({ key, field }) => `${this.reader.classOf(key)}\u0000${field}`));
+    for (const { key, field } of start) {
+      const { namespace, name } = splitDatasetKey(key);
+      this.node(namespace, name, field);
+    }
+    for (let hop = 0; hop < depth && frontier.length > 0; hop += 1) {
+      const next: Array<{ key: string; field: string }> = [];
+      for (const { key, field } of frontier) {
+        const members = new Set(this.reader.state.identities.members(key));
+        for (const entry of this.entries(key, upstream)) {
+          for (const input of entry.inputs) {
+            const inputKey = datasetKey(input.namespace, input.dataset);
+            if (upstream ? entry.field !== field : !(members.has(inputKey) && input.field === field)) continue;
+            this.link(entry, input);
+            const step = upstream
+              ? { key: inputKey, field: input.field }
+              : { key: datasetKey(entry.namespace, entry.dataset), field: entry.field };
+            const mark = `${this.reader.classOf(step.key)}\u0000${step.field}`;
+            if (seen.has(mark)) continue;
+            seen.add(mark);
+            next.push(step);
+          }
+        }
+      }
+      frontier = next;
+    }
+  }
+
+  nodes(): MarquezGraphNode[] {
+    return [...this.fieldNodes.values()];
+  }
+}
+
+export { LineageReader };
