@@ -191,3 +191,30 @@ export function cdcColumnLineage(config: ConnectorConfig, tableDataset: string):
     { output: `before.${STAR}`, kind: 'identity', inputs: input },
   ];
 }
+
+/**
+ * The `column_lineage` entries a sink's field mapping gives for the topics it reads, each with its
+ * value-schema fields (for the OpenLineage `columnLineage` facet of the sink's output): every field
+ * under its own name (unless renamed away; not listed inside an extracted struct, whose fields the
+ * topic's schema does not name), and every named output. Empty when no topic has known fields and
+ * nothing is named.
+ */
+export function mappedColumnLineage(
+  mapping: SinkFieldMapping,
+  topics: ReadonlyArray<{ dataset: string; fields: readonly string[] }>,
+): EdgeColumnLineage[] {
+  const renamedAway = new Set(
+    mapping.fields.filter((entry) => entry.input !== entry.output).map((entry) => entry.input),
+  );
+  const named = new Set(mapping.fields.map((entry) => entry.output));
+  const entries: EdgeColumnLineage[] = [];
+  for (const { dataset, fields } of topics) {
+    if (mapping.all_fields && mapping.struct === null)
+      for (const field of fields)
+        if (!renamedAway.has(field) && !named.has(field))
+          entries.push({ output: field, kind: 'identity', inputs: [{ dataset, column: field }] });
+    for (const entry of mapping.fields)
+      entries.push({ output: entry.output, kind: entry.kind, inputs: [{ dataset, column: entry.input }] });
+  }
+  return entries;
+}

@@ -30,6 +30,7 @@ import {
   type Node,
   type System,
 } from '../graph/model.js';
+import { mappedColumnLineage, type SinkFieldMapping } from '../extraction/connectorFields.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
 import {
@@ -482,7 +483,7 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
       const dataset = toDataset(target);
       // Column inputs are named only when the view keeps their dataset (a view may drop a system).
       const columnLineage = columnLineageFacet(
-        edge.attributes?.column_lineage,
+        edge.attributes?.column_lineage ?? connectorColumnLineage(graph, node, edge, [...inputs.keys()]),
         (id) => {
           const input = graph.node(id);
           return input && keep(input) ? input : undefined;
@@ -596,6 +597,36 @@ export function jobsReading(graph: GraphLookup, nodeId: string): GraphJobRef[] {
       jobs.add(transformsJobRef(target.id));
   }
   return [...jobs];
+}
+
+/**
+ * The column lineage of a sink connector's write, from its `field_mapping` attribute
+ * (`src/extraction/connectorFields.ts`) over the value-schema fields of the topics it reads (only
+ * the table's `source_topic` when the output names one); undefined for another job, a dead-letter
+ * topic, or a connector without a mapping.
+ */
+function connectorColumnLineage(graph: GraphLookup, job: Node, edge: Edge, inputs: readonly string[]): unknown {
+  const mapping = job.attributes?.field_mapping as SinkFieldMapping | undefined;
+  if (job.node_type !== 'CONNECTOR' || edge.attributes?.role === 'dlq' || !Array.isArray(mapping?.fields))
+    return undefined;
+  const sourceTopic = graph.node(edge.dst_id)?.attributes?.source_topic;
+  const topics = inputs
+    .map((id) => graph.node(id))
+    .filter((topic): topic is Node => topic?.node_type === 'TOPIC')
+    .filter((topic) => typeof sourceTopic !== 'string' || topic.display_name === sourceTopic)
+    .map((topic) => ({
+      dataset: topic.id,
+      fields: graph
+        .outEdges(topic.id)
+        .filter((schema) => schema.edge_type === 'HAS_SCHEMA' && schema.attributes?.role !== 'key')
+        .flatMap((schema) => {
+          const fields = graph.node(schema.dst_id)?.attributes?.fields;
+          return Array.isArray(fields)
+            ? fields.flatMap((field: { name?: unknown }) => (typeof field?.name === 'string' ? [field.name] : []))
+            : [];
+        }),
+    }));
+  return mappedColumnLineage(mapping!, topics);
 }
 
 /** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */

@@ -7,7 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cdcColumnLineage, sinkFieldMapping, type ConnectorConfig } from '../../src/extraction/connectorFields.js';
+import {
+  cdcColumnLineage,
+  mappedColumnLineage,
+  sinkFieldMapping,
+  type ConnectorConfig,
+} from '../../src/extraction/connectorFields.js';
 import type { Edge, Node } from '../../src/graph/model.js';
 import { walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
@@ -85,6 +90,20 @@ describe('sink field mappings', () => {
         'transforms.key.type': 'org.apache.kafka.connect.transforms.ReplaceField$Key',
       }),
       { all_fields: true, struct: null, fields: [] },
+    );
+  });
+
+  it('lists a mapping over the topics it reads for the OpenLineage facet: renamed fields once, under their new name', () => {
+    const mapping = sinkFieldMapping(replaceField({ renames: 'amount:total' }))!;
+    assert.deepEqual(
+      mappedColumnLineage(mapping, [{ dataset: 'orders', fields: ['id', 'amount'] }]).map((entry) => [
+        entry.output,
+        entry.inputs[0]!.column,
+      ]),
+      [
+        ['id', 'id'],
+        ['total', 'amount'],
+      ],
     );
   });
 
