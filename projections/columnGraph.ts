@@ -143,7 +143,9 @@ function matching(index: Map<string, LineageEntry[]> | undefined, field: string,
   if (field === ALL_FIELDS) return [...index.values()].flat();
   const key = keyOf(field, folded);
   const found: LineageEntry[] = [];
-  for (const name of selfAndParents(key)) found.push(...(index.get(name) ?? []));
+  const names = selfAndParents(key);
+  for (const name of names) found.push(...(index.get(name) ?? []));
+  for (const name of names.slice(1)) found.push(...(index.get(`${name}.${ALL_FIELDS}`) ?? []));
   found.push(...(index.get(ALL_FIELDS) ?? []));
   const prefix = `${key}.`;
   for (const [name, entries] of index) if (name.startsWith(prefix)) found.push(...entries);
@@ -178,15 +180,23 @@ function collectKnownFields(
   for (const name of schemaFields(graph, nodeId)) fields.declared.add(name);
   graph.forEachIncoming(nodeId, (edge, source) => {
     const lineage = edgeLineage(edge, foldsCase(source));
-    if (lineage) for (const entry of lineage.entries) fields.named.add(entry.output);
+    if (lineage)
+      for (const entry of lineage.entries) if (!entry.output.includes(ALL_FIELDS)) fields.named.add(entry.output);
     if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) collectKnownFields(graph, source.id, fields, seen);
+    const mapping = edge.edge_type === 'PRODUCES' ? connectorMapping(graph, source, edge) : undefined;
+    if (!mapping) return;
+    for (const entry of mapping.fields) fields.declared.add(entry.output);
+    if (mapping.all_fields && mapping.struct === null)
+      for (const input of jobInputs(graph, source.id))
+        if (mappingReads(mapping, graph.node(input)))
+          for (const name of schemaFields(graph, input)) fields.declared.add(name);
   });
   graph.forEachOutgoing(nodeId, (edge, _source, reader) => {
     if (edge.edge_type !== 'CONSUMES') return;
     for (const job of readingJobs(graph, reader))
       for (const produced of producesEdges(graph, job.id))
         for (const entries of edgeLineage(produced, foldsCase(job))?.byInput.get(nodeId)?.values() ?? [])
-          for (const entry of entries) fields.named.add(entry.column);
+          for (const entry of entries) if (entry.column !== ALL_FIELDS) fields.named.add(entry.column);
   });
 }
 
@@ -288,6 +298,75 @@ export function stepMemo(graph: ResidentGraph, revision: number): StepMemo {
   return memo;
 }
 
+/** A sink connector's `field_mapping` attribute (`SinkFieldMapping`, `src/extraction/connectorFields.ts`). */
+interface FieldMapping {
+  all_fields: boolean;
+  struct: string | null;
+  fields: Array<{ output: string; input: string; kind: string }>;
+  /** The one topic the output receives (a warehouse table's `source_topic`), when it names one. */
+  sourceTopic: string | undefined;
+}
+
+/**
+ * The field mapping a connector applies on its PRODUCES edge `edge` (not to its dead-letter topic),
+ * or undefined when it states none.
+ */
+function connectorMapping(graph: ResidentGraph, job: Node, edge: Edge): FieldMapping | undefined {
+  if (job.node_type !== 'CONNECTOR' || edge.attributes?.role === 'dlq') return undefined;
+  const mapping = job.attributes?.field_mapping as Omit<FieldMapping, 'sourceTopic'> | undefined;
+  if (typeof mapping !== 'object' || mapping === null || !Array.isArray(mapping.fields)) return undefined;
+  const sourceTopic = graph.node(edge.dst_id)?.attributes?.source_topic;
+  return { ...mapping, sourceTopic: typeof sourceTopic === 'string' ? sourceTopic : undefined };
+}
+
+/** Whether a mapping reads dataset `input` (every topic, or only the output's `source_topic`). */
+function mappingReads(mapping: FieldMapping, input: Node | undefined): boolean {
+  if (!input) return false;
+  return mapping.sourceTopic === undefined || input.display_name === mapping.sourceTopic;
+}
+
+/** The steps a sink's field mapping gives from field `field` of its input `input` to `sink`. */
+function mappedDownstream(
+  mapping: FieldMapping,
+  input: Node | undefined,
+  field: string,
+  sink: string,
+  job: string,
+): ColumnStep[] {
+  if (!mappingReads(mapping, input)) return [];
+  if (field === ALL_FIELDS) return [unknownHop(sink, job)];
+  const related = (path: string) => path === field || path.startsWith(`${field}.`) || field.startsWith(`${path}.`);
+  const steps: ColumnStep[] = mapping.fields
+    .filter((entry) => related(entry.input))
+    .map((entry) => ({ node_id: sink, field: entry.output, job, ...transformationOfKind(entry.kind) }));
+  const renamed = mapping.fields.some((entry) => entry.input === field && entry.output !== field);
+  if (!mapping.all_fields || renamed) return steps;
+  if (mapping.struct === null) steps.push({ node_id: sink, field, job, type: 'DIRECT', subtype: 'IDENTITY' });
+  else if (field === mapping.struct)
+    steps.push({ node_id: sink, field: ALL_FIELDS, job, type: 'DIRECT', subtype: 'IDENTITY' });
+  else if (field.startsWith(`${mapping.struct}.`))
+    steps.push({
+      node_id: sink,
+      field: field.slice(mapping.struct.length + 1),
+      job,
+      type: 'DIRECT',
+      subtype: 'IDENTITY',
+    });
+  return steps;
+}
+
+/** The steps a sink's field mapping gives from field `field` of its output back to its input `input`. */
+function mappedUpstream(mapping: FieldMapping, input: Node | undefined, field: string, job: string): ColumnStep[] {
+  if (!input || !mappingReads(mapping, input)) return [];
+  if (field === ALL_FIELDS) return [unknownHop(input.id, job)];
+  const named = mapping.fields.filter((entry) => entry.output === field);
+  if (named.length > 0)
+    return named.map((entry) => ({ node_id: input.id, field: entry.input, job, ...transformationOfKind(entry.kind) }));
+  if (!mapping.all_fields) return [];
+  const path = mapping.struct === null ? field : `${mapping.struct}.${field}`;
+  return [{ node_id: input.id, field: path, job, type: 'DIRECT', subtype: 'IDENTITY' }];
+}
+
 /** What a walk is told of the edges it may take. */
 export interface StepOptions {
   /** Take INDIRECT edges (join keys, filters, group-by, window columns) too. */
@@ -328,13 +407,32 @@ export function downstreamSteps(
         if (produced.length === 0) terminalJobs.push(job.id);
         for (const output of produced) {
           const lineage = edgeLineage(output, foldsCase(job));
+          const mapping = lineage ? undefined : connectorMapping(graph, job, output);
           if (lineage) steps.push(...lineageSteps(graph, lineage, nodeId, field, output.dst_id, job.id, options));
+          else if (mapping) steps.push(...mappedDownstream(mapping, graph.node(nodeId), field, output.dst_id, job.id));
           else steps.push(unknownHop(output.dst_id, job.id));
         }
       }
     }
   });
   return { steps, terminalJobs };
+}
+
+/**
+ * The output a star input (`column: '*'`) gives for `field`: the field under its own name for a
+ * star output, nested in the struct of a `struct.*` output (a CDC table's column `c` -> `after.c`),
+ * else the output as named.
+ */
+function starOutput(output: string, field: string): string {
+  if (output === ALL_FIELDS || field === ALL_FIELDS) return output === ALL_FIELDS ? field : ALL_FIELDS;
+  return output.endsWith(`.${ALL_FIELDS}`) ? `${output.slice(0, -1)}${field}` : output;
+}
+
+/** The input field a star input gives for output `field` (the reverse of `starOutput`). */
+function starInput(output: string, field: string): string {
+  if (output === ALL_FIELDS) return field;
+  const struct = output.endsWith(`.${ALL_FIELDS}`) ? output.slice(0, -1) : undefined;
+  return struct && field.startsWith(struct) && field.length > struct.length ? field.slice(struct.length) : ALL_FIELDS;
 }
 
 /** The steps an edge's lineage gives from `field` of `source` to `sink`. */
@@ -350,7 +448,7 @@ function lineageSteps(
   const steps: ColumnStep[] = [];
   for (const entry of matching(lineage.byInput.get(source), field, lineage.folded)) {
     if (entry.type === 'INDIRECT' && !options.indirect) continue;
-    const output = entry.output === ALL_FIELDS && entry.column === ALL_FIELDS ? field : entry.output;
+    const output = entry.column === ALL_FIELDS ? starOutput(entry.output, field) : entry.output;
     steps.push({
       node_id: sink,
       field: sinkSpelling(graph, sink, output, lineage.folded),
@@ -392,7 +490,7 @@ export function upstreamSteps(
       const index = lineage.byOutput;
       for (const entry of matching(index, field, lineage.folded)) {
         if (entry.type === 'INDIRECT' && !options.indirect) continue;
-        const column = entry.column === ALL_FIELDS && entry.output === ALL_FIELDS ? field : entry.column;
+        const column = entry.column === ALL_FIELDS ? starInput(entry.output, field) : entry.column;
         const subtype = field === ALL_FIELDS ? 'UNKNOWN' : entry.subtype;
         steps.push({ node_id: entry.dataset, field: column, job: job?.id ?? null, type: entry.type, subtype });
       }
@@ -400,6 +498,12 @@ export function upstreamSteps(
     }
     if (!job) {
       steps.push(unknownHop(source.id, null));
+      return;
+    }
+    const mapping = connectorMapping(graph, job, edge);
+    if (mapping) {
+      for (const input of jobInputs(graph, job.id))
+        steps.push(...mappedUpstream(mapping, graph.node(input), field, job.id));
       return;
     }
     const inputs = jobInputs(graph, job.id);
@@ -521,4 +625,94 @@ function walkOnce(
     level = next;
   }
   return { columns, jobs };
+}
+
+/** A field a schema (or a catalog table's columns) gained or lost. */
+export interface FieldChange {
+  /** The SCHEMA node (or the table) whose fields changed. */
+  node_id: string;
+  field: string;
+}
+
+/** A column edge that appeared or went: `input` feeds `output` through `job`. */
+export interface ColumnEdgeChange {
+  input: { node_id: string; field: string };
+  output: { node_id: string; field: string };
+  /** The job of a PRODUCES edge; null for a TRANSFORMS edge. */
+  job: string | null;
+  type: ColumnLineageType;
+  subtype: ColumnLineageSubtype;
+}
+
+/** Column-level changes between two points of a graph (issue 26, item 4). Lists sorted. */
+export interface ColumnChanges {
+  fields: { added: FieldChange[]; removed: FieldChange[] };
+  column_edges: { added: ColumnEdgeChange[]; removed: ColumnEdgeChange[] };
+}
+
+/**
+ * The column-level changes a graph diff holds: the fields of SCHEMA nodes (and `columns` of catalog
+ * tables) added, removed or changed, and the `column_lineage` entries of PRODUCES and TRANSFORMS
+ * edges added, removed or changed (a statement that stopped reading a column is a removed column
+ * edge). Reads only the diff's elements, so it costs what changed.
+ */
+export function columnChanges(diff: {
+  nodes: { added: Node[]; removed: Node[]; changed: Array<{ before: Node; after: Node }> };
+  edges: { added: Edge[]; removed: Edge[]; changed: Array<{ before: Edge; after: Edge }> };
+}): ColumnChanges {
+  const fieldsOf = (node: Node | undefined) =>
+    new Set(node ? [...namedFields(node.attributes?.fields), ...namedFields(node.attributes?.columns)] : []);
+  const fields: ColumnChanges['fields'] = { added: [], removed: [] };
+  const nodePairs: Array<[Node | undefined, Node | undefined]> = [
+    ...diff.nodes.added.map((node): [undefined, Node] => [undefined, node]),
+    ...diff.nodes.removed.map((node): [Node, undefined] => [node, undefined]),
+    ...diff.nodes.changed.map(({ before, after }): [Node, Node] => [before, after]),
+  ];
+  for (const [before, after] of nodePairs) {
+    const [was, is] = [fieldsOf(before), fieldsOf(after)];
+    const id = (after ?? before)!.id;
+    for (const field of is) if (!was.has(field)) fields.added.push({ node_id: id, field });
+    for (const field of was) if (!is.has(field)) fields.removed.push({ node_id: id, field });
+  }
+  const edges: ColumnChanges['column_edges'] = { added: [], removed: [] };
+  const edgePairs: Array<[Edge | undefined, Edge | undefined]> = [
+    ...diff.edges.added.map((edge): [undefined, Edge] => [undefined, edge]),
+    ...diff.edges.removed.map((edge): [Edge, undefined] => [edge, undefined]),
+    ...diff.edges.changed.map(({ before, after }): [Edge, Edge] => [before, after]),
+  ];
+  for (const [before, after] of edgePairs) {
+    const [was, is] = [columnEdgesOf(before), columnEdgesOf(after)];
+    for (const [key, change] of is) if (!was.has(key)) edges.added.push(change);
+    for (const [key, change] of was) if (!is.has(key)) edges.removed.push(change);
+  }
+  const byField = (a: FieldChange, b: FieldChange) => compare(a.node_id, b.node_id) || compare(a.field, b.field);
+  const byEdge = (a: ColumnEdgeChange, b: ColumnEdgeChange) =>
+    compare(a.output.node_id, b.output.node_id) ||
+    compare(a.output.field, b.output.field) ||
+    compare(a.input.node_id, b.input.node_id) ||
+    compare(a.input.field, b.input.field);
+  fields.added.sort(byField);
+  fields.removed.sort(byField);
+  edges.added.sort(byEdge);
+  edges.removed.sort(byEdge);
+  return { fields, column_edges: edges };
+}
+
+/** The column edges of one graph edge's `column_lineage`, by a key of all their parts. */
+function columnEdgesOf(edge: Edge | undefined): Map<string, ColumnEdgeChange> {
+  const found = new Map<string, ColumnEdgeChange>();
+  if (!edge || (edge.edge_type !== 'PRODUCES' && edge.edge_type !== 'TRANSFORMS')) return found;
+  const lineage = edgeLineage(edge, false);
+  const job = edge.edge_type === 'PRODUCES' ? edge.src_id : null;
+  for (const entry of lineage?.entries ?? []) {
+    const change: ColumnEdgeChange = {
+      input: { node_id: entry.dataset, field: entry.column },
+      output: { node_id: edge.dst_id, field: entry.output },
+      job,
+      type: entry.type,
+      subtype: entry.subtype,
+    };
+    found.set([entry.dataset, entry.column, edge.dst_id, entry.output, job, entry.subtype].join('\u0000'), change);
+  }
+  return found;
 }

@@ -13,16 +13,18 @@ import { NotFoundError, ValidationError } from '../src/errors.js';
 import { DATASET_NODE_TYPES } from '../src/graph/model.js';
 import {
   ALL_FIELDS,
+  columnChanges,
   knownFields,
   stepMemo,
   walkColumns,
+  type ColumnChanges,
   type ColumnDirection,
   type ColumnLineageSubtype,
   type ColumnLineageType,
 } from '../projections/columnGraph.js';
 import type { ResidentGraph } from '../projections/residentGraph.js';
 import type { ServiceContext } from './context.js';
-import { readGraph } from './graphs.js';
+import { diffGraphHistory, readGraph, resolveGraphId } from './graphs.js';
 
 /** The directions an impact walk takes. */
 export const IMPACT_DIRECTIONS = ['downstream', 'upstream'] as const;
@@ -163,4 +165,32 @@ export function* impactCsvRows(answer: ImpactAnswer, indirect: boolean): Generat
     if (indirect) row.push(column.type, column.subtype);
     yield row;
   }
+}
+
+/** The answer of `GET /graphs/{graph_id}/diff/columns`: the graph diff's column-level changes. */
+export interface ColumnDiffAnswer extends ColumnChanges {
+  graph_id: string;
+  from: { as_of: string; revision: number };
+  to: { as_of: string | null; revision: number };
+}
+
+/**
+ * What changed at column level between two points of a graph (issue 26, item 4): fields added to or
+ * removed from schemas and catalog tables, and column edges that appeared or went (a statement that
+ * stopped reading a column). `to` defaults to now.
+ * @throws NotFoundError for an unknown graph; ValidationError for a malformed point.
+ */
+export async function columnDiff(
+  context: Pick<ServiceContext, 'runtime'>,
+  graphId: string,
+  from: string,
+  to?: string,
+): Promise<ColumnDiffAnswer> {
+  const diff = await diffGraphHistory(context.runtime, resolveGraphId(context.runtime, graphId), from, to);
+  return {
+    graph_id: diff.graph_id,
+    from: { as_of: from, revision: diff.from.revision },
+    to: { as_of: to ?? null, revision: diff.to.revision },
+    ...columnChanges(diff),
+  };
 }

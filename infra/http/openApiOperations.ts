@@ -329,6 +329,35 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
       },
     },
   },
+  'GET /api/v1/graphs/:graph_id/diff/columns': {
+    operationId: 'diffGraphColumns',
+    description:
+      'The column-level changes between two points of a graph (each an ISO 8601 time or a revision; to defaults to ' +
+      'now): fields added to or removed from schemas and catalog tables, and column lineage that appeared or went, ' +
+      'such as a statement that stopped reading a column. Lists are sorted.',
+    responses: { 200: 'The fields and column edges added and removed', 400: 'A malformed from or to', 404: NO_GRAPH },
+    responseExample: {
+      graph_id: EXAMPLE_GRAPH_ID,
+      from: { as_of: '12', revision: 12 },
+      to: { as_of: null, revision: 15 },
+      fields: {
+        added: [],
+        removed: [{ node_id: 'stream:schema:env-q7m2k9:orders_enriched-value', field: 'loyalty_tier' }],
+      },
+      column_edges: {
+        added: [],
+        removed: [
+          {
+            input: { node_id: 'stream:topic:env-q7m2k9:lkc-7x9m2p/orders_enriched', field: 'loyalty_tier' },
+            output: { node_id: 'stream:topic:env-q7m2k9:lkc-3k8w5n/orders_for_bi', field: 'loyalty_tier' },
+            job: 'stream:stream_job:env-q7m2k9:orders-to-bi',
+            type: 'DIRECT',
+            subtype: 'IDENTITY',
+          },
+        ],
+      },
+    },
+  },
   'GET /api/v1/graphs/:graph_id/impact': {
     operationId: 'getFieldImpact',
     description:

@@ -29,6 +29,7 @@
 import { connectorId, externalDatasetId, topicId } from '../graph/ids.js';
 import type { Node } from '../graph/model.js';
 import type { ClusterInfo } from './environments.js';
+import { cdcColumnLineage, sinkFieldMapping } from './connectorFields.js';
 import { makeEdge, makeNode, type Fragment } from './graphBuilder.js';
 import type { ExpandedConnectorBody } from './platformTypes.js';
 import { placeholderTopic } from './topics.js';
@@ -287,6 +288,26 @@ export function deadLetterTopic(
   return lccId ? `dlq-${lccId}` : undefined;
 }
 
+/**
+ * The table dataset (EXTERNAL_DATASET node id) a CDC source's topic carries: the dataset whose URI
+ * ends with the topic's table (`debeziumTableIds`); undefined for a source that is not CDC.
+ */
+function cdcTableDataset(
+  config: Record<string, string | null | undefined>,
+  topic: string,
+  datasets: readonly string[],
+  environmentId: string,
+  clusterId: string,
+): string | undefined {
+  const prefix = topicPrefixOf(config);
+  if (!prefix || !isCdcSource(config)) return undefined;
+  for (const table of debeziumTableIds(topic, prefix)) {
+    const uri = datasets.find((candidate) => candidate.endsWith(`.${table}`) || candidate.endsWith(`/${table}`));
+    if (uri) return externalDatasetNode(environmentId, clusterId, uri).id;
+  }
+  return undefined;
+}
+
 /** Options of `connectorFragment`. */
 export interface ConnectorFragmentOptions {
   /** `LINEAGE_SVC_WAREHOUSE_PROJECT_ID`: the project of BigQuery sink tables whose config names none. */
@@ -327,13 +348,24 @@ export function connectorFragment(
           tasks: connector.status?.tasks?.length ?? null,
           input_data_format: config['input.data.format'] ?? undefined,
           output_data_format: config['output.data.format'] ?? config['data.format'] ?? undefined,
+          field_mapping: type === 'sink' ? sinkFieldMapping(config) : undefined,
         },
       }),
     );
     for (const topic of topics) {
       fragment.nodes.push(placeholderTopic(env, cluster.clusterId, topic));
       const topicNode = topicId(env, cluster.clusterId, topic);
-      fragment.edges.push(type === 'sink' ? makeEdge(topicNode, 'CONSUMES', id) : makeEdge(id, 'PRODUCES', topicNode));
+      const table = type === 'source' ? cdcTableDataset(config, topic, datasets, env, cluster.clusterId) : undefined;
+      fragment.edges.push(
+        type === 'sink'
+          ? makeEdge(topicNode, 'CONSUMES', id)
+          : makeEdge(
+              id,
+              'PRODUCES',
+              topicNode,
+              table ? { column_lineage: cdcColumnLineage(config, table) } : undefined,
+            ),
+      );
     }
     for (const uri of datasets) {
       const dataset = externalDatasetNode(env, cluster.clusterId, uri);

@@ -47,7 +47,7 @@ export type FieldsOfDataset = (datasetId: string) => readonly string[] | undefin
 export const STAR = '*';
 
 /** `column_lineage` kinds that are indirect (they apply to every output column, as in OpenLineage). */
-export const INDIRECT_KINDS: ReadonlySet<string> = new Set(['filter', 'join_key']);
+export const INDIRECT_KINDS: ReadonlySet<string> = new Set(['filter', 'join_key', 'group_by']);
 
 /** True when `value` has the shape of a `column_lineage` attribute (`EdgeColumnLineage[]`). */
 export function isEdgeColumnLineage(value: unknown): value is EdgeColumnLineage[] {

@@ -30,6 +30,7 @@ import {
   type Node,
   type System,
 } from '../graph/model.js';
+import { mappedColumnLineage, type SinkFieldMapping } from '../extraction/connectorFields.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
 import {
@@ -480,9 +481,13 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
       const target = graph.node(edge.dst_id);
       if (!keep(target) || !DATASET_NODE_TYPES.has(target.node_type)) continue;
       const dataset = toDataset(target);
+      // Column inputs are named only when the view keeps their dataset (a view may drop a system).
       const columnLineage = columnLineageFacet(
-        edge.attributes?.column_lineage,
-        (id) => graph.node(id),
+        edge.attributes?.column_lineage ?? connectorColumnLineage(graph, node, edge, [...inputs.keys()]),
+        (id) => {
+          const input = graph.node(id);
+          return input && keep(input) ? input : undefined;
+        },
         schemaFieldNames(dataset),
       );
       // The facet describes this job's write: it goes on this event's copy of the output only.
@@ -594,6 +599,36 @@ export function jobsReading(graph: GraphLookup, nodeId: string): GraphJobRef[] {
   return [...jobs];
 }
 
+/**
+ * The column lineage of a sink connector's write, from its `field_mapping` attribute
+ * (`src/extraction/connectorFields.ts`) over the value-schema fields of the topics it reads (only
+ * the table's `source_topic` when the output names one); undefined for another job, a dead-letter
+ * topic, or a connector without a mapping.
+ */
+function connectorColumnLineage(graph: GraphLookup, job: Node, edge: Edge, inputs: readonly string[]): unknown {
+  const mapping = job.attributes?.field_mapping as SinkFieldMapping | undefined;
+  if (job.node_type !== 'CONNECTOR' || edge.attributes?.role === 'dlq' || !Array.isArray(mapping?.fields))
+    return undefined;
+  const sourceTopic = graph.node(edge.dst_id)?.attributes?.source_topic;
+  const topics = inputs
+    .map((id) => graph.node(id))
+    .filter((topic): topic is Node => topic?.node_type === 'TOPIC')
+    .filter((topic) => typeof sourceTopic !== 'string' || topic.display_name === sourceTopic)
+    .map((topic) => ({
+      dataset: topic.id,
+      fields: graph
+        .outEdges(topic.id)
+        .filter((schema) => schema.edge_type === 'HAS_SCHEMA' && schema.attributes?.role !== 'key')
+        .flatMap((schema) => {
+          const fields = graph.node(schema.dst_id)?.attributes?.fields;
+          return Array.isArray(fields)
+            ? fields.flatMap((field: { name?: unknown }) => (typeof field?.name === 'string' ? [field.name] : []))
+            : [];
+        }),
+    }));
+  return mappedColumnLineage(mapping!, topics);
+}
+
 /** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */
 export const COLUMN_TRANSFORMATIONS: Readonly<Record<string, { type: 'DIRECT' | 'INDIRECT'; subtype: string }>> = {
   identity: { type: 'DIRECT', subtype: 'IDENTITY' },
@@ -601,6 +636,7 @@ export const COLUMN_TRANSFORMATIONS: Readonly<Record<string, { type: 'DIRECT' | 
   aggregation: { type: 'DIRECT', subtype: 'AGGREGATION' },
   filter: { type: 'INDIRECT', subtype: 'FILTER' },
   join_key: { type: 'INDIRECT', subtype: 'JOIN' },
+  group_by: { type: 'INDIRECT', subtype: 'GROUP_BY' },
 };
 
 /** One input field of the columnLineage facet (1-2-0 `InputField`). */
@@ -631,8 +667,8 @@ function schemaFieldNames(dataset: Dataset): Set<string> {
  * (`src/extraction/streamProcessing.ts`).
  *
  * - `kind` maps to a transformation: identity -> DIRECT/IDENTITY, transformation -> DIRECT/TRANSFORMATION,
- *   aggregation -> DIRECT/AGGREGATION, filter -> INDIRECT/FILTER, join_key -> INDIRECT/JOIN. An
- *   unknown kind is skipped.
+ *   aggregation -> DIRECT/AGGREGATION, filter -> INDIRECT/FILTER, join_key -> INDIRECT/JOIN,
+ *   group_by -> INDIRECT/GROUP_BY. An unknown kind is skipped.
  * - `fields[output].inputFields` lists each input column once, with the transformations of every
  *   entry that names it. Indirect entries (filter, join) stay on a field only when `output` is a real
  *   column: one a direct entry produces, or one of the output's schema fields.

@@ -34,8 +34,11 @@ interface Origin {
 interface Indirect {
   table: TableRef;
   column: string;
-  kind: 'filter' | 'join_key';
+  kind: IndirectKind;
 }
+/** The indirect derivation kinds, in the order each output lists them. */
+type IndirectKind = 'filter' | 'join_key' | 'group_by';
+const INDIRECT_ORDER: readonly IndirectKind[] = ['filter', 'join_key', 'group_by'];
 interface OutCol {
   name: string;
   origins: Origin[];
@@ -663,7 +666,7 @@ export class StatementParser {
 
   private lineageFor(sink: TableRef, shape: QueryShape, targetColumns: string[] | undefined): ColumnLineage {
     const columns: ColumnLineageEntry[] = [];
-    const indirectByKind = new Map<'filter' | 'join_key', ColumnInput[]>();
+    const indirectByKind = new Map<IndirectKind, ColumnInput[]>();
     for (const ind of shape.indirect) {
       const list = indirectByKind.get(ind.kind) ?? [];
       if (!list.some((input) => input.column === ind.column && tableKey(input.table) === tableKey(ind.table)))
@@ -683,7 +686,7 @@ export class StatementParser {
         const inputs = byKind.get(kind);
         if (inputs) columns.push({ output, kind, inputs });
       }
-      for (const kind of ['filter', 'join_key'] as const) {
+      for (const kind of INDIRECT_ORDER) {
         const inputs = indirectByKind.get(kind);
         if (inputs && inputs.length > 0) columns.push({ output, kind, inputs });
       }
@@ -853,7 +856,10 @@ export class StatementParser {
         this.skipWindowClause();
       } else if (isWord(this.peek(), 'GROUP', 'PARTITION') && isWord(this.peek(1), 'BY')) {
         this.pos += 2;
+        const start = this.pos;
         this.skipExpressionList();
+        for (const origin of this.expressionOrigins(start, this.pos, scopes, ctes).origins)
+          indirect.push({ table: origin.table, column: origin.column, kind: 'group_by' });
       } else if (this.accept('HAVING')) {
         for (const origin of this.expressionOrigins(this.pos, this.expressionEnd(CLAUSE_END, false), scopes, ctes)
           .origins)

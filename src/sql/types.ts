@@ -18,9 +18,10 @@ export interface TableRef {
  * How an output column derives from an input column: `identity` (copied), `transformation`
  * (computed by an expression), `aggregation` (computed by an aggregate function), `filter` (the
  * input decides which rows reach the output: WHERE, HAVING, MATCH_RECOGNIZE DEFINE), `join_key`
- * (the input is a join condition). The last two are indirect, as in OpenLineage.
+ * (the input is a join condition), `group_by` (the input groups the rows: GROUP BY, ksqlDB
+ * PARTITION BY). The last three are indirect, as in OpenLineage (FILTER, JOIN, GROUP_BY).
  */
-export type DerivationKind = 'identity' | 'transformation' | 'aggregation' | 'filter' | 'join_key';
+export type DerivationKind = 'identity' | 'transformation' | 'aggregation' | 'filter' | 'join_key' | 'group_by';
 
 /** One input column of an output column. `column` may be a nested path (`after.order_id`) or `*`. */
 export interface ColumnInput {

@@ -280,6 +280,7 @@ describe('connectors', () => {
       connector_type: 'sink',
       connector_id: 'lcc-s3',
       state: 'RUNNING',
+      field_mapping: { all_fields: true, struct: null, fields: [] },
       tasks: 2,
     });
     assert.ok(

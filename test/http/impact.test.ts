@@ -26,6 +26,7 @@ const ORDERS = topic(DEDICATED, 'pg.retail.public.orders');
 const ENRICHED = topic(DEDICATED, 'orders_enriched');
 const FOR_BI = topic(STANDARD, 'orders_for_bi');
 const CLICKSTREAM = topic(DEDICATED, 'clickstream');
+const ELASTICSEARCH = `external:external_dataset:${ENV}:elasticsearch://search-acme-clicks.us-east-1.es.amazonaws.com`;
 const POSTGRES = `external:external_dataset:${ENV}:postgres://retail-db.c8x2k4.us-east-1.rds.amazonaws.com:5432/retail.public.`;
 
 interface Column {
@@ -88,13 +89,18 @@ describe('field-level impact on the demo estate', () => {
       [`stream:materialized_table:${ENV}:lkc-7x9m2p/orders_enriched`, 'customer_id', 1, enrich],
       [topic(STANDARD, 'dedicated.orders_enriched'), 'customer_id', 1, enrich],
       [ENRICHED, 'customer_id', 1, enrich],
-      [`external:external_dataset:${ENV}:s3://acme-retail-archive/raw/orders`, '*', 2, `${enrich};${archive}`],
+      [
+        `external:external_dataset:${ENV}:s3://acme-retail-archive/raw/orders`,
+        'customer_id',
+        2,
+        `${enrich};${archive}`,
+      ],
       [FOR_BI, 'customer_id', 2, `${enrich};${job('orders-to-bi')}`],
       [topic(DEDICATED, 'customer_ltv'), 'customer_id', 2, `${enrich};${job('customer-ltv')}`],
       [topic(DEDICATED, 'dlq-lcc-s3a7k2'), '*', 2, `${enrich};${archive}`],
       [
         `external:external_dataset:${ENV}:snowflake://acme-analytics.snowflakecomputing.com/RETAIL.BI`,
-        '*',
+        'customer_id',
         3,
         `${enrich};${job('orders-to-bi')};${snowflake}`,
       ],
@@ -102,13 +108,7 @@ describe('field-level impact on the demo estate', () => {
       [topic(DEDICATED, 'dlq-lcc-bq42r7'), '*', 3, `${enrich};${job('customer-ltv')};${bigQuery}`],
       [
         `warehouse:catalog_table:${ENV}:acme-analytics.retail_reporting.customer_ltv`,
-        '*',
-        3,
-        `${enrich};${job('customer-ltv')};${bigQuery}`,
-      ],
-      [
-        `warehouse:catalog_table:${ENV}:acme-analytics.retail_reporting.order_revenue_1m`,
-        '*',
+        'customer_id',
         3,
         `${enrich};${job('customer-ltv')};${bigQuery}`,
       ],
@@ -116,8 +116,8 @@ describe('field-level impact on the demo estate', () => {
     assert.ok(answer.columns.every((column) => column.type === 'DIRECT'));
     assert.deepEqual(
       answer.columns.filter((column) => column.field === '*').map((column) => column.subtype),
-      Array(7).fill('UNKNOWN'),
-      'a connector without field mappings is a hop of unknown transformation, kept',
+      Array(3).fill('UNKNOWN'),
+      'a dead-letter topic is a hop of unknown transformation, kept',
     );
     assert.deepEqual(answer.jobs, [
       group(DEDICATED, 'order-status-notifier'),
@@ -136,19 +136,19 @@ describe('field-level impact on the demo estate', () => {
       !answer.jobs.includes(job('orders-per-minute')),
       'a statement that does not read the column is not impacted',
     );
-    assert.equal(answer.node_count, 13 + 11, 'the datasets of the columns (13) and the jobs (11)');
+    assert.equal(answer.node_count, 12 + 11, 'the datasets of the columns (12) and the jobs (11)');
+    // The BigQuery sink writes customer_ltv to its own table only (the table names its source topic).
+    assert.ok(!answer.columns.some((column) => column.node_id.endsWith('retail_reporting.order_revenue_1m')));
   });
 
-  it('walks upstream from a column to the CDC topic and the connector that writes it', async () => {
+  it('walks upstream from a column to the CDC topic and, through Debezium, to the table column', async () => {
     const answer = await impact(`node_id=${enc(FOR_BI)}&field=customer_id&direction=upstream`);
     const cdc = connector(DEDICATED, 'pg-retail-cdc');
     const path = `${job('orders-to-bi')};${job('enrich-orders')}`;
     assert.deepEqual(rows(answer), [
       [ENRICHED, 'customer_id', 1, job('orders-to-bi')],
       [ORDERS, 'after.customer_id', 2, path],
-      [`${POSTGRES}customers`, '*', 3, `${path};${cdc}`],
-      [`${POSTGRES}order_items`, '*', 3, `${path};${cdc}`],
-      [`${POSTGRES}orders`, '*', 3, `${path};${cdc}`],
+      [`${POSTGRES}orders`, 'customer_id', 3, `${path};${cdc}`],
     ]);
     assert.deepEqual(answer.jobs, [job('orders-to-bi'), job('enrich-orders'), cdc]);
     const shallow = await impact(`node_id=${enc(FOR_BI)}&field=customer_id&direction=upstream&depth=1`);
@@ -160,15 +160,12 @@ describe('field-level impact on the demo estate', () => {
     const answer = await impact(`node_id=${enc(CLICKSTREAM)}&field=user_id`);
     const opensearch = connector(DEDICATED, 'opensearch-clicks');
     assert.deepEqual(rows(answer), [
-      [
-        `external:external_dataset:${ENV}:elasticsearch://search-acme-clicks.us-east-1.es.amazonaws.com`,
-        '*',
-        1,
-        opensearch,
-      ],
+      [ELASTICSEARCH, 'user_id', 1, opensearch],
       [topic(DEDICATED, 'checkout_clicks'), 'USER_ID', 1, query('CSAS_CHECKOUT_CLICKS_5')],
       [topic(DEDICATED, 'clickstream_bots'), 'USER_ID', 1, query('CSAS_CLICKSTREAM_BOTS_1')],
       [topic(DEDICATED, 'dlq-lcc-os9d3m'), '*', 1, opensearch],
+      // The sink writes each topic's fields as they are named: the bots topic's USER_ID too.
+      [ELASTICSEARCH, 'USER_ID', 2, `${query('CSAS_CLICKSTREAM_BOTS_1')};${opensearch}`],
     ]);
     assert.ok(!answer.jobs.includes(query('CTAS_CLICKSTREAM_SESSIONS_3')), 'the sessions query does not read USER_ID');
     // The origin takes the node's own spelling.
@@ -245,6 +242,63 @@ describe('field-level impact on the demo estate', () => {
     assert.ok(then.columns.some((column) => column.node_id === FOR_BI && column.field === 'customer_id'));
     const restored = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import?mode=replace`, { json: demo });
     assert.equal(restored.status, 200, restored.text);
+  });
+
+  it('diffs at column level: a field removed from a schema, a statement that stopped reading a column', async () => {
+    const before = (await call(api.base, 'GET', `/api/v1/graphs/${graphId}`)).body as { revision: number };
+    const schema = `stream:schema:${ENV}:orders_enriched-value`;
+    const nodes = demo.nodes.map((node) =>
+      node.id === schema
+        ? {
+            ...node,
+            attributes: {
+              ...node.attributes,
+              fields: (node.attributes!.fields as Array<{ name: string }>).filter(
+                (field) => field.name !== 'loyalty_tier',
+              ),
+            },
+          }
+        : node,
+    );
+    const edges = demo.edges.map((edge) =>
+      edge.src_id === job('orders-to-bi') && edge.edge_type === 'PRODUCES'
+        ? {
+            ...edge,
+            attributes: {
+              column_lineage: (edge.attributes!.column_lineage as Array<{ output: string }>).filter(
+                (entry) => entry.output !== 'loyalty_tier',
+              ),
+            },
+          }
+        : edge,
+    );
+    const changed = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import?mode=replace`, {
+      json: { nodes, edges },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    const answer = await call(api.base, 'GET', `/api/v1/graphs/${graphId}/diff/columns?from=${before.revision}`);
+    assert.equal(answer.status, 200, answer.text);
+    const diff = answer.body as {
+      fields: { added: unknown[]; removed: unknown[] };
+      column_edges: { added: unknown[]; removed: Array<{ input: unknown; output: unknown; subtype: string }> };
+    };
+    assert.deepEqual(diff.fields, { added: [], removed: [{ node_id: schema, field: 'loyalty_tier' }] });
+    assert.deepEqual(diff.column_edges.added, []);
+    assert.deepEqual(
+      diff.column_edges.removed.map((edge) => [edge.input, edge.output, edge.subtype]),
+      [
+        [{ node_id: ENRICHED, field: 'loyalty_tier' }, { node_id: FOR_BI, field: 'loyalty_tier' }, 'IDENTITY'],
+        [{ node_id: ENRICHED, field: 'status' }, { node_id: FOR_BI, field: 'loyalty_tier' }, 'FILTER'],
+      ],
+    );
+    // The impact as of then still has the column; now it has not.
+    const now = await impact(`node_id=${enc(ENRICHED)}&field=loyalty_tier`);
+    assert.ok(!now.columns.some((column) => column.node_id === FOR_BI));
+    const then = await impact(`node_id=${enc(ENRICHED)}&field=loyalty_tier&as_of=${before.revision}`);
+    assert.ok(then.columns.some((column) => column.node_id === FOR_BI && column.field === 'loyalty_tier'));
+    const restored = await call(api.base, 'POST', `/api/v1/graphs/${graphId}/import?mode=replace`, { json: demo });
+    assert.equal(restored.status, 200, restored.text);
+    assertProblem(await call(api.base, 'GET', `/api/v1/graphs/${graphId}/diff/columns?from=yesterday`), 400);
   });
 
   it('answers problem+json for an unknown node or field, a bad direction, depth or include, and a job', async () => {

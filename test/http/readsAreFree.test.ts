@@ -33,7 +33,7 @@ let nodeForPath = '';
 
 /** Required query parameters of the GET routes that have some, by path. */
 function requiredQuery(path: string): string {
-  if (path.endsWith('/diff')) return '?from=0';
+  if (path.endsWith('/diff') || path.endsWith('/diff/columns')) return '?from=0';
   if (path.endsWith('/path')) return `?from=${enc(nodeForPath)}&to=${enc(nodeForPath)}`;
   if (path.endsWith('/lineage/datasets/detail') || path.endsWith('/lineage/datasets/lineage'))
     return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=orders_enriched&direction=both`;

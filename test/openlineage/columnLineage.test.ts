@@ -151,10 +151,11 @@ describe('columnLineage facet from PRODUCES column_lineage', () => {
     for (const input of event.inputs) assert.equal(input.facets?.columnLineage, undefined);
   });
 
-  it('covers the five kinds of the extraction and answers nothing without usable entries', () => {
+  it('covers the six kinds of the extraction and answers nothing without usable entries', () => {
     assert.deepEqual(Object.keys(COLUMN_TRANSFORMATIONS).sort(), [
       'aggregation',
       'filter',
+      'group_by',
       'identity',
       'join_key',
       'transformation',

@@ -1,6 +1,7 @@
 /**
- * Field-level impact analysis (issue 26): `GET /api/v1/graphs/{graph_id}/impact`, a schema and one
- * call into `services/impact.ts` (`fieldImpact`). JSON by default; `format=csv` streams one
+ * Field-level impact analysis (issue 26): `GET /api/v1/graphs/{graph_id}/impact` and the
+ * column-level diff `GET /api/v1/graphs/{graph_id}/diff/columns`, each a schema and one call into
+ * `services/impact.ts` (`fieldImpact`, `columnDiff`). JSON by default; `format=csv` streams one
  * `node_id,field,hops,via` row per column (csv-stringify; `via` `;`-separated), with no row cap.
  *
  * Errors (problem+json): 400 for a bad direction, depth, include or format, a node that is not a
@@ -13,6 +14,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  columnDiff,
   DEFAULT_IMPACT_DEPTH,
   fieldImpact,
   IMPACT_DIRECTIONS,
@@ -56,6 +58,38 @@ const ImpactSchema = z
     node_count: count('Distinct nodes in the answer: the columns’ datasets and the jobs'),
   })
   .meta({ id: 'FieldImpact' });
+
+const ColumnRef = z.object({ node_id: z.string(), field: z.string() });
+const FieldChangeSchema = z.object({
+  node_id: z.string().describe('The SCHEMA node or catalog table'),
+  field: z.string(),
+});
+const ColumnEdgeChangeSchema = z.object({
+  input: ColumnRef,
+  output: ColumnRef,
+  job: z.string().nullable().describe('The job of a PRODUCES edge; null for a TRANSFORMS edge'),
+  type: z.enum(['DIRECT', 'INDIRECT']),
+  subtype: z.string(),
+});
+const DiffRevision = z
+  .number()
+  .int()
+  .min(-1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe('Revision of the graph stream at that point (-1 before the graph existed; at most 2^53 - 1)');
+const ColumnDiffSchema = z
+  .object({
+    graph_id: z.string(),
+    from: z.object({ as_of: z.string(), revision: DiffRevision }),
+    to: z.object({ as_of: z.string().nullable(), revision: DiffRevision }),
+    fields: z
+      .object({ added: z.array(FieldChangeSchema), removed: z.array(FieldChangeSchema) })
+      .describe('Fields added to or removed from schemas and catalog tables'),
+    column_edges: z
+      .object({ added: z.array(ColumnEdgeChangeSchema), removed: z.array(ColumnEdgeChangeSchema) })
+      .describe('Column lineage that appeared or went (a statement that stopped reading a column)'),
+  })
+  .meta({ id: 'ColumnDiff' });
 
 const NotFound = ProblemSchema.describe(
   'Unknown graph or node, or a field the node is not known to have (the detail lists the known fields)',
@@ -116,5 +150,22 @@ export const impactRoutes: FastifyPluginAsyncZod<ImpactRoutesOptions> = async (a
       if (format === 'json') return answer;
       return sendCsv(reply, answer, query.include === 'indirect');
     },
+  );
+  app.get(
+    '/graphs/:graph_id/diff/columns',
+    {
+      schema: {
+        tags: ['graphs'],
+        summary: 'Column-level changes between two points: fields of schemas, and column lineage',
+        params: GraphIdParams,
+        querystring: z.object({
+          from: z.string().min(1).max(64).describe('An ISO 8601 time or a revision'),
+          to: z.string().min(1).max(64).optional().describe('An ISO 8601 time or a revision; default now'),
+        }),
+        response: { 200: ColumnDiffSchema, ...problemResponses },
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request) => columnDiff(context, request.params.graph_id, request.query.from, request.query.to),
   );
 };

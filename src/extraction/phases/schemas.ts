@@ -155,13 +155,18 @@ async function businessMetadataOf(
 /**
  * After phase 3: column lineage through `SELECT *` on the environment's PRODUCES edges, expanded with
  * the value-schema fields of the input topics (`src/extraction/starColumns.ts`). Phase 2 parses the
- * SQL before the schemas are read, so this is a pass of its own over what `builder` holds.
+ * SQL before the schemas are read, so this is a pass of its own over what `builder` holds. A
+ * connector's edges are left as they are (`connectorFields.ts`).
  */
 export function expandStarLineage(builder: GraphBuilder, environmentId: string): void {
   const edges = [...builder.allEdges()];
   const fieldsOfDataset = valueSchemaFields(edges, (id) => builder.node(id));
   for (const edge of edges) {
-    if (edge.edge_type !== 'PRODUCES' || builder.node(edge.src_id)?.environment_id !== environmentId) continue;
+    const source = builder.node(edge.src_id);
+    if (edge.edge_type !== 'PRODUCES' || source?.environment_id !== environmentId) continue;
+    // A connector's stars stay stars (the walk reads them field for field): expanded, its edge would
+    // change whenever the topics' schemas could not be read.
+    if (source.node_type === 'CONNECTOR') continue;
     const columns = edge.attributes?.column_lineage;
     if (!isEdgeColumnLineage(columns) || !hasStarColumns(columns)) continue;
     const expanded = expandStarColumns(columns, fieldsOfDataset);

@@ -1,0 +1,65 @@
+/**
+ * GROUP BY and ksqlDB PARTITION BY keys are INDIRECT inputs of every output column (issue 26,
+ * item 6: they were never reported): kind `group_by`, OpenLineage INDIRECT/GROUP_BY.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { statementLineage } from '../../src/sql/index.js';
+import { COLUMN_TRANSFORMATIONS } from '../../src/openlineage/fromGraph.js';
+
+/** `[output, kind, inputs]` of a statement's column lineage. */
+function entries(sql: string, dialect: 'flink' | 'ksql'): Array<[string, string, string[]]> {
+  const result = statementLineage(sql, { dialect });
+  assert.ok(!('error' in result), JSON.stringify(result));
+  return result.columnLineage.flatMap((sink) =>
+    sink.columns.map((entry): [string, string, string[]] => [
+      entry.output,
+      entry.kind,
+      entry.inputs.map((input) => `${input.table.parts.join('.')}.${input.column}`),
+    ]),
+  );
+}
+
+describe('group-by keys are indirect inputs', () => {
+  it('gives every output of a Flink GROUP BY its keys', () => {
+    assert.deepEqual(
+      entries(
+        'INSERT INTO totals SELECT customer_id, SUM(amount) AS total FROM orders WHERE status <> 1 GROUP BY customer_id',
+        'flink',
+      ),
+      [
+        ['customer_id', 'identity', ['orders.customer_id']],
+        ['customer_id', 'filter', ['orders.status']],
+        ['customer_id', 'group_by', ['orders.customer_id']],
+        ['total', 'aggregation', ['orders.amount']],
+        ['total', 'filter', ['orders.status']],
+        ['total', 'group_by', ['orders.customer_id']],
+      ],
+    );
+    assert.deepEqual(COLUMN_TRANSFORMATIONS.group_by, { type: 'INDIRECT', subtype: 'GROUP_BY' });
+  });
+
+  it('does the same for ksqlDB GROUP BY and PARTITION BY', () => {
+    assert.deepEqual(
+      entries(
+        'CREATE TABLE per_user AS SELECT user_id, COUNT(*) AS clicks FROM clicks GROUP BY user_id EMIT CHANGES;',
+        'ksql',
+      ),
+      [
+        ['USER_ID', 'identity', ['CLICKS.USER_ID']],
+        ['USER_ID', 'group_by', ['CLICKS.USER_ID']],
+        ['CLICKS', 'group_by', ['CLICKS.USER_ID']],
+      ],
+    );
+    assert.deepEqual(
+      entries(
+        'CREATE STREAM by_page AS SELECT page, user_id FROM clicks PARTITION BY page EMIT CHANGES;',
+        'ksql',
+      ).filter(([, kind]) => kind === 'group_by'),
+      [
+        ['PAGE', 'group_by', ['CLICKS.PAGE']],
+        ['USER_ID', 'group_by', ['CLICKS.PAGE']],
+      ],
+    );
+  });
+});
