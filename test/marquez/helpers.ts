@@ -89,8 +89,11 @@ export function sparkEvents(topic: { namespace: string; name: string }, field: s
       },
     ],
   });
+  // Marquez Web's events page lists the current day (in the browser's time zone, UTC in the tests):
+  // the runs fall within the last 50 minutes, never before today's midnight.
   const now = Date.now();
-  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const span = Math.min(50 * 60_000, now - new Date(now).setUTCHours(0, 0, 0, 0));
+  const at = (minutesAgo: number) => new Date(now - (span * minutesAgo) / 50).toISOString();
   return [
     base(COMPLETED_RUN, 'START', at(50)),
     base(COMPLETED_RUN, 'COMPLETE', at(40)),

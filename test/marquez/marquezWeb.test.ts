@@ -54,7 +54,7 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
     assert.ok(address && typeof address === 'object');
     base = `http://127.0.0.1:${address.port}`;
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, timezoneId: 'UTC' });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('response', (response) => {
       const path = decodeURIComponent(response.url().slice(base.length));
