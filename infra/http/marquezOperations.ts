@@ -9,6 +9,11 @@ const NAMESPACE = 'stream://env-q7m2k9/lkc-p8x3v1';
 const TIME = '2026-01-01T00:00:00.000Z';
 const RUN_ID = '01940000-0000-7000-8000-00000000a001';
 const VERSION = '0c6e3a5b-2f1d-5c3e-9a8b-7d6e5f4a3b2c';
+/** What the lineage operations say of `as_of`, lineage-svc's extension. */
+const AS_OF_DOC =
+  'lineage-svc extension: as_of answers the lineage as it was at a point of the history: an ISO 8601 time (the events recorded at or before it) ' +
+  'or a global store position (an integer, as head_position of GET /api/v1/ready), folded from the store up to that point; a node that did not ' +
+  'exist then answers 404.';
 
 const dataset = {
   id: { namespace: NAMESPACE, name: 'orders' },
@@ -191,10 +196,11 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
     operationId: 'getMarquezLineage',
     description:
       'The lineage graph around nodeId (dataset:{namespace}:{name} or job:{namespace}:{name}; Marquez Web sends each part percent-encoded): ' +
-      'depth job hops upstream and downstream, each job with all its inputs and outputs. POST on this path is OpenLineage ingestion.',
+      'depth job hops upstream and downstream, each job with all its inputs and outputs. POST on this path is OpenLineage ingestion. ' +
+      AS_OF_DOC,
     responses: {
       200: 'The lineage graph',
-      400: 'nodeId malformed or depth out of range',
+      400: 'nodeId malformed, depth out of range, or as_of neither an integer nor an ISO 8601 time',
       404: 'No dataset or job of that nodeId',
     },
     responseExample: {
@@ -220,8 +226,13 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
     operationId: 'getMarquezColumnLineage',
     description:
       'The column lineage around a dataset (all its fields) or a dataset field, from the columnLineage facets of the jobs that write it; ' +
-      'downstream too with withDownstream=true.',
-    responses: { 200: 'The column lineage graph', 400: 'nodeId malformed, or a job', 404: 'No dataset of that nodeId' },
+      'downstream too with withDownstream=true. ' +
+      AS_OF_DOC,
+    responses: {
+      200: 'The column lineage graph',
+      400: 'nodeId malformed, a job, or as_of neither an integer nor an ISO 8601 time',
+      404: 'No dataset of that nodeId (as of as_of when given)',
+    },
     responseExample: {
       graph: [
         {

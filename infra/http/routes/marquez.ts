@@ -41,6 +41,7 @@ import {
   nodeExists,
   parseNodeId,
 } from '../../../services/marquezLineage.js';
+import { marquezRuntimeAsOf } from '../../../services/marquezAsOf.js';
 import { marquezDatasetVersions, marquezJobVersions } from '../../../services/marquezVersions.js';
 import { problemResponses } from '../problem.js';
 import { count, paging, rawJsonSerializer } from './schemas.js';
@@ -84,6 +85,16 @@ const RunStates = z.preprocess(
   z.array(z.preprocess(upperCase, z.enum(RUN_STATES as unknown as ['NEW']))),
 );
 
+/** `as_of` (our extension): a global store position or an ISO 8601 time. */
+const MarquezAsOf = z
+  .string()
+  .min(1)
+  .max(64)
+  .optional()
+  .describe(
+    'lineage-svc extension: the lineage as it was at this point: an ISO 8601 time (events recorded at or before it) ' +
+      'or a global store position (an integer, as head_position of GET /api/v1/ready)',
+  );
 const Graph = z.object({ graph: z.array(Loose) }).describe("Marquez's LineageGraph");
 
 /** The raw (not percent-decoded) value of `nodeId` in a request's query string. */
@@ -266,8 +277,10 @@ function datasetRoutes(app: App, runtime: MarquezRuntime): void {
 
 function lineageRoutes(app: App, runtime: MarquezRuntime): void {
   const options = { serializerCompiler: rawJsonSerializer };
-  const exists = (type: 'dataset' | 'job', namespace: string, name: string) =>
-    nodeExists(runtime, type, namespace, name);
+  const exists = (at: MarquezRuntime) => (type: 'dataset' | 'job', namespace: string, name: string) =>
+    nodeExists(at, type, namespace, name);
+  const runtimeAt = async (asOf: string | undefined) =>
+    asOf === undefined ? runtime : marquezRuntimeAsOf(runtime, asOf);
   app.get(
     '/lineage',
     {
@@ -275,14 +288,15 @@ function lineageRoutes(app: App, runtime: MarquezRuntime): void {
       schema: {
         tags,
         summary: 'Marquez: the lineage graph around a dataset or a job',
-        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth }),
+        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth, as_of: MarquezAsOf }),
         response: withProblems({ 200: Graph }),
       },
     },
     async (request) => {
-      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists);
-      if (node.type === 'datasetField') return marquezColumnLineage(runtime, node, request.query.depth, true);
-      return marquezLineage(runtime, node, request.query.depth);
+      const at = await runtimeAt(request.query.as_of);
+      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists(at));
+      if (node.type === 'datasetField') return marquezColumnLineage(at, node, request.query.depth, true);
+      return marquezLineage(at, node, request.query.depth);
     },
   );
   app.get(
@@ -292,13 +306,19 @@ function lineageRoutes(app: App, runtime: MarquezRuntime): void {
       schema: {
         tags,
         summary: 'Marquez: the column lineage around a dataset or a dataset field',
-        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth, withDownstream: Bool.default(false) }),
+        querystring: z.object({
+          nodeId: NodeIdQuery,
+          depth: Depth,
+          withDownstream: Bool.default(false),
+          as_of: MarquezAsOf,
+        }),
         response: withProblems({ 200: Graph }),
       },
     },
     async (request) => {
-      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists);
-      return marquezColumnLineage(runtime, node, request.query.depth, request.query.withDownstream);
+      const at = await runtimeAt(request.query.as_of);
+      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists(at));
+      return marquezColumnLineage(at, node, request.query.depth, request.query.withDownstream);
     },
   );
 }
