@@ -14,7 +14,7 @@
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import { datasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
-import type { EventRecord, ExtractedJob } from '../projections/openLineage/index.js';
+import type { EventRecord, ExtractedJob, OpenLineageState } from '../projections/openLineage/index.js';
 import { marquezKey } from '../projections/openLineage/state.js';
 import type { LineageRuntime } from './runtime.js';
 import {
@@ -89,8 +89,17 @@ export function marquezTagsOf(
   namespace: string,
   name: string,
 ): { tags: string[]; fieldTags: Map<string, string[]> } {
-  const { marquez } = runtime.openLineage.state;
-  const key = marquezKey(element, datasetKey(namespace, name));
+  return tagsInState(runtime.openLineage.state, element, datasetKey(namespace, name));
+}
+
+/** `marquezTagsOf` on a projection state, for a dataset or job key (`datasetKey(namespace, name)`). */
+export function tagsInState(
+  state: OpenLineageState,
+  element: 'dataset' | 'job',
+  elementKey: string,
+): { tags: string[]; fieldTags: Map<string, string[]> } {
+  const { marquez } = state;
+  const key = marquezKey(element, elementKey);
   const fieldTags = new Map<string, string[]>();
   for (const [field, tags] of marquez.fieldTags.get(key) ?? []) fieldTags.set(field, [...tags].sort());
   return { tags: [...(marquez.tags.get(key) ?? [])].sort(), fieldTags };

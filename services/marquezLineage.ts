@@ -20,7 +20,7 @@ import { datasetKey, splitDatasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
 import type { GraphJoin, OpenLineageState } from '../projections/openLineage/index.js';
 import { datasetNode, jobNode, keyOfNode } from '../projections/openLineage/state.js';
-import { isDeleted, type MarquezRuntime } from './marquez.js';
+import { isDeleted, tagsInState, type MarquezRuntime } from './marquez.js';
 import {
   datasetIdsOf,
   fieldsOf,
@@ -205,7 +205,7 @@ class LineageReader {
     const ingested = this.state.datasets.get(key);
     const extracted = this.extractedDataset(key);
     const source = ingested ? { ...ingested, facets: { ...extracted.facets, ...ingested.facets } } : extracted;
-    return { ...toMarquezDataset(source), facets: {} };
+    return { ...toMarquezDataset(source, tagsInState(this.state, 'dataset', key)), facets: {} };
   }
 
   private extractedDataset(key: string) {
@@ -236,7 +236,8 @@ class LineageReader {
     const runs = runId === '' ? [] : [toMarquezRun(runId, { namespace, name }, events)];
     const lastMs = events.at(-1)?.timeMs ?? 0;
     const firstMs = events[0]?.timeMs ?? lastMs;
-    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs });
+    const { tags } = tagsInState(this.state, 'job', jobKey);
+    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs, tags });
     // The latest run's state and times; its dataset versions and the other runs are in `/jobs/{job}/runs`.
     const latestRun = job.latestRun && {
       ...job.latestRun,

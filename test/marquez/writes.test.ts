@@ -110,6 +110,18 @@ describe('Marquez API writes', () => {
     const names = (tags.body.tags as Array<{ name: string }>).map((tag) => tag.name);
     assert.ok(names.includes('PII') && names.includes('Sensitive'), tags.text);
 
+    const lineage = await call(api.base, 'GET', `/api/v1/lineage?nodeId=dataset:${enc(NS)}:users&depth=1`, {
+      headers: read,
+    });
+    const node = (
+      lineage.body.graph as Array<{
+        id: string;
+        data: { tags: string[]; fields: Array<{ name: string; tags: string[] }> };
+      }>
+    ).find((entry) => entry.id === `dataset:${NS}:users`);
+    assert.deepEqual(node?.data.tags, ['PII'], lineage.text);
+    assert.deepEqual(node?.data.fields.find((entry) => entry.name === 'email')?.tags, ['Sensitive']);
+
     const versions = await call(api.base, 'GET', `${datasetPath('users')}/versions`, { headers: read });
     assert.equal(versions.status, 200, versions.text);
     const history = (versions.body.versions as Array<{ facets: { lineage_svc_history?: Record<string, unknown> } }>)
@@ -157,6 +169,13 @@ describe('Marquez API writes', () => {
     assert.equal(tagged.status, 200, tagged.text);
     assert.deepEqual(tagged.body.tags, ['nightly']);
     assert.deepEqual((await call(api.base, 'GET', jobPath('build_users'), { headers: read })).body.tags, ['nightly']);
+    const lineage = await call(api.base, 'GET', `/api/v1/lineage?nodeId=job:${enc(JOB_NS)}:build_users&depth=1`, {
+      headers: read,
+    });
+    const node = (lineage.body.graph as Array<{ id: string; data: { tags: string[] } }>).find(
+      (entry) => entry.id === `job:${JOB_NS}:build_users`,
+    );
+    assert.deepEqual(node?.data.tags, ['nightly'], lineage.text);
     const versions = await call(api.base, 'GET', `${jobPath('build_users')}/versions`, { headers: read });
     const facets = (
       versions.body.versions as Array<{ facets: { lineage_svc_history?: { change: string; tag: string } } }>
@@ -214,6 +233,7 @@ describe('Marquez API writes', () => {
   });
 
   it('deletes a job and a dataset: gone from the Marquez reads until a new event names them', async () => {
+    const beforeDelete = await head();
     const job = await call(api.base, 'DELETE', jobPath('build_mail'), { headers: write });
     assert.equal(job.status, 200, job.text);
     assert.equal(job.body.name, 'build_mail');
@@ -244,6 +264,14 @@ describe('Marquez API writes', () => {
       await call(api.base, 'GET', `/api/v1/lineage?nodeId=job:${enc(JOB_NS)}:build_mail`, { headers: read }),
       404,
     );
+    // The lineage as of before the delete still has the job.
+    const then = await call(
+      api.base,
+      'GET',
+      `/api/v1/lineage?nodeId=job:${enc(JOB_NS)}:build_mail&as_of=${beforeDelete}`,
+      { headers: read },
+    );
+    assert.equal(then.status, 200, then.text);
     // Our own OpenLineage API keeps them: the delete is the Marquez API's.
     const own = await call(api.base, 'GET', `/api/v1/lineage/jobs/detail?namespace=${enc(JOB_NS)}&name=build_mail`, {
       headers: read,
