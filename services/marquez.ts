@@ -14,7 +14,8 @@
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import { datasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
-import type { EventRecord, ExtractedJob } from '../projections/openLineage/index.js';
+import type { EventRecord, ExtractedJob, OpenLineageState } from '../projections/openLineage/index.js';
+import { marquezKey } from '../projections/openLineage/state.js';
 import type { LineageRuntime } from './runtime.js';
 import {
   datasetIdsOf,
@@ -52,7 +53,10 @@ const pageOf = <T>(items: readonly T[], page: Page): T[] => items.slice(page.off
  */
 export function catalogDatasets(runtime: MarquezRuntime, namespace?: string): DatasetSource[] {
   const extracted = runtime.openLineage.graphJoin().datasets();
-  return runtime.openLineage.listDatasets({ namespace }).map((summary) => ({
+  const visible = runtime.openLineage
+    .listDatasets({ namespace })
+    .filter((summary) => !isDeleted(runtime, 'dataset', summary.namespace, summary.name));
+  return visible.map((summary) => ({
     namespace: summary.namespace,
     name: summary.name,
     facets: withGraphFacets(summary.facets, extracted.get(datasetKey(summary.namespace, summary.name))?.dataset.facets),
@@ -67,8 +71,49 @@ function withGraphFacets(facets: Record<string, unknown>, graphFacets: unknown):
   return { ...(graphFacets as Record<string, unknown>), ...facets };
 }
 
-/** One dataset by its identity (or an identity joined with it). @throws NotFoundError. */
+/** Whether a dataset or job was deleted through the Marquez API (and no later lineage named it). */
+export function isDeleted(
+  runtime: MarquezRuntime,
+  element: 'dataset' | 'job',
+  namespace: string,
+  name: string,
+): boolean {
+  const { deleted } = runtime.openLineage.state.marquez;
+  return deleted.size > 0 && deleted.has(marquezKey(element, datasetKey(namespace, name)));
+}
+
+/** The tags of a dataset or job recorded through the Marquez API, and those of a dataset's fields. */
+export function marquezTagsOf(
+  runtime: MarquezRuntime,
+  element: 'dataset' | 'job',
+  namespace: string,
+  name: string,
+): { tags: string[]; fieldTags: Map<string, string[]> } {
+  return tagsInState(runtime.openLineage.state, element, datasetKey(namespace, name));
+}
+
+/** `marquezTagsOf` on a projection state, for a dataset or job key (`datasetKey(namespace, name)`). */
+export function tagsInState(
+  state: OpenLineageState,
+  element: 'dataset' | 'job',
+  elementKey: string,
+): { tags: string[]; fieldTags: Map<string, string[]> } {
+  const { marquez } = state;
+  const key = marquezKey(element, elementKey);
+  const fieldTags = new Map<string, string[]>();
+  for (const [field, tags] of marquez.fieldTags.get(key) ?? []) fieldTags.set(field, [...tags].sort());
+  return { tags: [...(marquez.tags.get(key) ?? [])].sort(), fieldTags };
+}
+
+/** A dataset in Marquez's shape with the tags recorded through the Marquez API. */
+function shownDataset(runtime: MarquezRuntime, source: DatasetSource): MarquezDataset {
+  return toMarquezDataset(source, marquezTagsOf(runtime, 'dataset', source.namespace, source.name));
+}
+
+/** One dataset by its identity (or an identity joined with it). @throws NotFoundError (also for a deleted one). */
 export function findCatalogDataset(runtime: MarquezRuntime, namespace: string, name: string): DatasetSource {
+  if (isDeleted(runtime, 'dataset', namespace, name))
+    throw new NotFoundError(`dataset "${name}" in namespace "${namespace}" was deleted`);
   const detail = runtime.openLineage.datasetDetail({ namespace, name });
   const join = runtime.openLineage.graphJoin();
   const graphFacets = detail.identities
@@ -93,7 +138,10 @@ interface CatalogJob {
 
 /** Every job Marquez shows, sorted by namespace then name (ingested ones, then the extracted graphs' jobs no event names). */
 function catalogJobs(runtime: MarquezRuntime, namespace?: string): CatalogJob[] {
-  return runtime.openLineage.listJobs({ namespace }).map((job) => ({
+  const visible = runtime.openLineage
+    .listJobs({ namespace })
+    .filter((job) => !isDeleted(runtime, 'job', job.namespace, job.name));
+  return visible.map((job) => ({
     namespace: job.namespace,
     name: job.name,
     facets: job.facets,
@@ -129,6 +177,9 @@ function extractedRun(extracted: ExtractedJob): { run: MarquezRun; events: Timed
 export function jobSource(runtime: MarquezRuntime, namespace: string, name: string): JobSource {
   const { state } = runtime.openLineage;
   const key = datasetKey(namespace, name);
+  if (isDeleted(runtime, 'job', namespace, name))
+    throw new NotFoundError(`job "${name}" in namespace "${namespace}" was deleted`);
+  const { tags } = marquezTagsOf(runtime, 'job', namespace, name);
   const job = state.jobs.get(key);
   if (job) {
     const records = state.byJob.get(key) ?? [];
@@ -144,6 +195,7 @@ export function jobSource(runtime: MarquezRuntime, namespace: string, name: stri
       inputs: datasetIdsOf(events, 'inputs'),
       outputs: datasetIdsOf(events, 'outputs'),
       runs,
+      tags,
     };
   }
   const extracted = runtime.openLineage.graphJoin().jobsNamed(namespace, name)[0];
@@ -159,6 +211,7 @@ export function jobSource(runtime: MarquezRuntime, namespace: string, name: stri
     inputs: datasetIdsOf(events, 'inputs'),
     outputs: datasetIdsOf(events, 'outputs'),
     runs: [run],
+    tags,
   };
 }
 
@@ -196,14 +249,24 @@ export function marquezNamespace(runtime: MarquezRuntime, namespace: string) {
   return found;
 }
 
-/** `GET /tags`: the tags of the datasets (their catalog tags), sorted by name. */
+/**
+ * `GET /tags`: the tags defined through `PUT /tags/{tag}` (with their descriptions), those put on
+ * datasets, fields and jobs through the Marquez API, and the datasets' catalog tags, sorted by name.
+ */
 export function marquezTags(
   runtime: MarquezRuntime,
   page: Page,
 ): { tags: Array<{ name: string; description: string }> } {
-  const names = new Set<string>();
-  for (const dataset of catalogDatasets(runtime)) for (const tag of facetTags(dataset.facets)) names.add(tag);
-  const tags = [...names].sort().map((name) => ({ name, description: `Catalog tag ${name}` }));
+  const { marquez } = runtime.openLineage.state;
+  const descriptions = new Map<string, string>();
+  for (const dataset of catalogDatasets(runtime))
+    for (const tag of facetTags(dataset.facets)) descriptions.set(tag, `Catalog tag ${tag}`);
+  const used = [...marquez.tags.values(), ...[...marquez.fieldTags.values()].flatMap((fields) => [...fields.values()])];
+  for (const tags of used) for (const tag of tags) if (!descriptions.has(tag)) descriptions.set(tag, `Tag ${tag}`);
+  for (const [tag, description] of marquez.definitions) descriptions.set(tag, description ?? `Tag ${tag}`);
+  const tags = [...descriptions]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, description]) => ({ name, description }));
   return { tags: pageOf(tags, page) };
 }
 
@@ -214,12 +277,12 @@ export function marquezDatasets(
   page: Page,
 ): { datasets: MarquezDataset[]; totalCount: number } {
   const all = catalogDatasets(runtime, namespace);
-  return { datasets: pageOf(all, page).map((source) => toMarquezDataset(source)), totalCount: all.length };
+  return { datasets: pageOf(all, page).map((source) => shownDataset(runtime, source)), totalCount: all.length };
 }
 
 /** `GET /namespaces/{namespace}/datasets/{dataset}`. @throws NotFoundError. */
 export function marquezDataset(runtime: MarquezRuntime, namespace: string, name: string): MarquezDataset {
-  return toMarquezDataset(findCatalogDataset(runtime, namespace, name));
+  return shownDataset(runtime, findCatalogDataset(runtime, namespace, name));
 }
 
 /** The Marquez run states `lastRunStates` may name. */

@@ -20,7 +20,7 @@ import { datasetKey, splitDatasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
 import type { GraphJoin, OpenLineageState } from '../projections/openLineage/index.js';
 import { datasetNode, jobNode, keyOfNode } from '../projections/openLineage/state.js';
-import type { MarquezRuntime } from './marquez.js';
+import { isDeleted, tagsInState, type MarquezRuntime } from './marquez.js';
 import {
   datasetIdsOf,
   fieldsOf,
@@ -126,6 +126,7 @@ export function nodeExists(runtime: MarquezRuntime, type: 'dataset' | 'job', nam
   const { state } = runtime.openLineage;
   const join = runtime.openLineage.graphJoin();
   const key = datasetKey(namespace, name);
+  if (isDeleted(runtime, type, namespace, name)) return false;
   if (type === 'job') return state.jobs.has(key) || join.jobsNamed(namespace, name).length > 0;
   return findDatasetKey(state, join, key) !== null;
 }
@@ -204,7 +205,7 @@ class LineageReader {
     const ingested = this.state.datasets.get(key);
     const extracted = this.extractedDataset(key);
     const source = ingested ? { ...ingested, facets: { ...extracted.facets, ...ingested.facets } } : extracted;
-    return { ...toMarquezDataset(source), facets: {} };
+    return { ...toMarquezDataset(source, tagsInState(this.state, 'dataset', key)), facets: {} };
   }
 
   private extractedDataset(key: string) {
@@ -235,7 +236,8 @@ class LineageReader {
     const runs = runId === '' ? [] : [toMarquezRun(runId, { namespace, name }, events)];
     const lastMs = events.at(-1)?.timeMs ?? 0;
     const firstMs = events[0]?.timeMs ?? lastMs;
-    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs });
+    const { tags } = tagsInState(this.state, 'job', jobKey);
+    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs, tags });
     // The latest run's state and times; its dataset versions and the other runs are in `/jobs/{job}/runs`.
     const latestRun = job.latestRun && {
       ...job.latestRun,
@@ -328,7 +330,9 @@ export function marquezLineage(
   const reached: Reached = { jobs: new Map(), datasets: new Map() };
   const key = datasetKey(origin.namespace, origin.name);
   if (origin.type === 'dataset') {
-    const known = findDatasetKey(state, join, key);
+    const known = isDeleted(runtime, 'dataset', origin.namespace, origin.name)
+      ? null
+      : findDatasetKey(state, join, key);
     if (known === null)
       throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
     reachDataset(reader, key, reached);
@@ -342,7 +346,23 @@ export function marquezLineage(
     walkJobs(reader, [key], true, Math.max(depth, 1), reached);
     walkJobs(reader, [key], false, Math.max(depth, 1), reached);
   }
-  return { graph: graphNodes(reader, reached) };
+  return { graph: graphNodes(reader, withoutDeleted(runtime, reached)) };
+}
+
+/**
+ * The reached jobs and datasets without those deleted through the Marquez API (the walk went through
+ * them; the answer does not show them, nor their edges).
+ */
+function withoutDeleted(runtime: MarquezRuntime, reached: Reached): Reached {
+  if (runtime.openLineage.state.marquez.deleted.size === 0) return reached;
+  const hidden = (element: 'dataset' | 'job', key: string) => {
+    const { namespace, name } = splitDatasetKey(key);
+    return isDeleted(runtime, element, namespace, name);
+  };
+  return {
+    jobs: new Map([...reached.jobs].filter(([key]) => !hidden('job', key))),
+    datasets: new Map([...reached.datasets].filter(([, shown]) => !hidden('dataset', shown))),
+  };
 }
 
 /** The reached jobs and datasets as Marquez graph nodes with their edges. */

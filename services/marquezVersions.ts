@@ -17,7 +17,7 @@ import { NotFoundError } from '../src/errors.js';
 import { datasetKey } from '../src/openlineage/identity.js';
 import { LINEAGE_SVC_PRODUCER } from '../src/openlineage/model.js';
 import type { EventRecord } from '../projections/openLineage/index.js';
-import { jobNode } from '../projections/openLineage/state.js';
+import { jobNode, marquezKey } from '../projections/openLineage/state.js';
 import { findCatalogDataset, jobSource, type MarquezRuntime, type Page } from './marquez.js';
 import {
   datasetType,
@@ -54,6 +54,42 @@ function historyFacet(graphId: string, nodeId: string, change: ProvenanceChange)
     correlation_id: change.correlation_id,
     reason: change.reason,
   };
+}
+
+/** What each write of the Marquez API is called in the history facet. */
+const WRITE_CHANGES = {
+  MarquezTagAdded: 'tag_added',
+  MarquezTagRemoved: 'tag_removed',
+  MarquezElementDeleted: 'deleted',
+} as const;
+
+/**
+ * The writes of the Marquez API on a dataset or job (`services/marquezWrites.ts`), one version each,
+ * with the history facet saying what made it: the change (`tag_added`, `tag_removed`), the tag and
+ * field, the store position, and the events' cause, actor and correlation id.
+ */
+function marquezWriteVersions(
+  runtime: MarquezRuntime,
+  element: 'dataset' | 'job',
+  id: { namespace: string; name: string },
+  value: (version: string, createdAt: string, facet: Record<string, unknown>) => Record<string, unknown>,
+): Version[] {
+  const key = marquezKey(element, datasetKey(id.namespace, id.name));
+  return (runtime.openLineage.state.marquez.history.get(key) ?? []).map((write) => {
+    const version = versionId('marquez-write', key, String(write.position));
+    const facet = {
+      _producer: LINEAGE_SVC_PRODUCER,
+      _schemaURL: HISTORY_FACET_SCHEMA,
+      position: write.position,
+      change: WRITE_CHANGES[write.type],
+      tag: write.tag,
+      field: write.field,
+      cause: write.cause,
+      actor: write.actor,
+      correlation_id: write.correlation_id,
+    };
+    return { ms: Date.parse(write.recorded_at), value: value(version, write.recorded_at, facet) };
+  });
 }
 
 /** Marquez's lifecycle state of a change: CREATE, ALTER or DROP. */
@@ -129,6 +165,17 @@ export async function marquezDatasetVersions(
     }
   }
   versions.push(...ingestedDatasetVersions(runtime, members, base, { namespace, name }));
+  versions.push(
+    ...marquezWriteVersions(runtime, 'dataset', { namespace, name }, (version, createdAt, facet) => ({
+      ...base,
+      id: { namespace, name, version },
+      version,
+      createdAt,
+      fields: current.fields,
+      lifecycleState: 'ALTER',
+      facets: { ...current.facets, lineage_svc_history: facet },
+    })),
+  );
   return answer(versions, page);
 }
 
@@ -246,5 +293,15 @@ export async function marquezJobVersions(
       });
     }
   }
+  versions.push(
+    ...marquezWriteVersions(runtime, 'job', { namespace, name }, (version, createdAt, facet) => ({
+      ...base,
+      id: { namespace, name, version },
+      version,
+      createdAt,
+      facets: { ...source.facets, lineage_svc_history: facet },
+      ...(source.runs[0] ? { latestRun: source.runs[0] } : {}),
+    })),
+  );
   return answer(versions, page);
 }

@@ -9,6 +9,7 @@
  *
  * Streams: `graph-{graph_id}` (graph lifecycle and node/edge changes), `extraction-{extraction_id}`,
  * `task-{task_id}`, `watcher-{watcher_id}`, `openlineage-{key}` (ingested OpenLineage events),
+ * `marquez-annotations` (tags and deletions made through the Marquez API),
  * `process-{process_id}` (a process's identity and lease), `publisher-checkpoint` (which process
  * publishes lineage changes, and how far it got), `metrics-{graph_id}` (metric samples of a graph's
  * nodes). See docs/events.md.
@@ -199,6 +200,42 @@ export const OpenLineageEventIngested = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------
+// Marquez API writes: `marquez-annotations` (issue 25 item 3; docs/marquez.md, "Writes"). Tags and
+// deletions made through Marquez's API, on a dataset or job named by its OpenLineage identity. They
+// are not graph node changes: a Marquez dataset or job may have no graph node (ingested only), and a
+// node's attributes are the extraction's, replaced by each extraction, where a user's tag must stay.
+
+/** A dataset or a job of the Marquez API, by its OpenLineage identity. */
+const MarquezElementSchema = z.object({
+  element: z.enum(['dataset', 'job']),
+  namespace: z.string().min(1),
+  name: z.string().min(1),
+});
+/** A tag put on a dataset, a dataset's field (`field`), or a job. */
+export const MarquezTagAdded = z.object({
+  type: z.literal('MarquezTagAdded'),
+  data: MarquezElementSchema.extend({ field: z.string().min(1).nullable(), tag: z.string().min(1) }),
+});
+/** A tag taken off a dataset, a dataset's field (`field`), or a job. */
+export const MarquezTagRemoved = z.object({
+  type: z.literal('MarquezTagRemoved'),
+  data: MarquezElementSchema.extend({ field: z.string().min(1).nullable(), tag: z.string().min(1) }),
+});
+/** A tag created, or its description changed (`PUT /api/v1/tags/{tag}`). */
+export const MarquezTagDefined = z.object({
+  type: z.literal('MarquezTagDefined'),
+  data: z.object({ tag: z.string().min(1), description: z.string().nullable() }),
+});
+/**
+ * A dataset or job deleted through Marquez's API: hidden from the Marquez reads until a later
+ * OpenLineage event names it (Marquez's soft delete), or a later graph change records its node.
+ */
+export const MarquezElementDeleted = z.object({
+  type: z.literal('MarquezElementDeleted'),
+  data: MarquezElementSchema,
+});
+
+// ---------------------------------------------------------------------------------------------
 // Tasks: `task-{task_id}`. Long-running work started through the API.
 
 export const TASK_TYPES = ['extract', 'enrich'] as const;
@@ -367,6 +404,10 @@ export const LineageEventSchema = z.discriminatedUnion('type', [
   ExtractionCompleted,
   ExtractionFailed,
   OpenLineageEventIngested,
+  MarquezTagAdded,
+  MarquezTagRemoved,
+  MarquezTagDefined,
+  MarquezElementDeleted,
   TaskCreated,
   TaskProgressed,
   TaskCompleted,
@@ -540,6 +581,8 @@ export const streams = {
   task: (taskId: string) => `task-${taskId}`,
   watcher: (watcherId: string) => `watcher-${watcherId}`,
   openLineage: (key: string) => `openlineage-${key}`,
+  /** Tags and deletions made through the Marquez API (one stream for the store). */
+  marquez: 'marquez-annotations',
   process: (processId: string) => `process-${processId}`,
   /** A graph's metric samples (`MetricsSampled`), apart from its lineage. */
   metrics: (graphId: string) => `metrics-${graphId}`,

@@ -79,7 +79,8 @@ export type RouteKey = `${string} /${string}`;
 /**
  * The role of every write route under `/api/v1`, by method and fastify URL pattern: `operate` for
  * those that act with the operator's platform and catalog credentials (tasks, extraction, watchers,
- * catalog pushes), `write` for graph writes and OpenLineage ingestion, `read` for the MCP endpoint
+ * catalog pushes), `write` for graph writes, OpenLineage ingestion and the Marquez API's writes (tags,
+ * deleting a dataset or job), `read` for the MCP endpoint
  * (a POST whose tools only read). Reads (GET, HEAD, OPTIONS) need `read` and are not listed.
  */
 export const WRITE_ROUTE_ROLES: Readonly<Record<RouteKey, ApiRole>> = {
@@ -90,6 +91,15 @@ export const WRITE_ROUTE_ROLES: Readonly<Record<RouteKey, ApiRole>> = {
   'POST /api/v1/graphs/:graph_id/edges': 'write',
   'POST /api/v1/lineage': 'write',
   'POST /api/v1/lineage/events': 'write',
+  'POST /api/v1/namespaces/:namespace/datasets/:dataset/tags/:tag': 'write',
+  'DELETE /api/v1/namespaces/:namespace/datasets/:dataset/tags/:tag': 'write',
+  'POST /api/v1/namespaces/:namespace/datasets/:dataset/fields/:field/tags/:tag': 'write',
+  'DELETE /api/v1/namespaces/:namespace/datasets/:dataset/fields/:field/tags/:tag': 'write',
+  'POST /api/v1/namespaces/:namespace/jobs/:job/tags/:tag': 'write',
+  'DELETE /api/v1/namespaces/:namespace/jobs/:job/tags/:tag': 'write',
+  'PUT /api/v1/tags/:tag': 'write',
+  'DELETE /api/v1/namespaces/:namespace/datasets/:dataset': 'write',
+  'DELETE /api/v1/namespaces/:namespace/jobs/:job': 'write',
   'POST /api/v1/tasks/extract': 'operate',
   'POST /api/v1/extract': 'operate',
   'POST /api/v1/tasks/enrich': 'operate',

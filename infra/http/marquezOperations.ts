@@ -9,6 +9,11 @@ const NAMESPACE = 'stream://env-q7m2k9/lkc-p8x3v1';
 const TIME = '2026-01-01T00:00:00.000Z';
 const RUN_ID = '01940000-0000-7000-8000-00000000a001';
 const VERSION = '0c6e3a5b-2f1d-5c3e-9a8b-7d6e5f4a3b2c';
+/** What the lineage operations say of `as_of`, lineage-svc's extension. */
+const AS_OF_DOC =
+  'lineage-svc extension: as_of answers the lineage as it was at a point of the history: an ISO 8601 time (the events recorded at or before it) ' +
+  'or a global store position (an integer, as head_position of GET /api/v1/ready), folded from the store up to that point; a node that did not ' +
+  'exist then answers 404.';
 
 const dataset = {
   id: { namespace: NAMESPACE, name: 'orders' },
@@ -191,10 +196,11 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
     operationId: 'getMarquezLineage',
     description:
       'The lineage graph around nodeId (dataset:{namespace}:{name} or job:{namespace}:{name}; Marquez Web sends each part percent-encoded): ' +
-      'depth job hops upstream and downstream, each job with all its inputs and outputs. POST on this path is OpenLineage ingestion.',
+      'depth job hops upstream and downstream, each job with all its inputs and outputs. POST on this path is OpenLineage ingestion. ' +
+      AS_OF_DOC,
     responses: {
       200: 'The lineage graph',
-      400: 'nodeId malformed or depth out of range',
+      400: 'nodeId malformed, depth out of range, or as_of neither an integer nor an ISO 8601 time',
       404: 'No dataset or job of that nodeId',
     },
     responseExample: {
@@ -220,8 +226,13 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
     operationId: 'getMarquezColumnLineage',
     description:
       'The column lineage around a dataset (all its fields) or a dataset field, from the columnLineage facets of the jobs that write it; ' +
-      'downstream too with withDownstream=true.',
-    responses: { 200: 'The column lineage graph', 400: 'nodeId malformed, or a job', 404: 'No dataset of that nodeId' },
+      'downstream too with withDownstream=true. ' +
+      AS_OF_DOC,
+    responses: {
+      200: 'The column lineage graph',
+      400: 'nodeId malformed, a job, or as_of neither an integer nor an ISO 8601 time',
+      404: 'No dataset of that nodeId (as of as_of when given)',
+    },
     responseExample: {
       graph: [
         {
@@ -299,5 +310,89 @@ export const MARQUEZ_OPERATIONS: Readonly<Record<string, OperationDocs>> = {
     responseExample: [
       { startInterval: TIME, endInterval: '2026-01-01T01:00:00.000Z', fail: 0, start: 1, complete: 1, abort: 0 },
     ],
+  },
+  'POST /api/v1/namespaces/:namespace/datasets/:dataset/tags/:tag': {
+    operationId: 'tagMarquezDataset',
+    description:
+      'Puts a tag on a dataset (role write): a MarquezTagAdded event, with cause marquez-api; a tag already there records nothing. ' +
+      'Answers the dataset after the write.',
+    responses: {
+      200: 'The dataset, tagged',
+      400: 'A tag name blank, too long or with control characters',
+      404: NOT_FOUND,
+    },
+    responseExample: dataset,
+  },
+  'DELETE /api/v1/namespaces/:namespace/datasets/:dataset/tags/:tag': {
+    operationId: 'untagMarquezDataset',
+    description:
+      'Takes a tag off a dataset (role write): a MarquezTagRemoved event; a tag not there records nothing. Answers the dataset after the write.',
+    responses: { 200: 'The dataset', 400: 'A tag name blank, too long or with control characters', 404: NOT_FOUND },
+    responseExample: { ...dataset, tags: [] },
+  },
+  'POST /api/v1/namespaces/:namespace/datasets/:dataset/fields/:field/tags/:tag': {
+    operationId: 'tagMarquezDatasetField',
+    description:
+      "Puts a tag on a field of a dataset's schema (role write): a MarquezTagAdded event naming the field. Answers the dataset, the tag in the field's tags.",
+    responses: {
+      200: 'The dataset, its field tagged',
+      400: 'A tag name blank, too long or with control characters',
+      404: 'No such dataset or field',
+    },
+    responseExample: { ...dataset, fields: [{ name: 'order_id', type: 'string', tags: ['PII'] }] },
+  },
+  'DELETE /api/v1/namespaces/:namespace/datasets/:dataset/fields/:field/tags/:tag': {
+    operationId: 'untagMarquezDatasetField',
+    description:
+      "Takes a tag off a field of a dataset's schema (role write): a MarquezTagRemoved event naming the field. Answers the dataset.",
+    responses: {
+      200: 'The dataset',
+      400: 'A tag name blank, too long or with control characters',
+      404: 'No such dataset or field',
+    },
+    responseExample: dataset,
+  },
+  'POST /api/v1/namespaces/:namespace/jobs/:job/tags/:tag': {
+    operationId: 'tagMarquezJob',
+    description:
+      'Puts a tag on a job (role write): a MarquezTagAdded event; a tag already there records nothing. Answers the job after the write.',
+    responses: { 200: 'The job, tagged', 400: 'A tag name blank, too long or with control characters', 404: NOT_FOUND },
+    responseExample: { ...job, tags: ['PII'] },
+  },
+  'DELETE /api/v1/namespaces/:namespace/jobs/:job/tags/:tag': {
+    operationId: 'untagMarquezJob',
+    description:
+      'Takes a tag off a job (role write): a MarquezTagRemoved event; a tag not there records nothing. Answers the job after the write.',
+    responses: { 200: 'The job', 400: 'A tag name blank, too long or with control characters', 404: NOT_FOUND },
+    responseExample: job,
+  },
+  'PUT /api/v1/tags/:tag': {
+    operationId: 'putMarquezTag',
+    description:
+      'Creates a tag with a description, or changes its description (role write): a MarquezTagDefined event; the same description records nothing. ' +
+      "Answers every tag, Marquez's TagList.",
+    responses: {
+      200: 'Every tag',
+      400: 'A tag name blank, too long or with control characters, or a description that is not a string',
+    },
+    requestExample: { description: 'Personal data' },
+    responseExample: { tags: [{ name: 'PII', description: 'Personal data' }] },
+  },
+  'DELETE /api/v1/namespaces/:namespace/datasets/:dataset': {
+    operationId: 'deleteMarquezDataset',
+    description:
+      "Deletes a dataset from the Marquez API's reads (role write): a MarquezElementDeleted event. As Marquez's soft delete, it shows again " +
+      'when a later OpenLineage event names it, or a later graph change records its graph node; the extracted graphs and our own API keep it. ' +
+      'Answers the dataset as it was, deleted: true.',
+    responses: { 200: 'The dataset deleted', 404: 'No such dataset, or deleted already' },
+    responseExample: { ...dataset, deleted: true },
+  },
+  'DELETE /api/v1/namespaces/:namespace/jobs/:job': {
+    operationId: 'deleteMarquezJob',
+    description:
+      "Deletes a job from the Marquez API's reads (role write): a MarquezElementDeleted event. It shows again when a later OpenLineage event " +
+      'names it, or a later graph change records its graph node; the extracted graphs and our own API keep it. Answers the job as it was.',
+    responses: { 200: 'The job deleted', 404: 'No such job, or deleted already' },
+    responseExample: job,
   },
 };

@@ -13,6 +13,9 @@
  *   `NodesAdded` and `NodesChanged` also make `kafka://{bootstrap}` an alias of
  *   `stream://{env}/{cluster}` for stream nodes that carry a bootstrap endpoint. Edges are not kept:
  *   the queries read them from the graph projection.
+ * - The Marquez API's writes (`MarquezTagAdded`, `MarquezTagRemoved`, `MarquezTagDefined`,
+ *   `MarquezElementDeleted`) keep `state.marquez`; a deleted dataset or job shows again when a later
+ *   OpenLineage event names it or a later graph change records its node (Marquez's soft delete).
  * - Every event advances `state.position`; other types change nothing else.
  */
 import { v5 as uuidv5 } from 'uuid';
@@ -23,6 +26,7 @@ import {
   datasetKey,
   kafkaNamespace,
   nodeBootstrap,
+  splitDatasetKey,
   streamNamespace,
   symlinkIdentifiers,
 } from '../../src/openlineage/identity.js';
@@ -34,6 +38,7 @@ import {
   datasetNode,
   isObject,
   jobNode,
+  marquezKey,
   type EventRecord,
   type JobState,
   type OpenLineageState,
@@ -57,6 +62,7 @@ export function evolveOpenLineage(state: OpenLineageState, event: StoredLineageE
     case 'NodesChanged':
       learnKafkaAliases(state, event.data.nodes);
       if (isGraphEvent(event)) indexNodes(state, event.data.graph_id, event.data.nodes);
+      if (state.marquez.deleted.size > 0) restoreNodes(state, event.data.nodes);
       break;
     case 'NodesRemoved':
       if (isGraphEvent(event)) for (const id of event.data.node_ids) unindexNode(state, event.data.graph_id, id);
@@ -65,11 +71,87 @@ export function evolveOpenLineage(state: OpenLineageState, event: StoredLineageE
       if (event.metadata.cause === 'view' || state.dedupeKeys.has(event.data.dedupe_key)) break;
       state.dedupeKeys.add(event.data.dedupe_key);
       foldIngested(state, event.data.kind, event.data.event);
+      if (state.marquez.deleted.size > 0) restoreNamed(state, event.data.event);
+      break;
+    case 'MarquezTagAdded':
+    case 'MarquezTagRemoved':
+    case 'MarquezElementDeleted':
+      foldMarquezWrite(state, event);
+      break;
+    case 'MarquezTagDefined':
+      state.marquez.definitions.set(event.data.tag, event.data.description);
       break;
     default:
       break;
   }
   return state;
+}
+
+/** A write of the Marquez API: a tag put on or taken off a dataset, a field or a job; a dataset or job deleted. */
+function foldMarquezWrite(
+  state: OpenLineageState,
+  event: Extract<StoredLineageEvent, { type: 'MarquezTagAdded' | 'MarquezTagRemoved' | 'MarquezElementDeleted' }>,
+): void {
+  const { marquez } = state;
+  const key = marquezKey(event.data.element, datasetKey(event.data.namespace, event.data.name));
+  const field = 'field' in event.data ? event.data.field : null;
+  const tag = 'tag' in event.data ? event.data.tag : null;
+  if (event.type === 'MarquezElementDeleted') marquez.deleted.add(key);
+  else if (field === null) {
+    const tags = marquez.tags.get(key) ?? new Set<string>();
+    if (event.type === 'MarquezTagAdded') tags.add(tag!);
+    else tags.delete(tag!);
+    marquez.tags.set(key, tags);
+  } else {
+    const fields = marquez.fieldTags.get(key) ?? new Map<string, Set<string>>();
+    const tags = fields.get(field) ?? new Set<string>();
+    if (event.type === 'MarquezTagAdded') tags.add(tag!);
+    else tags.delete(tag!);
+    fields.set(field, tags);
+    marquez.fieldTags.set(key, fields);
+  }
+  const { metadata } = event;
+  push(marquez.history, key, {
+    type: event.type,
+    field,
+    tag,
+    position: event.position,
+    recorded_at: event.recorded_at,
+    cause: metadata.cause ?? null,
+    actor: metadata.actor ?? null,
+    correlation_id: metadata.correlation_id ?? null,
+  });
+}
+
+/** Marquez's soft delete: a deleted job or dataset that a new OpenLineage event names shows again. */
+function restoreNamed(state: OpenLineageState, event: IngestedEvent): void {
+  const job = jobOf(event);
+  if (job) state.marquez.deleted.delete(marquezKey('job', datasetKey(job.namespace, job.name)));
+  const named = [
+    event.dataset,
+    ...(Array.isArray(event.inputs) ? event.inputs : []),
+    ...(Array.isArray(event.outputs) ? event.outputs : []),
+  ];
+  for (const dataset of named) {
+    if (isObject(dataset) && typeof dataset.namespace === 'string' && typeof dataset.name === 'string')
+      state.marquez.deleted.delete(marquezKey('dataset', datasetKey(dataset.namespace, dataset.name)));
+  }
+}
+
+/** A deleted dataset or job whose graph node a later graph change records (added or changed) shows again. */
+function restoreNodes(state: OpenLineageState, nodes: readonly Node[]): void {
+  for (const node of nodes) {
+    const identity = openLineageIdentity(node);
+    if (DATASET_NODE_TYPES.has(node.node_type))
+      state.marquez.deleted.delete(marquezKey('dataset', datasetKey(identity.namespace, identity.name)));
+    else if (JOB_NODE_TYPES.has(node.node_type)) {
+      // A job's namespace may depend on its neighbours: every deleted job of that name shows again.
+      for (const key of [...state.marquez.deleted]) {
+        if (key.startsWith('job\u0000') && splitDatasetKey(key.slice('job\u0000'.length)).name === identity.name)
+          state.marquez.deleted.delete(key);
+      }
+    }
+  }
 }
 
 /** Joins `kafka://{bootstrap}` with `stream://{env}/{cluster}` for stream nodes that carry a bootstrap endpoint. */

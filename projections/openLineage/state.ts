@@ -98,7 +98,40 @@ export interface OpenLineageState {
    * its neighbours, see `openLineageIdentity`).
    */
   graphJobs: GraphNodeIndex;
+  /** What the Marquez API's writes left (`MarquezTag*`, `MarquezElementDeleted`). */
+  marquez: MarquezAnnotations;
 }
+
+/** One write of the Marquez API on a dataset or job, as its history shows it. */
+export interface MarquezWrite {
+  type: 'MarquezTagAdded' | 'MarquezTagRemoved' | 'MarquezElementDeleted';
+  /** The field a tag was put on or taken off (null: the dataset or job itself). */
+  field: string | null;
+  tag: string | null;
+  position: number;
+  recorded_at: string;
+  cause: string | null;
+  actor: string | null;
+  correlation_id: string | null;
+}
+
+/**
+ * The Marquez API's writes, folded: tags of datasets, fields and jobs, tags defined with a description,
+ * the datasets and jobs deleted (hidden from the Marquez reads), and each element's writes in order.
+ * Elements are keyed by `marquezKey`.
+ */
+export interface MarquezAnnotations {
+  tags: Map<string, Set<string>>;
+  /** Tags of a dataset's fields: element key -> field -> tags. */
+  fieldTags: Map<string, Map<string, Set<string>>>;
+  /** Tags defined through `PUT /tags/{tag}`, with their descriptions. */
+  definitions: Map<string, string | null>;
+  deleted: Set<string>;
+  history: Map<string, MarquezWrite[]>;
+}
+
+/** The key of a Marquez dataset or job in `MarquezAnnotations`. */
+export const marquezKey = (element: 'dataset' | 'job', key: string): string => `${element}\u0000${key}`;
 
 /** A fresh, empty state: what the projection starts from and what `reset()` goes back to. */
 export function initialOpenLineageState(): OpenLineageState {
@@ -118,6 +151,7 @@ export function initialOpenLineageState(): OpenLineageState {
     graph: new DirectedGraph(),
     graphDatasets: new GraphNodeIndex(),
     graphJobs: new GraphNodeIndex(),
+    marquez: { tags: new Map(), fieldTags: new Map(), definitions: new Map(), deleted: new Set(), history: new Map() },
   };
 }
 

@@ -62,6 +62,11 @@ export function streamOf(event: LineageEvent): string {
       return streams.publisherCheckpoint;
     case 'MetricsSampled':
       return streams.metrics(event.data.graph_id);
+    case 'MarquezTagAdded':
+    case 'MarquezTagRemoved':
+    case 'MarquezTagDefined':
+    case 'MarquezElementDeleted':
+      return streams.marquez;
     default:
       return streams.graph(event.data.graph_id);
   }

@@ -8,6 +8,9 @@
  * the OpenLineage ingestion both servers share, and our own OpenLineage queries keep their
  * `/api/v1/lineage/...` paths, which Marquez does not use. No other path collides.
  *
+ * The writes Marquez Web makes (tags, `PUT /tags/{tag}`, deleting a dataset or job) need the `write`
+ * role (`WRITE_ROUTE_ROLES`) and are events (`services/marquezWrites.ts`).
+ *
  * Bad parameters are 400 problem+json naming the parameter; an unknown dataset, job, run or node is 404.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -41,14 +44,23 @@ import {
   nodeExists,
   parseNodeId,
 } from '../../../services/marquezLineage.js';
+import { marquezRuntimeAsOf } from '../../../services/marquezAsOf.js';
 import { marquezDatasetVersions, marquezJobVersions } from '../../../services/marquezVersions.js';
+import {
+  marquezDefineTag,
+  marquezDeleteDataset,
+  marquezDeleteJob,
+  marquezTagDataset,
+  marquezTagJob,
+  type MarquezWriteRuntime,
+} from '../../../services/marquezWrites.js';
 import { problemResponses } from '../problem.js';
 import { count, paging, rawJsonSerializer } from './schemas.js';
 import { EventTimeBound } from './openLineage.js';
 
 /** Options of the Marquez routes. */
 export interface MarquezRoutesOptions {
-  runtime: MarquezRuntime;
+  runtime: MarquezWriteRuntime;
 }
 
 const tags = ['marquez'];
@@ -84,6 +96,16 @@ const RunStates = z.preprocess(
   z.array(z.preprocess(upperCase, z.enum(RUN_STATES as unknown as ['NEW']))),
 );
 
+/** `as_of` (our extension): a global store position or an ISO 8601 time. */
+const MarquezAsOf = z
+  .string()
+  .min(1)
+  .max(64)
+  .optional()
+  .describe(
+    'lineage-svc extension: the lineage as it was at this point: an ISO 8601 time (events recorded at or before it) ' +
+      'or a global store position (an integer, as head_position of GET /api/v1/ready)',
+  );
 const Graph = z.object({ graph: z.array(Loose) }).describe("Marquez's LineageGraph");
 
 /** The raw (not percent-decoded) value of `nodeId` in a request's query string. */
@@ -266,8 +288,10 @@ function datasetRoutes(app: App, runtime: MarquezRuntime): void {
 
 function lineageRoutes(app: App, runtime: MarquezRuntime): void {
   const options = { serializerCompiler: rawJsonSerializer };
-  const exists = (type: 'dataset' | 'job', namespace: string, name: string) =>
-    nodeExists(runtime, type, namespace, name);
+  const exists = (at: MarquezRuntime) => (type: 'dataset' | 'job', namespace: string, name: string) =>
+    nodeExists(at, type, namespace, name);
+  const runtimeAt = async (asOf: string | undefined) =>
+    asOf === undefined ? runtime : marquezRuntimeAsOf(runtime, asOf);
   app.get(
     '/lineage',
     {
@@ -275,14 +299,15 @@ function lineageRoutes(app: App, runtime: MarquezRuntime): void {
       schema: {
         tags,
         summary: 'Marquez: the lineage graph around a dataset or a job',
-        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth }),
+        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth, as_of: MarquezAsOf }),
         response: withProblems({ 200: Graph }),
       },
     },
     async (request) => {
-      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists);
-      if (node.type === 'datasetField') return marquezColumnLineage(runtime, node, request.query.depth, true);
-      return marquezLineage(runtime, node, request.query.depth);
+      const at = await runtimeAt(request.query.as_of);
+      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists(at));
+      if (node.type === 'datasetField') return marquezColumnLineage(at, node, request.query.depth, true);
+      return marquezLineage(at, node, request.query.depth);
     },
   );
   app.get(
@@ -292,13 +317,19 @@ function lineageRoutes(app: App, runtime: MarquezRuntime): void {
       schema: {
         tags,
         summary: 'Marquez: the column lineage around a dataset or a dataset field',
-        querystring: z.object({ nodeId: NodeIdQuery, depth: Depth, withDownstream: Bool.default(false) }),
+        querystring: z.object({
+          nodeId: NodeIdQuery,
+          depth: Depth,
+          withDownstream: Bool.default(false),
+          as_of: MarquezAsOf,
+        }),
         response: withProblems({ 200: Graph }),
       },
     },
     async (request) => {
-      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists);
-      return marquezColumnLineage(runtime, node, request.query.depth, request.query.withDownstream);
+      const at = await runtimeAt(request.query.as_of);
+      const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists(at));
+      return marquezColumnLineage(at, node, request.query.depth, request.query.withDownstream);
     },
   );
 }
@@ -362,10 +393,116 @@ function searchAndEventRoutes(app: App, runtime: MarquezRuntime): void {
   );
 }
 
+/** A tag name: 1 to 255 characters, not blank, no control characters (400 otherwise). */
+const TagName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+  .regex(/\S/, 'must not be blank')
+  .describe('The tag name');
+const FieldName = Name.describe("The field name (of the dataset's schema)");
+
+/**
+ * The writes Marquez Web makes (role `write`; `services/marquezWrites.ts`): tags on datasets, fields
+ * and jobs, `PUT /tags/{tag}`, deleting a dataset or a job. Each answers what Marquez answers.
+ */
+function writeRoutes(app: App, runtime: MarquezWriteRuntime): void {
+  const options = { serializerCompiler: rawJsonSerializer };
+  const DatasetTagParams = DatasetParams.extend({ tag: TagName });
+  const FieldTagParams = DatasetParams.extend({ field: FieldName, tag: TagName });
+  const JobTagParams = JobParams.extend({ tag: TagName });
+  for (const [method, add] of [
+    ['POST', true],
+    ['DELETE', false],
+  ] as const) {
+    const verb = add ? 'tag' : 'untag';
+    app.route({
+      method,
+      url: '/namespaces/:namespace/datasets/:dataset/tags/:tag',
+      ...options,
+      schema: {
+        tags,
+        summary: `Marquez: ${verb} a dataset`,
+        params: DatasetTagParams,
+        response: withProblems({ 200: Loose }),
+      },
+      handler: async (request) => {
+        const { namespace, dataset, tag } = request.params as z.infer<typeof DatasetTagParams>;
+        return marquezTagDataset(runtime, { namespace, name: dataset, field: null, tag, add });
+      },
+    });
+    app.route({
+      method,
+      url: '/namespaces/:namespace/datasets/:dataset/fields/:field/tags/:tag',
+      ...options,
+      schema: {
+        tags,
+        summary: `Marquez: ${verb} a dataset field`,
+        params: FieldTagParams,
+        response: withProblems({ 200: Loose }),
+      },
+      handler: async (request) => {
+        const { namespace, dataset, field, tag } = request.params as z.infer<typeof FieldTagParams>;
+        return marquezTagDataset(runtime, { namespace, name: dataset, field, tag, add });
+      },
+    });
+    app.route({
+      method,
+      url: '/namespaces/:namespace/jobs/:job/tags/:tag',
+      ...options,
+      schema: { tags, summary: `Marquez: ${verb} a job`, params: JobTagParams, response: withProblems({ 200: Loose }) },
+      handler: async (request) => {
+        const { namespace, job, tag } = request.params as z.infer<typeof JobTagParams>;
+        return marquezTagJob(runtime, { namespace, name: job, tag, add });
+      },
+    });
+  }
+  app.put(
+    '/tags/:tag',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: create a tag, or change its description',
+        params: z.object({ tag: TagName }),
+        body: z
+          .object({ description: z.string().max(4096).nullable().optional().describe('What the tag means') })
+          .passthrough()
+          .optional(),
+        response: withProblems({ 200: z.object({ tags: z.array(Loose) }) }),
+      },
+    },
+    async (request) => marquezDefineTag(runtime, request.params.tag, request.body?.description ?? null),
+  );
+  app.delete(
+    '/namespaces/:namespace/datasets/:dataset',
+    {
+      ...options,
+      schema: {
+        tags,
+        summary: 'Marquez: delete a dataset',
+        params: DatasetParams,
+        response: withProblems({ 200: Loose }),
+      },
+    },
+    async (request) => marquezDeleteDataset(runtime, request.params.namespace, request.params.dataset),
+  );
+  app.delete(
+    '/namespaces/:namespace/jobs/:job',
+    {
+      ...options,
+      schema: { tags, summary: 'Marquez: delete a job', params: JobParams, response: withProblems({ 200: Loose }) },
+    },
+    async (request) => marquezDeleteJob(runtime, request.params.namespace, request.params.job),
+  );
+}
+
 /** Registers the Marquez routes (register with `{ prefix: '/api/v1' }`). */
 export const marquezRoutes: FastifyPluginAsyncZod<MarquezRoutesOptions> = async (app, { runtime }) => {
   catalogRoutes(app, runtime);
   datasetRoutes(app, runtime);
   lineageRoutes(app, runtime);
   searchAndEventRoutes(app, runtime);
+  writeRoutes(app, runtime);
 };
