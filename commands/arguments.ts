@@ -41,15 +41,39 @@ export function printVersionIfAsked(name: string, argv: readonly string[]): bool
 }
 
 /**
+ * The first flag of `argv` given an empty value (`--flag ''` or `--flag=`, as an unset variable in
+ * `command: [--env, '${VARIABLE:-}']` gives), or undefined. cmd-ts cannot take an empty value and
+ * would say "found a flag", which names neither the flag's value nor the fix.
+ */
+function flagWithEmptyValue(argv: readonly string[]): string | undefined {
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index]!;
+    if (!argument.startsWith('--')) continue;
+    if (argument.endsWith('=') && argument.indexOf('=') === argument.length - 1) return argument.slice(0, -1);
+    if (!argument.includes('=') && argv[index + 1] === '') return argument;
+  }
+  return undefined;
+}
+
+/**
  * Parses `argv` for `cli`. Returns the parsed arguments, or the exit code after printing help or
- * the version (0) or a one-line error on stderr (2).
+ * the version (0) or a one-line error on stderr (2). A flag given an empty value prints
+ * `{name}: {flag} is empty: {hint}`, the hint from `emptyValueHints` (by flag) or a general one.
  */
 export async function parseArguments<T>(
   cli: Command,
   name: string,
   argv: string[],
+  emptyValueHints: Readonly<Record<string, string>> = {},
 ): Promise<{ args: T } | { exitCode: number }> {
   if (printVersionIfAsked(name, argv)) return { exitCode: 0 };
+  const emptyFlag = flagWithEmptyValue(argv);
+  if (emptyFlag !== undefined) {
+    process.stderr.write(
+      `${name}: ${emptyFlag} is empty: ${emptyValueHints[emptyFlag] ?? 'give it a value'} (see --help)\n`,
+    );
+    return { exitCode: 2 };
+  }
   if (argv.includes('--help') || argv.includes('-h')) {
     const result = await runSafely(cli, argv);
     if (result._tag === 'error') {

@@ -188,11 +188,14 @@ export function pushTargets(
   return targets;
 }
 
+/** What to do about an empty `--env` (Compose passes the unset variable as an empty value). */
+const EMPTY_ENVIRONMENT_HINT = 'name an environment (env-...); in Compose, set LINEAGE_SVC_WATCH_ENVIRONMENT';
+
 /** The reason the flags or configuration cannot start a watcher, or null when they can. */
 function watchPreconditionError(args: WatchArgs, config: Config): Error | null {
   if (args.env.length === 0) return new Error('--env is required (repeat it for several environments)');
   if (args.env.some((environmentId) => environmentId.trim() === '')) {
-    return new Error('--env is empty: name an environment (env-...); in Compose, set LINEAGE_SVC_WATCH_ENVIRONMENT');
+    return new Error(`--env is empty: ${EMPTY_ENVIRONMENT_HINT}`);
   }
   if (!config.stream.credentials.cloud) {
     return new ConfigurationError(
@@ -345,7 +348,7 @@ export async function runWatch(
 }
 
 async function main(argv: string[], stopSignal: Promise<string>): Promise<number> {
-  const parsed = await parseArguments(watchCli, NAME, argv);
+  const parsed = await parseArguments(watchCli, NAME, argv, { '--env': EMPTY_ENVIRONMENT_HINT });
   if ('exitCode' in parsed) return parsed.exitCode;
   let config: Config;
   try {
