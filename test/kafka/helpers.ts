@@ -127,6 +127,18 @@ export async function produceJson(
   }
 }
 
+/** Creates `topic` on the broker of `kafka` (waiting for its leader), then produces `values` to it (`produceJson`). */
+export async function createTopicWith(kafka: Kafka, topic: string, values: readonly unknown[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+  await admin.disconnect();
+  const producer = kafka.producer();
+  await producer.connect();
+  await produceJson(producer, topic, values);
+  await producer.disconnect();
+}
+
 /** A debug-level logger whose lines (parsed JSON) are pushed to `lines`. */
 export function recordingLogger(lines: Array<Record<string, unknown>>): Logger {
   const sink = new Writable({
