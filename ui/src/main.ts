@@ -675,44 +675,29 @@ function checkboxGroup(
   );
 }
 
+/** A checkbox `id` labelled `label` that shows and sets the view state's flag `key`. */
+function stateToggle(id: string, key: 'showSchemas' | 'showGroups' | 'showInternal', label: string) {
+  return h(
+    'div',
+    { class: 'check' },
+    h('input', {
+      id,
+      type: 'checkbox',
+      checked: state[key],
+      onchange: (event: Event) => setState({ [key]: (event.target as HTMLInputElement).checked }),
+    }),
+    h('label', { for: id }, label),
+  );
+}
+
 function renderFilters(allNodes: LineageNode[]) {
   const distinct = (pick: (node: LineageNode) => string | null) =>
     [...new Set(allNodes.map(pick).filter((value): value is string => value !== null))].sort();
   replaceChildren(
     filters,
-    h(
-      'div',
-      { class: 'check' },
-      h('input', {
-        id: 'show-schemas',
-        type: 'checkbox',
-        checked: state.showSchemas,
-        onchange: (event: Event) => setState({ showSchemas: (event.target as HTMLInputElement).checked }),
-      }),
-      h('label', { for: 'show-schemas' }, 'Show schemas'),
-    ),
-    h(
-      'div',
-      { class: 'check' },
-      h('input', {
-        id: 'show-groups',
-        type: 'checkbox',
-        checked: state.showGroups,
-        onchange: (event: Event) => setState({ showGroups: (event.target as HTMLInputElement).checked }),
-      }),
-      h('label', { for: 'show-groups' }, 'Show consumer groups'),
-    ),
-    h(
-      'div',
-      { class: 'check' },
-      h('input', {
-        id: 'show-internal',
-        type: 'checkbox',
-        checked: state.showInternal,
-        onchange: (event: Event) => setState({ showInternal: (event.target as HTMLInputElement).checked }),
-      }),
-      h('label', { for: 'show-internal' }, 'Show internal topics'),
-    ),
+    stateToggle('show-schemas', 'showSchemas', 'Show schemas'),
+    stateToggle('show-groups', 'showGroups', 'Show consumer groups'),
+    stateToggle('show-internal', 'showInternal', 'Show internal topics'),
     groupToggles(allNodes),
     checkboxGroup(
       'System',
