@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -206,6 +207,30 @@ export function useUiSession(
   after(async () => {
     await browser?.close();
     await stack?.close();
+  });
+}
+
+/**
+ * Sends a request with exactly the headers given (`Host` included, or left out: fetch sets its own)
+ * and answers its status, headers and body; rejects when the request fails.
+ */
+export function requestWithExactHeaders(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ hostname, port, method, path, headers, setHost: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+    });
+    request.on('error', reject);
+    request.end(body);
   });
 }
 
