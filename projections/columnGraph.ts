@@ -260,6 +260,15 @@ function sinkSpelling(graph: ResidentGraph, sink: string, field: string, folded:
   return fields.find((name) => name.toLowerCase() === lower) ?? field;
 }
 
+/** The same field of dataset `node_id`, through an edge that copies its dataset (materialization, mirror). */
+const identityHop = (node_id: string, field: string): ColumnStep => ({
+  node_id,
+  field,
+  job: null,
+  type: 'DIRECT',
+  subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
+});
+
 const unknownHop = (node_id: string, job: string | null): ColumnStep => ({
   node_id,
   field: ALL_FIELDS,
@@ -309,13 +318,7 @@ export function downstreamSteps(
   const seenJobs = new Set<string>();
   graph.forEachOutgoing(nodeId, (edge, _source, target) => {
     if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) {
-      steps.push({
-        node_id: target.id,
-        field,
-        job: null,
-        type: 'DIRECT',
-        subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
-      });
+      steps.push(identityHop(target.id, field));
     } else if (edge.edge_type === 'TRANSFORMS') {
       const lineage = edgeLineage(edge, false);
       if (lineage) steps.push(...lineageSteps(graph, lineage, nodeId, field, target.id, null, options));
@@ -376,13 +379,7 @@ export function upstreamSteps(
   const terminalJobs: string[] = [];
   graph.forEachIncoming(nodeId, (edge, source) => {
     if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) {
-      steps.push({
-        node_id: source.id,
-        field,
-        job: null,
-        type: 'DIRECT',
-        subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
-      });
+      steps.push(identityHop(source.id, field));
       return;
     }
     if (edge.edge_type !== 'TRANSFORMS' && edge.edge_type !== 'PRODUCES') return;
