@@ -406,17 +406,24 @@ export function upstreamSteps(
   return { steps, terminalJobs };
 }
 
-/** A column the walk reached. */
+/** A column the walk reached (a column of the field-level impact answer, `ImpactColumn`). */
 export interface ReachedColumn {
   node_id: string;
+  /** The field, as its dataset spells it; `*` for a dataset reached through a hop of unknown transformation. */
   field: string;
   /** Jobs between the origin and the column. */
   hops: number;
   /** Those jobs' node ids, in order from the origin. */
   via: string[];
-  /** DIRECT when a path of DIRECT edges reaches it; INDIRECT when only paths through an INDIRECT edge do. */
+  /**
+   * DIRECT when a path of DIRECT edges reaches it; INDIRECT when only paths through an INDIRECT edge
+   * do (only when the walk takes INDIRECT edges: `include=indirect`).
+   */
   type: ColumnLineageType;
-  /** The subtype of the last edge of its path (`UNKNOWN` on and after an unknown-transformation hop). */
+  /**
+   * The last edge's OpenLineage subtype (IDENTITY, TRANSFORMATION, AGGREGATION; JOIN, FILTER,
+   * GROUP_BY, WINDOW), or UNKNOWN on and after a hop whose column mapping is not known.
+   */
   subtype: ColumnLineageSubtype;
 }
 
