@@ -655,36 +655,30 @@ function checkboxGroup(
     h('legend', {}, legendText),
     ...values.map((value) => {
       const id = `filter-${name}-${value}`;
-      return h(
-        'div',
-        { class: 'check' },
-        h('input', {
-          id,
-          type: 'checkbox',
-          checked: selected.length === 0 || selected.includes(value),
-          onchange: (event: Event) => {
-            const checked = (event.target as HTMLInputElement).checked;
-            const current = selected.length === 0 ? values : selected;
-            const next = checked ? [...new Set([...current, value])] : current.filter((item) => item !== value);
-            setState({ [key]: next.length === values.length ? [] : next });
-          },
-        }),
-        h('label', { for: id }, name === 'system' || name === 'type' ? humanize(value) : value || '(none)'),
+      return labelledCheckbox(
+        id,
+        name === 'system' || name === 'type' ? humanize(value) : value || '(none)',
+        selected.length === 0 || selected.includes(value),
+        (checked) => {
+          const current = selected.length === 0 ? values : selected;
+          const next = checked ? [...new Set([...current, value])] : current.filter((item) => item !== value);
+          setState({ [key]: next.length === values.length ? [] : next });
+        },
       );
     }),
   );
 }
 
-/** A checkbox `id` labelled `label` that shows and sets the view state's flag `key`. */
-function stateToggle(id: string, key: 'showSchemas' | 'showGroups' | 'showInternal', label: string) {
+/** A checkbox `id` labelled `label`, ticked when `checked`; `onToggle` is told its new state. */
+function labelledCheckbox(id: string, label: string, checked: boolean, onToggle: (checked: boolean) => void) {
   return h(
     'div',
     { class: 'check' },
     h('input', {
       id,
       type: 'checkbox',
-      checked: state[key],
-      onchange: (event: Event) => setState({ [key]: (event.target as HTMLInputElement).checked }),
+      checked,
+      onchange: (event: Event) => onToggle((event.target as HTMLInputElement).checked),
     }),
     h('label', { for: id }, label),
   );
@@ -695,9 +689,15 @@ function renderFilters(allNodes: LineageNode[]) {
     [...new Set(allNodes.map(pick).filter((value): value is string => value !== null))].sort();
   replaceChildren(
     filters,
-    stateToggle('show-schemas', 'showSchemas', 'Show schemas'),
-    stateToggle('show-groups', 'showGroups', 'Show consumer groups'),
-    stateToggle('show-internal', 'showInternal', 'Show internal topics'),
+    labelledCheckbox('show-schemas', 'Show schemas', state.showSchemas, (checked) =>
+      setState({ showSchemas: checked }),
+    ),
+    labelledCheckbox('show-groups', 'Show consumer groups', state.showGroups, (checked) =>
+      setState({ showGroups: checked }),
+    ),
+    labelledCheckbox('show-internal', 'Show internal topics', state.showInternal, (checked) =>
+      setState({ showInternal: checked }),
+    ),
     groupToggles(allNodes),
     checkboxGroup(
       'System',
@@ -743,29 +743,13 @@ function groupToggles(allNodes: LineageNode[]) {
     h('legend', {}, 'Collapse into one node'),
     ...[...paths].sort().map((path) => {
       const id = `collapse-${path.replace(/[^\w-]+/g, '_')}`;
-      return h(
-        'div',
-        { class: 'check' },
-        h('input', {
-          id,
-          type: 'checkbox',
-          checked: collapsedNow.includes(path),
-          onchange: (event: Event) => {
-            const checked = (event.target as HTMLInputElement).checked;
-            setState({
-              collapsed: checked ? [...collapsedNow, path] : collapsedNow.filter((item) => item !== path),
-            });
-          },
-        }),
-        h(
-          'label',
-          { for: id },
-          path.includes('/')
-            ? `cluster ${path.split('/')[1]} (in ${path.split('/')[0]})`
-            : path in SYSTEM_COLORS
-              ? humanize(path)
-              : `environment ${path}`,
-        ),
+      const label = path.includes('/')
+        ? `cluster ${path.split('/')[1]} (in ${path.split('/')[0]})`
+        : path in SYSTEM_COLORS
+          ? humanize(path)
+          : `environment ${path}`;
+      return labelledCheckbox(id, label, collapsedNow.includes(path), (checked) =>
+        setState({ collapsed: checked ? [...collapsedNow, path] : collapsedNow.filter((item) => item !== path) }),
       );
     }),
   );
