@@ -42,13 +42,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { topicId } from '../src/graph/ids.js';
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildUiServer } from '../infra/ui/server.js';
 import { privatePostgresSkipReason } from '../test/helpers/privatePostgres.js';
 import { runDatabaseOutage } from '../test/scaling/databaseOutageRun.js';
 import { startApiProcess } from '../test/scaling/helpers.js';
-import { ensureUiBuilt } from '../test/ui/helpers.js';
+import { ensureUiBuilt, requestWithExactHeaders } from '../test/ui/helpers.js';
 import { startApi, stopApi } from './mixedLoad.js';
 import { invalidImportBody, measureImportStall, validImportBody } from './importStall.js';
 
@@ -435,27 +434,23 @@ async function importsPart(): Promise<Row> {
   }
 }
 
-/** A request with exactly these headers (a `Host` of our choosing included); answers status and body. */
-function rawRequest(
+/**
+ * A request with exactly these headers (a `Host` of our choosing included); answers status, content
+ * type and body, or status 0 when the request fails.
+ */
+async function rawRequest(
   base: string,
   method: string,
   path: string,
   headers: Record<string, string>,
   body?: string,
 ): Promise<{ status: number; type: string; text: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve) => {
-    const outgoing = httpRequest({ hostname, port, method, path, headers, setHost: false }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type'] ?? ''), text }),
-      );
-    });
-    outgoing.on('error', () => resolve({ status: 0, type: '', text: '' }));
-    outgoing.end(body);
-  });
+  try {
+    const answer = await requestWithExactHeaders(base, method, path, headers, body);
+    return { status: answer.status, type: String(answer.headers['content-type'] ?? ''), text: answer.text };
+  } catch {
+    return { status: 0, type: '', text: '' };
+  }
 }
 
 /** Part 6: the UI proxy probes, against an API process whose configured key holds every role. */

@@ -65,6 +65,7 @@ const PAN_SECONDS = 3;
 const PAN_AMPLITUDE = { x: 0.6, y: 0.3 };
 
 type Browser = Awaited<ReturnType<typeof launchChromium>>;
+type Page = Awaited<ReturnType<Browser['newPage']>>;
 type Scenario = Awaited<ReturnType<typeof loadScenario>>;
 
 /** What the benchmark runs against: the simulator, the API on the memory store, the UI server and Chromium. */
@@ -152,6 +153,32 @@ async function recordSyntheticGraphs(
   return graphs;
 }
 
+/**
+ * Sets the camera to `cameraState` (a JavaScript expression of `t`, the seconds since the start) on
+ * every animation frame for `PAN_SECONDS`; answers the frames drawn, the seconds they took and how
+ * many times the view redrew meanwhile.
+ */
+async function moveCameraEveryFrame(
+  page: Page,
+  cameraState: string,
+): Promise<{ frames: number; seconds: number; redraws: number }> {
+  return (await page.evaluate(`new Promise((resolve) => {
+    const view = window.__lineageUi.view;
+    const camera = view.renderer.getCamera();
+    const redrawnBefore = view.panCounts.redrawn;
+    const start = performance.now();
+    let frames = 0;
+    const step = (now) => {
+      frames++;
+      const t = (now - start) / 1000;
+      camera.setState(${cameraState});
+      if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
+      else resolve({ frames, seconds: (now - start) / 1000, redraws: view.panCounts.redrawn - redrawnBefore });
+    };
+    requestAnimationFrame(step);
+  })`)) as { frames: number; seconds: number; redraws: number };
+}
+
 /** Opens one graph in a fresh page, waits for its first frame, then pans for `PAN_SECONDS` counting frames. */
 async function measureGraph(browser: Browser, uiUrl: string, name: string, graphId: string): Promise<UiBenchRow> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -174,39 +201,14 @@ async function measureGraph(browser: Browser, uiUrl: string, name: string, graph
     pictureAt: number;
     documentAt: number;
   };
-  const frames = (await page.evaluate(`new Promise((resolve) => {
-    const view = window.__lineageUi.view;
-    const camera = view.renderer.getCamera();
-    const redrawnBefore = view.panCounts.redrawn;
-    const start = performance.now();
-    let frames = 0;
-    const step = (now) => {
-      frames++;
-      const t = (now - start) / 1000;
-      camera.setState({ x: 0.5 + ${PAN_AMPLITUDE.x} * Math.sin(t), y: 0.5 + ${PAN_AMPLITUDE.y} * Math.sin(2 * t) });
-      if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
-      else resolve({ frames, seconds: (now - start) / 1000, redraws: view.panCounts.redrawn - redrawnBefore });
-    };
-    requestAnimationFrame(step);
-  })`)) as { frames: number; seconds: number; redraws: number };
+  const frames = await moveCameraEveryFrame(
+    page,
+    `{ x: 0.5 + ${PAN_AMPLITUDE.x} * Math.sin(t), y: 0.5 + ${PAN_AMPLITUDE.y} * Math.sin(2 * t) }`,
+  );
   // Zoom: the camera's ratio goes from the fitted graph to a quarter of it and back, on every frame.
   await page.evaluate('window.__lineageUi.view.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1 })');
   await page.waitForTimeout(400);
-  const zoom = (await page.evaluate(`new Promise((resolve) => {
-    const view = window.__lineageUi.view;
-    const camera = view.renderer.getCamera();
-    const redrawnBefore = view.panCounts.redrawn;
-    const start = performance.now();
-    let frames = 0;
-    const step = (now) => {
-      frames++;
-      const t = (now - start) / 1000;
-      camera.setState({ ratio: Math.pow(2, -1 + Math.cos(t * 2)) });
-      if (now - start < ${PAN_SECONDS * 1000}) requestAnimationFrame(step);
-      else resolve({ frames, seconds: (now - start) / 1000, redraws: view.panCounts.redrawn - redrawnBefore });
-    };
-    requestAnimationFrame(step);
-  })`)) as { frames: number; seconds: number; redraws: number };
+  const zoom = await moveCameraEveryFrame(page, '{ ratio: Math.pow(2, -1 + Math.cos(t * 2)) }');
   const row: UiBenchRow = {
     graph: name,
     nodes_drawn: figures.nodes,

@@ -270,6 +270,15 @@ function sinkSpelling(graph: ResidentGraph, sink: string, field: string, folded:
   return fields.find((name) => name.toLowerCase() === lower) ?? field;
 }
 
+/** The same field of dataset `node_id`, through an edge that copies its dataset (materialization, mirror). */
+const identityHop = (node_id: string, field: string): ColumnStep => ({
+  node_id,
+  field,
+  job: null,
+  type: 'DIRECT',
+  subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
+});
+
 const unknownHop = (node_id: string, job: string | null): ColumnStep => ({
   node_id,
   field: ALL_FIELDS,
@@ -388,13 +397,7 @@ export function downstreamSteps(
   const seenJobs = new Set<string>();
   graph.forEachOutgoing(nodeId, (edge, _source, target) => {
     if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) {
-      steps.push({
-        node_id: target.id,
-        field,
-        job: null,
-        type: 'DIRECT',
-        subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
-      });
+      steps.push(identityHop(target.id, field));
     } else if (edge.edge_type === 'TRANSFORMS') {
       const lineage = edgeLineage(edge, false);
       if (lineage) steps.push(...lineageSteps(graph, lineage, nodeId, field, target.id, null, options));
@@ -474,13 +477,7 @@ export function upstreamSteps(
   const terminalJobs: string[] = [];
   graph.forEachIncoming(nodeId, (edge, source) => {
     if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) {
-      steps.push({
-        node_id: source.id,
-        field,
-        job: null,
-        type: 'DIRECT',
-        subtype: field === ALL_FIELDS ? 'UNKNOWN' : 'IDENTITY',
-      });
+      steps.push(identityHop(source.id, field));
       return;
     }
     if (edge.edge_type !== 'TRANSFORMS' && edge.edge_type !== 'PRODUCES') return;
@@ -513,17 +510,24 @@ export function upstreamSteps(
   return { steps, terminalJobs };
 }
 
-/** A column the walk reached. */
+/** A column the walk reached (a column of the field-level impact answer, `ImpactColumn`). */
 export interface ReachedColumn {
   node_id: string;
+  /** The field, as its dataset spells it; `*` for a dataset reached through a hop of unknown transformation. */
   field: string;
   /** Jobs between the origin and the column. */
   hops: number;
   /** Those jobs' node ids, in order from the origin. */
   via: string[];
-  /** DIRECT when a path of DIRECT edges reaches it; INDIRECT when only paths through an INDIRECT edge do. */
+  /**
+   * DIRECT when a path of DIRECT edges reaches it; INDIRECT when only paths through an INDIRECT edge
+   * do (only when the walk takes INDIRECT edges: `include=indirect`).
+   */
   type: ColumnLineageType;
-  /** The subtype of the last edge of its path (`UNKNOWN` on and after an unknown-transformation hop). */
+  /**
+   * The last edge's OpenLineage subtype (IDENTITY, TRANSFORMATION, AGGREGATION; JOIN, FILTER,
+   * GROUP_BY, WINDOW), or UNKNOWN on and after a hop whose column mapping is not known.
+   */
   subtype: ColumnLineageSubtype;
 }
 

@@ -19,8 +19,7 @@ import {
   walkColumns,
   type ColumnChanges,
   type ColumnDirection,
-  type ColumnLineageSubtype,
-  type ColumnLineageType,
+  type ReachedColumn,
 } from '../projections/columnGraph.js';
 import type { ResidentGraph } from '../projections/residentGraph.js';
 import type { ServiceContext } from './context.js';
@@ -51,23 +50,8 @@ export interface ImpactQuery {
   include?: string | undefined;
 }
 
-/** One column of the answer. */
-export interface ImpactColumn {
-  node_id: string;
-  /** The field, as its dataset spells it; `*` for a dataset reached through a hop of unknown transformation. */
-  field: string;
-  /** Jobs between the origin and this column. */
-  hops: number;
-  /** Those jobs' node ids, in order from the origin. */
-  via: string[];
-  /** DIRECT, or INDIRECT for a column only INDIRECT lineage reaches (only with `include=indirect`). */
-  type: ColumnLineageType;
-  /**
-   * The last edge's OpenLineage subtype (IDENTITY, TRANSFORMATION, AGGREGATION; JOIN, FILTER,
-   * GROUP_BY, WINDOW), or UNKNOWN on and after a hop whose column mapping is not known.
-   */
-  subtype: ColumnLineageSubtype;
-}
+/** One column of the answer: a column the walk reached (`ReachedColumn` of the column graph). */
+export type ImpactColumn = ReachedColumn;
 
 /** The answer (contract: `{origin, direction, columns, jobs, node_count}`). */
 export interface ImpactAnswer {

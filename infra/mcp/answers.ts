@@ -236,26 +236,24 @@ export function diffAnswer(diff: GraphDiff) {
     return { total: items.length, items: shown.map(map), ...(more ? { more } : {}) };
   };
   const edgeItem = (edge: Edge) => compactEdge(edge, nameOf);
+  // The added, removed and changed items of the nodes or the edges, each one as `item` shows it.
+  const changes = <T extends Record<string, unknown>, U extends object>(
+    part: { added: readonly T[]; removed: readonly T[]; changed: readonly { before: T; after: T }[] },
+    item: (value: T) => U,
+  ) => ({
+    added: list(part.added, item),
+    removed: list(part.removed, item),
+    changed: list(part.changed, (change) => ({
+      ...item(change.after),
+      fields: changedFields(change.before, change.after),
+    })),
+  });
   return {
     graph_id: diff.graph_id,
     from: diff.from,
     to: diff.to,
-    nodes: {
-      added: list(diff.nodes.added, compactNode),
-      removed: list(diff.nodes.removed, compactNode),
-      changed: list(diff.nodes.changed, (change) => ({
-        ...compactNode(change.after),
-        fields: changedFields(change.before, change.after),
-      })),
-    },
-    edges: {
-      added: list(diff.edges.added, edgeItem),
-      removed: list(diff.edges.removed, edgeItem),
-      changed: list(diff.edges.changed, (change) => ({
-        ...edgeItem(change.after),
-        fields: changedFields(change.before, change.after),
-      })),
-    },
+    nodes: changes(diff.nodes, compactNode),
+    edges: changes(diff.edges, edgeItem),
   };
 }
 

@@ -58,9 +58,11 @@ import {
   MIN_IMPACT_DEPTH,
 } from '../../services/impact.js';
 import type { LineageRuntime } from '../../services/runtime.js';
-import { DEFAULT_LINEAGE_DEPTH, LINEAGE_DIRECTIONS, MAX_LINEAGE_DEPTH } from '../../projections/openLineage/index.js';
+import { LINEAGE_DIRECTIONS } from '../../projections/openLineage/index.js';
 import { problemFor } from '../http/problem.js';
 import { packageInfo } from '../http/routes/meta.js';
+import { impactDepth } from '../http/routes/impact.js';
+import { datasetLineageDepth } from '../http/routes/openLineage.js';
 import {
   datasetLineageAnswer,
   diffAnswer,
@@ -297,15 +299,9 @@ function registerImpactTool(server: McpServer, { runtime, logger }: LineageMcpOp
           .enum(IMPACT_DIRECTIONS)
           .default('downstream')
           .describe('downstream (default): what the field feeds; upstream: what feeds it'),
-        depth: z
-          .number()
-          .int()
-          .min(MIN_IMPACT_DEPTH)
-          .max(MAX_IMPACT_DEPTH)
-          .default(DEFAULT_IMPACT_DEPTH)
-          .describe(
-            `Jobs between the field and a column, ${MIN_IMPACT_DEPTH} to ${MAX_IMPACT_DEPTH} (default ${DEFAULT_IMPACT_DEPTH})`,
-          ),
+        depth: impactDepth(z.number()).describe(
+          `Jobs between the field and a column, ${MIN_IMPACT_DEPTH} to ${MAX_IMPACT_DEPTH} (default ${DEFAULT_IMPACT_DEPTH})`,
+        ),
         as_of: asOf.optional(),
       },
       annotations: READ_ONLY,
@@ -338,13 +334,7 @@ function registerOpenLineageTools(server: McpServer, { runtime, logger }: Lineag
           .describe('The dataset namespace, e.g. kafka://pkc-xxxx.us-east-1.aws.confluent.cloud:9092'),
         name: z.string().min(1).max(2048).describe('The dataset name, e.g. a topic name'),
         direction: z.enum(LINEAGE_DIRECTIONS).default('upstream').describe('upstream (default), downstream or both'),
-        depth: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_LINEAGE_DEPTH)
-          .default(DEFAULT_LINEAGE_DEPTH)
-          .describe(`Dataset hops, 1 to ${MAX_LINEAGE_DEPTH} (default ${DEFAULT_LINEAGE_DEPTH})`),
+        depth: datasetLineageDepth(z.number()),
       },
       annotations: READ_ONLY,
     },

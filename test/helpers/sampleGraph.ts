@@ -124,14 +124,28 @@ export function sampleGraph(): LineageGraph {
  * @param attributes its attributes (default none).
  */
 export function testTopic(name: string, attributes: Record<string, unknown> = {}): Node {
+  return topicNode('env-1', 'lkc-1', name, attributes);
+}
+
+/**
+ * A topic `name` of environment `environment`, cluster `cluster`, as an extraction records it (id
+ * `stream:topic:{environment}:{cluster}/{name}`).
+ * @param attributes its attributes (partitions, bootstrap endpoint…).
+ */
+export function topicNode(
+  environment: string,
+  cluster: string,
+  name: string,
+  attributes: Record<string, unknown>,
+): Node {
   return {
-    id: `stream:topic:env-1:lkc-1/${name}`,
+    id: `stream:topic:${environment}:${cluster}/${name}`,
     node_type: 'TOPIC',
     system: 'STREAM',
-    qualified_name: `lkc-1/${name}`,
+    qualified_name: `${cluster}/${name}`,
     display_name: name,
-    environment_id: 'env-1',
-    cluster_id: 'lkc-1',
+    environment_id: environment,
+    cluster_id: cluster,
     attributes,
   };
 }

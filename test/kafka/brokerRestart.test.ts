@@ -22,6 +22,7 @@ import { createOpenLineageIngestor } from '../../src/openlineage/ingestion.js';
 import { eventually } from '../helpers/wait.js';
 import { addNode, everyChangeInOrder, leaseOf, recordTopic } from '../scaling/publicationHelpers.js';
 import {
+  createTopicWith,
   freshKafkaTransport,
   kafkaClient,
   kafkaSkip,
@@ -44,14 +45,7 @@ describe('the OpenLineage consumer across a broker restart', { skip }, () => {
     const lines: Array<Record<string, unknown>> = [];
     const store = createMemoryEventStore();
     const kafka = kafkaClient(broker());
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
-    await admin.disconnect();
-    let producer = kafka.producer();
-    await producer.connect();
-    await produceJson(producer, config.topic, [numberedEvent(1), numberedEvent(2)]);
-    await producer.disconnect();
+    await createTopicWith(kafka, config.topic, [numberedEvent(1), numberedEvent(2)]);
     const consumer = await startOpenLineageConsumer(config, {
       ingestor: createOpenLineageIngestor({ store }),
       logger: recordingLogger(lines),
@@ -66,7 +60,7 @@ describe('the OpenLineage consumer across a broker restart', { skip }, () => {
       // kafkajs notices at its next fetch; then it restarts the consumer, or we reconnect with backoff.
       await logged(lines, 'OpenLineageKafka:Crashed', /Kafka brokers unreachable|Kafka error/);
       await broker().start();
-      producer = kafkaClient(broker()).producer();
+      const producer = kafkaClient(broker()).producer();
       await producer.connect();
       await produceJson(producer, config.topic, [numberedEvent(3), numberedEvent(4)]);
       await producer.disconnect();

@@ -20,8 +20,11 @@ import {
 } from '../../infra/kafka/broker.js';
 import type { KafkaTransportConfig } from '../../infra/kafka/openLineageConsumer.js';
 import type { EventStore } from '../../src/eventStore.js';
+import { createGraph, recordGraph } from '../../src/graphCommands.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import { topicNode } from '../helpers/sampleGraph.js';
 import { eventually } from '../helpers/wait.js';
+import type { TestApi } from '../http/helpers.js';
 import { runEvent } from '../openlineage/helpers.js';
 import { allEvents } from '../scaling/helpers.js';
 import { SHARED_BROKER_VARIABLE, type SharedBrokerFile } from './sharedBroker.js';
@@ -124,6 +127,18 @@ export async function produceJson(
   }
 }
 
+/** Creates `topic` on the broker of `kafka` (waiting for its leader), then produces `values` to it (`produceJson`). */
+export async function createTopicWith(kafka: Kafka, topic: string, values: readonly unknown[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+  await admin.disconnect();
+  const producer = kafka.producer();
+  await producer.connect();
+  await produceJson(producer, topic, values);
+  await producer.disconnect();
+}
+
 /** A debug-level logger whose lines (parsed JSON) are pushed to `lines`. */
 export function recordingLogger(lines: Array<Record<string, unknown>>): Logger {
   const sink = new Writable({
@@ -178,4 +193,25 @@ export function logged(lines: Array<Record<string, unknown>>, message: string, e
   return eventually(`a ${message} log line`, () =>
     lines.find((line) => line.msg === message && (err === undefined || err.test(String(line.err)))),
   );
+}
+
+/**
+ * Records, in a new graph `default` of `api`, topics `topics` of environment `environment`, cluster
+ * `cluster` whose bootstrap endpoint is `bootstrap` (the test broker's), as an extraction records
+ * them, so that the `kafka://{bootstrap}` datasets of OpenLineage producers land on them.
+ */
+export async function seedExtractedGraph(
+  api: TestApi,
+  {
+    environment,
+    cluster,
+    bootstrap,
+    topics,
+  }: { environment: string; cluster: string; bootstrap: string; topics: string[] },
+): Promise<void> {
+  const graph = await createGraph(api.runtime.commands, { name: 'default' }, { actor: 'test' });
+  const nodes = topics.map((name) =>
+    topicNode(environment, cluster, name, { partitions: 1, bootstrap_endpoint: bootstrap }),
+  );
+  await recordGraph(api.runtime.commands, graph.graphId, { nodes, edges: [] }, { mode: 'merge' }, { actor: 'test' });
 }

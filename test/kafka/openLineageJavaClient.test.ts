@@ -23,12 +23,11 @@ import { promisify } from 'node:util';
 import { SASL_USER } from '../../infra/kafka/broker.js';
 import { mavenClasspath } from '../../infra/kafka/maven.js';
 import { startOpenLineageConsumer } from '../../infra/kafka/openLineageConsumer.js';
-import { createGraph, recordGraph } from '../../src/graphCommands.js';
 import { eventually } from '../helpers/wait.js';
 import { startApi, type TestApi } from '../http/helpers.js';
 import { FIXTURES } from '../openlineage/helpers.js';
 import { loadValidator } from '../openlineage/validator.js';
-import { kafkaClient, kafkaSkip, useKafkaBroker } from './helpers.js';
+import { kafkaClient, kafkaSkip, seedExtractedGraph, useKafkaBroker } from './helpers.js';
 
 const run = promisify(execFile);
 const JAVA_FOLDER = join(import.meta.dirname, '..', 'java', 'openlineage');
@@ -54,28 +53,6 @@ async function emitWithJavaClient(yaml: string, args: string[]): Promise<string>
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
-}
-
-/** A graph like an extraction's: two topics of a cluster whose bootstrap endpoint is the test broker's. */
-async function seedExtractedGraph(api: TestApi, bootstrap: string): Promise<void> {
-  const graph = await createGraph(api.runtime.commands, { name: 'default' }, { actor: 'test' });
-  const topic = (name: string) => ({
-    id: `stream:topic:${ENV}:${CLUSTER}/${name}`,
-    node_type: 'TOPIC' as const,
-    system: 'STREAM' as const,
-    qualified_name: `${CLUSTER}/${name}`,
-    display_name: name,
-    environment_id: ENV,
-    cluster_id: CLUSTER,
-    attributes: { partitions: 1, bootstrap_endpoint: bootstrap },
-  });
-  await recordGraph(
-    api.runtime.commands,
-    graph.graphId,
-    { nodes: [topic('orders'), topic('orders-enriched')] as never, edges: [] },
-    { mode: 'merge' },
-    { actor: 'test' },
-  );
 }
 
 /** The stored events of a run, through the API. */
@@ -105,7 +82,12 @@ describe('the official OpenLineage Java client as a producer', { skip }, () => {
       { ingestor: api.runtime.openLineageIngestor },
     );
     try {
-      await seedExtractedGraph(api, broker().bootstrap);
+      await seedExtractedGraph(api, {
+        environment: ENV,
+        cluster: CLUSTER,
+        bootstrap: broker().bootstrap,
+        topics: ['orders', 'orders-enriched'],
+      });
       const kafkaNamespace = `kafka://${broker().bootstrap}`;
       const args = (job: string) => ['java-client', job, kafkaNamespace, 'orders', 'orders-enriched'];
       const jaas =

@@ -17,12 +17,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { mavenClasspath } from '../../infra/kafka/maven.js';
-import { createGraph, recordGraph } from '../../src/graphCommands.js';
 import { eventually } from '../helpers/wait.js';
-import { startApi, type TestApi } from '../http/helpers.js';
+import { startApi } from '../http/helpers.js';
 import { FIXTURES } from '../openlineage/helpers.js';
 import { loadValidator } from '../openlineage/validator.js';
-import { kafkaClient, kafkaSkip, produceJson, useKafkaBroker } from './helpers.js';
+import { kafkaClient, kafkaSkip, produceJson, seedExtractedGraph, useKafkaBroker } from './helpers.js';
 
 const run = promisify(execFile);
 const SPARK_FOLDER = join(import.meta.dirname, '..', 'java', 'spark');
@@ -52,28 +51,6 @@ const skip =
 if (skip && process.env.LINEAGE_SVC_TEST_SPARK !== '1') console.log(`# ${skip}`);
 const broker = useKafkaBroker(skip);
 
-/** Two topics of a cluster whose bootstrap endpoint is the test broker's, as an extraction records them. */
-async function seedExtractedGraph(api: TestApi, bootstrap: string, topics: string[]): Promise<void> {
-  const graph = await createGraph(api.runtime.commands, { name: 'default' }, { actor: 'test' });
-  const nodes = topics.map((name) => ({
-    id: `stream:topic:${ENV}:${CLUSTER}/${name}`,
-    node_type: 'TOPIC' as const,
-    system: 'STREAM' as const,
-    qualified_name: `${CLUSTER}/${name}`,
-    display_name: name,
-    environment_id: ENV,
-    cluster_id: CLUSTER,
-    attributes: { partitions: 1, bootstrap_endpoint: bootstrap },
-  }));
-  await recordGraph(
-    api.runtime.commands,
-    graph.graphId,
-    { nodes: nodes as never, edges: [] },
-    { mode: 'merge' },
-    { actor: 'test' },
-  );
-}
-
 describe('Apache Spark with the OpenLineage Spark listener as a producer', { skip }, () => {
   it('reports a Kafka-to-Kafka job whose datasets join our topic nodes', async () => {
     const api = await startApi();
@@ -86,7 +63,12 @@ describe('Apache Spark with the OpenLineage Spark listener as a producer', { ski
     try {
       await admin.createTopics({ topics: [{ topic: input }, { topic: output }], waitForLeaders: true });
       await produceJson(producer, input, [{ order: 1 }, { order: 2 }, { order: 3 }]);
-      await seedExtractedGraph(api, broker().bootstrap, [input, output]);
+      await seedExtractedGraph(api, {
+        environment: ENV,
+        cluster: CLUSTER,
+        bootstrap: broker().bootstrap,
+        topics: [input, output],
+      });
       const classpath = (await mavenClasspath(join(SPARK_FOLDER, 'pom.xml'))).join(':');
       await run(
         'java',

@@ -19,6 +19,7 @@ import { createOpenLineageIngestor } from '../../src/openlineage/ingestion.js';
 import { eventually } from '../helpers/wait.js';
 import { startApi } from '../http/helpers.js';
 import {
+  createTopicWith,
   freshKafkaTransport,
   kafkaClient,
   kafkaSkip,
@@ -377,14 +378,7 @@ describe('Kafka transport against a real broker', { skip }, () => {
     const api = await startApi();
     const config = freshTransport();
     const kafka = kafkaClient(broker());
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
-    await admin.disconnect();
-    const producer = kafka.producer();
-    await producer.connect();
-    await produceJson(producer, config.topic, [numberedEvent(1), numberedEvent(2), numberedEvent(3)]);
-    await producer.disconnect();
+    await createTopicWith(kafka, config.topic, [numberedEvent(1), numberedEvent(2), numberedEvent(3)]);
     const consumer = await startOpenLineageConsumer(config, { ingestor: api.runtime.openLineageIngestor });
     try {
       const line = (text: string, name: string) =>

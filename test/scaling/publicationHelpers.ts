@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { LineageRuntime } from '../../infra/runtime.js';
 import { createProcessLease, newProcessIdentity, type ProcessLease } from '../../services/ownership.js';
 import { toChangeEvent } from '../../services/publisher.js';
+import { topicNode } from '../helpers/sampleGraph.js';
 import { eventually } from '../helpers/wait.js';
 import { allEvents } from './helpers.js';
 
@@ -21,16 +22,7 @@ export const CLUSTER = 'lkc-7x9m2p';
 
 /** A topic node of the test cluster (partitions 3). */
 export function topic(name: string) {
-  return {
-    id: `stream:topic:${ENV}:${CLUSTER}/${name}`,
-    node_type: 'TOPIC' as const,
-    system: 'STREAM' as const,
-    qualified_name: `${CLUSTER}/${name}`,
-    display_name: name,
-    environment_id: ENV,
-    cluster_id: CLUSTER,
-    attributes: { partitions: 3 },
-  };
+  return topicNode(ENV, CLUSTER, name, { partitions: 3 });
 }
 
 /** Adds node `name` to graph `graphId` (one NodesAdded event). */

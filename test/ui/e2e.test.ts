@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { call } from '../http/helpers.js';
@@ -21,8 +21,8 @@ import {
   NEW_TOPIC,
   openGuardedPage,
   screenshot,
-  startUiStack,
   TEST_API_KEY,
+  useUiSession,
   waitForRender,
   type GuardedPage,
   type UiStack,
@@ -41,16 +41,7 @@ describe('web UI in headless Chromium', { skip }, () => {
   let guarded: GuardedPage;
   let page: Page;
 
-  before(async () => {
-    browser = (probe as { browser: Browser }).browser;
-    stack = await startUiStack();
-    guarded = await openGuardedPage(browser);
-    page = guarded.page;
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
+  useUiSession(probe, (session) => ({ browser, stack, guarded, page } = session));
 
   it('draws the demo graph with a legend, search first, schemas hidden', async () => {
     await page.goto(`${stack.uiUrl}/`);

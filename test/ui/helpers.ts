@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import {
@@ -175,6 +177,61 @@ export async function openGuardedPage(browser: Browser): Promise<GuardedPage> {
     await route.continue();
   });
   return guarded;
+}
+
+/** What the tests of a UI test file share: the browser, the stack and one guarded page. */
+export interface UiSession {
+  browser: Browser;
+  stack: UiStack;
+  guarded: GuardedPage;
+  /** The guarded page (`guarded.page`). */
+  page: Page;
+}
+
+/**
+ * Registers, in the calling `describe`, a `before` that starts the UI stack and opens a guarded page
+ * in the probed browser, handing them to `started`, and an `after` that closes the browser and the stack.
+ */
+export function useUiSession(
+  probe: { browser: Browser } | { skip: string },
+  started: (session: UiSession) => void,
+): void {
+  let browser: Browser | undefined;
+  let stack: UiStack | undefined;
+  before(async () => {
+    browser = (probe as { browser: Browser }).browser;
+    stack = await startUiStack();
+    const guarded = await openGuardedPage(browser);
+    started({ browser, stack, guarded, page: guarded.page });
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+}
+
+/**
+ * Sends a request with exactly the headers given (`Host` included, or left out: fetch sets its own)
+ * and answers its status, headers and body; rejects when the request fails.
+ */
+export function requestWithExactHeaders(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ hostname, port, method, path, headers, setHost: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 /** Saves a screenshot of the page under `SCREENSHOT_FOLDER` and returns its path. */

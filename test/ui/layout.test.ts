@@ -4,26 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadUiModule, type LineageEdge, type LineageNode } from '../helpers/uiModules.js';
 
-// The UI's modules are loaded by URL so that the root tsconfig (no DOM) never compiles ui/.
-const load = (name: string) => import(new URL(`../../ui/src/${name}.ts`, import.meta.url).href);
-
-interface LineageNode {
-  id: string;
-  node_type: string;
-  system: string;
-  qualified_name: string;
-  display_name: string;
-  environment_id: string | null;
-  cluster_id: string | null;
-  attributes: Record<string, unknown> | null;
-}
-interface LineageEdge {
-  src_id: string;
-  dst_id: string;
-  edge_type: string;
-  attributes: Record<string, unknown> | null;
-}
 interface LayoutResult {
   x: Float32Array;
   y: Float32Array;
@@ -41,13 +23,13 @@ type Diff = {
   edges: { added: LineageEdge[]; removed: LineageEdge[]; changed: unknown[] };
 };
 
-const { layeredLayout } = (await load('layout')) as {
+const { layeredLayout } = (await loadUiModule('layout')) as {
   layeredLayout(
     input: { nodeCount: number; sources: Int32Array; targets: Int32Array; order?: Float64Array },
     options?: { maxRows?: number },
   ): LayoutResult;
 };
-const { diffScene, isInternalTopic, passesFilters } = (await load('graphData')) as {
+const { diffScene, isInternalTopic, passesFilters } = (await loadUiModule('graphData')) as {
   diffScene(
     nodes: LineageNode[],
     edges: LineageEdge[],
@@ -56,7 +38,7 @@ const { diffScene, isInternalTopic, passesFilters } = (await load('graphData')) 
   isInternalTopic(node: LineageNode): boolean;
   passesFilters(node: LineageNode, filters: Filters): boolean;
 };
-const { readViewState, writeViewState } = (await load('viewState')) as {
+const { readViewState, writeViewState } = (await loadUiModule('viewState')) as {
   readViewState(search: string): Record<string, unknown> & { focus: string | null; hops: number; systems: string[] };
   writeViewState(state: unknown): string;
 };

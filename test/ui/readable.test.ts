@@ -5,31 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadUiModule, type LineageEdge, type LineageNode } from '../helpers/uiModules.js';
 
-// The UI's modules are loaded by URL so that the root tsconfig (no DOM) never compiles ui/.
-const load = (name: string) => import(new URL(`../../ui/src/${name}.ts`, import.meta.url).href);
-
-interface LineageNode {
-  id: string;
-  node_type: string;
-  system: string;
-  qualified_name: string;
-  display_name: string;
-  environment_id: string | null;
-  cluster_id: string | null;
-  attributes: Record<string, unknown> | null;
-}
-interface LineageEdge {
-  src_id: string;
-  dst_id: string;
-  edge_type: string;
-  attributes: Record<string, unknown> | null;
-}
-
-const { elideMiddle } = (await load('cards')) as {
+const { elideMiddle } = (await loadUiModule('cards')) as {
   elideMiddle(text: string, width: number, measure: (text: string) => number): string;
 };
-const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, collapseGroups } = (await load(
+const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, collapseGroups } = (await loadUiModule(
   'graphData',
 )) as {
   collapseGroups(
@@ -49,7 +30,7 @@ const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, collap
   groupPath(node: LineageNode): string[];
   edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null;
 };
-const { dagreLayout, layoutGraph, CARD_LAYOUT_LIMIT } = (await load('layout')) as {
+const { dagreLayout, layoutGraph, CARD_LAYOUT_LIMIT } = (await loadUiModule('layout')) as {
   dagreLayout(input: { nodeCount: number; sources: Int32Array; targets: Int32Array; groups?: string[][] }): {
     x: Float32Array;
     y: Float32Array;
@@ -61,7 +42,7 @@ const { dagreLayout, layoutGraph, CARD_LAYOUT_LIMIT } = (await load('layout')) a
   layoutGraph(input: { nodeCount: number; sources: Int32Array; targets: Int32Array }): { algorithm: string };
   CARD_LAYOUT_LIMIT: number;
 };
-const { summarizeRuns } = (await load('pages')) as {
+const { summarizeRuns } = (await loadUiModule('pages')) as {
   summarizeRuns(events: unknown[]): { runId: string; started: string | null; ended: string | null; state: string }[];
 };
 

@@ -8,7 +8,7 @@
  * UI's key.
  */
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +21,7 @@ import {
   refusalOf,
 } from '../../infra/ui/server.js';
 import { startApi, type TestApi } from '../http/helpers.js';
-import { ensureUiBuilt } from './helpers.js';
+import { ensureUiBuilt, requestWithExactHeaders } from './helpers.js';
 
 describe('lineage-svc-ui server', () => {
   let upstream: Server;
@@ -169,27 +169,6 @@ describe('lineage-svc-ui server', () => {
   });
 });
 
-/** A request with exactly the headers given (`Host` included, or left out: fetch sets its own). */
-function rawRequest(
-  base: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, method, path, headers, setHost: false }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 describe('lineage-svc-ui server in front of a real API: a UI that does not lend its key', () => {
   /** The UI's key holds every role here (as a careless deployment would give it): it must still lend it to reads only. */
   const UI_KEY = 'ui-server-key-every-role-7d2e';
@@ -303,14 +282,14 @@ describe('lineage-svc-ui server in front of a real API: a UI that does not lend 
   it('refuses a Host that is not one of its hosts (DNS rebinding), for the page and the API alike', async () => {
     const port = new URL(base).port;
     for (const path of ['/', '/api/v1/graphs']) {
-      const rebound = await rawRequest(base, 'GET', path, { host: `attacker.example:${port}` });
+      const rebound = await requestWithExactHeaders(base, 'GET', path, { host: `attacker.example:${port}` });
       assert.equal(rebound.status, 403, path);
       assert.match(rebound.headers['content-type'] ?? '', /^application\/problem\+json/);
       assert.equal(JSON.parse(rebound.text).type, 'urn:lineage-svc:problem:host-not-allowed');
       assert.doesNotMatch(rebound.text, /signed-in/);
       assert.doesNotMatch(JSON.parse(rebound.text).detail, /127\.0\.0\.1/, 'the allowed hosts are not told');
     }
-    const rebound = await rawRequest(
+    const rebound = await requestWithExactHeaders(
       base,
       'POST',
       '/api/v1/graphs',
@@ -318,9 +297,9 @@ describe('lineage-svc-ui server in front of a real API: a UI that does not lend 
       JSON.stringify({ name: 'rebound' }),
     );
     assert.equal(rebound.status, 403);
-    assert.equal((await rawRequest(base, 'GET', '/', {})).status, 403, 'no Host at all');
+    assert.equal((await requestWithExactHeaders(base, 'GET', '/', {})).status, 403, 'no Host at all');
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`])
-      assert.equal((await rawRequest(base, 'GET', '/api/v1/graphs', { host })).status, 200, host);
+      assert.equal((await requestWithExactHeaders(base, 'GET', '/api/v1/graphs', { host })).status, 200, host);
     assert.deepEqual(await graphNames(), ['signed-in']);
   });
 

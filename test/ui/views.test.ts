@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { buildUiServer } from '../../infra/ui/server.js';
@@ -16,11 +16,10 @@ import { call } from '../http/helpers.js';
 import {
   browserOrSkipReason,
   DEMO_ENVIRONMENTS,
-  openGuardedPage,
   screenshot,
   SCREENSHOT_FOLDER,
-  startUiStack,
   TEST_API_KEY,
+  useUiSession,
   waitForRender,
   type GuardedPage,
   type UiStack,
@@ -72,16 +71,7 @@ describe('web UI views in headless Chromium', { skip }, () => {
       `window.__lineageUi.view.graph.nodes().find((id) => id.includes(':${type}:') && id.endsWith(${JSON.stringify(name)}))`,
     ) as Promise<string | undefined>;
 
-  before(async () => {
-    browser = (probe as { browser: Browser }).browser;
-    stack = await startUiStack();
-    guarded = await openGuardedPage(browser);
-    page = guarded.page;
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
+  useUiSession(probe, (session) => ({ browser, stack, guarded, page } = session));
 
   it('draws readable cards that never overlap, in swimlanes, with groups folded into their topics', async () => {
     await page.goto(`${stack.uiUrl}/`);

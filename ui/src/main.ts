@@ -655,23 +655,32 @@ function checkboxGroup(
     h('legend', {}, legendText),
     ...values.map((value) => {
       const id = `filter-${name}-${value}`;
-      return h(
-        'div',
-        { class: 'check' },
-        h('input', {
-          id,
-          type: 'checkbox',
-          checked: selected.length === 0 || selected.includes(value),
-          onchange: (event: Event) => {
-            const checked = (event.target as HTMLInputElement).checked;
-            const current = selected.length === 0 ? values : selected;
-            const next = checked ? [...new Set([...current, value])] : current.filter((item) => item !== value);
-            setState({ [key]: next.length === values.length ? [] : next });
-          },
-        }),
-        h('label', { for: id }, name === 'system' || name === 'type' ? humanize(value) : value || '(none)'),
+      return labelledCheckbox(
+        id,
+        name === 'system' || name === 'type' ? humanize(value) : value || '(none)',
+        selected.length === 0 || selected.includes(value),
+        (checked) => {
+          const current = selected.length === 0 ? values : selected;
+          const next = checked ? [...new Set([...current, value])] : current.filter((item) => item !== value);
+          setState({ [key]: next.length === values.length ? [] : next });
+        },
       );
     }),
+  );
+}
+
+/** A checkbox `id` labelled `label`, ticked when `checked`; `onToggle` is told its new state. */
+function labelledCheckbox(id: string, label: string, checked: boolean, onToggle: (checked: boolean) => void) {
+  return h(
+    'div',
+    { class: 'check' },
+    h('input', {
+      id,
+      type: 'checkbox',
+      checked,
+      onchange: (event: Event) => onToggle((event.target as HTMLInputElement).checked),
+    }),
+    h('label', { for: id }, label),
   );
 }
 
@@ -680,38 +689,14 @@ function renderFilters(allNodes: LineageNode[]) {
     [...new Set(allNodes.map(pick).filter((value): value is string => value !== null))].sort();
   replaceChildren(
     filters,
-    h(
-      'div',
-      { class: 'check' },
-      h('input', {
-        id: 'show-schemas',
-        type: 'checkbox',
-        checked: state.showSchemas,
-        onchange: (event: Event) => setState({ showSchemas: (event.target as HTMLInputElement).checked }),
-      }),
-      h('label', { for: 'show-schemas' }, 'Show schemas'),
+    labelledCheckbox('show-schemas', 'Show schemas', state.showSchemas, (checked) =>
+      setState({ showSchemas: checked }),
     ),
-    h(
-      'div',
-      { class: 'check' },
-      h('input', {
-        id: 'show-groups',
-        type: 'checkbox',
-        checked: state.showGroups,
-        onchange: (event: Event) => setState({ showGroups: (event.target as HTMLInputElement).checked }),
-      }),
-      h('label', { for: 'show-groups' }, 'Show consumer groups'),
+    labelledCheckbox('show-groups', 'Show consumer groups', state.showGroups, (checked) =>
+      setState({ showGroups: checked }),
     ),
-    h(
-      'div',
-      { class: 'check' },
-      h('input', {
-        id: 'show-internal',
-        type: 'checkbox',
-        checked: state.showInternal,
-        onchange: (event: Event) => setState({ showInternal: (event.target as HTMLInputElement).checked }),
-      }),
-      h('label', { for: 'show-internal' }, 'Show internal topics'),
+    labelledCheckbox('show-internal', 'Show internal topics', state.showInternal, (checked) =>
+      setState({ showInternal: checked }),
     ),
     groupToggles(allNodes),
     checkboxGroup(
@@ -758,29 +743,13 @@ function groupToggles(allNodes: LineageNode[]) {
     h('legend', {}, 'Collapse into one node'),
     ...[...paths].sort().map((path) => {
       const id = `collapse-${path.replace(/[^\w-]+/g, '_')}`;
-      return h(
-        'div',
-        { class: 'check' },
-        h('input', {
-          id,
-          type: 'checkbox',
-          checked: collapsedNow.includes(path),
-          onchange: (event: Event) => {
-            const checked = (event.target as HTMLInputElement).checked;
-            setState({
-              collapsed: checked ? [...collapsedNow, path] : collapsedNow.filter((item) => item !== path),
-            });
-          },
-        }),
-        h(
-          'label',
-          { for: id },
-          path.includes('/')
-            ? `cluster ${path.split('/')[1]} (in ${path.split('/')[0]})`
-            : path in SYSTEM_COLORS
-              ? humanize(path)
-              : `environment ${path}`,
-        ),
+      const label = path.includes('/')
+        ? `cluster ${path.split('/')[1]} (in ${path.split('/')[0]})`
+        : path in SYSTEM_COLORS
+          ? humanize(path)
+          : `environment ${path}`;
+      return labelledCheckbox(id, label, collapsedNow.includes(path), (checked) =>
+        setState({ collapsed: checked ? [...collapsedNow, path] : collapsedNow.filter((item) => item !== path) }),
       );
     }),
   );

@@ -34,6 +34,16 @@ export interface ImpactRoutesOptions {
   context: Pick<ServiceContext, 'runtime'>;
 }
 
+/**
+ * The depth of a field-level impact, in jobs between the origin and a column: a whole number from
+ * `MIN_IMPACT_DEPTH` to `MAX_IMPACT_DEPTH`, `DEFAULT_IMPACT_DEPTH` when not given, on `number`:
+ * `z.coerce.number()` for a query string, `z.number()` for a JSON argument (the MCP tool `impact`).
+ * The caller describes it for its readers.
+ */
+export function impactDepth<T extends z.ZodNumber | z.ZodCoercedNumber>(number: T) {
+  return number.int().min(MIN_IMPACT_DEPTH).max(MAX_IMPACT_DEPTH).default(DEFAULT_IMPACT_DEPTH);
+}
+
 const ImpactColumnSchema = z.object({
   node_id: z.string().describe('The dataset node'),
   field: z.string().describe('Its field; `*` for a dataset reached through a hop of unknown transformation'),
@@ -121,15 +131,9 @@ export const impactRoutes: FastifyPluginAsyncZod<ImpactRoutesOptions> = async (a
             .max(1024)
             .describe('The field: a schema field, a catalog column, or nested (after.order_id)'),
           direction: z.enum(IMPACT_DIRECTIONS).default('downstream').describe('downstream (default) or upstream'),
-          depth: z.coerce
-            .number()
-            .int()
-            .min(MIN_IMPACT_DEPTH)
-            .max(MAX_IMPACT_DEPTH)
-            .default(DEFAULT_IMPACT_DEPTH)
-            .describe(
-              `At most this many jobs between the origin and a column (${MIN_IMPACT_DEPTH}-${MAX_IMPACT_DEPTH}, default ${DEFAULT_IMPACT_DEPTH})`,
-            ),
+          depth: impactDepth(z.coerce.number()).describe(
+            `At most this many jobs between the origin and a column (${MIN_IMPACT_DEPTH}-${MAX_IMPACT_DEPTH}, default ${DEFAULT_IMPACT_DEPTH})`,
+          ),
           as_of: AsOf,
           include: z
             .enum(['indirect'])

@@ -170,16 +170,24 @@ export const EventsQuery = z.object({
   ...paging(100, 1000),
 });
 
-/** The query of `GET /lineage/datasets/lineage`: the origin dataset, the direction and the depth in dataset hops. */
-export const DatasetLineageQuerySchema = NameQuery.extend({
-  direction: z.enum(LINEAGE_DIRECTIONS).default('upstream'),
-  depth: z.coerce
-    .number()
+/**
+ * The depth of a dataset lineage read in dataset hops, 1 to `MAX_LINEAGE_DEPTH` (default
+ * `DEFAULT_LINEAGE_DEPTH`), on `number`: `z.coerce.number()` for a query string, `z.number()` for a
+ * JSON argument (the MCP tool `dataset_lineage`).
+ */
+export function datasetLineageDepth<T extends z.ZodNumber | z.ZodCoercedNumber>(number: T) {
+  return number
     .int()
     .min(1)
     .max(MAX_LINEAGE_DEPTH)
     .default(DEFAULT_LINEAGE_DEPTH)
-    .describe(`Dataset hops, 1 to ${MAX_LINEAGE_DEPTH} (default ${DEFAULT_LINEAGE_DEPTH})`),
+    .describe(`Dataset hops, 1 to ${MAX_LINEAGE_DEPTH} (default ${DEFAULT_LINEAGE_DEPTH})`);
+}
+
+/** The query of `GET /lineage/datasets/lineage`: the origin dataset, the direction and the depth in dataset hops. */
+export const DatasetLineageQuerySchema = NameQuery.extend({
+  direction: z.enum(LINEAGE_DIRECTIONS).default('upstream'),
+  depth: datasetLineageDepth(z.coerce.number()),
 });
 
 const tags = ['lineage'];
