@@ -36,6 +36,8 @@ export interface MarquezStack {
   topic: { namespace: string; name: string };
   /** The topic's field the Spark job's column lineage reads (its output field is `{field}_daily`). */
   topicField: string;
+  /** The Spark RunEvents ingested (their times are fitted into the current UTC day). */
+  sparkEvents: Array<Record<string, unknown>>;
   headers: Record<string, string>;
   close(): Promise<void>;
 }
@@ -129,13 +131,15 @@ export async function startMarquezStack(env: Record<string, string> = {}): Promi
   assert.ok(withSchema, 'the demo estate has a topic with a schema');
   const topic = { namespace: withSchema.namespace, name: withSchema.name };
   const topicField = withSchema.facets.schema!.fields[0]!.name;
-  const ingested = await call(api.base, 'POST', '/api/v1/lineage', { json: sparkEvents(topic, topicField), headers });
+  const events = sparkEvents(topic, topicField);
+  const ingested = await call(api.base, 'POST', '/api/v1/lineage', { json: events, headers });
   assert.equal(ingested.status, 200, ingested.text);
   return {
     simulator,
     api,
     topic,
     topicField,
+    sparkEvents: events,
     headers,
     async close() {
       await api.dispose();
