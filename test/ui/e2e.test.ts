@@ -294,7 +294,11 @@ describe('web UI in headless Chromium', { skip }, () => {
     assert.deepEqual(violations, [], 'the sign-in dialog is accessible');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    assert.match(await page.locator('#task-status').innerText(), /could not start: 401: not signed in/);
+    // The page writes the refusal once the cancelled sign-in settles: wait for it, do not read at once.
+    await page
+      .locator('#task-status')
+      .filter({ hasText: /could not start: 401: not signed in/ })
+      .waitFor();
     // A wrong key: the API's refusal is shown in the dialog, which asks again.
     await page.getByRole('button', { name: 'Start extraction' }).click();
     await dialog.waitFor({ state: 'visible' });
