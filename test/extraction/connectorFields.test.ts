@@ -16,6 +16,7 @@ import {
 import type { Edge, Node } from '../../src/graph/model.js';
 import { walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
+import { edge } from '../helpers/sampleGraph.js';
 
 const replaceField = (settings: Record<string, string>): ConnectorConfig => ({
   transforms: 'rf',
@@ -129,17 +130,6 @@ function estate(): ResidentGraph {
     display_name: id,
     environment_id: 'env',
     cluster_id: 'lkc',
-    attributes,
-  });
-  const edge = (
-    src_id: string,
-    edge_type: Edge['edge_type'],
-    dst_id: string,
-    attributes: Edge['attributes'] = null,
-  ): Edge => ({
-    src_id,
-    dst_id,
-    edge_type,
     attributes,
   });
   const graph = new ResidentGraph();

@@ -46,6 +46,16 @@ function node(id: string, fields: Partial<Node> & Pick<Node, 'node_type' | 'syst
   };
 }
 
+/** An edge of `edge_type` from `src_id` to `dst_id`, with `attributes` (none by default). */
+export function edge(
+  src_id: string,
+  edge_type: Edge['edge_type'],
+  dst_id: string,
+  attributes: Edge['attributes'] = null,
+): Edge {
+  return { src_id, dst_id, edge_type, attributes };
+}
+
 /** A fresh copy of the sample graph (11 nodes, 11 edges). */
 export function sampleGraph(): LineageGraph {
   const nodes: Node[] = [
@@ -91,17 +101,6 @@ export function sampleGraph(): LineageGraph {
     }),
     node(ids.lakehouse, { node_type: 'CATALOG_TABLE', system: 'LAKEHOUSE', catalog_type: 'LAKEHOUSE_CATALOG' }),
   ];
-  const edge = (
-    src_id: string,
-    edge_type: Edge['edge_type'],
-    dst_id: string,
-    attributes: Edge['attributes'] = null,
-  ): Edge => ({
-    src_id,
-    dst_id,
-    edge_type,
-    attributes,
-  });
   const edges: Edge[] = [
     edge(ids.postgres, 'CONSUMES', ids.source),
     edge(ids.source, 'PRODUCES', ids.orders),

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import type { Edge, Node } from '../../src/graph/model.js';
 import { walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
+import { edge } from '../helpers/sampleGraph.js';
 
 function graphOf(nodes: Array<[string, Node['node_type'], Node['attributes']?]>, edges: Edge[]): ResidentGraph {
   const graph = new ResidentGraph();
@@ -28,17 +29,6 @@ function graphOf(nodes: Array<[string, Node['node_type'], Node['attributes']?]>,
 }
 const lineage = (entries: Array<[string, string, string, string]>) => ({
   column_lineage: entries.map(([output, kind, dataset, column]) => ({ output, kind, inputs: [{ dataset, column }] })),
-});
-const edge = (
-  src_id: string,
-  edge_type: Edge['edge_type'],
-  dst_id: string,
-  attributes: Edge['attributes'] = null,
-): Edge => ({
-  src_id,
-  dst_id,
-  edge_type,
-  attributes,
 });
 
 describe('column names through ksqlDB and Flink', () => {
