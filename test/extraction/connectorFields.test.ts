@@ -13,7 +13,7 @@ import {
   sinkFieldMapping,
   type ConnectorConfig,
 } from '../../src/extraction/connectorFields.js';
-import type { Edge, Node } from '../../src/graph/model.js';
+import type { Node } from '../../src/graph/model.js';
 import { walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
 import { edge } from '../helpers/sampleGraph.js';
