@@ -654,6 +654,19 @@ export interface ColumnChanges {
   column_edges: { added: ColumnEdgeChange[]; removed: ColumnEdgeChange[] };
 }
 
+/** Each element of a diff as [before, after]: undefined before an added one, after a removed one. */
+function beforeAndAfter<T>(changes: {
+  added: T[];
+  removed: T[];
+  changed: Array<{ before: T; after: T }>;
+}): Array<[T | undefined, T | undefined]> {
+  return [
+    ...changes.added.map((element): [undefined, T] => [undefined, element]),
+    ...changes.removed.map((element): [T, undefined] => [element, undefined]),
+    ...changes.changed.map(({ before, after }): [T, T] => [before, after]),
+  ];
+}
+
 /**
  * The column-level changes a graph diff holds: the fields of SCHEMA nodes (and `columns` of catalog
  * tables) added, removed or changed, and the `column_lineage` entries of PRODUCES and TRANSFORMS
@@ -667,24 +680,14 @@ export function columnChanges(diff: {
   const fieldsOf = (node: Node | undefined) =>
     new Set(node ? [...namedFields(node.attributes?.fields), ...namedFields(node.attributes?.columns)] : []);
   const fields: ColumnChanges['fields'] = { added: [], removed: [] };
-  const nodePairs: Array<[Node | undefined, Node | undefined]> = [
-    ...diff.nodes.added.map((node): [undefined, Node] => [undefined, node]),
-    ...diff.nodes.removed.map((node): [Node, undefined] => [node, undefined]),
-    ...diff.nodes.changed.map(({ before, after }): [Node, Node] => [before, after]),
-  ];
-  for (const [before, after] of nodePairs) {
+  for (const [before, after] of beforeAndAfter(diff.nodes)) {
     const [was, is] = [fieldsOf(before), fieldsOf(after)];
     const id = (after ?? before)!.id;
     for (const field of is) if (!was.has(field)) fields.added.push({ node_id: id, field });
     for (const field of was) if (!is.has(field)) fields.removed.push({ node_id: id, field });
   }
   const edges: ColumnChanges['column_edges'] = { added: [], removed: [] };
-  const edgePairs: Array<[Edge | undefined, Edge | undefined]> = [
-    ...diff.edges.added.map((edge): [undefined, Edge] => [undefined, edge]),
-    ...diff.edges.removed.map((edge): [Edge, undefined] => [edge, undefined]),
-    ...diff.edges.changed.map(({ before, after }): [Edge, Edge] => [before, after]),
-  ];
-  for (const [before, after] of edgePairs) {
+  for (const [before, after] of beforeAndAfter(diff.edges)) {
     const [was, is] = [columnEdgesOf(before), columnEdgesOf(after)];
     for (const [key, change] of is) if (!was.has(key)) edges.added.push(change);
     for (const [key, change] of was) if (!is.has(key)) edges.removed.push(change);
