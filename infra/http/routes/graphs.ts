@@ -29,7 +29,7 @@ import {
   resolveGraphId,
 } from '../../../services/graphs.js';
 import { lineageView, type OpenLineageRuntime } from '../../../services/openLineage.js';
-import { validateGraphImportBody } from '../graphImport.js';
+import { registerImportBodyParser, validateGraphImportBody } from '../graphImport.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
 import {
   AsOf,
@@ -276,14 +276,20 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
     async (request) => removeGraph(runtime, request.params.graph_id),
   );
 
-  // The import takes its body as raw bytes (`rawJsonBody`) and skips the body schema's validation
-  // (the schema still documents the body): `validateGraphImportBody` parses and validates it, a large
-  // one in a worker thread, so that no import holds the event loop (issue 23).
+  // The import lives in a fastify context of its own, whose JSON body parser (`readImportBody`) hands
+  // the route the body's chunks as received, and it skips the body schema's validation (the schema
+  // still documents the body): `validateGraphImportBody` joins, parses and validates them, a large
+  // body in a worker thread, so that no import holds the event loop (issue 23).
+  void app.register(async (importContext) => importRoute(importContext, runtime));
+}
+
+/** `POST /graphs/{graph_id}/import`, registered in a context of its own (`registerImportBodyParser`). */
+function importRoute(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
+  registerImportBodyParser(app);
   app.post(
     '/graphs/:graph_id/import',
     {
       bodyLimit: IMPORT_BODY_LIMIT,
-      config: { rawJsonBody: true },
       validatorCompiler: bodyAsGiven,
       schema: {
         tags,
@@ -311,7 +317,7 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
       const { graph_id: graphId } = request.params;
       const { mode } = request.query;
       await readGraph(runtime, graphId); // 404 before the body is read through
-      const body = request.body as unknown as Buffer;
+      const body = request.body as unknown as Buffer[];
       const validated = await validateGraphImportBody(body, { deferUnknownEndpoints: mode === 'merge' });
       return importValidatedGraph(runtime, graphId, validated, mode);
     },
