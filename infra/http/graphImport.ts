@@ -233,6 +233,9 @@ function validateInWorker(body: readonly Buffer[], deferUnknownEndpoints: boolea
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage(job, chunks.map((chunk) => chunk.buffer as ArrayBuffer));
+    worker.postMessage(
+      job,
+      chunks.map((chunk) => chunk.buffer as ArrayBuffer),
+    );
   });
 }

@@ -175,7 +175,10 @@ describe('graph import bodies in a worker thread', () => {
     const valid = validImportBody(0.3);
     const inPlace = validateLineageGraph(JSON.parse(valid.toString('utf8')), { inPlace: true });
     const pieces = piecesOf(valid);
-    assert.ok(pieces.some((piece) => piece.byteLength < piece.buffer.byteLength), 'some pieces share a pool');
+    assert.ok(
+      pieces.some((piece) => piece.byteLength < piece.buffer.byteLength),
+      'some pieces share a pool',
+    );
     for (const workerThresholdBytes of [0, valid.length + 1]) {
       const validated = await validateGraphImportBody(piecesOf(valid), {
         deferUnknownEndpoints: false,
