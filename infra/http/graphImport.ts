@@ -92,7 +92,8 @@ export async function validateGraphImportBody(
  * joined by the worker thread and not on the event loop. Its checks and errors are those of fastify's
  * own body reading (`parseAs: 'buffer'`), so the answers are the same: 413
  * (`FST_ERR_CTP_BODY_TOO_LARGE`) for a `Content-Length` over the route's `bodyLimit` or once more bytes
- * than that arrived, 400 (`FST_ERR_CTP_INVALID_CONTENT_LENGTH`) when the bytes received differ from
+ * than that arrived (decoded, or as sent when a decompressing stream counts them in
+ * `receivedEncodedLength`), 400 (`FST_ERR_CTP_INVALID_CONTENT_LENGTH`) when the bytes sent differ from
  * `Content-Length`, 400 for a stream that failed (a client that went away).
  * @param request the request, for its route's body limit (bytes) and its `Content-Length`.
  * @param payload the request's body stream as fastify hands it to a content-type parser.
@@ -104,6 +105,8 @@ export function readImportBody(request: FastifyRequest, payload: Readable): Prom
   return new Promise<Buffer[]>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    // Bytes as sent, counted by a decompressing `preParsing` stream (fastify's convention); 0 without one.
+    const encodedLength = () => (payload as Readable & { receivedEncodedLength?: number }).receivedEncodedLength ?? 0;
     const stop = () => {
       payload.off('data', onData);
       payload.off('end', onEnd);
@@ -112,7 +115,7 @@ export function readImportBody(request: FastifyRequest, payload: Readable): Prom
     const onData = (chunk: Buffer | string) => {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       received += bytes.length;
-      if (received > limit) {
+      if (received > limit || encodedLength() > limit) {
         stop();
         reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
         return;
@@ -126,7 +129,7 @@ export function readImportBody(request: FastifyRequest, payload: Readable): Prom
         reject(error);
         return;
       }
-      if (!Number.isNaN(contentLength) && received !== contentLength) {
+      if (!Number.isNaN(contentLength) && (encodedLength() || received) !== contentLength) {
         reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
         return;
       }
