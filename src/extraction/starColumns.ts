@@ -15,7 +15,7 @@
  *   `{ output: f, kind, inputs: [{ dataset: D, column: f }] }`. Several inputs (a UNION of stars)
  *   expand only when every input has the same field names in the same order; each entry then lists
  *   f of every input. Otherwise the entry stays as it is.
- * - An *indirect star entry* (kind `filter` or `join_key`, output `*`) belongs to the star group it
+ * - An *indirect star entry* (kind `filter`, `join_key`, `group_by` or `window`, output `*`) belongs to the star group it
  *   follows: the nearest earlier direct star entry, with no entry of another output in between. When
  *   that group was expanded, it becomes one entry per field of the group (same kind, same inputs);
  *   otherwise it stays as it is.
@@ -47,7 +47,7 @@ export type FieldsOfDataset = (datasetId: string) => readonly string[] | undefin
 export const STAR = '*';
 
 /** `column_lineage` kinds that are indirect (they apply to every output column, as in OpenLineage). */
-export const INDIRECT_KINDS: ReadonlySet<string> = new Set(['filter', 'join_key', 'group_by']);
+export const INDIRECT_KINDS: ReadonlySet<string> = new Set(['filter', 'join_key', 'group_by', 'window']);
 
 /** True when `value` has the shape of a `column_lineage` attribute (`EdgeColumnLineage[]`). */
 export function isEdgeColumnLineage(value: unknown): value is EdgeColumnLineage[] {

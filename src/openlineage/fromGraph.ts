@@ -637,6 +637,7 @@ export const COLUMN_TRANSFORMATIONS: Readonly<Record<string, { type: 'DIRECT' | 
   filter: { type: 'INDIRECT', subtype: 'FILTER' },
   join_key: { type: 'INDIRECT', subtype: 'JOIN' },
   group_by: { type: 'INDIRECT', subtype: 'GROUP_BY' },
+  window: { type: 'INDIRECT', subtype: 'WINDOW' },
 };
 
 /** One input field of the columnLineage facet (1-2-0 `InputField`). */
@@ -668,7 +669,7 @@ function schemaFieldNames(dataset: Dataset): Set<string> {
  *
  * - `kind` maps to a transformation: identity -> DIRECT/IDENTITY, transformation -> DIRECT/TRANSFORMATION,
  *   aggregation -> DIRECT/AGGREGATION, filter -> INDIRECT/FILTER, join_key -> INDIRECT/JOIN,
- *   group_by -> INDIRECT/GROUP_BY. An unknown kind is skipped.
+ *   group_by -> INDIRECT/GROUP_BY, window -> INDIRECT/WINDOW. An unknown kind is skipped.
  * - `fields[output].inputFields` lists each input column once, with the transformations of every
  *   entry that names it. Indirect entries (filter, join) stay on a field only when `output` is a real
  *   column: one a direct entry produces, or one of the output's schema fields.
