@@ -31,6 +31,8 @@ import {
   type System,
 } from '../graph/model.js';
 import { mappedColumnLineage, type SinkFieldMapping } from '../extraction/connectorFields.js';
+import { namePositionalOutputs, sinkColumnCandidates } from '../extraction/starColumns.js';
+import type { EdgeColumnLineage } from '../extraction/streamProcessing.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
 import {
@@ -483,7 +485,7 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
       const dataset = toDataset(target);
       // Column inputs are named only when the view keeps their dataset (a view may drop a system).
       const columnLineage = columnLineageFacet(
-        edge.attributes?.column_lineage ?? connectorColumnLineage(graph, node, edge, [...inputs.keys()]),
+        positionalNamed(graph, edge) ?? connectorColumnLineage(graph, node, edge, [...inputs.keys()]),
         (id) => {
           const input = graph.node(id);
           return input && keep(input) ? input : undefined;
@@ -627,6 +629,24 @@ function connectorColumnLineage(graph: GraphLookup, job: Node, edge: Edge, input
         }),
     }));
   return mappedColumnLineage(mapping!, topics);
+}
+
+/**
+ * An edge's `column_lineage` attribute, the outputs of a Flink INSERT without a column list named
+ * after the sink's columns by position (`namePositionalOutputs`: its value-schema fields, or its key
+ * then value fields); the attribute as it is when no entry has a position.
+ */
+function positionalNamed(graph: GraphLookup, edge: Edge): unknown {
+  const attribute = edge.attributes?.column_lineage;
+  if (!Array.isArray(attribute) || !attribute.some((entry) => typeof entry?.position === 'number')) return attribute;
+  const value: string[] = [];
+  const key: string[] = [];
+  for (const schema of graph.outEdges(edge.dst_id))
+    if (schema.edge_type === 'HAS_SCHEMA')
+      (schema.attributes?.role === 'key' ? key : value).push(
+        ...storedSchemaFields(graph.node(schema.dst_id)).map((field) => field.name),
+      );
+  return namePositionalOutputs(attribute as EdgeColumnLineage[], sinkColumnCandidates(value, key));
 }
 
 /** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */

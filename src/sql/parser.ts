@@ -34,6 +34,8 @@ const RANK: Record<DirectKind, number> = { identity: 0, transformation: 1, aggre
 const maxKind = (a: OriginKind, b: DirectKind): OriginKind => (a === 'window' ? a : RANK[a] >= RANK[b] ? a : b);
 /** Window table-valued functions (Flink) and group window functions (`GROUP BY TUMBLE(ts, ...)`). */
 const WINDOW_FUNCTIONS = ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'];
+/** The columns a window TVF adds: its bounds and time attribute. */
+const WINDOW_BOUNDS = new Set(['window_start', 'window_end', 'window_time']);
 /** ksqlDB window types after `WINDOW`. */
 const KSQL_WINDOWS = ['TUMBLING', 'HOPPING', 'SESSION'];
 /** The pseudo columns every source has: ksqlDB's record timestamp, partition and offset; Confluent Flink's `$rowtime`. */
@@ -568,7 +570,17 @@ export class StatementParser {
     const shape = this.parseQuery([]);
     if (isWord(this.peek(), 'ON') && isWord(this.peek(1), 'CONFLICT')) this.skipConflictClause();
     this.acceptOp(';');
-    return { sinks: [target], lineage: [this.lineageFor(target, shape, columns)] };
+    // Flink writes a query without a column list to the sink's columns by position: named after the
+    // sink's columns when the script declares them (or `columnsOf` knows them) and the counts agree,
+    // else marked with positions for extraction to name after the sink's schema.
+    let positions = false;
+    if (columns === undefined && this.dialect === 'flink') {
+      const sinkColumns = this.script.declaredColumns.get(tableKey(target)) ?? this.columnsOf?.(target);
+      const widthKnown = !shape.columns.some((col) => col.name === '*');
+      if (sinkColumns && widthKnown && sinkColumns.length === shape.columns.length) columns = [...sinkColumns];
+      else positions = true;
+    }
+    return { sinks: [target], lineage: [this.lineageFor(target, shape, columns, positions)] };
   }
 
   /**
@@ -704,7 +716,16 @@ export class StatementParser {
     return names;
   }
 
-  private lineageFor(sink: TableRef, shape: QueryShape, targetColumns: string[] | undefined): ColumnLineage {
+  /**
+   * The column lineage of `shape` written to `sink`: outputs renamed by position after
+   * `targetColumns` when given; with `positions`, each entry carries its output's `position`.
+   */
+  private lineageFor(
+    sink: TableRef,
+    shape: QueryShape,
+    targetColumns: string[] | undefined,
+    positions = false,
+  ): ColumnLineage {
     const columns: ColumnLineageEntry[] = [];
     const indirectByKind = new Map<IndirectKind, ColumnInput[]>();
     for (const ind of shape.indirect) {
@@ -725,13 +746,14 @@ export class StatementParser {
           list.push({ table: origin.table, column: origin.column });
         byKind.set(origin.kind, list);
       }
+      const position = positions ? { position: index, queryColumns: shape.columns.length } : {};
       for (const kind of ['identity', 'transformation', 'aggregation'] as const) {
         const inputs = byKind.get(kind);
-        if (inputs) columns.push({ output, kind, inputs });
+        if (inputs) columns.push({ output, kind, inputs, ...position });
       }
       for (const kind of INDIRECT_ORDER) {
         const inputs = kind === 'window' ? byKind.get(kind) : indirectByKind.get(kind);
-        if (inputs && inputs.length > 0) columns.push({ output, kind, inputs });
+        if (inputs && inputs.length > 0) columns.push({ output, kind, inputs, ...position });
       }
     });
     return { sink, columns };
@@ -904,9 +926,15 @@ export class StatementParser {
         this.pos += 2;
         const start = this.pos;
         this.skipExpressionList();
-        // A group window (`TUMBLE(ts, INTERVAL ...)`) windows by its time attribute; any other key groups.
+        // A group window (`TUMBLE(ts, INTERVAL ...)`) and a window TVF's bounds (`GROUP BY window_start,
+        // window_end`: a windowed aggregation) window by their time attribute; any other key groups.
         for (const [itemStart, itemEnd] of this.splitTopLevel(start, this.pos)) {
-          const windowed = isWord(this.tokens[itemStart], ...WINDOW_FUNCTIONS) && isOp(this.tokens[itemStart + 1], '(');
+          const last = this.tokens[itemEnd - 1];
+          const windowed =
+            (isWord(this.tokens[itemStart], ...WINDOW_FUNCTIONS) && isOp(this.tokens[itemStart + 1], '(')) ||
+            (this.isIdent(last) &&
+              WINDOW_BOUNDS.has(last.value.toLowerCase()) &&
+              this.tokens.slice(itemStart, itemEnd - 1).every((token) => this.isIdent(token) || isOp(token, '.')));
           for (const origin of this.expressionOrigins(itemStart, itemEnd, scopes, ctes).origins)
             indirect.push({ table: origin.table, column: origin.column, kind: windowed ? 'window' : 'group_by' });
         }

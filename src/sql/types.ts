@@ -38,6 +38,15 @@ export interface ColumnLineageEntry {
   output: string;
   kind: DerivationKind;
   inputs: ColumnInput[];
+  /**
+   * Set on a Flink INSERT without a column list whose sink's columns the statement does not show:
+   * the 0-based position of the output in the query (a `*` of unknown columns counts as one). Flink
+   * writes the query's columns to the sink's columns by position, so `output` (the query's name) is
+   * provisional: extraction names it after the sink's schema (`src/extraction/starColumns.ts`).
+   */
+  position?: number;
+  /** With `position`: the number of columns of the query (a `*` of unknown columns counts as one). */
+  queryColumns?: number;
 }
 
 /** Column lineage of one sink: entries in output-column order (an output may have several kinds). */

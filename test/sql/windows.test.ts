@@ -29,21 +29,25 @@ describe('window columns are indirect inputs', () => {
     assert.deepEqual(COLUMN_TRANSFORMATIONS.window, { type: 'INDIRECT', subtype: 'WINDOW' });
   });
 
-  it('a TUMBLE TVF: the DESCRIPTOR column windows every output; window_start/window_end derive from it', () => {
+  it('a TUMBLE TVF: the DESCRIPTOR column windows every output (GROUP BY window_start, window_end too); the bounds derive from it', () => {
     assert.deepEqual(
       entries(
-        'INSERT INTO revenue_1m SELECT window_start, window_end, SUM(amount) AS revenue ' +
-          "FROM TABLE(TUMBLE(TABLE payments, DESCRIPTOR(paid_at), INTERVAL '1' MINUTES)) GROUP BY window_start, window_end",
+        'INSERT INTO revenue_1m SELECT window_start, window_end, currency, SUM(amount) AS revenue ' +
+          "FROM TABLE(TUMBLE(TABLE payments, DESCRIPTOR(paid_at), INTERVAL '1' MINUTES)) " +
+          'GROUP BY window_start, window_end, currency',
       ),
       [
         ['window_start', 'transformation', ['payments.paid_at']],
-        ['window_start', 'group_by', ['payments.paid_at']],
+        ['window_start', 'group_by', ['payments.currency']],
         ['window_start', 'window', ['payments.paid_at']],
         ['window_end', 'transformation', ['payments.paid_at']],
-        ['window_end', 'group_by', ['payments.paid_at']],
+        ['window_end', 'group_by', ['payments.currency']],
         ['window_end', 'window', ['payments.paid_at']],
+        ['currency', 'identity', ['payments.currency']],
+        ['currency', 'group_by', ['payments.currency']],
+        ['currency', 'window', ['payments.paid_at']],
         ['revenue', 'aggregation', ['payments.amount']],
-        ['revenue', 'group_by', ['payments.paid_at']],
+        ['revenue', 'group_by', ['payments.currency']],
         ['revenue', 'window', ['payments.paid_at']],
       ],
     );
