@@ -26,6 +26,7 @@
  * field under another case. A nested field (`after.order_id`) matches an entry of its struct
  * (`after`) and the other way round.
  */
+import { passesAllFields } from '../src/extraction/connectorFields.js';
 import { namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
 import type { EdgeColumnLineage } from '../src/extraction/streamProcessing.js';
 import { COLUMN_TRANSFORMATIONS } from '../src/openlineage/fromGraph.js';
@@ -237,10 +238,15 @@ function collectKnownFields(
     const mapping = edge.edge_type === 'PRODUCES' ? connectorMapping(graph, source, edge) : undefined;
     if (!mapping) return;
     for (const entry of mapping.fields) fields.declared.add(entry.output);
-    if (mapping.all_fields && mapping.struct === null)
-      for (const input of jobInputs(graph, source.id))
-        if (mappingReads(mapping, graph.node(input)))
-          for (const name of schemaFields(graph, input)) fields.declared.add(name);
+    if (!mapping.all_fields || mapping.struct !== null) return;
+    // Every field of the topics read, but those excluded or renamed to another name.
+    const renamedAway = new Set(
+      mapping.fields.filter((entry) => entry.input !== entry.output).map((entry) => entry.input),
+    );
+    for (const input of jobInputs(graph, source.id))
+      if (mappingReads(mapping, graph.node(input)))
+        for (const name of schemaFields(graph, input))
+          if (passesAllFields(mapping, name) && !renamedAway.has(name)) fields.declared.add(name);
   });
   graph.forEachOutgoing(nodeId, (edge, _source, reader) => {
     if (edge.edge_type !== 'CONSUMES') return;
@@ -365,6 +371,8 @@ interface FieldMapping {
   all_fields: boolean;
   struct: string | null;
   fields: Array<{ output: string; input: string; kind: string }>;
+  /** Fields `all_fields` does not pass (ReplaceField `exclude`), top-level names under `struct`. */
+  excluded?: string[];
   /** The one topic the output receives (a warehouse table's `source_topic`), when it names one. */
   sourceTopic: string | undefined;
 }
@@ -403,10 +411,11 @@ function mappedDownstream(
     .map((entry) => ({ node_id: sink, field: entry.output, job, ...transformationOfKind(entry.kind) }));
   const renamed = mapping.fields.some((entry) => entry.input === field && entry.output !== field);
   if (!mapping.all_fields || renamed) return steps;
-  if (mapping.struct === null) steps.push({ node_id: sink, field, job, type: 'DIRECT', subtype: 'IDENTITY' });
-  else if (field === mapping.struct)
+  if (mapping.struct === null) {
+    if (passesAllFields(mapping, field)) steps.push({ node_id: sink, field, job, type: 'DIRECT', subtype: 'IDENTITY' });
+  } else if (field === mapping.struct)
     steps.push({ node_id: sink, field: ALL_FIELDS, job, type: 'DIRECT', subtype: 'IDENTITY' });
-  else if (field.startsWith(`${mapping.struct}.`))
+  else if (field.startsWith(`${mapping.struct}.`) && passesAllFields(mapping, field.slice(mapping.struct.length + 1)))
     steps.push({
       node_id: sink,
       field: field.slice(mapping.struct.length + 1),
@@ -424,7 +433,7 @@ function mappedUpstream(mapping: FieldMapping, input: Node | undefined, field: s
   const named = mapping.fields.filter((entry) => entry.output === field);
   if (named.length > 0)
     return named.map((entry) => ({ node_id: input.id, field: entry.input, job, ...transformationOfKind(entry.kind) }));
-  if (!mapping.all_fields) return [];
+  if (!mapping.all_fields || !passesAllFields(mapping, field)) return [];
   const path = mapping.struct === null ? field : `${mapping.struct}.${field}`;
   return [{ node_id: input.id, field: path, job, type: 'DIRECT', subtype: 'IDENTITY' }];
 }
