@@ -196,12 +196,20 @@ const UNKNOWN_PROJECT = 'unknown-project';
 
 /**
  * The OpenLineage `(namespace, name)` of a dataset or job node (`docs/specification.md`,
- * "OpenLineage mapping"). `clusterHint` stands in for a stream node's missing cluster id (a Flink statement takes
- * the cluster of the topics it touches).
+ * "OpenLineage mapping"). A Flink statement (STREAM_JOB) is in the namespace of its own cluster
+ * (`sql.current-database`), else of its own compute pool (`stream://{env}/{compute pool}`), else of
+ * its environment: never of the topics it reads or writes, which may be another cluster's or another
+ * environment's. `clusterHint` stands in for another stream node's missing cluster id (a ksqlDB
+ * query whose Kafka cluster is not known takes that of the topics it touches).
  */
 export function openLineageIdentity(node: Node, clusterHint?: string | null): { namespace: string; name: string } {
   switch (node.system) {
     case 'STREAM':
+      if (node.node_type === 'STREAM_JOB' && !node.cluster_id)
+        return {
+          namespace: streamNamespace(node.environment_id, str(node.attributes?.compute_pool_id)),
+          name: olName(node),
+        };
       return {
         namespace: streamNamespace(node.environment_id, node.cluster_id ?? clusterHint ?? null),
         name: olName(node),
@@ -500,7 +508,7 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
     }
     for (const output of [...outputs.values()]) materialized(output.nodeId, outputs);
 
-    // A job without a cluster id (a Flink statement) takes the cluster of the topics it touches.
+    // A job without a cluster id (a ksqlDB query, not a Flink statement) takes the cluster of the topics it touches.
     const clusterHint =
       [...outputs.values(), ...inputs.values()]
         .map((entry) => graph.node(entry.nodeId))
