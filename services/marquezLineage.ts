@@ -20,19 +20,11 @@ import { datasetKey, splitDatasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
 import type { GraphJoin, OpenLineageState } from '../projections/openLineage/index.js';
 import { datasetNode, jobNode, keyOfNode } from '../projections/openLineage/state.js';
-import { isDeleted, tagsInState, type MarquezRuntime } from './marquez.js';
-import {
-  datasetIdsOf,
-  fieldsOf,
-  marquezNodeId,
-  toMarquezDataset,
-  toMarquezJob,
-  toMarquezRun,
-  type MarquezDataset,
-  type MarquezId,
-  type MarquezJob,
-  type TimedEvent,
-} from './marquezShapes.js';
+import { pooledText, type PooledBytes } from '../projections/traversal/index.js';
+import { isDeleted, type MarquezRuntime } from './marquez.js';
+import { marquezLineageIndex } from './marquezLineageIndex.js';
+import { findDatasetKey, LineageReader } from './marquezLineageReader.js';
+import { fieldsOf } from './marquezShapes.js';
 
 /** Marquez lineage depth when the query names none. */
 export const DEFAULT_MARQUEZ_DEPTH = 20;
@@ -131,274 +123,50 @@ export function nodeExists(runtime: MarquezRuntime, type: 'dataset' | 'job', nam
   return findDatasetKey(state, join, key) !== null;
 }
 
-/** The known key of a dataset identity or of one joined with it (ingested or extracted), else null. */
-function findDatasetKey(state: OpenLineageState, join: GraphJoin, key: string): string | null {
-  for (const member of state.identities.has(key) ? state.identities.members(key) : [key]) {
-    if (state.datasets.has(member) || join.dataset(member)) return member;
-  }
-  return null;
+/** A Marquez lineage answer, serialized already (`MarquezLineageIndex.answerJson`). */
+export interface MarquezLineageAnswer {
+  /** The `LineageGraph` as JSON text: `{"graph": [...]}`. */
+  json: string;
+  /** Nodes in `graph`. */
+  nodeCount: number;
+  /** `json` as UTF-8 bytes in a pooled buffer; call `release` once they have been sent. */
+  serialize(): PooledBytes;
 }
 
-/** One read of the joined lineage: the neighbours of datasets and jobs, and their Marquez data. */
-class LineageReader {
-  private readonly extractedEvents = new Map<string, IngestedEvent[]>();
-  constructor(
-    readonly state: OpenLineageState,
-    readonly join: GraphJoin,
-  ) {}
-
-  /** The identity class of a dataset key (its keys joined by symlinks and aliases). */
-  classOf(key: string): string {
-    return this.state.identities.find(key);
-  }
-
-  /** Jobs writing (`upstream`) or reading a dataset, under any of its identities. */
-  jobsOf(key: string, upstream: boolean): string[] {
-    const { graph, identities } = this.state;
-    const jobs = new Set<string>();
-    for (const member of identities.members(key)) {
-      const node = datasetNode(member);
-      if (graph.hasNode(node))
-        for (const job of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node)) jobs.add(keyOfNode(job));
-      for (const extracted of this.join.jobsAround(member, upstream)) {
-        jobs.add(extracted.jobKey);
-        this.rememberExtracted(extracted.jobKey, extracted.event as unknown as IngestedEvent);
-      }
-    }
-    return [...jobs];
-  }
-
-  private rememberExtracted(jobKey: string, event: IngestedEvent): void {
-    const known = this.extractedEvents.get(jobKey);
-    if (!known) this.extractedEvents.set(jobKey, [event]);
-    else if (!known.includes(event)) known.push(event);
-  }
-
-  /** The RunEvents of an extracted job (those met during the walk, else looked up by name). */
-  private extractedOf(jobKey: string): IngestedEvent[] {
-    let events = this.extractedEvents.get(jobKey);
-    if (!events) {
-      const { namespace, name } = splitDatasetKey(jobKey);
-      events = this.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent);
-      this.extractedEvents.set(jobKey, events);
-    }
-    return events;
-  }
-
-  /** Inputs (`upstream`) or outputs of a job: ingested edges over every run, and its extracted events'. */
-  datasetsOf(jobKey: string, upstream: boolean): string[] {
-    const { graph } = this.state;
-    const datasets = new Set<string>();
-    const node = jobNode(jobKey);
-    if (graph.hasNode(node))
-      for (const dataset of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node))
-        datasets.add(keyOfNode(dataset));
-    for (const event of this.extractedOf(jobKey)) {
-      for (const id of datasetIdsOf([{ event, timeMs: 0, eventType: null }], upstream ? 'inputs' : 'outputs'))
-        datasets.add(datasetKey(id.namespace, id.name));
-    }
-    return [...datasets];
-  }
-
-  /** A dataset's Marquez data (without facets: `GET /namespaces/{namespace}/datasets/{dataset}` has them). */
-  dataset(key: string): MarquezDataset {
-    const ingested = this.state.datasets.get(key);
-    const extracted = this.extractedDataset(key);
-    const source = ingested ? { ...ingested, facets: { ...extracted.facets, ...ingested.facets } } : extracted;
-    return { ...toMarquezDataset(source, tagsInState(this.state, 'dataset', key)), facets: {} };
-  }
-
-  private extractedDataset(key: string) {
-    const { namespace, name } = splitDatasetKey(key);
-    const extracted = this.join.dataset(key);
-    const facets = (extracted?.dataset.facets ?? {}) as Record<string, unknown>;
-    const timeMs = extracted?.timeMs ?? 0;
-    return { namespace, name, facets, firstMs: timeMs, lastMs: timeMs };
-  }
-
-  /** A job's Marquez data: its latest run only (`GET .../jobs/{job}/runs` has them all), the inputs and outputs walked. */
-  job(jobKey: string, inputs: MarquezId[], outputs: MarquezId[]): MarquezJob {
-    const { namespace, name } = splitDatasetKey(jobKey);
-    const ingested = this.state.jobs.get(jobKey);
-    let events: TimedEvent[];
-    let facets: Record<string, unknown>;
-    if (ingested) {
-      const runEvents = ingested.latestRunId === null ? [] : (this.state.byRun.get(ingested.latestRunId) ?? []);
-      events = runEvents.filter((record) => record.jobKey === jobKey).sort((a, b) => a.timeMs - b.timeMs);
-      facets = ingested.facets;
-    } else {
-      const event = this.extractedOf(jobKey)[0];
-      events = event ? [{ event, timeMs: Date.parse(String(event.eventTime)), eventType: 'COMPLETE' }] : [];
-      const job = event?.job as { facets?: Record<string, unknown> } | undefined;
-      facets = job?.facets ?? {};
-    }
-    const runId = events[0] ? String((events[0].event.run as { runId?: unknown } | undefined)?.runId ?? '') : '';
-    const runs = runId === '' ? [] : [toMarquezRun(runId, { namespace, name }, events)];
-    const lastMs = events.at(-1)?.timeMs ?? 0;
-    const firstMs = events[0]?.timeMs ?? lastMs;
-    const { tags } = tagsInState(this.state, 'job', jobKey);
-    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs, tags });
-    // The latest run's state and times; its dataset versions and the other runs are in `/jobs/{job}/runs`.
-    const latestRun = job.latestRun && {
-      ...job.latestRun,
-      inputDatasetVersions: [],
-      outputDatasetVersions: [],
-      facets: {},
-    };
-    return { ...job, ...(latestRun ? { latestRun } : {}), latestRuns: [], facets: {} };
-  }
-}
-
-/** What a lineage walk reached: jobs with their inputs and outputs, and the datasets (by identity class). */
-interface Reached {
-  jobs: Map<string, { inputs: string[]; outputs: string[] }>;
-  /** Dataset class -> the key shown for it (the first reached). */
-  datasets: Map<string, string>;
-}
-
-/**
- * Walks `depth` job hops one way from the origin's jobs, adding to `reached` the jobs and the datasets
- * on the way: upstream, each job's inputs; downstream, its outputs.
- */
-function walkJobs(
-  reader: LineageReader,
-  startJobs: string[],
-  upstream: boolean,
-  depth: number,
-  reached: Reached,
-): void {
-  let frontier = startJobs;
-  const seen = new Set<string>(startJobs);
-  for (let hop = 1; hop <= depth && frontier.length > 0; hop += 1) {
-    const next: string[] = [];
-    for (const jobKey of frontier) {
-      if (reached.jobs.size + reached.datasets.size > MAX_MARQUEZ_LINEAGE_NODES) tooLarge(depth);
-      const entry = reachJob(reader, jobKey, reached);
-      for (const dataset of upstream ? entry.inputs : entry.outputs) {
-        reachDataset(reader, dataset, reached);
-        if (hop === depth) continue;
-        for (const job of reader.jobsOf(dataset, upstream)) {
-          if (seen.has(job)) continue;
-          seen.add(job);
-          next.push(job);
-        }
-      }
-    }
-    frontier = next;
-  }
-}
-
-/** @throws ValidationError: the lineage within `depth` holds more than `MAX_MARQUEZ_LINEAGE_NODES` nodes. */
-function tooLarge(depth: number): never {
-  throw new ValidationError(
-    `the lineage within depth ${depth} holds more than ${MAX_MARQUEZ_LINEAGE_NODES} datasets and jobs; ask for a smaller depth`,
-    [{ path: 'querystring.depth', message: `more than ${MAX_MARQUEZ_LINEAGE_NODES} nodes within this depth` }],
-  );
-}
-
-/** Adds a job (its inputs and outputs are kept for its edges; only the datasets walked are added). */
-function reachJob(reader: LineageReader, jobKey: string, reached: Reached): { inputs: string[]; outputs: string[] } {
-  let entry = reached.jobs.get(jobKey);
-  if (!entry) {
-    entry = { inputs: reader.datasetsOf(jobKey, true), outputs: reader.datasetsOf(jobKey, false) };
-    reached.jobs.set(jobKey, entry);
-  }
-  return entry;
-}
-
-function reachDataset(reader: LineageReader, key: string, reached: Reached): string {
-  const cls = reader.classOf(key);
-  const shown = reached.datasets.get(cls);
-  if (shown !== undefined) return shown;
-  reached.datasets.set(cls, key);
-  return key;
-}
+const answer = ({ json, nodeCount }: { json: string; nodeCount: number }): MarquezLineageAnswer => ({
+  json,
+  nodeCount,
+  serialize: () => pooledText(json),
+});
 
 /**
  * `GET /lineage?nodeId&depth`: the Marquez lineage graph around a dataset or a job (see the module
- * comment), origin first, then jobs and datasets in the order reached.
+ * comment), datasets then jobs, each in the order reached, walked over the Marquez lineage index of
+ * the store's current position (`marquezLineageIndex.ts`).
  * @throws NotFoundError for an unknown dataset or job.
+ * @throws ValidationError when the walk reaches more than `MAX_MARQUEZ_LINEAGE_NODES` datasets and jobs.
  */
 export function marquezLineage(
   runtime: MarquezRuntime,
   origin: { type: 'dataset' | 'job'; namespace: string; name: string },
   depth: number,
-): { graph: MarquezGraphNode[] } {
+): MarquezLineageAnswer {
   const { state } = runtime.openLineage;
-  const join = runtime.openLineage.graphJoin();
-  const reader = new LineageReader(state, join);
-  const reached: Reached = { jobs: new Map(), datasets: new Map() };
+  const index = marquezLineageIndex(runtime);
   const key = datasetKey(origin.namespace, origin.name);
   if (origin.type === 'dataset') {
     const known = isDeleted(runtime, 'dataset', origin.namespace, origin.name)
       ? null
-      : findDatasetKey(state, join, key);
+      : findDatasetKey(state, runtime.openLineage.graphJoin(), key);
     if (known === null)
       throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
-    reachDataset(reader, key, reached);
-    walkJobs(reader, reader.jobsOf(known, true), true, depth, reached);
-    walkJobs(reader, reader.jobsOf(known, false), false, depth, reached);
-  } else {
-    if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
-      throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
-    const own = reachJob(reader, key, reached);
-    for (const dataset of [...own.inputs, ...own.outputs]) reachDataset(reader, dataset, reached);
-    walkJobs(reader, [key], true, Math.max(depth, 1), reached);
-    walkJobs(reader, [key], false, Math.max(depth, 1), reached);
+    return answer(
+      index.answerJson(index.walk({ dataset: index.datasetNumber(key), key }, depth, MAX_MARQUEZ_LINEAGE_NODES)),
+    );
   }
-  return { graph: graphNodes(reader, withoutDeleted(runtime, reached)) };
-}
-
-/**
- * The reached jobs and datasets without those deleted through the Marquez API (the walk went through
- * them; the answer does not show them, nor their edges).
- */
-function withoutDeleted(runtime: MarquezRuntime, reached: Reached): Reached {
-  if (runtime.openLineage.state.marquez.deleted.size === 0) return reached;
-  const hidden = (element: 'dataset' | 'job', key: string) => {
-    const { namespace, name } = splitDatasetKey(key);
-    return isDeleted(runtime, element, namespace, name);
-  };
-  return {
-    jobs: new Map([...reached.jobs].filter(([key]) => !hidden('job', key))),
-    datasets: new Map([...reached.datasets].filter(([, shown]) => !hidden('dataset', shown))),
-  };
-}
-
-/** The reached jobs and datasets as Marquez graph nodes with their edges. */
-function graphNodes(reader: LineageReader, reached: Reached): MarquezGraphNode[] {
-  const datasetId = (key: string) => {
-    const shown = reached.datasets.get(reader.classOf(key))!;
-    const { namespace, name } = splitDatasetKey(shown);
-    return marquezNodeId('dataset', namespace, name);
-  };
-  const datasetNodes = new Map<string, MarquezGraphNode>();
-  for (const shown of reached.datasets.values()) {
-    const id = datasetId(shown);
-    datasetNodes.set(id, { id, type: 'DATASET', data: reader.dataset(shown), inEdges: [], outEdges: [] });
-  }
-  const jobNodes: MarquezGraphNode[] = [];
-  for (const [jobKey, { inputs, outputs }] of reached.jobs) {
-    const { namespace, name } = splitDatasetKey(jobKey);
-    const id = marquezNodeId('job', namespace, name);
-    const ids = (keys: string[]) => [
-      ...new Set(keys.filter((key) => reached.datasets.has(reader.classOf(key))).map(datasetId)),
-    ];
-    const asRef = (nodeId: string) => (datasetNodes.get(nodeId)!.data as MarquezDataset).id;
-    const inIds = ids(inputs);
-    const outIds = ids(outputs);
-    const node: MarquezGraphNode = {
-      id,
-      type: 'JOB',
-      data: reader.job(jobKey, inIds.map(asRef), outIds.map(asRef)),
-      inEdges: inIds.map((origin) => ({ origin, destination: id })),
-      outEdges: outIds.map((destination) => ({ origin: id, destination })),
-    };
-    for (const edge of node.inEdges) datasetNodes.get(edge.origin)!.outEdges.push(edge);
-    for (const edge of node.outEdges) datasetNodes.get(edge.destination)!.inEdges.push(edge);
-    jobNodes.push(node);
-  }
-  return [...datasetNodes.values(), ...jobNodes];
+  if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
+    throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
+  return answer(index.answerJson(index.walk({ job: index.jobNumber(key) }, depth, MAX_MARQUEZ_LINEAGE_NODES)));
 }
 
 /** One input field of a column-lineage entry. */
