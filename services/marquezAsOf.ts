@@ -32,6 +32,8 @@ export const MAX_KEPT_POINTS = 2;
 /** A projection folded up to a point. */
 interface Folded {
   openLineage: MarquezRuntime['openLineage'];
+  /** The graph projection it joins (the column lineage walks its graphs). */
+  graphs: MarquezRuntime['graphs'];
   /** The store's head position when the fold read the store's end; null when it stopped before (fixed). */
   headPosition: number | null;
 }
@@ -40,9 +42,9 @@ interface Folded {
 const foldsByStore = new WeakMap<MarquezRuntime['store'], Map<string, Promise<Folded>>>();
 
 /**
- * The Marquez runtime with its OpenLineage projection (all the lineage walks read) as of `asOf`: an
- * integer (a global store position: events at or before it) or an ISO 8601 time (events recorded at
- * or before it). The other parts stay the live ones.
+ * The Marquez runtime with its OpenLineage projection and the graph projection it joins (all the
+ * lineage walks read) as of `asOf`: an integer (a global store position: events at or before it) or
+ * an ISO 8601 time (events recorded at or before it). The other parts stay the live ones.
  * @throws ValidationError (400) for a malformed `asOf`.
  */
 export async function marquezRuntimeAsOf(runtime: MarquezRuntime, asOf: string): Promise<MarquezRuntime> {
@@ -58,7 +60,7 @@ export async function marquezRuntimeAsOf(runtime: MarquezRuntime, asOf: string):
     folds.set(key, known);
     const folded = await known.catch(() => null);
     if (folded && (folded.headPosition === null || folded.headPosition === (await runtime.store.headPosition())))
-      return { ...runtime, openLineage: folded.openLineage };
+      return { ...runtime, openLineage: folded.openLineage, graphs: folded.graphs };
     if (folds.get(key) === known) folds.delete(key);
   }
   const fold = foldUpTo(runtime, limitPosition, limitMs);
@@ -67,7 +69,8 @@ export async function marquezRuntimeAsOf(runtime: MarquezRuntime, asOf: string):
   fold.catch(() => {
     if (folds.get(key) === fold) folds.delete(key);
   });
-  return { ...runtime, openLineage: (await fold).openLineage };
+  const { openLineage, graphs } = await fold;
+  return { ...runtime, openLineage, graphs };
 }
 
 /** A fresh OpenLineage projection (and the graph projection it joins) folded from the store's start up to a point. */
@@ -80,12 +83,12 @@ async function foldUpTo(runtime: MarquezRuntime, limitPosition: number, limitMs:
     const page = await runtime.store.readAll({ after, maxCount: PAGE });
     for (const recorded of page) {
       if (recorded.position > limitPosition || Date.parse(recorded.recorded_at) > limitMs)
-        return { openLineage, headPosition: null };
+        return { openLineage, graphs, headPosition: null };
       const event = decodeTrustedEvent(recorded);
       graphs.apply(event);
       openLineage.apply(event);
     }
-    if (page.length < PAGE) return { openLineage, headPosition };
+    if (page.length < PAGE) return { openLineage, graphs, headPosition };
     after = page.at(-1)!.position;
   }
 }

@@ -18,8 +18,9 @@
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import { datasetKey, splitDatasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
-import type { GraphJoin, OpenLineageState } from '../projections/openLineage/index.js';
-import { datasetNode, jobNode, keyOfNode } from '../projections/openLineage/state.js';
+import { openLineageIdentity } from '../src/openlineage/fromGraph.js';
+import { ALL_FIELDS, downstreamSteps, upstreamSteps } from '../projections/columnGraph.js';
+import type { GraphProjection } from '../projections/graphProjection.js';
 import { pooledText, type PooledBytes } from '../projections/traversal/index.js';
 import { isDeleted, type MarquezRuntime } from './marquez.js';
 import { marquezLineageIndex } from './marquezLineageIndex.js';
@@ -187,11 +188,10 @@ export type ColumnEntry = {
 };
 
 /**
- * The column lineage of the datasets around one dataset, the one source `GET /column-lineage` reads:
- * the `columnLineage` facets of the outputs of the jobs that write the dataset (`written`) or read it
- * (`read`: the entries of their outputs that name one of its fields), from the ingested events (the
- * latest run of each job) and the extracted graphs' jobs (the column lineage our SQL parser derives
- * per statement). Kept in one function so that a column-level graph can replace it.
+ * The column lineage the ingested events give around one dataset: the `columnLineage` facets of the
+ * outputs of the jobs that write the dataset (`upstream`) or read it (the entries of their outputs
+ * that name one of its fields), from the latest run of each job. The extracted graphs' column lineage
+ * comes from the column graph instead (`extractedColumnEntries`).
  */
 export function columnLineageAround(reader: LineageReader, key: string, upstream: boolean): ColumnEntry[] {
   const entries: ColumnEntry[] = [];
@@ -213,21 +213,73 @@ export function columnLineageAround(reader: LineageReader, key: string, upstream
   return entries;
 }
 
-/** The latest events of a job: its latest run's ingested events, then its extracted RunEvents. */
+/**
+ * The column lineage the extracted graphs give around field `field` of dataset `key` (any key of its
+ * identity class), one hop: the column edges of issue 26's column graph (`projections/columnGraph.ts`,
+ * the one the impact API walks), with INDIRECT edges, read on each graph that holds the dataset.
+ * Upstream, one entry for the field with the input fields written into it; downstream, one entry per
+ * output field written from it. Hops of unknown transformation (the column graph's field `*`) are
+ * not column lineage in Marquez's sense and are left out; field names are the column graph's.
+ */
+export function extractedColumnEntries(
+  reader: LineageReader,
+  graphs: Pick<GraphProjection, 'get'>,
+  key: string,
+  field: string,
+  upstream: boolean,
+): ColumnEntry[] {
+  const entries: ColumnEntry[] = [];
+  for (const member of reader.state.identities.members(key)) {
+    for (const [graphId, nodeId] of reader.state.graphDatasets.nodesUnder(member)) {
+      const graph = graphs.get(graphId);
+      if (!graph) continue;
+      const origin = splitDatasetKey(member);
+      const { steps } = (upstream ? upstreamSteps : downstreamSteps)(graph.graph, nodeId, field, { indirect: true });
+      const inputs: ColumnInput[] = [];
+      for (const step of steps) {
+        const node = graph.graph.node(step.node_id);
+        if (!node || step.field === ALL_FIELDS || step.subtype === 'UNKNOWN') continue;
+        const identity = openLineageIdentity(node);
+        if (upstream)
+          inputs.push({
+            namespace: identity.namespace,
+            dataset: identity.name,
+            field: step.field,
+            transformationDescription: null,
+            transformationType: step.subtype,
+          });
+        else
+          entries.push({
+            namespace: identity.namespace,
+            dataset: identity.name,
+            field: step.field,
+            inputs: [
+              {
+                namespace: origin.namespace,
+                dataset: origin.name,
+                field,
+                transformationDescription: null,
+                transformationType: step.subtype,
+              },
+            ],
+          });
+      }
+      if (upstream && inputs.length > 0)
+        entries.push({ namespace: origin.namespace, dataset: origin.name, field, inputs });
+    }
+  }
+  return entries;
+}
+
+/** The events of a job's latest run, as ingested (an extracted job's column lineage is the column graph's). */
 function jobEvents(reader: LineageReader, jobKey: string): IngestedEvent[] {
   const { state } = reader;
   const job = state.jobs.get(jobKey);
-  const ingested =
-    job && job.latestRunId !== null
-      ? (state.byRun.get(job.latestRunId) ?? [])
-          .filter((record) => record.jobKey === jobKey)
-          .map((record) => record.event)
-      : [];
-  const { namespace, name } = splitDatasetKey(jobKey);
-  return [
-    ...ingested,
-    ...reader.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent),
-  ];
+  return job && job.latestRunId !== null
+    ? (state.byRun.get(job.latestRunId) ?? [])
+        .filter((record) => record.jobKey === jobKey)
+        .map((record) => record.event)
+    : [];
 }
 
 /** The entries of a `columnLineage` facet (ColumnLineageDatasetFacet 1-x) of output `(namespace, name)`. */
@@ -297,7 +349,7 @@ export function marquezColumnLineage(
   const originKey = findDatasetKey(state, join, datasetKey(origin.namespace, origin.name));
   if (originKey === null)
     throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
-  const graph = new ColumnGraph(reader);
+  const graph = new ColumnGraph(reader, runtime.graphs);
   const facets = {
     ...(join.dataset(originKey)?.dataset.facets ?? {}),
     ...(state.datasets.get(originKey)?.facets ?? {}),
@@ -317,7 +369,20 @@ class ColumnGraph {
   private readonly fieldNodes = new Map<string, MarquezGraphNode & { data: Record<string, unknown> }>();
   private readonly written = new Map<string, ColumnEntry[]>();
   private readonly read = new Map<string, ColumnEntry[]>();
-  constructor(private readonly reader: LineageReader) {}
+  private readonly extracted = new Map<string, ColumnEntry[]>();
+  constructor(
+    private readonly reader: LineageReader,
+    private readonly graphs: Pick<GraphProjection, 'get'>,
+  ) {}
+
+  /** The ingested entries around `key`, then the extracted graphs' around its field `field`. */
+  private entriesOf(key: string, field: string, upstream: boolean): ColumnEntry[] {
+    const memo = `${upstream ? 'u' : 'd'}${this.reader.classOf(key)}\u0000${field}`;
+    let extracted = this.extracted.get(memo);
+    if (!extracted)
+      this.extracted.set(memo, (extracted = extractedColumnEntries(this.reader, this.graphs, key, field, upstream)));
+    return [...this.entries(key, upstream), ...extracted];
+  }
 
   private entries(key: string, upstream: boolean): ColumnEntry[] {
     const cache = upstream ? this.written : this.read;
@@ -383,7 +448,7 @@ class ColumnGraph {
       const next: Array<{ key: string; field: string }> = [];
       for (const { key, field } of frontier) {
         const members = new Set(this.reader.state.identities.members(key));
-        for (const entry of this.entries(key, upstream)) {
+        for (const entry of this.entriesOf(key, field, upstream)) {
           for (const input of entry.inputs) {
             const inputKey = datasetKey(input.namespace, input.dataset);
             if (upstream ? entry.field !== field : !(members.has(inputKey) && input.field === field)) continue;
