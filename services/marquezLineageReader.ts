@@ -32,6 +32,7 @@ export function findDatasetKey(state: OpenLineageState, join: GraphJoin, key: st
 /** One read of the joined lineage: the neighbours of datasets and jobs, and their Marquez data. */
 export class LineageReader {
   private readonly extractedEvents = new Map<string, IngestedEvent[]>();
+  private readonly namedEvents = new Map<string, IngestedEvent[]>();
   constructor(
     readonly state: OpenLineageState,
     readonly join: GraphJoin,
@@ -64,15 +65,21 @@ export class LineageReader {
     else if (!known.includes(event)) known.push(event);
   }
 
-  /** The RunEvents of an extracted job (those met during the walk, else looked up by name). */
+  /**
+   * The RunEvents of an extracted job: those of every job of that identity in the live graphs (a job
+   * named alike in two graphs is one Marquez job), and any other met through `jobsOf`. (Until
+   * November 2026, only those the walk had met when some were: the job's inputs and outputs then
+   * depended on the graph the walk came through.)
+   */
   private extractedOf(jobKey: string): IngestedEvent[] {
-    let events = this.extractedEvents.get(jobKey);
-    if (!events) {
+    let named = this.namedEvents.get(jobKey);
+    if (!named) {
       const { namespace, name } = splitDatasetKey(jobKey);
-      events = this.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent);
-      this.extractedEvents.set(jobKey, events);
+      named = this.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent);
+      this.namedEvents.set(jobKey, named);
     }
-    return events;
+    const met = this.extractedEvents.get(jobKey);
+    return met ? [...named, ...met.filter((event) => !named.includes(event))] : named;
   }
 
   /** Inputs (`upstream`) or outputs of a job: ingested edges over every run, and its extracted events'. */

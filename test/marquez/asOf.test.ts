@@ -109,7 +109,7 @@ describe('Marquez lineage as_of', () => {
     assertProblem(gone, 404);
   });
 
-  it('a point asked again answers the same; a point past the store follows what is appended after', async () => {
+  it('a point asked again answers the same; a point past the store and the live lineage follow what is appended after', async () => {
     const lineageAt = async (asOf: string) => {
       const answer = await call(
         api.base,
@@ -123,9 +123,16 @@ describe('Marquez lineage as_of', () => {
     assert.deepEqual(await lineageAt(String(position)), past, 'the kept point answers as the first fold did');
     const future = new Date(Date.now() + 3_600_000).toISOString();
     assert.ok(!(await lineageAt(future)).includes(`job:${NS}:read_y`));
+    const live = async () => {
+      const answer = await call(api.base, 'GET', `/api/v1/lineage?nodeId=dataset:${encodeURIComponent(NS)}:y&depth=5`);
+      assert.equal(answer.status, 200, answer.text);
+      return nodeIds(answer.body);
+    };
+    assert.ok(!(await live()).includes(`job:${NS}:read_y`));
     const third = runEvent('01940000-0000-7000-8000-0000000c0003', 'read_y', 'y', { namespace: NS, name: 'w' });
     assert.equal((await call(api.base, 'POST', '/api/v1/lineage', { json: third })).status, 200);
     assert.ok((await lineageAt(future)).includes(`job:${NS}:read_y`), 'the event appended since is folded');
+    assert.ok((await live()).includes(`job:${NS}:read_y`), 'the live lineage index moved on with the store');
     assert.deepEqual(await lineageAt(String(position)), past, 'a past point is unchanged by later events');
   });
 
