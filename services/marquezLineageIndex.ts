@@ -279,8 +279,9 @@ export class MarquezLineageIndex {
         slot.inEdges.push(edge);
       }
       const data = this.jobData(entry);
+      const json = `${data.head}${inRefs.join(',')}${data.middle}${outRefs.join(',')}${data.tail}`;
       jobParts.push(
-        `{"id":${entry.idJson},"type":"JOB","data":${data.head}${inRefs.join(',')}${data.middle}${outRefs.join(',')}${data.tail},"inEdges":[${inEdges.join(',')}],"outEdges":[${outEdges.join(',')}]}`,
+        `{"id":${entry.idJson},"type":"JOB","data":${json},"inEdges":[${inEdges.join(',')}],"outEdges":[${outEdges.join(',')}]}`,
       );
     }
     for (const [dataset, slot] of slots) {
