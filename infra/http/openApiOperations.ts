@@ -422,6 +422,27 @@ const TASKS: Record<string, OperationDocs> = {
     responses: { 200: 'The tasks, newest first' },
     responseExample: { tasks: [failedTask], total: 1 },
   },
+  'GET /api/v1/environments': {
+    operationId: 'listPlatformEnvironments',
+    description:
+      'The Confluent Cloud environments the configured cloud API key can see (GET /org/v2/environments, every page), ' +
+      'each with the live graphs holding nodes of it (empty: never extracted), sorted by display name. The platform’s ' +
+      'answer is reused for 30 s (a failure for 5 s), whoever asks. Needs the read role; extracting or watching an ' +
+      'environment still needs operate.',
+    responses: {
+      200: 'The environments',
+      502: 'The platform answered with an error (PLATFORM_FAILED: for example 401 for a wrong cloud key)',
+      503: 'No cloud credentials (PLATFORM_NOT_CONFIGURED), or the platform did not answer (PLATFORM_UNREACHABLE)',
+    },
+    responseExample: {
+      environments: [
+        { id: 'env-q7m2k9', display_name: 'prod', graph_ids: [EXAMPLE_GRAPH_ID] },
+        { id: 'env-w3n8c5', display_name: 'staging', graph_ids: [] },
+      ],
+      total: 2,
+      listed_at: '2026-01-05T09:30:00.000Z',
+    },
+  },
   'GET /api/v1/tasks/:task_id': {
     operationId: 'getTask',
     description: 'One task: its phase while it runs, its result when completed, its error when failed.',
