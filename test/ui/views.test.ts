@@ -19,6 +19,7 @@ import {
   screenshot,
   SCREENSHOT_FOLDER,
   TEST_API_KEY,
+  UNEXTRACTED_ENVIRONMENT,
   useUiSession,
   waitForRender,
   type GuardedPage,
@@ -415,6 +416,76 @@ describe('web UI views in headless Chromium', { skip }, () => {
     } finally {
       await call(stack.api.base, 'DELETE', `/api/v1/graphs/${emptyId}`, { headers });
     }
+    guarded.assertClean();
+  });
+
+  it("offers the platform's environments by name, extracts the one checked, and falls back when the platform cannot be listed", async () => {
+    await page.goto(`${stack.uiUrl}/?tab=operations#api_key=${encodeURIComponent(TEST_API_KEY)}`);
+    await waitForRender(page);
+    // Never extracted, so known only from the platform: offered with its display name, marked.
+    const sandbox = page.locator(`label[for=extract-environment-${UNEXTRACTED_ENVIRONMENT.id}]`);
+    await sandbox.waitFor();
+    assert.match(
+      await sandbox.innerText(),
+      new RegExp(`${UNEXTRACTED_ENVIRONMENT.display_name} \\(${UNEXTRACTED_ENVIRONMENT.id}\\)\\s*not extracted yet`),
+    );
+    assert.equal(await page.locator(`#watch-environment-${UNEXTRACTED_ENVIRONMENT.id}`).count(), 1, 'offered to watch');
+    const production = await page.locator(`label[for=extract-environment-${DEMO_ENVIRONMENTS[0]}]`).innerText();
+    assert.match(production, new RegExp(`retail-prod \\(${DEMO_ENVIRONMENTS[0]}\\)`));
+    assert.doesNotMatch(production, /not extracted/);
+    await screenshot(page, 'operations-environments');
+    assert.deepEqual(await axeViolations(page), []);
+    // Checked, not typed: the extraction asks for exactly that environment.
+    await page.locator(`#extract-environment-${DEMO_ENVIRONMENTS[1]}`).check();
+    const sent = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.url().endsWith('/tasks/extract'),
+    );
+    await page.getByRole('button', { name: 'Start extraction' }).click();
+    assert.deepEqual((await sent).postDataJSON().environment_ids, [DEMO_ENVIRONMENTS[1]]);
+    await page.locator('#task-status[data-task-status=completed], #task-status[data-task-status=failed]').waitFor({
+      timeout: 60_000,
+    });
+    assert.equal(await page.locator('#task-status').getAttribute('data-task-status'), 'completed');
+
+    // The platform unreachable (the API's 503): the page says why and still offers the graph's environments.
+    await page.route('**/api/v1/environments', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({
+          type: 'urn:lineage-svc:problem:platform-unreachable',
+          title: 'Service Unavailable',
+          status: 503,
+          detail: 'the platform’s environments could not be listed: no answer',
+        }),
+      }),
+    );
+    try {
+      await page.goto(`${stack.uiUrl}/?tab=operations`);
+      await waitForRender(page);
+      await page.locator('#extract-choices .platform-problem').waitFor();
+      assert.match(
+        await page.locator('#extract-choices .platform-problem').innerText(),
+        /could not be listed[\s\S]*no answer/,
+      );
+      for (const environment of DEMO_ENVIRONMENTS)
+        assert.equal(
+          await page.locator(`#extract-environment-${environment}`).count(),
+          1,
+          `${environment} still offered`,
+        );
+      assert.equal(await page.locator(`#extract-environment-${UNEXTRACTED_ENVIRONMENT.id}`).count(), 0);
+      assert.deepEqual(await axeViolations(page), []);
+    } finally {
+      await page.unroute('**/api/v1/environments');
+      await page.evaluate("sessionStorage.removeItem('lineage-svc.api-key')");
+    }
+    // The browser logs the 503 answers it was given; nothing else may be logged.
+    assert.ok(
+      guarded.consoleErrors.every((line) => /status of 503/.test(line)),
+      guarded.consoleErrors.join('\n'),
+    );
+    guarded.consoleErrors.length = 0;
     guarded.assertClean();
   });
 
