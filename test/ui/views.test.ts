@@ -509,6 +509,55 @@ describe('web UI views in headless Chromium', { skip }, () => {
     }
   });
 
+  it('never draws two plain labels over each other on the 5,000-node view, at any zoom below the cards', async () => {
+    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'labels-5000' }, headers });
+    const graphId = created.body.graph_id as string;
+    const graph = syntheticGraph({ nodes: 5_000, edges: 7_500, seed: 5 });
+    assert.equal(
+      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+      200,
+    );
+    try {
+      // `collapsed=` (none): every node drawn (consumer groups folded into their topics), as dots with plain labels.
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}&collapsed=`);
+      const drawn = await waitForRender(page);
+      assert.ok(drawn >= 3_000, `${drawn} nodes drawn`);
+      let shortened = 0;
+      let labels = 0;
+      for (const ratio of [1, 0.5, 0.25, 0.12, 0.06]) {
+        // One full frame at this zoom (sigma's refresh draws at once), then the labels it placed.
+        const boxes = (await page.evaluate(`(() => {
+          const view = window.__lineageUi.view;
+          view.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: ${ratio} });
+          view.renderer.refresh();
+          return view.cardsShown() ? null : view.labelBoxes();
+        })()`)) as { text: string; x: number; y: number; width: number; height: number }[] | null;
+        if (boxes === null) break; // cards from here on: they never overlap (the layout's own test)
+        assert.ok(boxes.length > 0, `ratio ${ratio}: no label drawn`);
+        labels += boxes.length;
+        shortened += boxes.filter((box) => box.text.endsWith('…')).length;
+        for (const [index, a] of boxes.entries())
+          for (const b of boxes.slice(index + 1))
+            assert.ok(
+              a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y,
+              `ratio ${ratio}: the labels "${a.text}" and "${b.text}" overlap`,
+            );
+      }
+      assert.ok(labels >= 50, `${labels} labels drawn at the five zooms`);
+      assert.ok(shortened > 0, 'some labels were shortened to fit beside others');
+      await page.evaluate(`(() => {
+        const view = window.__lineageUi.view;
+        view.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 0.25 });
+        view.renderer.refresh();
+      })()`);
+      await screenshot(page, 'labels-5000');
+      guarded.assertClean();
+    } finally {
+      await page.goto('about:blank');
+      await call(stack.api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers });
+    }
+  });
+
   it('opens a 5,000-node graph legible: its environments collapsed into named cards, each expanding on Enter', async () => {
     const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'legible-5000' }, headers });
     const graphId = created.body.graph_id as string;
