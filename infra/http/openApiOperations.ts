@@ -272,6 +272,30 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
     responseExample: traversal,
     textAnswers: exportExamples(traversalGraph(traversal as unknown as TraversalAnswer)),
   },
+  'GET /api/v1/graphs/:graph_id/groups': {
+    operationId: 'getGraphGroups',
+    description:
+      'A graph’s nodes counted per environment, cluster and node type, and its edges counted per pair of these groups ' +
+      '(links name groups by their index): the web UI’s first picture of a large graph, a few kilobytes whatever its size. ' +
+      'as_of reads it at a revision or time.',
+    responses: { 200: 'The groups and the links between them', 404: NO_GRAPH },
+    responseExample: {
+      graph_id: EXAMPLE_GRAPH_ID,
+      revision: 3,
+      node_count: 5,
+      edge_count: 4,
+      groups: [
+        { environment_id: 'env-q7m2k9', cluster_id: 'lkc-7x9m2p', node_type: 'CONNECTOR', node_count: 1 },
+        { environment_id: 'env-q7m2k9', cluster_id: 'lkc-7x9m2p', node_type: 'TOPIC', node_count: 3 },
+        { environment_id: 'env-q7m2k9', cluster_id: null, node_type: 'STREAM_JOB', node_count: 1 },
+      ],
+      links: [
+        { source: 0, target: 1, edge_count: 1 },
+        { source: 1, target: 2, edge_count: 2 },
+        { source: 2, target: 1, edge_count: 1 },
+      ],
+    },
+  },
   'GET /api/v1/graphs/:graph_id/history': {
     operationId: 'getGraphHistory',
     description: 'The changes of a graph, oldest first, one per write; deleted graphs keep their history.',
