@@ -509,6 +509,62 @@ describe('web UI views in headless Chromium', { skip }, () => {
     }
   });
 
+  it('draws a large graph first as groups per environment, cluster and type, in their swimlanes, then whole', async () => {
+    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'overview-20500' }, headers });
+    const graphId = created.body.graph_id as string;
+    const graph = syntheticGraph({ nodes: 20_500, edges: 30_000, seed: 7 });
+    assert.equal(
+      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+      200,
+    );
+    // The whole graph is held back until the overview has been looked at.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const whole = (url: URL) => url.pathname === `/api/v1/graphs/${graphId}`;
+    await page.route(whole, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}`);
+      await page.locator('body[data-graph-state=overview]').waitFor({ state: 'attached', timeout: 60_000 });
+      const overview = (await page.evaluate(`(() => {
+        const view = window.__lineageUi.view;
+        const ids = view.graph.nodes();
+        return {
+          cards: ids.length,
+          grouped: ids.every((id) => id.startsWith('overview:')),
+          environments: new Set(ids.map((id) => view.graph.getNodeAttribute(id, 'label')).filter(Boolean)).size,
+          lanes: view.groups().map((group) => group.label),
+          edges: view.graph.size,
+          counted: ids.reduce((sum, id) => sum + Number(view.graph.getNodeAttribute(id, 'label').split(' ')[0].replace(/,/g, '')), 0),
+        };
+      })()`)) as { cards: number; grouped: boolean; lanes: string[]; edges: number; counted: number };
+      assert.ok(overview.grouped, 'the overview draws groups');
+      assert.ok(overview.cards > 7 && overview.cards <= 200, `${overview.cards} cards: more than one per type`);
+      assert.ok(
+        overview.lanes.some((lane) => /^env-\d+$/.test(lane)),
+        `environment swimlanes: ${overview.lanes.slice(0, 5).join(', ')}`,
+      );
+      assert.ok(overview.edges > 0, 'the groups are joined by edges');
+      assert.equal(overview.counted, 20_500, 'the cards count every node');
+      await screenshot(page, 'overview-groups');
+      release();
+      await waitForRender(page);
+      assert.equal(
+        await page.evaluate("window.__lineageUi.view.graph.nodes().some((id) => id.startsWith('overview:'))"),
+        false,
+        'then the whole graph (its environments collapsed, as for any large graph)',
+      );
+      guarded.assertClean();
+    } finally {
+      release();
+      await page.unroute(whole);
+      await page.goto('about:blank');
+      await call(stack.api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers });
+    }
+  });
+
   it('never draws two plain labels over each other on the 5,000-node view, at any zoom below the cards', async () => {
     const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'labels-5000' }, headers });
     const graphId = created.body.graph_id as string;
