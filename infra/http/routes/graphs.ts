@@ -9,6 +9,7 @@
 import { validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal/index.js';
+import { graphGroups } from '../../../services/graphGroups.js';
 import {
   createEmptyGraph,
   diffGraphHistory,
@@ -521,6 +522,42 @@ function traversalRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
 
 /** The history of a graph and the difference between two points of it. */
 function historyRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
+  app.get(
+    '/graphs/:graph_id/groups',
+    {
+      schema: {
+        tags,
+        summary: 'The grouped overview: nodes counted per environment, cluster and type, edges per pair of groups',
+        params: GraphIdParams,
+        querystring: z.object({ as_of: AsOf }),
+        response: withProblems({
+          200: z.object({
+            graph_id: z.string(),
+            revision: position('Revision of the graph stream answered'),
+            node_count: count('Nodes of the graph'),
+            edge_count: count('Edges of the graph'),
+            groups: z.array(
+              z.object({
+                environment_id: z.string().nullable().describe('Null: nodes outside any environment'),
+                cluster_id: z.string().nullable().describe('Null: nodes outside any cluster'),
+                node_type: z.string(),
+                node_count: count('Nodes of this environment, cluster and type'),
+              }),
+            ),
+            links: z.array(
+              z.object({
+                source: count('Index in groups of the edges’ sources'),
+                target: count('Index in groups of the edges’ targets'),
+                edge_count: count('Edges from the source group to the target group'),
+              }),
+            ),
+          }),
+        }),
+      },
+    },
+    async (request) => graphGroups(runtime, request.params.graph_id, request.query.as_of),
+  );
+
   app.get(
     '/graphs/:graph_id/history',
     {
