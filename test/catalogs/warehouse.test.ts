@@ -336,7 +336,7 @@ describe('warehouse provider: pure parts', () => {
     const plan = warehouseEvents(graph, NOW);
     assert.deepEqual(plan.events.map(processName).sort(), [
       `stream://${PROD}/${DEDICATED}:bq-sink`,
-      `stream://${PROD}/${DEDICATED}:revenue-job`,
+      `stream://${PROD}:revenue-job`, // no cluster or compute pool of its own: the environment's namespace
     ]);
     assert.deepEqual(plan.skipped, [`stream://${PROD}:lake-only`]);
     const sink = plan.events.find((e) => e.job.name === 'bq-sink')!;

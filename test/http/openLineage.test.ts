@@ -19,6 +19,8 @@ import { BACKENDS, assertProblem, call, startApi, type Answer, type TestApi } fr
 const KEY = 'ol-test-key-9d8c7b6a';
 const AUTH = { 'x-api-key': KEY };
 const NS = `stream://${ENV}/${CLUSTER}`;
+/** The Flink statement enrich-orders has no cluster of its own: its job is in its compute pool's namespace. */
+const STATEMENT_NS = `stream://${ENV}/lfcp-1`;
 const PRODUCER = 'https://github.com/OpenLineage/OpenLineage/tree/1.20.0/integration/spark';
 const SCHEMA_URL = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent';
 
@@ -615,12 +617,12 @@ describe('a RunEvent reading one of our topics joins the extracted graph as it i
       assert.equal(byJob.get(job)!.run.runId, viewRunIds.get(job), job);
     assert.equal(await api.runtime.store.headPosition(), head);
 
-    const jobs = await get(`/lineage/jobs?namespace=${encodeURIComponent(NS)}`);
+    const jobs = await get(`/lineage/jobs?namespace=${encodeURIComponent(STATEMENT_NS)}`);
     assert.ok(
       jobs.body.jobs.some((job: { name: string }) => job.name === 'enrich-orders'),
       'the graph jobs are listed',
     );
-    const detail = await get(`/lineage/jobs/detail?namespace=${encodeURIComponent(NS)}&name=enrich-orders`);
+    const detail = await get(`/lineage/jobs/detail?namespace=${encodeURIComponent(STATEMENT_NS)}&name=enrich-orders`);
     assert.deepEqual(
       [detail.body.latest_run.run_id, detail.body.latest_inputs.map((dataset: { name: string }) => dataset.name)],
       [viewRunIds.get('enrich-orders'), ['shop.public.orders']],
@@ -629,7 +631,7 @@ describe('a RunEvent reading one of our topics joins the extracted graph as it i
     assert.ok(
       topic.body.identities.some((identity: { namespace: string }) => identity.namespace === `kafka://${BOOTSTRAP}`),
     );
-    assert.deepEqual(topic.body.produced_by, [{ namespace: NS, name: 'enrich-orders' }]);
+    assert.deepEqual(topic.body.produced_by, [{ namespace: STATEMENT_NS, name: 'enrich-orders' }]);
     assert.ok(topic.body.consumed_by.some((job: { name: string }) => job.name === 'orders_report'));
   });
 

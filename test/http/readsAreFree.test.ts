@@ -48,7 +48,7 @@ function requiredQuery(path: string): string {
     return `?nodeId=dataset:${enc(`stream://${ENV}/${CLUSTER}`)}:orders_enriched`;
   if (path === '/api/v1/search') return '?q=orders';
   if (path.endsWith('/lineage/jobs/detail'))
-    return `?namespace=${enc(`stream://${ENV}/${CLUSTER}`)}&name=enrich-orders`;
+    return `?namespace=${enc(`stream://${ENV}/lfcp-1`)}&name=enrich-orders`; // its compute pool's namespace
   return '';
 }
 
@@ -103,7 +103,7 @@ describe('reads are free: no GET appends to the store', () => {
       watcher_id: UNKNOWN_WATCHER,
       // The Marquez routes: a namespace holding both a job and a dataset, the ingested run, a statistic.
       namespace: `stream://${ENV}/${CLUSTER}`,
-      job: 'enrich-orders',
+      job: 'pg-orders-cdc', // a connector of that cluster (the Flink statement is in its compute pool's namespace)
       dataset: 'orders_enriched',
       id: RUN_ID,
       asset: 'jobs',
