@@ -197,7 +197,7 @@ export interface OpenLineageConsumerDeps {
   groupTimeouts?: { sessionMilliseconds: number; rebalanceMilliseconds: number };
   /**
    * Worker threads that decode, parse, normalize and serialize the records (`openLineagePrepare.ts`);
-   * default `defaultPrepareWorkers()` (the cores but one, one to four); 0 does it on the event loop.
+   * default `defaultPrepareWorkers()` (the cores but one, at most four); 0 does it on the event loop.
    */
   prepareWorkers?: number;
 }

@@ -131,11 +131,12 @@ export type PrepareReply = { id: number; records: PreparedRecord[] } | { id: num
 export const PREPARE_MIN_RECORDS_PER_WORKER = 256;
 
 /**
- * Worker threads a pool runs by default: one per core but one (the event loop's), at least one and
- * at most four (the event loop, which appends and folds, is the limit past that).
+ * Worker threads a pool runs by default: one per core but one (the event loop's), at most four (the
+ * event loop, which appends and folds, is the limit past that); none on one core, where a worker
+ * would only add the copies between threads.
  */
 export function defaultPrepareWorkers(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return Math.max(0, Math.min(4, availableParallelism() - 1));
 }
 
 /** A pool of prepare workers. */
