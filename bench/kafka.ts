@@ -484,7 +484,8 @@ export async function benchKafka(
       ...ingest,
       publication,
       note:
-        `Apache Kafka 3.9.1 on 127.0.0.1, one partition; ${events} events backlog, ${liveEvents} produced live at ${ingest.kafka_live_events_per_second.toFixed(0)} events/s ` +
+        `Apache Kafka 3.9.1 on 127.0.0.1, one partition; ${events} events backlog, ${liveEvents} produced live ` +
+        `at ${ingest.kafka_live_events_per_second.toFixed(0)} events/s ` +
         `(500 per send), visibility sampled on the last event of each send; HTTP: 1,000 events per request; publication: ${changes} changes over 100 graphs, ` +
         'SIGKILL of the publishing lineage-svc-api after a third',
     };
