@@ -162,6 +162,7 @@ export async function benchIngest(
   events: number,
   liveEvents: number,
   liveRate: number | undefined,
+  prepareWorkers?: number,
 ) {
   const folder = mkdtempSync(join(tmpdir(), 'lineage-bench-kafka-'));
   const config = loadConfig({
@@ -205,7 +206,7 @@ export async function benchIngest(
         sasl: null,
         ssl: false,
       },
-      { ingestor: runtime.openLineageIngestor },
+      { ingestor: runtime.openLineageIngestor, ...(prepareWorkers === undefined ? {} : { prepareWorkers }) },
     );
     consumer.stop = () => started.stop();
     let first: { at: number; offset: number; cpu: NodeJS.CpuUsage; eventLoop: number | undefined } | undefined;
@@ -495,12 +496,14 @@ export async function benchKafka(
 }
 
 if (process.argv[1] === import.meta.filename) {
-  // `KAFKA_BOOTSTRAP=127.0.0.1:PORT node --import tsx bench/kafka.ts ingest [events] [liveEvents] [liveRate]`:
-  // the ingest part alone (default 200,000, 100,000 and `sustainedLiveRate`), on a running broker
-  // (`make kafka`), e.g. under `--cpu-prof`.
+  // `KAFKA_BOOTSTRAP=127.0.0.1:PORT node --import tsx bench/kafka.ts ingest [events] [liveEvents] [liveRate] [prepareWorkers]`:
+  // the ingest part alone (default 200,000, 100,000, `sustainedLiveRate` and `defaultPrepareWorkers()`),
+  // on a running broker (`make kafka`), e.g. under `--cpu-prof`.
   const bootstrap = process.env.KAFKA_BOOTSTRAP;
-  const [events = 200_000, liveEvents = 100_000, liveRate] = process.argv.slice(3).map(Number);
+  const [events = 200_000, liveEvents = 100_000, liveRate, prepareWorkers] = process.argv.slice(3).map(Number);
   if (process.argv[2] === 'ingest' && bootstrap)
-    console.log(JSON.stringify(await benchIngest({ bootstrap }, events, liveEvents, liveRate), null, 2));
+    console.log(
+      JSON.stringify(await benchIngest({ bootstrap }, events, liveEvents, liveRate, prepareWorkers), null, 2),
+    );
   else console.log(JSON.stringify(await benchKafka(), null, 2));
 }
