@@ -9,7 +9,8 @@
  * The decisions are pure functions tested without a broker: `decideMessage` (ingest or dead-letter)
  * and `nextCommitOffset` (commit ordering). `startOpenLineageConsumer` wires them to kafkajs with
  * `autoCommit: false` and `eachBatchAutoResolve: false`: a batch's records are decoded, parsed,
- * normalized and serialized on a pool of worker threads (`openLineagePrepare.ts`), its events appended
+ * normalized and serialized (on a pool of worker threads, `openLineagePrepare.ts`, when the batch holds
+ * `PREPARE_ON_WORKERS_FROM_RECORDS` records or more), its events appended
  * in one store append (`ingestPrepared`), then dead-letters are produced, then offsets are resolved and
  * committed. When the append throws, nothing is
  * resolved or committed and kafkajs redelivers the batch; redelivered events are stored once (dedupe).
@@ -164,6 +165,12 @@ export async function processBatch(
   return { outcomes, commit: nextCommitOffset(outcomes) };
 }
 
+/**
+ * The fewest records of a batch the consumer prepares on its workers (`openLineagePrepare.ts`); smaller
+ * batches are prepared on the event loop.
+ */
+export const PREPARE_ON_WORKERS_FROM_RECORDS = 1_000;
+
 /** A running consumer. */
 export interface OpenLineageConsumer {
   /** True while the consumer is connected and its group joined (false while it waits to retry). */
@@ -196,8 +203,9 @@ export interface OpenLineageConsumerDeps {
    */
   groupTimeouts?: { sessionMilliseconds: number; rebalanceMilliseconds: number };
   /**
-   * Worker threads that decode, parse, normalize and serialize the records (`openLineagePrepare.ts`);
-   * default `defaultPrepareWorkers()` (the cores but one, at most four); 0 does it on the event loop.
+   * Worker threads that decode, parse, normalize and serialize the records of batches of
+   * `PREPARE_ON_WORKERS_FROM_RECORDS` records or more (`openLineagePrepare.ts`); default
+   * `defaultPrepareWorkers()` (the cores but two, at most four); 0 does it all on the event loop.
    */
   prepareWorkers?: number;
 }
@@ -257,7 +265,11 @@ export async function startOpenLineageConsumer(
   };
   const workers = deps.prepareWorkers ?? defaultPrepareWorkers();
   const pool: OpenLineagePreparePool | undefined = workers > 0 ? createOpenLineagePreparePool(workers) : undefined;
-  const prepare = pool?.prepare ?? prepareRecordsHere;
+  // Small batches (a topic the consumer keeps up with) stay on the event loop: the hop to a worker and
+  // back would add to each event's delay and the event loop has time to spare; a backlog comes in
+  // batches of thousands, which the workers take.
+  const prepare: PrepareRecords = (values) =>
+    pool && values.length >= PREPARE_ON_WORKERS_FROM_RECORDS ? pool.prepare(values) : prepareRecordsHere(values);
   let current: { consumer: Consumer; producer: Producer } | undefined;
   let consuming = false;
   let stopped = false;

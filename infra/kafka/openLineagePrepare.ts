@@ -131,12 +131,13 @@ export type PrepareReply = { id: number; records: PreparedRecord[] } | { id: num
 export const PREPARE_MIN_RECORDS_PER_WORKER = 256;
 
 /**
- * Worker threads a pool runs by default: one per core but one (the event loop's), at most four (the
- * event loop, which appends and folds, is the limit past that); none on one core, where a worker
- * would only add the copies between threads.
+ * Worker threads a pool runs by default: one per core but two (the event loop's and the sqlite append
+ * worker's), at most four (the event loop, which appends and folds, is the limit past that); none on
+ * one or two cores, where a worker only adds the copies between threads and its own warm-up to the
+ * CPU time (docs/benchmarks.md, "Prepare workers, no read-back").
  */
 export function defaultPrepareWorkers(): number {
-  return Math.max(0, Math.min(4, availableParallelism() - 1));
+  return Math.max(0, Math.min(4, availableParallelism() - 2));
 }
 
 /** A pool of prepare workers. */
