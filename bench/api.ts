@@ -92,18 +92,29 @@ interface ServerReady {
 }
 
 /**
- * Writes the 100k- and 10k-node graphs to the sqlite store in `folder`, as an import would append
- * them (`recordGraph`); run in a process of its own, so that the server's memory is that of a
- * server started on an existing store, not of the import.
+ * Cross-domain share of the 100k-node graph (`SyntheticGraphOptions.crossDomainShare`): `default`
+ * (2% of job inputs read from another domain's topics) or `sparse` (0.2%: shared core topics ten
+ * times rarer, so that 20 job hops from a topic stay within a few domains, as a real estate's lineage
+ * from one dataset does; the Marquez bench's second shape).
  */
-async function record(folder: string): Promise<void> {
+export type BigGraphShape = 'default' | 'sparse';
+
+/** `crossDomainShare` of each `BigGraphShape`. */
+const CROSS_DOMAIN_SHARE: Record<BigGraphShape, number> = { default: 0.02, sparse: 0.002 };
+
+/**
+ * Writes the 100k- (of `shape`, default `default`) and 10k-node graphs to the sqlite store in
+ * `folder`, as an import would append them (`recordGraph`); run in a process of its own, so that the
+ * server's memory is that of a server started on an existing store, not of the import.
+ */
+async function record(folder: string, shape: BigGraphShape = 'default'): Promise<void> {
   const config = loadConfig({ LINEAGE_SVC_STORAGE__BACKEND: 'sqlite', LINEAGE_SVC_STORAGE__PATH: folder });
   const runtime = await openRuntime(config, silentLogger());
   const context = { cause: 'import', actor: 'bench' };
   await recordGraph(
     runtime.commands,
     BIG_GRAPH,
-    syntheticGraph({ nodes: 100_000, edges: 300_000 }),
+    syntheticGraph({ nodes: 100_000, edges: 300_000, crossDomainShare: CROSS_DOMAIN_SHARE[shape] }),
     { mode: 'replace', createIfMissing: true, name: 'bench-100k' },
     context,
   );
@@ -193,9 +204,9 @@ interface ServerMemory {
   final_heap_mb: number;
 }
 
-/** Runs `record` in a process of its own. @throws Error when it fails. */
-export async function recordInChildProcess(folder: string): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, 'record', folder], {
+/** Runs `record` (the 100k-node graph of `shape`) in a process of its own. @throws Error when it fails. */
+export async function recordInChildProcess(folder: string, shape: BigGraphShape = 'default'): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, 'record', folder, shape], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -321,7 +332,7 @@ async function traversalLatencies(base: string, origins: string[]): Promise<ApiB
 // `node --expose-gc --import tsx bench/api.ts` runs this benchmark alone and prints its rows as JSON;
 // `serve` is the server process it starts.
 if (process.argv[1] === import.meta.filename) {
-  if (process.argv[2] === 'record') await record(process.argv[3]!);
+  if (process.argv[2] === 'record') await record(process.argv[3]!, process.argv[4] === 'sparse' ? 'sparse' : 'default');
   else if (process.argv[2] === 'serve') await serve(Number(process.argv[3] ?? 300), process.argv[4]!);
   else process.stdout.write(`${JSON.stringify(await benchApi(), null, 2)}\n`);
 }

@@ -26,6 +26,9 @@
  * field under another case. A nested field (`after.order_id`) matches an entry of its struct
  * (`after`) and the other way round.
  */
+import { passesAllFields } from '../src/extraction/connectorFields.js';
+import { namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
+import type { EdgeColumnLineage } from '../src/extraction/streamProcessing.js';
 import { COLUMN_TRANSFORMATIONS } from '../src/openlineage/fromGraph.js';
 import { JOB_NODE_TYPES, type Edge, type Node } from '../src/graph/model.js';
 import type { ResidentGraph } from './residentGraph.js';
@@ -66,6 +69,11 @@ interface LineageEntry {
 /** A `column_lineage` attribute, indexed both ways (field keys folded when the engine folds case). */
 interface ParsedLineage {
   folded: boolean;
+  /**
+   * Set when entries carry query positions (a Flink INSERT without a column list): the sink columns
+   * their outputs were named after (`namePositionalOutputs`), joined, so a changed sink schema re-reads.
+   */
+  sinkKey?: string;
   /** Input dataset -> input field key -> entries. */
   byInput: Map<string, Map<string, LineageEntry[]>>;
   /** Output field key -> entries. */
@@ -96,15 +104,34 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-/** The parsed `column_lineage` of an edge, or null when it has none (not an array). */
-export function edgeLineage(edge: Edge, folded: boolean): ParsedLineage | null {
+/**
+ * The parsed `column_lineage` of an edge, or null when it has none (not an array). Entries that carry
+ * query positions (a Flink INSERT without a column list) are named after the sink's columns by
+ * position (`namePositionalOutputs`): `sinkColumns` gives the sink's candidate column lists
+ * (`sinkColumnsOf`); without it they keep the query's names.
+ */
+export function edgeLineage(
+  edge: Edge,
+  folded: boolean,
+  sinkColumns?: () => ReadonlyArray<readonly string[]>,
+): ParsedLineage | null {
   const cached = parsedByEdge.get(edge);
-  if (cached !== undefined && (cached === null || cached.folded === folded)) return cached;
+  if (cached === null) return null;
   const attribute = edge.attributes?.column_lineage;
+  let candidates: ReadonlyArray<readonly string[]> = [];
+  let sinkKey: string | undefined;
+  if (cached !== undefined ? cached.sinkKey !== undefined : hasPositions(attribute)) {
+    candidates = sinkColumns?.() ?? [];
+    sinkKey = candidates.map((names) => names.join('\u0000')).join('\u0001');
+  }
+  if (cached !== undefined && cached.folded === folded && cached.sinkKey === sinkKey) return cached;
   let parsed: ParsedLineage | null = null;
   if (Array.isArray(attribute)) {
     parsed = { folded, byInput: new Map(), byOutput: new Map(), entries: [] };
-    for (const raw of attribute as unknown[]) {
+    if (sinkKey !== undefined) parsed.sinkKey = sinkKey;
+    const named =
+      sinkKey === undefined ? attribute : namePositionalOutputs(attribute as EdgeColumnLineage[], candidates);
+    for (const raw of named as unknown[]) {
       if (typeof raw !== 'object' || raw === null) continue;
       const { output, kind, inputs } = raw as { output?: unknown; kind?: unknown; inputs?: unknown };
       if (typeof output !== 'string' || !Array.isArray(inputs)) continue;
@@ -127,6 +154,31 @@ export function edgeLineage(edge: Edge, folded: boolean): ParsedLineage | null {
   }
   parsedByEdge.set(edge, parsed);
   return parsed;
+}
+
+/** Whether a `column_lineage` attribute has entries with a query `position`. */
+function hasPositions(attribute: unknown): boolean {
+  return (
+    Array.isArray(attribute) &&
+    attribute.some((entry: unknown) => typeof (entry as { position?: unknown } | null)?.position === 'number')
+  );
+}
+
+/**
+ * The column lists of dataset `sink` for outputs named by position (`sinkColumnCandidates`): its
+ * value schema's fields, or its key schema's then its value schema's.
+ */
+export function sinkColumnsOf(graph: ResidentGraph, sink: string): () => ReadonlyArray<readonly string[]> {
+  return () => {
+    const value: string[] = [];
+    const key: string[] = [];
+    if (graph.hasNode(sink))
+      graph.forEachOutgoing(sink, (edge, _source, schema) => {
+        if (edge.edge_type === 'HAS_SCHEMA')
+          (edge.attributes?.role === 'key' ? key : value).push(...namedFields(schema.attributes?.fields));
+      });
+    return sinkColumnCandidates(value, key);
+  };
 }
 
 /** `field` and its enclosing structs: `a.b.c` -> `a.b.c`, `a.b`, `a`. */
@@ -179,23 +231,30 @@ function collectKnownFields(
   for (const name of namedFields(node.attributes?.columns)) fields.declared.add(name);
   for (const name of schemaFields(graph, nodeId)) fields.declared.add(name);
   graph.forEachIncoming(nodeId, (edge, source) => {
-    const lineage = edgeLineage(edge, foldsCase(source));
+    const lineage = edgeLineage(edge, foldsCase(source), sinkColumnsOf(graph, nodeId));
     if (lineage)
       for (const entry of lineage.entries) if (!entry.output.includes(ALL_FIELDS)) fields.named.add(entry.output);
     if (edge.edge_type === 'MATERIALIZES' || isMirror(edge)) collectKnownFields(graph, source.id, fields, seen);
     const mapping = edge.edge_type === 'PRODUCES' ? connectorMapping(graph, source, edge) : undefined;
     if (!mapping) return;
     for (const entry of mapping.fields) fields.declared.add(entry.output);
-    if (mapping.all_fields && mapping.struct === null)
-      for (const input of jobInputs(graph, source.id))
-        if (mappingReads(mapping, graph.node(input)))
-          for (const name of schemaFields(graph, input)) fields.declared.add(name);
+    if (!mapping.all_fields || mapping.struct !== null) return;
+    // Every field of the topics read, but those excluded or renamed to another name.
+    const renamedAway = new Set(
+      mapping.fields.filter((entry) => entry.input !== entry.output).map((entry) => entry.input),
+    );
+    for (const input of jobInputs(graph, source.id))
+      if (mappingReads(mapping, graph.node(input)))
+        for (const name of schemaFields(graph, input))
+          if (passesAllFields(mapping, name) && !renamedAway.has(name)) fields.declared.add(name);
   });
   graph.forEachOutgoing(nodeId, (edge, _source, reader) => {
     if (edge.edge_type !== 'CONSUMES') return;
     for (const job of readingJobs(graph, reader))
       for (const produced of producesEdges(graph, job.id))
-        for (const entries of edgeLineage(produced, foldsCase(job))?.byInput.get(nodeId)?.values() ?? [])
+        for (const entries of edgeLineage(produced, foldsCase(job), sinkColumnsOf(graph, produced.dst_id))
+          ?.byInput.get(nodeId)
+          ?.values() ?? [])
           for (const entry of entries) if (entry.column !== ALL_FIELDS) fields.named.add(entry.column);
   });
 }
@@ -312,6 +371,8 @@ interface FieldMapping {
   all_fields: boolean;
   struct: string | null;
   fields: Array<{ output: string; input: string; kind: string }>;
+  /** Fields `all_fields` does not pass (ReplaceField `exclude`), top-level names under `struct`. */
+  excluded?: string[];
   /** The one topic the output receives (a warehouse table's `source_topic`), when it names one. */
   sourceTopic: string | undefined;
 }
@@ -350,10 +411,11 @@ function mappedDownstream(
     .map((entry) => ({ node_id: sink, field: entry.output, job, ...transformationOfKind(entry.kind) }));
   const renamed = mapping.fields.some((entry) => entry.input === field && entry.output !== field);
   if (!mapping.all_fields || renamed) return steps;
-  if (mapping.struct === null) steps.push({ node_id: sink, field, job, type: 'DIRECT', subtype: 'IDENTITY' });
-  else if (field === mapping.struct)
+  if (mapping.struct === null) {
+    if (passesAllFields(mapping, field)) steps.push({ node_id: sink, field, job, type: 'DIRECT', subtype: 'IDENTITY' });
+  } else if (field === mapping.struct)
     steps.push({ node_id: sink, field: ALL_FIELDS, job, type: 'DIRECT', subtype: 'IDENTITY' });
-  else if (field.startsWith(`${mapping.struct}.`))
+  else if (field.startsWith(`${mapping.struct}.`) && passesAllFields(mapping, field.slice(mapping.struct.length + 1)))
     steps.push({
       node_id: sink,
       field: field.slice(mapping.struct.length + 1),
@@ -371,7 +433,7 @@ function mappedUpstream(mapping: FieldMapping, input: Node | undefined, field: s
   const named = mapping.fields.filter((entry) => entry.output === field);
   if (named.length > 0)
     return named.map((entry) => ({ node_id: input.id, field: entry.input, job, ...transformationOfKind(entry.kind) }));
-  if (!mapping.all_fields) return [];
+  if (!mapping.all_fields || !passesAllFields(mapping, field)) return [];
   const path = mapping.struct === null ? field : `${mapping.struct}.${field}`;
   return [{ node_id: input.id, field: path, job, type: 'DIRECT', subtype: 'IDENTITY' }];
 }
@@ -409,7 +471,7 @@ export function downstreamSteps(
         const produced = producesEdges(graph, job.id);
         if (produced.length === 0) terminalJobs.push(job.id);
         for (const output of produced) {
-          const lineage = edgeLineage(output, foldsCase(job));
+          const lineage = edgeLineage(output, foldsCase(job), sinkColumnsOf(graph, output.dst_id));
           const mapping = lineage ? undefined : connectorMapping(graph, job, output);
           if (lineage) steps.push(...lineageSteps(graph, lineage, nodeId, field, output.dst_id, job.id, options));
           else if (mapping) steps.push(...mappedDownstream(mapping, graph.node(nodeId), field, output.dst_id, job.id));
@@ -482,7 +544,7 @@ export function upstreamSteps(
     }
     if (edge.edge_type !== 'TRANSFORMS' && edge.edge_type !== 'PRODUCES') return;
     const job = edge.edge_type === 'PRODUCES' ? source : undefined;
-    const lineage = edgeLineage(edge, foldsCase(job));
+    const lineage = edgeLineage(edge, foldsCase(job), sinkColumnsOf(graph, nodeId));
     if (lineage) {
       const index = lineage.byOutput;
       for (const entry of matching(index, field, lineage.folded)) {

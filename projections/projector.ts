@@ -101,7 +101,7 @@ export interface Projector {
 export const CATCH_UP_PAGE_SIZE = 32;
 
 /** Milliseconds of live folding after which the projector lets the event loop run (issue 23). */
-export const LIVE_SLICE_MILLISECONDS = 20;
+export const LIVE_SLICE_MILLISECONDS = 10;
 
 /** A projection threw while applying an event: not retried (`ProjectorStatus` `failed`). */
 class ProjectionApplyError extends Error {}

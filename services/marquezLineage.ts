@@ -18,21 +18,14 @@
 import { NotFoundError, ValidationError } from '../src/errors.js';
 import { datasetKey, splitDatasetKey } from '../src/openlineage/identity.js';
 import type { IngestedEvent } from '../src/openlineage/model.js';
-import type { GraphJoin, OpenLineageState } from '../projections/openLineage/index.js';
-import { datasetNode, jobNode, keyOfNode } from '../projections/openLineage/state.js';
-import { isDeleted, tagsInState, type MarquezRuntime } from './marquez.js';
-import {
-  datasetIdsOf,
-  fieldsOf,
-  marquezNodeId,
-  toMarquezDataset,
-  toMarquezJob,
-  toMarquezRun,
-  type MarquezDataset,
-  type MarquezId,
-  type MarquezJob,
-  type TimedEvent,
-} from './marquezShapes.js';
+import { openLineageIdentity } from '../src/openlineage/fromGraph.js';
+import { ALL_FIELDS, downstreamSteps, upstreamSteps } from '../projections/columnGraph.js';
+import type { GraphProjection } from '../projections/graphProjection.js';
+import { pooledText, type PooledBytes } from '../projections/traversal/index.js';
+import { isDeleted, type MarquezRuntime } from './marquez.js';
+import { marquezLineageIndex } from './marquezLineageIndex.js';
+import { findDatasetKey, LineageReader } from './marquezLineageReader.js';
+import { fieldsOf } from './marquezShapes.js';
 
 /** Marquez lineage depth when the query names none. */
 export const DEFAULT_MARQUEZ_DEPTH = 20;
@@ -131,274 +124,50 @@ export function nodeExists(runtime: MarquezRuntime, type: 'dataset' | 'job', nam
   return findDatasetKey(state, join, key) !== null;
 }
 
-/** The known key of a dataset identity or of one joined with it (ingested or extracted), else null. */
-function findDatasetKey(state: OpenLineageState, join: GraphJoin, key: string): string | null {
-  for (const member of state.identities.has(key) ? state.identities.members(key) : [key]) {
-    if (state.datasets.has(member) || join.dataset(member)) return member;
-  }
-  return null;
+/** A Marquez lineage answer, serialized already (`MarquezLineageIndex.answerJson`). */
+export interface MarquezLineageAnswer {
+  /** The `LineageGraph` as JSON text: `{"graph": [...]}`. */
+  json: string;
+  /** Nodes in `graph`. */
+  nodeCount: number;
+  /** `json` as UTF-8 bytes in a pooled buffer; call `release` once they have been sent. */
+  serialize(): PooledBytes;
 }
 
-/** One read of the joined lineage: the neighbours of datasets and jobs, and their Marquez data. */
-class LineageReader {
-  private readonly extractedEvents = new Map<string, IngestedEvent[]>();
-  constructor(
-    readonly state: OpenLineageState,
-    readonly join: GraphJoin,
-  ) {}
-
-  /** The identity class of a dataset key (its keys joined by symlinks and aliases). */
-  classOf(key: string): string {
-    return this.state.identities.find(key);
-  }
-
-  /** Jobs writing (`upstream`) or reading a dataset, under any of its identities. */
-  jobsOf(key: string, upstream: boolean): string[] {
-    const { graph, identities } = this.state;
-    const jobs = new Set<string>();
-    for (const member of identities.members(key)) {
-      const node = datasetNode(member);
-      if (graph.hasNode(node))
-        for (const job of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node)) jobs.add(keyOfNode(job));
-      for (const extracted of this.join.jobsAround(member, upstream)) {
-        jobs.add(extracted.jobKey);
-        this.rememberExtracted(extracted.jobKey, extracted.event as unknown as IngestedEvent);
-      }
-    }
-    return [...jobs];
-  }
-
-  private rememberExtracted(jobKey: string, event: IngestedEvent): void {
-    const known = this.extractedEvents.get(jobKey);
-    if (!known) this.extractedEvents.set(jobKey, [event]);
-    else if (!known.includes(event)) known.push(event);
-  }
-
-  /** The RunEvents of an extracted job (those met during the walk, else looked up by name). */
-  private extractedOf(jobKey: string): IngestedEvent[] {
-    let events = this.extractedEvents.get(jobKey);
-    if (!events) {
-      const { namespace, name } = splitDatasetKey(jobKey);
-      events = this.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent);
-      this.extractedEvents.set(jobKey, events);
-    }
-    return events;
-  }
-
-  /** Inputs (`upstream`) or outputs of a job: ingested edges over every run, and its extracted events'. */
-  datasetsOf(jobKey: string, upstream: boolean): string[] {
-    const { graph } = this.state;
-    const datasets = new Set<string>();
-    const node = jobNode(jobKey);
-    if (graph.hasNode(node))
-      for (const dataset of upstream ? graph.inNeighbors(node) : graph.outNeighbors(node))
-        datasets.add(keyOfNode(dataset));
-    for (const event of this.extractedOf(jobKey)) {
-      for (const id of datasetIdsOf([{ event, timeMs: 0, eventType: null }], upstream ? 'inputs' : 'outputs'))
-        datasets.add(datasetKey(id.namespace, id.name));
-    }
-    return [...datasets];
-  }
-
-  /** A dataset's Marquez data (without facets: `GET /namespaces/{namespace}/datasets/{dataset}` has them). */
-  dataset(key: string): MarquezDataset {
-    const ingested = this.state.datasets.get(key);
-    const extracted = this.extractedDataset(key);
-    const source = ingested ? { ...ingested, facets: { ...extracted.facets, ...ingested.facets } } : extracted;
-    return { ...toMarquezDataset(source, tagsInState(this.state, 'dataset', key)), facets: {} };
-  }
-
-  private extractedDataset(key: string) {
-    const { namespace, name } = splitDatasetKey(key);
-    const extracted = this.join.dataset(key);
-    const facets = (extracted?.dataset.facets ?? {}) as Record<string, unknown>;
-    const timeMs = extracted?.timeMs ?? 0;
-    return { namespace, name, facets, firstMs: timeMs, lastMs: timeMs };
-  }
-
-  /** A job's Marquez data: its latest run only (`GET .../jobs/{job}/runs` has them all), the inputs and outputs walked. */
-  job(jobKey: string, inputs: MarquezId[], outputs: MarquezId[]): MarquezJob {
-    const { namespace, name } = splitDatasetKey(jobKey);
-    const ingested = this.state.jobs.get(jobKey);
-    let events: TimedEvent[];
-    let facets: Record<string, unknown>;
-    if (ingested) {
-      const runEvents = ingested.latestRunId === null ? [] : (this.state.byRun.get(ingested.latestRunId) ?? []);
-      events = runEvents.filter((record) => record.jobKey === jobKey).sort((a, b) => a.timeMs - b.timeMs);
-      facets = ingested.facets;
-    } else {
-      const event = this.extractedOf(jobKey)[0];
-      events = event ? [{ event, timeMs: Date.parse(String(event.eventTime)), eventType: 'COMPLETE' }] : [];
-      const job = event?.job as { facets?: Record<string, unknown> } | undefined;
-      facets = job?.facets ?? {};
-    }
-    const runId = events[0] ? String((events[0].event.run as { runId?: unknown } | undefined)?.runId ?? '') : '';
-    const runs = runId === '' ? [] : [toMarquezRun(runId, { namespace, name }, events)];
-    const lastMs = events.at(-1)?.timeMs ?? 0;
-    const firstMs = events[0]?.timeMs ?? lastMs;
-    const { tags } = tagsInState(this.state, 'job', jobKey);
-    const job = toMarquezJob({ namespace, name, facets, firstMs, lastMs, inputs, outputs, runs, tags });
-    // The latest run's state and times; its dataset versions and the other runs are in `/jobs/{job}/runs`.
-    const latestRun = job.latestRun && {
-      ...job.latestRun,
-      inputDatasetVersions: [],
-      outputDatasetVersions: [],
-      facets: {},
-    };
-    return { ...job, ...(latestRun ? { latestRun } : {}), latestRuns: [], facets: {} };
-  }
-}
-
-/** What a lineage walk reached: jobs with their inputs and outputs, and the datasets (by identity class). */
-interface Reached {
-  jobs: Map<string, { inputs: string[]; outputs: string[] }>;
-  /** Dataset class -> the key shown for it (the first reached). */
-  datasets: Map<string, string>;
-}
-
-/**
- * Walks `depth` job hops one way from the origin's jobs, adding to `reached` the jobs and the datasets
- * on the way: upstream, each job's inputs; downstream, its outputs.
- */
-function walkJobs(
-  reader: LineageReader,
-  startJobs: string[],
-  upstream: boolean,
-  depth: number,
-  reached: Reached,
-): void {
-  let frontier = startJobs;
-  const seen = new Set<string>(startJobs);
-  for (let hop = 1; hop <= depth && frontier.length > 0; hop += 1) {
-    const next: string[] = [];
-    for (const jobKey of frontier) {
-      if (reached.jobs.size + reached.datasets.size > MAX_MARQUEZ_LINEAGE_NODES) tooLarge(depth);
-      const entry = reachJob(reader, jobKey, reached);
-      for (const dataset of upstream ? entry.inputs : entry.outputs) {
-        reachDataset(reader, dataset, reached);
-        if (hop === depth) continue;
-        for (const job of reader.jobsOf(dataset, upstream)) {
-          if (seen.has(job)) continue;
-          seen.add(job);
-          next.push(job);
-        }
-      }
-    }
-    frontier = next;
-  }
-}
-
-/** @throws ValidationError: the lineage within `depth` holds more than `MAX_MARQUEZ_LINEAGE_NODES` nodes. */
-function tooLarge(depth: number): never {
-  throw new ValidationError(
-    `the lineage within depth ${depth} holds more than ${MAX_MARQUEZ_LINEAGE_NODES} datasets and jobs; ask for a smaller depth`,
-    [{ path: 'querystring.depth', message: `more than ${MAX_MARQUEZ_LINEAGE_NODES} nodes within this depth` }],
-  );
-}
-
-/** Adds a job (its inputs and outputs are kept for its edges; only the datasets walked are added). */
-function reachJob(reader: LineageReader, jobKey: string, reached: Reached): { inputs: string[]; outputs: string[] } {
-  let entry = reached.jobs.get(jobKey);
-  if (!entry) {
-    entry = { inputs: reader.datasetsOf(jobKey, true), outputs: reader.datasetsOf(jobKey, false) };
-    reached.jobs.set(jobKey, entry);
-  }
-  return entry;
-}
-
-function reachDataset(reader: LineageReader, key: string, reached: Reached): string {
-  const cls = reader.classOf(key);
-  const shown = reached.datasets.get(cls);
-  if (shown !== undefined) return shown;
-  reached.datasets.set(cls, key);
-  return key;
-}
+const answer = ({ json, nodeCount }: { json: string; nodeCount: number }): MarquezLineageAnswer => ({
+  json,
+  nodeCount,
+  serialize: () => pooledText(json),
+});
 
 /**
  * `GET /lineage?nodeId&depth`: the Marquez lineage graph around a dataset or a job (see the module
- * comment), origin first, then jobs and datasets in the order reached.
+ * comment), datasets then jobs, each in the order reached, walked over the Marquez lineage index of
+ * the store's current position (`marquezLineageIndex.ts`).
  * @throws NotFoundError for an unknown dataset or job.
+ * @throws ValidationError when the walk reaches more than `MAX_MARQUEZ_LINEAGE_NODES` datasets and jobs.
  */
 export function marquezLineage(
   runtime: MarquezRuntime,
   origin: { type: 'dataset' | 'job'; namespace: string; name: string },
   depth: number,
-): { graph: MarquezGraphNode[] } {
+): MarquezLineageAnswer {
   const { state } = runtime.openLineage;
-  const join = runtime.openLineage.graphJoin();
-  const reader = new LineageReader(state, join);
-  const reached: Reached = { jobs: new Map(), datasets: new Map() };
+  const index = marquezLineageIndex(runtime);
   const key = datasetKey(origin.namespace, origin.name);
   if (origin.type === 'dataset') {
     const known = isDeleted(runtime, 'dataset', origin.namespace, origin.name)
       ? null
-      : findDatasetKey(state, join, key);
+      : findDatasetKey(state, runtime.openLineage.graphJoin(), key);
     if (known === null)
       throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
-    reachDataset(reader, key, reached);
-    walkJobs(reader, reader.jobsOf(known, true), true, depth, reached);
-    walkJobs(reader, reader.jobsOf(known, false), false, depth, reached);
-  } else {
-    if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
-      throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
-    const own = reachJob(reader, key, reached);
-    for (const dataset of [...own.inputs, ...own.outputs]) reachDataset(reader, dataset, reached);
-    walkJobs(reader, [key], true, Math.max(depth, 1), reached);
-    walkJobs(reader, [key], false, Math.max(depth, 1), reached);
+    return answer(
+      index.answerJson(index.walk({ dataset: index.datasetNumber(key), key }, depth, MAX_MARQUEZ_LINEAGE_NODES)),
+    );
   }
-  return { graph: graphNodes(reader, withoutDeleted(runtime, reached)) };
-}
-
-/**
- * The reached jobs and datasets without those deleted through the Marquez API (the walk went through
- * them; the answer does not show them, nor their edges).
- */
-function withoutDeleted(runtime: MarquezRuntime, reached: Reached): Reached {
-  if (runtime.openLineage.state.marquez.deleted.size === 0) return reached;
-  const hidden = (element: 'dataset' | 'job', key: string) => {
-    const { namespace, name } = splitDatasetKey(key);
-    return isDeleted(runtime, element, namespace, name);
-  };
-  return {
-    jobs: new Map([...reached.jobs].filter(([key]) => !hidden('job', key))),
-    datasets: new Map([...reached.datasets].filter(([, shown]) => !hidden('dataset', shown))),
-  };
-}
-
-/** The reached jobs and datasets as Marquez graph nodes with their edges. */
-function graphNodes(reader: LineageReader, reached: Reached): MarquezGraphNode[] {
-  const datasetId = (key: string) => {
-    const shown = reached.datasets.get(reader.classOf(key))!;
-    const { namespace, name } = splitDatasetKey(shown);
-    return marquezNodeId('dataset', namespace, name);
-  };
-  const datasetNodes = new Map<string, MarquezGraphNode>();
-  for (const shown of reached.datasets.values()) {
-    const id = datasetId(shown);
-    datasetNodes.set(id, { id, type: 'DATASET', data: reader.dataset(shown), inEdges: [], outEdges: [] });
-  }
-  const jobNodes: MarquezGraphNode[] = [];
-  for (const [jobKey, { inputs, outputs }] of reached.jobs) {
-    const { namespace, name } = splitDatasetKey(jobKey);
-    const id = marquezNodeId('job', namespace, name);
-    const ids = (keys: string[]) => [
-      ...new Set(keys.filter((key) => reached.datasets.has(reader.classOf(key))).map(datasetId)),
-    ];
-    const asRef = (nodeId: string) => (datasetNodes.get(nodeId)!.data as MarquezDataset).id;
-    const inIds = ids(inputs);
-    const outIds = ids(outputs);
-    const node: MarquezGraphNode = {
-      id,
-      type: 'JOB',
-      data: reader.job(jobKey, inIds.map(asRef), outIds.map(asRef)),
-      inEdges: inIds.map((origin) => ({ origin, destination: id })),
-      outEdges: outIds.map((destination) => ({ origin: id, destination })),
-    };
-    for (const edge of node.inEdges) datasetNodes.get(edge.origin)!.outEdges.push(edge);
-    for (const edge of node.outEdges) datasetNodes.get(edge.destination)!.inEdges.push(edge);
-    jobNodes.push(node);
-  }
-  return [...datasetNodes.values(), ...jobNodes];
+  if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
+    throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
+  return answer(index.answerJson(index.walk({ job: index.jobNumber(key) }, depth, MAX_MARQUEZ_LINEAGE_NODES)));
 }
 
 /** One input field of a column-lineage entry. */
@@ -419,11 +188,10 @@ export type ColumnEntry = {
 };
 
 /**
- * The column lineage of the datasets around one dataset, the one source `GET /column-lineage` reads:
- * the `columnLineage` facets of the outputs of the jobs that write the dataset (`written`) or read it
- * (`read`: the entries of their outputs that name one of its fields), from the ingested events (the
- * latest run of each job) and the extracted graphs' jobs (the column lineage our SQL parser derives
- * per statement). Kept in one function so that a column-level graph can replace it.
+ * The column lineage the ingested events give around one dataset: the `columnLineage` facets of the
+ * outputs of the jobs that write the dataset (`upstream`) or read it (the entries of their outputs
+ * that name one of its fields), from the latest run of each job. The extracted graphs' column lineage
+ * comes from the column graph instead (`extractedColumnEntries`).
  */
 export function columnLineageAround(reader: LineageReader, key: string, upstream: boolean): ColumnEntry[] {
   const entries: ColumnEntry[] = [];
@@ -445,21 +213,73 @@ export function columnLineageAround(reader: LineageReader, key: string, upstream
   return entries;
 }
 
-/** The latest events of a job: its latest run's ingested events, then its extracted RunEvents. */
+/**
+ * The column lineage the extracted graphs give around field `field` of dataset `key` (any key of its
+ * identity class), one hop: the column edges of issue 26's column graph (`projections/columnGraph.ts`,
+ * the one the impact API walks), with INDIRECT edges, read on each graph that holds the dataset.
+ * Upstream, one entry for the field with the input fields written into it; downstream, one entry per
+ * output field written from it. Hops of unknown transformation (the column graph's field `*`) are
+ * not column lineage in Marquez's sense and are left out; field names are the column graph's.
+ */
+export function extractedColumnEntries(
+  reader: LineageReader,
+  graphs: Pick<GraphProjection, 'get'>,
+  key: string,
+  field: string,
+  upstream: boolean,
+): ColumnEntry[] {
+  const entries: ColumnEntry[] = [];
+  for (const member of reader.state.identities.members(key)) {
+    for (const [graphId, nodeId] of reader.state.graphDatasets.nodesUnder(member)) {
+      const graph = graphs.get(graphId);
+      if (!graph) continue;
+      const origin = splitDatasetKey(member);
+      const { steps } = (upstream ? upstreamSteps : downstreamSteps)(graph.graph, nodeId, field, { indirect: true });
+      const inputs: ColumnInput[] = [];
+      for (const step of steps) {
+        const node = graph.graph.node(step.node_id);
+        if (!node || step.field === ALL_FIELDS || step.subtype === 'UNKNOWN') continue;
+        const identity = openLineageIdentity(node);
+        if (upstream)
+          inputs.push({
+            namespace: identity.namespace,
+            dataset: identity.name,
+            field: step.field,
+            transformationDescription: null,
+            transformationType: step.subtype,
+          });
+        else
+          entries.push({
+            namespace: identity.namespace,
+            dataset: identity.name,
+            field: step.field,
+            inputs: [
+              {
+                namespace: origin.namespace,
+                dataset: origin.name,
+                field,
+                transformationDescription: null,
+                transformationType: step.subtype,
+              },
+            ],
+          });
+      }
+      if (upstream && inputs.length > 0)
+        entries.push({ namespace: origin.namespace, dataset: origin.name, field, inputs });
+    }
+  }
+  return entries;
+}
+
+/** The events of a job's latest run, as ingested (an extracted job's column lineage is the column graph's). */
 function jobEvents(reader: LineageReader, jobKey: string): IngestedEvent[] {
   const { state } = reader;
   const job = state.jobs.get(jobKey);
-  const ingested =
-    job && job.latestRunId !== null
-      ? (state.byRun.get(job.latestRunId) ?? [])
-          .filter((record) => record.jobKey === jobKey)
-          .map((record) => record.event)
-      : [];
-  const { namespace, name } = splitDatasetKey(jobKey);
-  return [
-    ...ingested,
-    ...reader.join.jobsNamed(namespace, name).map((extracted) => extracted.event as unknown as IngestedEvent),
-  ];
+  return job && job.latestRunId !== null
+    ? (state.byRun.get(job.latestRunId) ?? [])
+        .filter((record) => record.jobKey === jobKey)
+        .map((record) => record.event)
+    : [];
 }
 
 /** The entries of a `columnLineage` facet (ColumnLineageDatasetFacet 1-x) of output `(namespace, name)`. */
@@ -529,7 +349,7 @@ export function marquezColumnLineage(
   const originKey = findDatasetKey(state, join, datasetKey(origin.namespace, origin.name));
   if (originKey === null)
     throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
-  const graph = new ColumnGraph(reader);
+  const graph = new ColumnGraph(reader, runtime.graphs);
   const facets = {
     ...(join.dataset(originKey)?.dataset.facets ?? {}),
     ...(state.datasets.get(originKey)?.facets ?? {}),
@@ -549,7 +369,20 @@ class ColumnGraph {
   private readonly fieldNodes = new Map<string, MarquezGraphNode & { data: Record<string, unknown> }>();
   private readonly written = new Map<string, ColumnEntry[]>();
   private readonly read = new Map<string, ColumnEntry[]>();
-  constructor(private readonly reader: LineageReader) {}
+  private readonly extracted = new Map<string, ColumnEntry[]>();
+  constructor(
+    private readonly reader: LineageReader,
+    private readonly graphs: Pick<GraphProjection, 'get'>,
+  ) {}
+
+  /** The ingested entries around `key`, then the extracted graphs' around its field `field`. */
+  private entriesOf(key: string, field: string, upstream: boolean): ColumnEntry[] {
+    const memo = `${upstream ? 'u' : 'd'}${this.reader.classOf(key)}\u0000${field}`;
+    let extracted = this.extracted.get(memo);
+    if (!extracted)
+      this.extracted.set(memo, (extracted = extractedColumnEntries(this.reader, this.graphs, key, field, upstream)));
+    return [...this.entries(key, upstream), ...extracted];
+  }
 
   private entries(key: string, upstream: boolean): ColumnEntry[] {
     const cache = upstream ? this.written : this.read;
@@ -615,7 +448,7 @@ class ColumnGraph {
       const next: Array<{ key: string; field: string }> = [];
       for (const { key, field } of frontier) {
         const members = new Set(this.reader.state.identities.members(key));
-        for (const entry of this.entries(key, upstream)) {
+        for (const entry of this.entriesOf(key, field, upstream)) {
           for (const input of entry.inputs) {
             const inputKey = datasetKey(input.namespace, input.dataset);
             if (upstream ? entry.field !== field : !(members.has(inputKey) && input.field === field)) continue;

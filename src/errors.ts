@@ -91,6 +91,40 @@ export class StorageError extends LineageError {
   }
 }
 
+/** Why the platform could not answer a read made on a caller's behalf (`PlatformUnavailableError`). */
+export type PlatformUnavailableReason =
+  /** The service has no cloud API key and secret (HTTP 503). */
+  | 'not_configured'
+  /** No answer: the connection failed, timed out, or retried statuses persisted through every attempt (HTTP 503). */
+  | 'unreachable'
+  /** The platform answered with an error status (401, 403, ...) or a body that does not parse (HTTP 502). */
+  | 'failed';
+
+/**
+ * The platform (Confluent Cloud) could not answer a read the API makes for a caller, such as the list
+ * of environments: 503 (`PLATFORM_NOT_CONFIGURED`, `PLATFORM_UNREACHABLE`) when the service has no
+ * credentials or gets no answer, 502 (`PLATFORM_FAILED`) when the platform answered with an error.
+ * The message says what to change and never contains a credential.
+ */
+export class PlatformUnavailableError extends LineageError {
+  constructor(
+    message: string,
+    readonly reason: PlatformUnavailableReason,
+    options?: ErrorOptions,
+  ) {
+    super(
+      message,
+      reason === 'not_configured'
+        ? 'PLATFORM_NOT_CONFIGURED'
+        : reason === 'unreachable'
+          ? 'PLATFORM_UNREACHABLE'
+          : 'PLATFORM_FAILED',
+      reason === 'failed' ? 502 : 503,
+      options,
+    );
+  }
+}
+
 /** True for any error raised on purpose by lineage-svc. */
 export function isLineageError(error: unknown): error is LineageError {
   return error instanceof LineageError;

@@ -187,6 +187,8 @@ export function createPlatformApi(stream: Config['stream'], options: HttpClientO
         { api: 'org.environment', target: cloud, path: `/org/v2/environments/${enc(environmentId)}` },
         EnvironmentBody,
       ),
+    listEnvironments: () =>
+      http.getPages({ api: 'org.environments', target: cloud, path: '/org/v2/environments' }, EnvironmentBody),
     listOrganizations: () =>
       http.getPages({ api: 'org.organizations', target: cloud, path: '/org/v2/organizations' }, OrganizationBody),
     listKafkaClusters: (environmentId) =>

@@ -54,6 +54,8 @@ import { marquezRoutes } from './routes/marquez.js';
 import { pushRoutes } from './routes/push.js';
 import { taskRoutes } from './routes/tasks.js';
 import { watcherRoutes } from './routes/watchers.js';
+import { environmentRoutes } from './routes/environments.js';
+import { createEnvironmentCatalog, type EnvironmentCatalog } from '../../services/environments.js';
 import { operationsRoutes, registerOperationalHooks } from './routes/operations.js';
 import { mcpRoutes } from '../mcp/http.js';
 import { createTaskRunners } from '../../services/taskRunners.js';
@@ -95,6 +97,8 @@ export interface AppOptions {
   runtime: LineageRuntime;
   /** The work behind tasks; default the real extraction and enrichment (`services/taskRunners.ts`). */
   runners?: TaskRunners;
+  /** The platform's environments (`GET /api/v1/environments`); default the platform's, cached (`services/environments.ts`). */
+  environments?: EnvironmentCatalog;
   /** The use cases' context; default the real adapters (`infra/serviceContext.ts`). */
   services?: ServiceContext;
   /** Request body limit in bytes; default `DEFAULT_BODY_LIMIT`. */
@@ -287,6 +291,10 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
   await app.register(provenanceRoutes, { prefix: '/api/v1', runtime });
   await app.register(impactRoutes, { prefix: '/api/v1', context: { runtime } });
   await app.register(taskRoutes, { prefix: '/api/v1', config, tasks: runtime.tasks, service: tasks });
+  await app.register(environmentRoutes, {
+    prefix: '/api/v1',
+    environments: options.environments ?? createEnvironmentCatalog(services),
+  });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
   await app.register(marquezRoutes, { prefix: '/api/v1', runtime });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });

@@ -67,24 +67,16 @@ export function parseJsonBody(body: Buffer): unknown {
   return value;
 }
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route takes its JSON body as the raw bytes and parses it itself (the graph import: `infra/http/graphImport.ts`). */
-    rawJsonBody?: boolean;
-  }
-}
-
 /**
  * Replaces fastify's JSON parser on `app` (before routes are registered, so that every route inherits
- * it). A route whose config sets `rawJsonBody` gets the body's bytes as they came. A DELETE whose
- * body is empty has no body, whatever its `Content-Type` says: generated clients send
- * `Content-Type: application/json` on every request, and no DELETE of this API takes a body.
+ * it). A DELETE whose body is empty has no body, whatever its `Content-Type` says: generated clients
+ * send `Content-Type: application/json` on every request, and no DELETE of this API takes a body. The
+ * graph import has a parser of its own (`registerImportBodyParser`, `infra/http/graphImport.ts`).
  */
 export function registerJsonBodyParser(app: AnyFastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     if (request.method === 'DELETE' && (body as Buffer).length === 0) return done(null, undefined);
-    if (request.routeOptions.config.rawJsonBody === true) return done(null, body);
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {

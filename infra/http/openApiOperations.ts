@@ -272,6 +272,30 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
     responseExample: traversal,
     textAnswers: exportExamples(traversalGraph(traversal as unknown as TraversalAnswer)),
   },
+  'GET /api/v1/graphs/:graph_id/groups': {
+    operationId: 'getGraphGroups',
+    description:
+      'A graph’s nodes counted per environment, cluster and node type, and its edges counted per pair of these groups ' +
+      '(links name groups by their index): the web UI’s first picture of a large graph, a few kilobytes whatever its size. ' +
+      'as_of reads it at a revision or time.',
+    responses: { 200: 'The groups and the links between them', 404: NO_GRAPH },
+    responseExample: {
+      graph_id: EXAMPLE_GRAPH_ID,
+      revision: 3,
+      node_count: 5,
+      edge_count: 4,
+      groups: [
+        { environment_id: 'env-q7m2k9', cluster_id: 'lkc-7x9m2p', node_type: 'CONNECTOR', node_count: 1 },
+        { environment_id: 'env-q7m2k9', cluster_id: 'lkc-7x9m2p', node_type: 'TOPIC', node_count: 3 },
+        { environment_id: 'env-q7m2k9', cluster_id: null, node_type: 'STREAM_JOB', node_count: 1 },
+      ],
+      links: [
+        { source: 0, target: 1, edge_count: 1 },
+        { source: 1, target: 2, edge_count: 2 },
+        { source: 2, target: 1, edge_count: 1 },
+      ],
+    },
+  },
   'GET /api/v1/graphs/:graph_id/history': {
     operationId: 'getGraphHistory',
     description: 'The changes of a graph, oldest first, one per write; deleted graphs keep their history.',
@@ -421,6 +445,27 @@ const TASKS: Record<string, OperationDocs> = {
     description: 'Tasks of every API process on the store, newest first, filtered by type and status.',
     responses: { 200: 'The tasks, newest first' },
     responseExample: { tasks: [failedTask], total: 1 },
+  },
+  'GET /api/v1/environments': {
+    operationId: 'listPlatformEnvironments',
+    description:
+      'The Confluent Cloud environments the configured cloud API key can see (GET /org/v2/environments, every page), ' +
+      'each with the live graphs holding nodes of it (empty: never extracted), sorted by display name. The platform’s ' +
+      'answer is reused for 30 s (a failure for 5 s), whoever asks. Needs the read role; extracting or watching an ' +
+      'environment still needs operate.',
+    responses: {
+      200: 'The environments',
+      502: 'The platform answered with an error (PLATFORM_FAILED: for example 401 for a wrong cloud key)',
+      503: 'No cloud credentials (PLATFORM_NOT_CONFIGURED), or the platform did not answer (PLATFORM_UNREACHABLE)',
+    },
+    responseExample: {
+      environments: [
+        { id: 'env-q7m2k9', display_name: 'prod', graph_ids: [EXAMPLE_GRAPH_ID] },
+        { id: 'env-w3n8c5', display_name: 'staging', graph_ids: [] },
+      ],
+      total: 2,
+      listed_at: '2026-01-05T09:30:00.000Z',
+    },
   },
   'GET /api/v1/tasks/:task_id': {
     operationId: 'getTask',

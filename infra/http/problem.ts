@@ -7,7 +7,8 @@
  *   400 with `errors: [{path, message}]`, the first `MAX_LISTED_ISSUES` (1,000) when there were more,
  *   then with `error_count`, the number of all;
  * - every `LineageError`: its own `status` (404 not found, 409 conflict, 403 forbidden, ...); a 503 (the
- *   store is down or cannot take writes, the projections are behind) with `Retry-After`;
+ *   store is down or cannot take writes, the projections are behind) with `Retry-After`; a
+ *   `PlatformUnavailableError` (503 or 502: the platform cannot be asked) with its own detail;
  * - fastify's own client errors (unsupported media type 415, body too large 413, malformed JSON 400,
  *   empty JSON body 400, ...): their 4xx status and message;
  * - anything else: 500 with a generic detail; the error itself is logged, never returned.
@@ -19,7 +20,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LineageError, ValidationError, type ValidationIssue } from '../../src/errors.js';
+import { LineageError, PlatformUnavailableError, ValidationError, type ValidationIssue } from '../../src/errors.js';
 import { MAX_LISTED_ISSUES } from '../../src/graph/validation.js';
 import { MAX_COUNT } from './routes/schemas.js';
 
@@ -135,6 +136,8 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
       internal: false,
     };
   }
+  if (error instanceof PlatformUnavailableError)
+    return { problem: problem(error.status, error.message, { code: error.code }), internal: false };
   if (error instanceof LineageError) {
     if (error.status === 503)
       return {

@@ -66,7 +66,11 @@ export function plainWholeGraph(graph: LineageGraph, fields: Record<string, unkn
 
 /** `JSON.stringify(value)` as UTF-8 bytes in a buffer from `pool` (default `answerBuffers`). */
 export function serializeJson(value: unknown, pool: AnswerBufferPool = answerBuffers): PooledBytes {
-  const text = JSON.stringify(value);
+  return pooledText(JSON.stringify(value), pool);
+}
+
+/** `text` (e.g. JSON serialized already) as UTF-8 bytes in a buffer from `pool` (default `answerBuffers`). */
+export function pooledText(text: string, pool: AnswerBufferPool = answerBuffers): PooledBytes {
   const length = Buffer.byteLength(text, 'utf8');
   const { buffer, release } = pool.take(length);
   buffer.write(text, 0, length, 'utf8');

@@ -12,6 +12,7 @@ export {
   AnswerBufferPool,
   answerBuffers,
   plainWholeGraph,
+  pooledText,
   serializeJson,
   walkedTraversal,
   type PooledBytes,

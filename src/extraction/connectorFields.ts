@@ -10,8 +10,8 @@
  * - **Single message transforms** (`transforms`, in order; the `$Value` forms; Apache Kafka and
  *   Confluent class names alike):
  *   - `ReplaceField`: `include`/`whitelist` keeps the named fields, `exclude`/`blacklist` drops them
- *     (from a field list; over a star they cannot be dropped, see below), `renames` (`old:new,...`)
- *     renames;
+ *     (from a field list; over every field, they are listed in `excluded`: the sink writes the
+ *     topic's fields but those), `renames` (`old:new,...`) renames;
  *   - `ExtractField` (`field`): the value becomes that field; what follows reads inside it;
  *   - `Flatten`: nested fields become `a.b` (the delimiter `.` by default): names the graph already
  *     uses for nested fields, so nothing changes;
@@ -41,6 +41,8 @@ interface FieldMapping {
   fields: Map<string, { input: string; kind: string }>;
   /** The struct the value was extracted from (`ExtractField`), prefixed to every input path. */
   prefix: string;
+  /** With `star`: the fields (under `prefix`) it no longer passes (ReplaceField `exclude`). */
+  excluded: Set<string>;
 }
 
 const list = (value: string | null | undefined): string[] =>
@@ -76,6 +78,7 @@ function applyTransform(mapping: FieldMapping, type: string, get: (key: string) 
       mapping.prefix = `${inputOf(mapping, field)}.`;
       mapping.star = true;
       mapping.fields.clear();
+      mapping.excluded.clear();
       return true;
     }
     case 'Cast$Value':
@@ -99,12 +102,15 @@ function replaceField(mapping: FieldMapping, get: (key: string) => string | null
   const include = list(get('include') ?? get('whitelist'));
   const exclude = new Set(list(get('exclude') ?? get('blacklist')));
   if (include.length > 0) keepOnly(mapping, include);
-  for (const field of exclude) mapping.fields.delete(field);
+  for (const field of exclude) {
+    mapping.fields.delete(field);
+    if (mapping.star) mapping.excluded.add(field);
+  }
   for (const entry of list(get('renames'))) {
     const [from, to] = entry.split(':').map((part) => part.trim());
     if (!from || !to) return false;
     const known = mapping.fields.get(from);
-    if (!known && !mapping.star) continue;
+    if (!known && (!mapping.star || mapping.excluded.has(from))) continue;
     mapping.fields.delete(from);
     mapping.fields.set(to, known ?? { input: `${mapping.prefix}${from}`, kind: 'identity' });
   }
@@ -114,15 +120,16 @@ function replaceField(mapping: FieldMapping, get: (key: string) => string | null
 function keepOnly(mapping: FieldMapping, names: readonly string[]): void {
   const kept = new Map<string, { input: string; kind: string }>();
   for (const name of names)
-    if (mapping.star || mapping.fields.has(name))
+    if (mapping.fields.has(name) || (mapping.star && !mapping.excluded.has(name)))
       kept.set(name, mapping.fields.get(name) ?? { input: `${mapping.prefix}${name}`, kind: 'identity' });
   mapping.star = false;
   mapping.fields = kept;
+  mapping.excluded.clear();
 }
 
 function retype(mapping: FieldMapping, names: readonly string[]): boolean {
   for (const name of names) {
-    if (!mapping.star && !mapping.fields.has(name)) continue;
+    if (!mapping.fields.has(name) && (!mapping.star || mapping.excluded.has(name))) continue;
     mapping.fields.set(name, { input: inputOf(mapping, name), kind: 'transformation' });
   }
   return true;
@@ -133,7 +140,7 @@ function retype(mapping: FieldMapping, names: readonly string[]): boolean {
  * when a transform's effect is not known.
  */
 function valueMapping(config: ConnectorConfig): FieldMapping | undefined {
-  const mapping: FieldMapping = { star: true, fields: new Map(), prefix: '' };
+  const mapping: FieldMapping = { star: true, fields: new Map(), prefix: '', excluded: new Set() };
   const listed = list(config['fields.whitelist'] ?? config['fields.include']);
   if (listed.length > 0) keepOnly(mapping, listed);
   for (const alias of list(config.transforms)) {
@@ -148,12 +155,24 @@ function valueMapping(config: ConnectorConfig): FieldMapping | undefined {
  * A sink connector's field mapping, as the CONNECTOR node's `field_mapping` attribute holds it (the
  * column graph applies it to every topic the connector reads; `projections/columnGraph.ts`):
  * `all_fields` true when every field passes under its own name, read inside `struct` when set
- * (`ExtractField`); `fields` the named outputs, each with its input path and kind.
+ * (`ExtractField`), but those in `excluded` (ReplaceField `exclude`; top-level names inside
+ * `struct`, absent when none); `fields` the named outputs, each with its input path and kind.
  */
 export interface SinkFieldMapping {
   all_fields: boolean;
   struct: string | null;
   fields: Array<{ output: string; input: string; kind: string }>;
+  excluded?: string[];
+}
+
+/**
+ * Whether `all_fields` passes field `path` (a path under `struct`, nested fields dotted) under its own
+ * name: not when its top-level field is `excluded`.
+ */
+export function passesAllFields(mapping: Pick<SinkFieldMapping, 'excluded'>, path: string): boolean {
+  if (!mapping.excluded || mapping.excluded.length === 0) return true;
+  const dot = path.indexOf('.');
+  return !mapping.excluded.includes(dot < 0 ? path : path.slice(0, dot));
 }
 
 /**
@@ -168,6 +187,7 @@ export function sinkFieldMapping(config: ConnectorConfig): SinkFieldMapping | un
     all_fields: mapping.star,
     struct: mapping.prefix === '' ? null : mapping.prefix.slice(0, -1),
     fields: [...mapping.fields].map(([output, { input, kind }]) => ({ output, input, kind })),
+    ...(mapping.star && mapping.excluded.size > 0 ? { excluded: [...mapping.excluded] } : {}),
   };
 }
 
@@ -195,8 +215,8 @@ export function cdcColumnLineage(config: ConnectorConfig, tableDataset: string):
 /**
  * The `column_lineage` entries a sink's field mapping gives for the topics it reads, each with its
  * value-schema fields (for the OpenLineage `columnLineage` facet of the sink's output): every field
- * under its own name (unless renamed away; not listed inside an extracted struct, whose fields the
- * topic's schema does not name), and every named output. Empty when no topic has known fields and
+ * under its own name (unless renamed away or excluded; not listed inside an extracted struct, whose
+ * fields the topic's schema does not name), and every named output. Empty when no topic has known fields and
  * nothing is named.
  */
 export function mappedColumnLineage(
@@ -211,7 +231,7 @@ export function mappedColumnLineage(
   for (const { dataset, fields } of topics) {
     if (mapping.all_fields && mapping.struct === null)
       for (const field of fields)
-        if (!renamedAway.has(field) && !named.has(field))
+        if (!renamedAway.has(field) && !named.has(field) && passesAllFields(mapping, field))
           entries.push({ output: field, kind: 'identity', inputs: [{ dataset, column: field }] });
     for (const entry of mapping.fields)
       entries.push({ output: entry.output, kind: entry.kind, inputs: [{ dataset, column: entry.input }] });

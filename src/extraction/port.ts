@@ -75,6 +75,8 @@ export interface KafkaClusterRef {
 export interface PlatformPort {
   /** `GET /org/v2/environments/{id}` (org.environment). */
   getEnvironment(environmentId: string): Promise<EnvironmentBody>;
+  /** `GET /org/v2/environments` (org.environments), paginated: every environment the cloud key can see. */
+  listEnvironments(): Promise<EnvironmentBody[]>;
   /** `GET /org/v2/organizations` (org.organizations): the organization UUID for Flink SQL paths. */
   listOrganizations(): Promise<{ id: string }[]>;
   /** `GET /cmk/v2/clusters?environment=` (cmk.clusters), paginated. */

@@ -15,7 +15,7 @@
  *   `{ output: f, kind, inputs: [{ dataset: D, column: f }] }`. Several inputs (a UNION of stars)
  *   expand only when every input has the same field names in the same order; each entry then lists
  *   f of every input. Otherwise the entry stays as it is.
- * - An *indirect star entry* (kind `filter` or `join_key`, output `*`) belongs to the star group it
+ * - An *indirect star entry* (kind `filter`, `join_key`, `group_by` or `window`, output `*`) belongs to the star group it
  *   follows: the nearest earlier direct star entry, with no entry of another output in between. When
  *   that group was expanded, it becomes one entry per field of the group (same kind, same inputs);
  *   otherwise it stays as it is.
@@ -47,7 +47,7 @@ export type FieldsOfDataset = (datasetId: string) => readonly string[] | undefin
 export const STAR = '*';
 
 /** `column_lineage` kinds that are indirect (they apply to every output column, as in OpenLineage). */
-export const INDIRECT_KINDS: ReadonlySet<string> = new Set(['filter', 'join_key', 'group_by']);
+export const INDIRECT_KINDS: ReadonlySet<string> = new Set(['filter', 'join_key', 'group_by', 'window']);
 
 /** True when `value` has the shape of a `column_lineage` attribute (`EdgeColumnLineage[]`). */
 export function isEdgeColumnLineage(value: unknown): value is EdgeColumnLineage[] {
@@ -106,36 +106,106 @@ export function expandStarColumns(
   // Fields of the star group being read: set by a direct star entry (undefined when it stayed `*`),
   // cleared by an entry of another output.
   let group: readonly string[] | undefined;
+  // Columns the stars expanded so far add before the entry being read, and the position of the group.
+  let shift = 0;
+  let groupStart = 0;
+  const at = (entry: EdgeColumnLineage, position: number) =>
+    entry.position === undefined ? {} : { position, query_columns: entry.query_columns };
+  const shifted = (entry: EdgeColumnLineage) =>
+    entry.position === undefined || shift === 0 ? entry : { ...entry, position: entry.position + shift };
   for (const entry of columns) {
     if (entry.output !== STAR) {
       group = undefined;
-      result.push(entry);
+      result.push(shifted(entry));
       continue;
     }
     if (!INDIRECT_KINDS.has(entry.kind)) {
       group = starFields(entry, fieldsOfDataset);
       if (!group) {
-        result.push(entry);
+        result.push(shifted(entry));
         continue;
       }
-      for (const field of group) {
+      groupStart = (entry.position ?? 0) + shift;
+      group.forEach((field, index) => {
         result.push({
           output: field,
           kind: entry.kind,
           inputs: entry.inputs.map((input) => ({ dataset: input.dataset, column: field })),
+          ...at(entry, groupStart + index),
         });
-      }
+      });
+      shift += group.length - 1;
       expanded = true;
       continue;
     }
     if (!group) {
-      result.push(entry);
+      result.push(shifted(entry));
       continue;
     }
-    for (const field of group)
-      result.push({ output: field, kind: entry.kind, inputs: entry.inputs.map((input) => ({ ...input })) });
+    group.forEach((field, index) => {
+      result.push({
+        output: field,
+        kind: entry.kind,
+        inputs: entry.inputs.map((input) => ({ ...input })),
+        ...at(entry, groupStart + index),
+      });
+    });
   }
-  return expanded ? result : columns;
+  if (!expanded) return columns;
+  if (shift === 0) return result;
+  return result.map((entry) =>
+    entry.query_columns === undefined ? entry : { ...entry, query_columns: entry.query_columns + shift },
+  );
+}
+
+/**
+ * Names the outputs of a Flink INSERT without a column list after the sink's columns: Flink writes
+ * the query's columns to the sink's by position. Applied where the graph is read (the column graph,
+ * the OpenLineage `columnLineage` facet), so the recorded attribute depends on the statement only, not
+ * on whether the sink's schema could be read in that extraction. Entries with a `position`
+ * (`EdgeColumnLineage`) take the name at that position in the first of `sinkColumns` that has as many
+ * names as the query has columns (`query_columns`); when none has, or a `*` of unknown columns is
+ * left among them (its width is not known), they keep the query's names. Either way `position` and
+ * `query_columns` are dropped from the entries returned.
+ * @param columns the edge attribute (stars expanded by `expandStarColumns` where they could be).
+ * @param sinkColumns candidate column lists of the sink, in order of preference (`sinkColumnCandidates`).
+ * @returns new entries, or `columns` itself when none has a position.
+ */
+export function namePositionalOutputs(
+  columns: readonly EdgeColumnLineage[],
+  sinkColumns: ReadonlyArray<readonly string[] | undefined>,
+): readonly EdgeColumnLineage[] {
+  const positioned = columns.filter((entry) => entry.position !== undefined);
+  if (positioned.length === 0) return columns;
+  const width = positioned[0]!.query_columns;
+  const names =
+    width === undefined || positioned.some((entry) => entry.output === STAR)
+      ? undefined
+      : sinkColumns.find((candidate) => candidate !== undefined && candidate.length === width);
+  return columns.map(({ position, query_columns: _width, ...entry }) =>
+    position !== undefined && names?.[position] !== undefined ? { ...entry, output: names[position] } : entry,
+  );
+}
+
+/**
+ * The column lists a Flink table over a topic may have, in order of preference: the value schema's
+ * fields; the key schema's fields, then the value fields the key does not have (a table whose key
+ * columns are not in its value).
+ */
+export function sinkColumnCandidates(
+  valueFields: readonly string[],
+  keyFields: readonly string[],
+): Array<readonly string[]> {
+  const candidates: Array<readonly string[]> = [];
+  if (valueFields.length > 0) candidates.push(valueFields);
+  if (keyFields.length > 0)
+    candidates.push([...keyFields, ...valueFields.filter((field) => !keyFields.includes(field))]);
+  return candidates;
+}
+
+/** True when some entry carries a query position (`namePositionalOutputs` has work to do). */
+export function hasPositionalOutputs(columns: readonly EdgeColumnLineage[]): boolean {
+  return columns.some((entry) => entry.position !== undefined);
 }
 
 /** Field names of a SCHEMA node, in schema order; undefined when it lists none. */

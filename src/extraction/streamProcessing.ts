@@ -72,6 +72,14 @@ export interface EdgeColumnLineage {
   output: string;
   kind: string;
   inputs: Array<{ dataset: string; column: string; resolved?: false }>;
+  /**
+   * The output's 0-based position in the query of a Flink INSERT without a column list: `output` is
+   * the query's name until extraction names it after the sink's schema (`starColumns.ts`,
+   * `namePositionalOutputs`); absent otherwise.
+   */
+  position?: number;
+  /** With `position`: the number of columns of the query. */
+  query_columns?: number;
 }
 
 /** What a statement reads and writes. */
@@ -142,6 +150,7 @@ function edgeColumnLineage(
         ? { dataset: topicId(environmentId, topic.clusterId, topic.topic), column: input.column }
         : { dataset: formatTableRef(input.table), column: input.column, resolved: false as const };
     }),
+    ...(entry.position !== undefined ? { position: entry.position, query_columns: entry.queryColumns } : {}),
   }));
 }
 

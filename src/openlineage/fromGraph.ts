@@ -31,6 +31,8 @@ import {
   type System,
 } from '../graph/model.js';
 import { mappedColumnLineage, type SinkFieldMapping } from '../extraction/connectorFields.js';
+import { namePositionalOutputs, sinkColumnCandidates } from '../extraction/starColumns.js';
+import type { EdgeColumnLineage } from '../extraction/streamProcessing.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
 import {
@@ -194,12 +196,20 @@ const UNKNOWN_PROJECT = 'unknown-project';
 
 /**
  * The OpenLineage `(namespace, name)` of a dataset or job node (`docs/specification.md`,
- * "OpenLineage mapping"). `clusterHint` stands in for a stream node's missing cluster id (a Flink statement takes
- * the cluster of the topics it touches).
+ * "OpenLineage mapping"). A Flink statement (STREAM_JOB) is in the namespace of its own cluster
+ * (`sql.current-database`), else of its own compute pool (`stream://{env}/{compute pool}`), else of
+ * its environment: never of the topics it reads or writes, which may be another cluster's or another
+ * environment's. `clusterHint` stands in for another stream node's missing cluster id (a ksqlDB
+ * query whose Kafka cluster is not known takes that of the topics it touches).
  */
 export function openLineageIdentity(node: Node, clusterHint?: string | null): { namespace: string; name: string } {
   switch (node.system) {
     case 'STREAM':
+      if (node.node_type === 'STREAM_JOB' && !node.cluster_id)
+        return {
+          namespace: streamNamespace(node.environment_id, str(node.attributes?.compute_pool_id)),
+          name: olName(node),
+        };
       return {
         namespace: streamNamespace(node.environment_id, node.cluster_id ?? clusterHint ?? null),
         name: olName(node),
@@ -483,7 +493,7 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
       const dataset = toDataset(target);
       // Column inputs are named only when the view keeps their dataset (a view may drop a system).
       const columnLineage = columnLineageFacet(
-        edge.attributes?.column_lineage ?? connectorColumnLineage(graph, node, edge, [...inputs.keys()]),
+        positionalNamed(graph, edge) ?? connectorColumnLineage(graph, node, edge, [...inputs.keys()]),
         (id) => {
           const input = graph.node(id);
           return input && keep(input) ? input : undefined;
@@ -498,7 +508,7 @@ export function createRunEventBuilder(graph: GraphLookup, options: GraphToRunEve
     }
     for (const output of [...outputs.values()]) materialized(output.nodeId, outputs);
 
-    // A job without a cluster id (a Flink statement) takes the cluster of the topics it touches.
+    // A job without a cluster id (a ksqlDB query, not a Flink statement) takes the cluster of the topics it touches.
     const clusterHint =
       [...outputs.values(), ...inputs.values()]
         .map((entry) => graph.node(entry.nodeId))
@@ -629,6 +639,24 @@ function connectorColumnLineage(graph: GraphLookup, job: Node, edge: Edge, input
   return mappedColumnLineage(mapping!, topics);
 }
 
+/**
+ * An edge's `column_lineage` attribute, the outputs of a Flink INSERT without a column list named
+ * after the sink's columns by position (`namePositionalOutputs`: its value-schema fields, or its key
+ * then value fields); the attribute as it is when no entry has a position.
+ */
+function positionalNamed(graph: GraphLookup, edge: Edge): unknown {
+  const attribute = edge.attributes?.column_lineage;
+  if (!Array.isArray(attribute) || !attribute.some((entry) => typeof entry?.position === 'number')) return attribute;
+  const value: string[] = [];
+  const key: string[] = [];
+  for (const schema of graph.outEdges(edge.dst_id))
+    if (schema.edge_type === 'HAS_SCHEMA')
+      (schema.attributes?.role === 'key' ? key : value).push(
+        ...storedSchemaFields(graph.node(schema.dst_id)).map((field) => field.name),
+      );
+  return namePositionalOutputs(attribute as EdgeColumnLineage[], sinkColumnCandidates(value, key));
+}
+
 /** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */
 export const COLUMN_TRANSFORMATIONS: Readonly<Record<string, { type: 'DIRECT' | 'INDIRECT'; subtype: string }>> = {
   identity: { type: 'DIRECT', subtype: 'IDENTITY' },
@@ -637,6 +665,7 @@ export const COLUMN_TRANSFORMATIONS: Readonly<Record<string, { type: 'DIRECT' | 
   filter: { type: 'INDIRECT', subtype: 'FILTER' },
   join_key: { type: 'INDIRECT', subtype: 'JOIN' },
   group_by: { type: 'INDIRECT', subtype: 'GROUP_BY' },
+  window: { type: 'INDIRECT', subtype: 'WINDOW' },
 };
 
 /** One input field of the columnLineage facet (1-2-0 `InputField`). */
@@ -668,7 +697,7 @@ function schemaFieldNames(dataset: Dataset): Set<string> {
  *
  * - `kind` maps to a transformation: identity -> DIRECT/IDENTITY, transformation -> DIRECT/TRANSFORMATION,
  *   aggregation -> DIRECT/AGGREGATION, filter -> INDIRECT/FILTER, join_key -> INDIRECT/JOIN,
- *   group_by -> INDIRECT/GROUP_BY. An unknown kind is skipped.
+ *   group_by -> INDIRECT/GROUP_BY, window -> INDIRECT/WINDOW. An unknown kind is skipped.
  * - `fields[output].inputFields` lists each input column once, with the transformations of every
  *   entry that names it. Indirect entries (filter, join) stay on a field only when `output` is a real
  *   column: one a direct entry produces, or one of the output's schema fields.

@@ -110,6 +110,15 @@ export class DatasetIdentities {
   private readonly classMembers = new Map<string, string[]>();
   private readonly namesByNamespace = new Map<string, Set<string>>();
   private readonly aliasesOf = new Map<string, Set<string>>();
+  private joined = 0;
+
+  /**
+   * How many times the classes changed (two classes joined by `union`, or all forgotten by `clear`):
+   * a read model derived from the classes (the Marquez lineage index) is stale once it changed.
+   */
+  get unionCount(): number {
+    return this.joined;
+  }
 
   /** Registers an identity (no-op when known); joins it with its namespace aliases. */
   add(namespace: string, name: string): string {
@@ -153,6 +162,7 @@ export class DatasetIdentities {
     const rootA = this.find(a);
     const rootB = this.find(b);
     if (rootA === rootB) return rootA;
+    this.joined += 1;
     const membersA = this.classMembers.get(rootA) ?? [rootA];
     const membersB = this.classMembers.get(rootB) ?? [rootB];
     // Small into large; ties keep the lexicographically smaller root, so the result is order-independent.
@@ -196,6 +206,7 @@ export class DatasetIdentities {
 
   /** Forgets everything. */
   clear(): void {
+    this.joined += 1;
     this.parent.clear();
     this.classMembers.clear();
     this.namesByNamespace.clear();

@@ -23,13 +23,28 @@ export class SqlParseError extends Error {
 }
 
 type DirectKind = 'identity' | 'transformation' | 'aggregation';
+/**
+ * The kind of one origin of an output column: a direct kind, or `window` (the column is computed over
+ * a window whose PARTITION BY / ORDER BY names the origin: an OVER clause; indirect, OpenLineage
+ * WINDOW). A `window` origin stays `window` through every expression and derived table.
+ */
+type OriginKind = DirectKind | 'window';
 const RANK: Record<DirectKind, number> = { identity: 0, transformation: 1, aggregation: 2 };
-const maxKind = (a: DirectKind, b: DirectKind): DirectKind => (RANK[a] >= RANK[b] ? a : b);
+/** The stronger of two kinds (identity < transformation < aggregation); a `window` origin stays `window`. */
+const maxKind = (a: OriginKind, b: DirectKind): OriginKind => (a === 'window' ? a : RANK[a] >= RANK[b] ? a : b);
+/** Window table-valued functions (Flink) and group window functions (`GROUP BY TUMBLE(ts, ...)`). */
+const WINDOW_FUNCTIONS = ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'];
+/** The columns a window TVF adds: its bounds and time attribute. */
+const WINDOW_BOUNDS = new Set(['window_start', 'window_end', 'window_time']);
+/** ksqlDB window types after `WINDOW`. */
+const KSQL_WINDOWS = ['TUMBLING', 'HOPPING', 'SESSION'];
+/** The pseudo columns every source has: ksqlDB's record timestamp, partition and offset; Confluent Flink's `$rowtime`. */
+const PSEUDO_COLUMNS = new Set(['rowtime', 'rowpartition', 'rowoffset', '$rowtime']);
 
 interface Origin {
   table: TableRef;
   column: string;
-  kind: DirectKind;
+  kind: OriginKind;
 }
 interface Indirect {
   table: TableRef;
@@ -37,8 +52,8 @@ interface Indirect {
   kind: IndirectKind;
 }
 /** The indirect derivation kinds, in the order each output lists them. */
-type IndirectKind = 'filter' | 'join_key' | 'group_by';
-const INDIRECT_ORDER: readonly IndirectKind[] = ['filter', 'join_key', 'group_by'];
+type IndirectKind = 'filter' | 'join_key' | 'group_by' | 'window';
+const INDIRECT_ORDER: readonly IndirectKind[] = ['filter', 'join_key', 'group_by', 'window'];
 interface OutCol {
   name: string;
   origins: Origin[];
@@ -53,8 +68,13 @@ interface Rel {
   lookup(path: string[]): Origin[] | undefined;
   /** Columns of `*`. */
   star(): OutCol[];
-  /** Indirect inputs inherited from inside the relation (filters, join keys of a subquery). */
+  /** Indirect inputs inherited from inside the relation (filters, join keys of a subquery, window time attributes). */
   indirect: Indirect[];
+  /**
+   * Origins of the relation's record timestamp, the time attribute of a ksqlDB `WINDOW`: `ROWTIME`,
+   * or the `TIMESTAMP` column the script's CREATE declares. Absent: `lookup(['ROWTIME'])`.
+   */
+  time?: () => Origin[];
 }
 
 /** Result of one query: its output columns and the indirect inputs that apply to all of them. */
@@ -67,6 +87,8 @@ export interface QueryShape {
 export interface ScriptState {
   views: Map<string, { shape: QueryShape; sources: TableRef[] }>;
   declaredColumns: Map<string, string[]>;
+  /** ksqlDB streams and tables whose CREATE names a `TIMESTAMP` column (`WITH (TIMESTAMP='ts')`), by `tableKey`. */
+  timestampColumns?: Map<string, string>;
 }
 
 /**
@@ -342,6 +364,10 @@ export class StatementParser {
   private readonly sources: TableRef[] = [];
   private readonly warnings: string[] = [];
   private exprCounter = 0;
+  /** Named windows of the SELECT being read (`WINDOW w AS (...)`): their PARTITION BY / ORDER BY origins, kind `window`. */
+  private namedWindows = new Map<string, Origin[]>();
+  /** ksqlDB: the time attribute of the SELECT being read when it has a `WINDOW` clause; WINDOWSTART/WINDOWEND derive from it. */
+  private windowTime: Origin[] | undefined;
 
   constructor(
     private readonly tokens: readonly Token[],
@@ -544,7 +570,17 @@ export class StatementParser {
     const shape = this.parseQuery([]);
     if (isWord(this.peek(), 'ON') && isWord(this.peek(1), 'CONFLICT')) this.skipConflictClause();
     this.acceptOp(';');
-    return { sinks: [target], lineage: [this.lineageFor(target, shape, columns)] };
+    // Flink writes a query without a column list to the sink's columns by position: named after the
+    // sink's columns when the script declares them (or `columnsOf` knows them) and the counts agree,
+    // else marked with positions for extraction to name after the sink's schema.
+    let positions = false;
+    if (columns === undefined && this.dialect === 'flink') {
+      const sinkColumns = this.script.declaredColumns.get(tableKey(target)) ?? this.columnsOf?.(target);
+      const widthKnown = !shape.columns.some((col) => col.name === '*');
+      if (sinkColumns && widthKnown && sinkColumns.length === shape.columns.length) columns = [...sinkColumns];
+      else positions = true;
+    }
+    return { sinks: [target], lineage: [this.lineageFor(target, shape, columns, positions)] };
   }
 
   /**
@@ -606,7 +642,8 @@ export class StatementParser {
       const token = this.peek()!;
       if (isOp(token, '(')) {
         const end = this.matching(this.pos);
-        if (declared.length === 0) declared.push(...this.columnDefinitions(this.pos + 1, end - 1));
+        if (isWord(this.tokens[this.pos - 1], 'WITH')) this.readTimestampProperty(target, this.pos + 1, end - 1);
+        else if (declared.length === 0) declared.push(...this.columnDefinitions(this.pos + 1, end - 1));
         if (isWord(objectType, 'VIEW')) viewColumns = declared.slice();
         this.pos = end;
         continue;
@@ -640,6 +677,21 @@ export class StatementParser {
     return this.done('ddl');
   }
 
+  /**
+   * ksqlDB `WITH (..., TIMESTAMP = 'col', ...)` of a CREATE between `start` and `end`: the column
+   * whose value is the record timestamp (the time attribute of a `WINDOW` over it), kept in the script.
+   */
+  private readTimestampProperty(target: TableRef, start: number, end: number): void {
+    if (this.dialect !== 'ksql') return;
+    for (let i = start; i + 2 < end + 1; i++) {
+      const value = this.tokens[i + 2];
+      if (isWord(this.tokens[i], 'TIMESTAMP') && isOp(this.tokens[i + 1], '=') && value?.kind === 'string') {
+        (this.script.timestampColumns ??= new Map()).set(tableKey(target), value.value.toUpperCase());
+        return;
+      }
+    }
+  }
+
   private columnDefinitions(start: number, end: number): string[] {
     const names: string[] = [];
     let depth = 0;
@@ -664,7 +716,16 @@ export class StatementParser {
     return names;
   }
 
-  private lineageFor(sink: TableRef, shape: QueryShape, targetColumns: string[] | undefined): ColumnLineage {
+  /**
+   * The column lineage of `shape` written to `sink`: outputs renamed by position after
+   * `targetColumns` when given; with `positions`, each entry carries its output's `position`.
+   */
+  private lineageFor(
+    sink: TableRef,
+    shape: QueryShape,
+    targetColumns: string[] | undefined,
+    positions = false,
+  ): ColumnLineage {
     const columns: ColumnLineageEntry[] = [];
     const indirectByKind = new Map<IndirectKind, ColumnInput[]>();
     for (const ind of shape.indirect) {
@@ -675,20 +736,24 @@ export class StatementParser {
     }
     shape.columns.forEach((col, index) => {
       const output = targetColumns?.[index] ?? col.name;
-      const byKind = new Map<DirectKind, ColumnInput[]>();
-      for (const origin of col.origins) {
+      const byKind = new Map<OriginKind, ColumnInput[]>();
+      for (const origin of [
+        ...col.origins,
+        ...shape.indirect.filter((ind) => ind.kind === 'window').map((ind) => ({ ...ind, kind: 'window' as const })),
+      ]) {
         const list = byKind.get(origin.kind) ?? [];
         if (!list.some((input) => input.column === origin.column && tableKey(input.table) === tableKey(origin.table)))
           list.push({ table: origin.table, column: origin.column });
         byKind.set(origin.kind, list);
       }
+      const position = positions ? { position: index, queryColumns: shape.columns.length } : {};
       for (const kind of ['identity', 'transformation', 'aggregation'] as const) {
         const inputs = byKind.get(kind);
-        if (inputs) columns.push({ output, kind, inputs });
+        if (inputs) columns.push({ output, kind, inputs, ...position });
       }
       for (const kind of INDIRECT_ORDER) {
-        const inputs = indirectByKind.get(kind);
-        if (inputs && inputs.length > 0) columns.push({ output, kind, inputs });
+        const inputs = kind === 'window' ? byKind.get(kind) : indirectByKind.get(kind);
+        if (inputs && inputs.length > 0) columns.push({ output, kind, inputs, ...position });
       }
     });
     return { sink, columns };
@@ -829,6 +894,9 @@ export class StatementParser {
   }
 
   private parseSelect(ctes: ReadonlyArray<[string, QueryShape]>, outer: Rel[]): QueryShape {
+    const enclosing = { namedWindows: this.namedWindows, windowTime: this.windowTime };
+    this.namedWindows = new Map();
+    this.windowTime = undefined;
     this.expectWord('SELECT');
     this.accept('ALL', 'DISTINCT');
     const items: Array<[number, number]> = [];
@@ -853,13 +921,23 @@ export class StatementParser {
           indirect.push({ table: origin.table, column: origin.column, kind: 'filter' });
         this.pos = this.expressionEnd(CLAUSE_END, false);
       } else if (this.accept('WINDOW')) {
-        this.skipWindowClause();
+        this.readWindowClause(rels, scopes, ctes, indirect);
       } else if (isWord(this.peek(), 'GROUP', 'PARTITION') && isWord(this.peek(1), 'BY')) {
         this.pos += 2;
         const start = this.pos;
         this.skipExpressionList();
-        for (const origin of this.expressionOrigins(start, this.pos, scopes, ctes).origins)
-          indirect.push({ table: origin.table, column: origin.column, kind: 'group_by' });
+        // A group window (`TUMBLE(ts, INTERVAL ...)`) and a window TVF's bounds (`GROUP BY window_start,
+        // window_end`: a windowed aggregation) window by their time attribute; any other key groups.
+        for (const [itemStart, itemEnd] of this.splitTopLevel(start, this.pos)) {
+          const last = this.tokens[itemEnd - 1];
+          const windowed =
+            (isWord(this.tokens[itemStart], ...WINDOW_FUNCTIONS) && isOp(this.tokens[itemStart + 1], '(')) ||
+            (this.isIdent(last) &&
+              WINDOW_BOUNDS.has(last.value.toLowerCase()) &&
+              this.tokens.slice(itemStart, itemEnd - 1).every((token) => this.isIdent(token) || isOp(token, '.')));
+          for (const origin of this.expressionOrigins(itemStart, itemEnd, scopes, ctes).origins)
+            indirect.push({ table: origin.table, column: origin.column, kind: windowed ? 'window' : 'group_by' });
+        }
       } else if (this.accept('HAVING')) {
         for (const origin of this.expressionOrigins(this.pos, this.expressionEnd(CLAUSE_END, false), scopes, ctes)
           .origins)
@@ -874,17 +952,52 @@ export class StatementParser {
     const columns: OutCol[] = [];
     for (const [start, end] of items) columns.push(...this.selectItem(start, end, scopes, ctes));
     for (const rel of rels) indirect.push(...rel.indirect);
+    this.namedWindows = enclosing.namedWindows;
+    this.windowTime = enclosing.windowTime;
     return { columns, indirect };
   }
 
-  /** ksqlDB `WINDOW TUMBLING (...)` / Flink `WINDOW w AS (...)`. */
-  private skipWindowClause(): void {
-    while (this.pos < this.tokens.length && !isOp(this.peek(), '(')) {
-      if (isWord(this.peek(), 'WHERE', 'GROUP', 'HAVING', 'EMIT', 'PARTITION', 'ORDER', 'LIMIT')) return;
+  /**
+   * The WINDOW clause after FROM. ksqlDB `WINDOW TUMBLING|HOPPING|SESSION (...)`: the window's time
+   * attribute is the record timestamp of the relations in FROM (`ROWTIME`, or the `TIMESTAMP`
+   * column their CREATE declares): an indirect `window` input of every output column, and what
+   * WINDOWSTART / WINDOWEND derive from. Flink `WINDOW w AS (PARTITION BY .. ORDER BY ..), ...`:
+   * named windows for `OVER w`.
+   */
+  private readWindowClause(
+    rels: readonly Rel[],
+    scopes: Rel[][],
+    ctes: ReadonlyArray<[string, QueryShape]>,
+    indirect: Indirect[],
+  ): void {
+    if (isWord(this.peek(), ...KSQL_WINDOWS) && isOp(this.peek(1), '(')) {
       this.pos++;
+      this.skipParens();
+      const time = rels.flatMap(timeOf);
+      this.windowTime = time.map((origin) => ({ ...origin, kind: maxKind(origin.kind, 'transformation') }));
+      for (const origin of time) indirect.push({ table: origin.table, column: origin.column, kind: 'window' });
+      return;
     }
-    this.skipParens();
-    if (this.acceptOp(',')) this.skipWindowClause();
+    do {
+      const name = this.peek();
+      if (!this.isIdent(name) || !isWord(this.peek(1), 'AS') || !isOp(this.peek(2), '(')) {
+        // Not a named window: skipped up to its parenthesis.
+        while (this.pos < this.tokens.length && !isOp(this.peek(), '(')) {
+          if (isWord(this.peek(), 'WHERE', 'GROUP', 'HAVING', 'EMIT', 'PARTITION', 'ORDER', 'LIMIT')) return;
+          this.pos++;
+        }
+        this.skipParens();
+        continue;
+      }
+      this.pos += 2;
+      const end = this.matching(this.pos);
+      const origins = this.expressionOrigins(this.pos + 1, end - 1, scopes, ctes).origins;
+      this.namedWindows.set(
+        this.identPart(name).toLowerCase(),
+        origins.map((origin) => ({ ...origin, kind: 'window' as const })),
+      );
+      this.pos = end;
+    } while (this.acceptOp(','));
   }
 
   private selectItem(start: number, end: number, scopes: Rel[][], ctes: ReadonlyArray<[string, QueryShape]>): OutCol[] {
@@ -941,10 +1054,24 @@ export class StatementParser {
     let simpleName: string | undefined;
     let refCount = 0;
     let otherTokens = 0;
+    const windowed: Origin[] = [];
     const saved = this.pos;
     for (let i = start; i < end; i++) {
       const token = this.tokens[i]!;
       const nextToken = this.tokens[i + 1];
+      if (isWord(token, 'OVER')) {
+        // An OVER window: its PARTITION BY and ORDER BY are indirect (`window`) inputs of this column.
+        otherTokens++;
+        if (isOp(nextToken, '(')) {
+          const close = this.matching(i + 1);
+          windowed.push(...this.expressionOrigins(i + 2, close - 1, scopes, ctes).origins);
+          i = close - 1;
+        } else if (this.isIdent(nextToken)) {
+          windowed.push(...(this.namedWindows.get(this.identPart(nextToken).toLowerCase()) ?? []));
+          i++;
+        }
+        continue;
+      }
       if (isOp(token, '(') && isWord(nextToken, 'SELECT', 'WITH')) {
         this.pos = i + 1;
         const sub = this.parseQuery(ctes, scopes.flat());
@@ -1007,14 +1134,18 @@ export class StatementParser {
       }
       i = j - 1;
       refCount++;
-      const origins = this.resolveColumn(path, scopes);
+      const bound = path.length === 1 && ['WINDOWSTART', 'WINDOWEND'].includes(path[0]!.toUpperCase());
+      const origins = bound && this.windowTime ? this.windowTime : this.resolveColumn(path, scopes);
       refs.push(origins);
       simpleName = path[path.length - 1];
     }
     this.pos = saved;
     const isSimple = refCount === 1 && otherTokens === 0;
     const level: DirectKind = aggregate ? 'aggregation' : isSimple ? 'identity' : 'transformation';
-    const origins = refs.flat().map((origin) => ({ ...origin, kind: maxKind(origin.kind, level) }));
+    const origins = [
+      ...refs.flat().map((origin) => ({ ...origin, kind: maxKind(origin.kind, level) })),
+      ...windowed.map((origin) => ({ ...origin, kind: 'window' as const })),
+    ];
     return isSimple && simpleName !== undefined ? { origins, simpleName } : { origins };
   }
 
@@ -1191,7 +1322,7 @@ export class StatementParser {
     }
     this.addSource(ref);
     const known = this.script.declaredColumns.get(tableKey(ref)) ?? this.columnsOf?.(ref);
-    return baseRel(ref, known ? [...known] : undefined);
+    return baseRel(ref, known ? [...known] : undefined, this.script.timestampColumns?.get(tableKey(ref)));
   }
 
   /** `TABLE(fn(args))`: the call inside `TABLE(...)` (see `parseTableFunctionCall`). */
@@ -1259,18 +1390,23 @@ export class StatementParser {
     });
     this.pos = callEnd;
     inner = tableArgs[0]?.rel ?? inner;
-    if (inner && ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].includes(fn)) {
+    if (inner && WINDOW_FUNCTIONS.includes(fn)) {
+      // The DESCRIPTOR column is the time attribute: window_start/end/time are computed from it, and it
+      // (with SESSION's PARTITION BY keys) windows every output column.
       const base = inner;
-      const timeOrigins = descriptorCols
-        .flatMap((col) => base.lookup([col]) ?? [])
-        .map((o) => ({ ...o, kind: 'transformation' as const }));
-      return windowRel(base, timeOrigins);
+      const time = descriptorCols.flatMap((col) => base.lookup([col]) ?? []);
+      const keys = (tableArgs[0]?.keys ?? []).flatMap((key) => base.lookup([key]) ?? []);
+      return windowRel(
+        base,
+        time.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') })),
+        [...time, ...keys],
+      );
     }
     if (tableArgs.length > 0 && !lateral) return processTableRel(tableArgs, argOrigins);
     if (inner && !lateral) {
       const base = inner;
       const extra = argOrigins.map((o) => ({ ...o, kind: maxKind(o.kind, 'transformation') }));
-      return { ...windowRel(base, extra), lookup: (path) => [...(base.lookup(path) ?? []), ...extra] };
+      return { ...windowRel(base, extra, []), lookup: (path) => [...(base.lookup(path) ?? []), ...extra] };
     }
     const tableOrigins = tableArgs.flatMap((arg) => arg.rel.star().flatMap((c) => c.origins));
     const all = [
@@ -1438,19 +1574,30 @@ function dedupe(refs: TableRef[]): TableRef[] {
   return refs.filter((ref) => (seen.has(tableKey(ref)) ? false : (seen.add(tableKey(ref)), true)));
 }
 
-function baseRel(ref: TableRef, known: string[] | undefined): Rel {
+/**
+ * A table (a topic): `known` columns when declared or given, else unknown (any column is looked up
+ * as written). Pseudo columns (`ROWTIME`, `$rowtime`, ...) are found even when the columns are known.
+ * `timestampColumn` is the ksqlDB `TIMESTAMP` column of its CREATE (else its time is `ROWTIME`).
+ */
+function baseRel(ref: TableRef, known: string[] | undefined, timestampColumn?: string): Rel {
   const last = ref.parts[ref.parts.length - 1]!;
   const col = (name: string): OutCol => ({ name, origins: [{ table: ref, column: name, kind: 'identity' }] });
   return {
     names: [last],
     columns: () => known?.map(col),
     lookup: (path) =>
-      known && !known.some((k) => sameName(k, path[0]!))
+      known && !known.some((k) => sameName(k, path[0]!)) && !PSEUDO_COLUMNS.has(path[0]!.toLowerCase())
         ? undefined
         : [{ table: ref, column: path.join('.'), kind: 'identity' }],
     star: () => (known ? known.map(col) : [{ name: '*', origins: [{ table: ref, column: '*', kind: 'identity' }] }]),
     indirect: [],
+    time: () => [{ table: ref, column: timestampColumn ?? 'ROWTIME', kind: 'identity' }],
   };
+}
+
+/** The origins of a relation's record timestamp (`Rel.time`, else its `ROWTIME` column). */
+function timeOf(rel: Rel): Origin[] {
+  return rel.time ? rel.time() : (rel.lookup(['ROWTIME']) ?? []);
 }
 
 function derivedRel(names: string[], shape: QueryShape): Rel {
@@ -1482,7 +1629,12 @@ function functionRel(origins: Origin[]): Rel {
   };
 }
 
-function windowRel(base: Rel, timeOrigins: Origin[]): Rel {
+/**
+ * The result of a window TVF over `base`: its columns, then `window_start`, `window_end` and
+ * `window_time`, computed from `timeOrigins`; `windowing` (the time attribute, SESSION's keys) are
+ * indirect `window` inputs of every column read from it.
+ */
+function windowRel(base: Rel, timeOrigins: Origin[], windowing: readonly Origin[]): Rel {
   const windowCols = ['window_start', 'window_end', 'window_time'];
   return {
     names: base.names,
@@ -1492,7 +1644,10 @@ function windowRel(base: Rel, timeOrigins: Origin[]): Rel {
     },
     lookup: (path) => (windowCols.includes(path[0]!.toLowerCase()) ? timeOrigins : base.lookup(path)),
     star: () => [...base.star(), ...windowCols.map((name) => ({ name, origins: timeOrigins }))],
-    indirect: base.indirect,
+    indirect: [
+      ...base.indirect,
+      ...windowing.map((origin): Indirect => ({ table: origin.table, column: origin.column, kind: 'window' })),
+    ],
   };
 }
 
@@ -1509,6 +1664,7 @@ function groupRel(rels: Rel[], indirect: Indirect[]): Rel {
     },
     star: () => rels.flatMap((rel) => rel.star()),
     indirect: [...indirect, ...rels.flatMap((rel) => rel.indirect)],
+    time: () => rels.flatMap(timeOf),
   };
 }
 
@@ -1525,5 +1681,6 @@ function renameRel(rel: Rel, alias: string, columns: string[] | undefined): Rel 
     lookup: (path) => renamed.find((c) => sameName(c.name, path[0]!))?.origins,
     star: () => renamed,
     indirect: rel.indirect,
+    ...(rel.time ? { time: rel.time } : {}),
   };
 }

@@ -19,9 +19,13 @@ export interface TableRef {
  * (computed by an expression), `aggregation` (computed by an aggregate function), `filter` (the
  * input decides which rows reach the output: WHERE, HAVING, MATCH_RECOGNIZE DEFINE), `join_key`
  * (the input is a join condition), `group_by` (the input groups the rows: GROUP BY, ksqlDB
- * PARTITION BY). The last three are indirect, as in OpenLineage (FILTER, JOIN, GROUP_BY).
+ * PARTITION BY), `window` (the output is windowed on the input: the time attribute of a window TVF's
+ * DESCRIPTOR, of a group window `TUMBLE(ts, ...)` or of a ksqlDB `WINDOW`, SESSION's PARTITION BY
+ * keys, an OVER window's PARTITION BY and ORDER BY). The last four are indirect, as in OpenLineage
+ * (FILTER, JOIN, GROUP_BY, WINDOW).
  */
-export type DerivationKind = 'identity' | 'transformation' | 'aggregation' | 'filter' | 'join_key' | 'group_by';
+export type DerivationKind =
+  'identity' | 'transformation' | 'aggregation' | 'filter' | 'join_key' | 'group_by' | 'window';
 
 /** One input column of an output column. `column` may be a nested path (`after.order_id`) or `*`. */
 export interface ColumnInput {
@@ -34,6 +38,15 @@ export interface ColumnLineageEntry {
   output: string;
   kind: DerivationKind;
   inputs: ColumnInput[];
+  /**
+   * Set on a Flink INSERT without a column list whose sink's columns the statement does not show:
+   * the 0-based position of the output in the query (a `*` of unknown columns counts as one). Flink
+   * writes the query's columns to the sink's columns by position, so `output` (the query's name) is
+   * provisional: extraction names it after the sink's schema (`src/extraction/starColumns.ts`).
+   */
+  position?: number;
+  /** With `position`: the number of columns of the query (a `*` of unknown columns counts as one). */
+  queryColumns?: number;
 }
 
 /** Column lineage of one sink: entries in output-column order (an output may have several kinds). */

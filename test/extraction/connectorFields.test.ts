@@ -14,7 +14,7 @@ import {
   type ConnectorConfig,
 } from '../../src/extraction/connectorFields.js';
 import type { Node } from '../../src/graph/model.js';
-import { walkColumns } from '../../projections/columnGraph.js';
+import { knownFields, walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
 import { edge } from '../helpers/sampleGraph.js';
 
@@ -186,5 +186,90 @@ describe('the column walk through connectors', () => {
       ['table', 'customer_id', 2, 'IDENTITY'],
     ]);
     assert.deepEqual(walk.jobs, ['sink', 'cdc']);
+  });
+});
+
+describe('ReplaceField exclude over every field', () => {
+  const config = (extract: boolean): ConnectorConfig => ({
+    transforms: extract ? 'unwrap,drop' : 'drop',
+    'transforms.unwrap.type': 'org.apache.kafka.connect.transforms.ExtractField$Value',
+    'transforms.unwrap.field': 'after',
+    'transforms.drop.type': 'org.apache.kafka.connect.transforms.ReplaceField$Value',
+    'transforms.drop.blacklist': 'card_number',
+    'transforms.drop.renames': 'card_number:card,amount:amount_eur',
+  });
+  /** payments (id, card_number, amount) -sink dropping card_number-> lake; cdc_payments (after.*) -sink-> lake_cdc. */
+  function payments(): ResidentGraph {
+    const node = (id: string, node_type: Node['node_type'], attributes: Node['attributes'] = {}): Node => ({
+      id,
+      node_type,
+      system: 'STREAM',
+      qualified_name: id,
+      display_name: id,
+      environment_id: 'env',
+      cluster_id: 'lkc',
+      attributes,
+    });
+    const graph = new ResidentGraph();
+    for (const one of [
+      node('payments', 'TOPIC'),
+      node('payments-value', 'SCHEMA', { fields: [{ name: 'id' }, { name: 'card_number' }, { name: 'amount' }] }),
+      node('sink', 'CONNECTOR', { field_mapping: sinkFieldMapping(config(false)) }),
+      node('lake', 'EXTERNAL_DATASET'),
+      node('cdc_payments', 'TOPIC'),
+      node('cdc-value', 'SCHEMA', { fields: [{ name: 'before' }, { name: 'after' }] }),
+      node('cdc_sink', 'CONNECTOR', { field_mapping: sinkFieldMapping(config(true)) }),
+      node('lake_cdc', 'EXTERNAL_DATASET'),
+    ])
+      graph.setNode(one.id, one);
+    for (const one of [
+      edge('payments', 'HAS_SCHEMA', 'payments-value', { role: 'value' }),
+      edge('payments', 'CONSUMES', 'sink'),
+      edge('sink', 'PRODUCES', 'lake'),
+      edge('cdc_payments', 'HAS_SCHEMA', 'cdc-value', { role: 'value' }),
+      edge('cdc_payments', 'CONSUMES', 'cdc_sink'),
+      edge('cdc_sink', 'PRODUCES', 'lake_cdc'),
+    ])
+      graph.setEdge(one);
+    return graph;
+  }
+  const reached = (graph: ResidentGraph, node_id: string, field: string, direction: 'downstream' | 'upstream') =>
+    walkColumns(graph, { node_id, field }, direction, 5, false).columns.map((column) => [column.node_id, column.field]);
+
+  it('lists the excluded fields beside the star; a rename of an excluded field renames nothing', () => {
+    assert.deepEqual(sinkFieldMapping(config(false)), {
+      all_fields: true,
+      struct: null,
+      fields: [{ output: 'amount_eur', input: 'amount', kind: 'identity' }],
+      excluded: ['card_number'],
+    });
+    assert.deepEqual(sinkFieldMapping(config(true))?.excluded, ['card_number']);
+    assert.deepEqual(sinkFieldMapping(config(true))?.struct, 'after');
+  });
+
+  it("gives the sink the topic's schema fields minus the excluded ones, both ways", () => {
+    const graph = payments();
+    assert.deepEqual(knownFields(graph, 'lake'), { declared: ['amount_eur', 'id'], named: [] });
+    assert.deepEqual(reached(graph, 'payments', 'card_number', 'downstream'), []);
+    assert.deepEqual(reached(graph, 'payments', 'id', 'downstream'), [['lake', 'id']]);
+    assert.deepEqual(reached(graph, 'payments', 'amount', 'downstream'), [['lake', 'amount_eur']]);
+    assert.deepEqual(reached(graph, 'lake', 'card_number', 'upstream'), []);
+    assert.deepEqual(reached(graph, 'lake', 'id', 'upstream'), [['payments', 'id']]);
+    // Inside an extracted struct: after.card_number is dropped, after.id written as id.
+    assert.deepEqual(reached(graph, 'cdc_payments', 'after.card_number', 'downstream'), []);
+    assert.deepEqual(reached(graph, 'cdc_payments', 'after.id', 'downstream'), [['lake_cdc', 'id']]);
+    assert.deepEqual(reached(graph, 'lake_cdc', 'card_number', 'upstream'), []);
+  });
+
+  it('leaves the excluded fields out of the OpenLineage facet entries', () => {
+    assert.deepEqual(
+      mappedColumnLineage(sinkFieldMapping(config(false))!, [
+        { dataset: 'payments', fields: ['id', 'card_number', 'amount'] },
+      ]).map((entry) => [entry.output, entry.inputs[0]!.column]),
+      [
+        ['id', 'id'],
+        ['amount_eur', 'amount'],
+      ],
+    );
   });
 });

@@ -11,6 +11,7 @@ import { PlatformApiError, type PlatformPort } from '../../src/extraction/port.j
 /** The API name of each port method (as in `src/extraction/port.ts`). */
 const API_OF: Record<Exclude<keyof PlatformPort, 'requestCounts'>, string> = {
   getEnvironment: 'org.environment',
+  listEnvironments: 'org.environments',
   listOrganizations: 'org.organizations',
   listKafkaClusters: 'cmk.clusters',
   listTopics: 'kafka-rest.topics',

@@ -352,11 +352,24 @@ describe('SELECT * through extraction', () => {
     assert.ok(produces, 'the statement produces customers_copy');
     const columns = produces.attributes?.column_lineage as EdgeColumnLineage[];
     const value = ['customer_id', 'email', 'full_name', 'loyalty_tier', 'address', 'op'];
+    // An INSERT without a column list: each entry keeps its position in the expanded query (7 columns)
+    // for readers to name it after the sink's columns (customers_copy has no schema here).
+    const at = (position: number) => ({ position, query_columns: 7 });
     const expected: EdgeColumnLineage[] = [
-      ...value.map((field) => ({ output: field, kind: 'identity', inputs: [{ dataset: customers, column: field }] })),
-      ...value.map((field) => ({ output: field, kind: 'filter', inputs: [{ dataset: customers, column: 'op' }] })),
-      { output: 'email_upper', kind: 'transformation', inputs: [{ dataset: customers, column: 'email' }] },
-      { output: 'email_upper', kind: 'filter', inputs: [{ dataset: customers, column: 'op' }] },
+      ...value.map((field, index) => ({
+        output: field,
+        kind: 'identity',
+        inputs: [{ dataset: customers, column: field }],
+        ...at(index),
+      })),
+      ...value.map((field, index) => ({
+        output: field,
+        kind: 'filter',
+        inputs: [{ dataset: customers, column: 'op' }],
+        ...at(index),
+      })),
+      { output: 'email_upper', kind: 'transformation', inputs: [{ dataset: customers, column: 'email' }], ...at(6) },
+      { output: 'email_upper', kind: 'filter', inputs: [{ dataset: customers, column: 'op' }], ...at(6) },
     ];
     assert.deepEqual(columns, expected);
     assert.ok(!hasStarColumns(columns));

@@ -202,6 +202,71 @@ describe('field-level impact on the demo estate', () => {
       );
   });
 
+  it('walks a windowed Flink statement: window_start/window_end DIRECT, its other columns INDIRECT WINDOW', async () => {
+    const revenue = topic(DEDICATED, 'order_revenue_1m');
+    const perMinute = job('orders-per-minute');
+    const ofRevenue = (impact: Impact) =>
+      impact.columns
+        .filter((column) => column.node_id === revenue)
+        .map((column) => [column.field, column.hops, column.via.join(';'), column.type, column.subtype]);
+    // The TUMBLE's DESCRIPTOR column: the window bounds are computed from it.
+    const direct = await impact(`node_id=${enc(ENRICHED)}&field=order_time&depth=1`);
+    assert.deepEqual(ofRevenue(direct), [
+      ['window_end', 1, perMinute, 'DIRECT', 'TRANSFORMATION'],
+      ['window_start', 1, perMinute, 'DIRECT', 'TRANSFORMATION'],
+    ]);
+    // ... and it windows every other output column.
+    const answer = await impact(`node_id=${enc(ENRICHED)}&field=order_time&depth=1&include=indirect`);
+    assert.deepEqual(ofRevenue(answer), [
+      ['currency', 1, perMinute, 'INDIRECT', 'WINDOW'],
+      ['order_count', 1, perMinute, 'INDIRECT', 'WINDOW'],
+      ['revenue', 1, perMinute, 'INDIRECT', 'WINDOW'],
+      ['window_end', 1, perMinute, 'DIRECT', 'TRANSFORMATION'],
+      ['window_start', 1, perMinute, 'DIRECT', 'TRANSFORMATION'],
+    ]);
+    const upstream = await impact(`node_id=${enc(revenue)}&field=revenue&direction=upstream&include=indirect&depth=1`);
+    assert.deepEqual(
+      upstream.columns.map((column) => [column.node_id, column.field, column.type, column.subtype]),
+      [
+        [ENRICHED, 'currency', 'INDIRECT', 'GROUP_BY'],
+        [ENRICHED, 'order_time', 'INDIRECT', 'WINDOW'],
+        [ENRICHED, 'total_amount', 'DIRECT', 'AGGREGATION'],
+      ],
+    );
+  });
+
+  it("names a positional INSERT's outputs after the sink's columns: the stopped backfill statement", async () => {
+    // INSERT INTO orders_enriched SELECT i.order_id, CAST(NULL ...), ..., i.unit_price * i.quantity, 'USD',
+    // i.$rowtime FROM order_items: no column list, so Flink writes by position (total_amount, order_time).
+    const backfill = job('backfill-order-items-v1');
+    const items = topic(DEDICATED, 'pg.retail.public.order_items');
+    const down = await impact(`node_id=${enc(items)}&field=unit_price&depth=1`);
+    assert.deepEqual(
+      down.columns
+        .filter((column) => column.node_id === ENRICHED)
+        .map((column) => [column.field, column.via.join(';'), column.subtype]),
+      [['total_amount', backfill, 'TRANSFORMATION']],
+    );
+    const amount = await impact(`node_id=${enc(ENRICHED)}&field=total_amount&direction=upstream&depth=1`);
+    assert.deepEqual(rows(amount), [
+      [items, 'quantity', 1, backfill],
+      [items, 'unit_price', 1, backfill],
+      [ORDERS, 'after.total_amount', 1, job('enrich-orders')],
+    ]);
+    const time = await impact(`node_id=${enc(ENRICHED)}&field=order_time&direction=upstream&depth=1`);
+    assert.deepEqual(rows(time), [
+      [items, '$rowtime', 1, backfill],
+      [ORDERS, '$rowtime', 1, job('enrich-orders')],
+    ]);
+    // The sink has no column named after the query's expressions.
+    const unknown = await call(
+      api.base,
+      'GET',
+      `/api/v1/graphs/${graphId}/impact?node_id=${enc(ENRICHED)}&field=${enc('$rowtime')}`,
+    );
+    assert.equal(unknown.status, 404, unknown.text);
+  });
+
   it('streams the answer as CSV, one row per column, via joined with ;', async () => {
     const json = await impact(`node_id=${enc(ORDERS)}&field=after.customer_id`);
     const answer = await call(

@@ -2,15 +2,20 @@
  * No import stalls the process (issue 23, item 4): problems are capped at the first 1,000 with a
  * count of all; a large invalid import is answered 400 with that cap and leaves the graph as it was;
  * large bodies are parsed and validated in a worker thread (`infra/http/graphImport.ts`), so that
- * `/health` is answered while one is checked; a merge's edges to stored nodes are checked after the
- * worker, against the graph.
+ * `/health` is answered while one is checked; the body reaches it as the chunks it was received in,
+ * with fastify's limits and errors; a merge's edges to stored nodes are checked after the worker,
+ * against the graph.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import { after, before, describe, it } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
 import { MAX_LISTED_ISSUES, validateLineageGraph } from '../../src/graph/validation.js';
-import { validateGraphImportBody } from '../../infra/http/graphImport.js';
+import { readImportBody, validateGraphImportBody } from '../../infra/http/graphImport.js';
+import { IMPORT_BODY_LIMIT } from '../../infra/http/routes/graphs.js';
 import { importValidatedGraph } from '../../services/graphs.js';
 import { invalidImportBody, validImportBody } from '../../bench/importStall.js';
 import { sampleGraph } from '../helpers/sampleGraph.js';
@@ -33,11 +38,18 @@ function postBytes(
   base: string,
   path: string,
   body: Buffer,
+  options: { chunked?: boolean } = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       `${base}${path}`,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': body.length }),
+        },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,7 +62,45 @@ function postBytes(
       },
     );
     request.on('error', reject);
-    request.end(body);
+    if (!options.chunked) {
+      request.end(body);
+      return;
+    }
+    // Several writes, each sent as an HTTP chunk of its own.
+    for (let start = 0; start < body.length; start += 100_000) request.write(body.subarray(start, start + 100_000));
+    request.end();
+  });
+}
+
+/** Pieces of `body`: alternately of 3,000 bytes (copies from Node's shared pool) and of 200,000 (owning their memory). */
+function piecesOf(body: Buffer): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let start = 0, small = true; start < body.length; small = !small) {
+    const end = Math.min(body.length, start + (small ? 3000 : 200_000));
+    pieces.push(Buffer.from(body.subarray(start, end)));
+    start = end;
+  }
+  return pieces;
+}
+
+/** The request `readImportBody` reads: a route body limit and maybe a Content-Length. */
+function bodyRequest(bodyLimit: number, contentLength?: number): FastifyRequest {
+  const headers = contentLength === undefined ? {} : { 'content-length': String(contentLength) };
+  return { routeOptions: { bodyLimit }, headers } as unknown as FastifyRequest;
+}
+
+/** Sends raw HTTP/1.1 text on a socket of its own; resolves with what came back once the server closed it. */
+function rawExchange(base: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(text));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
   });
 }
 
@@ -120,6 +170,62 @@ describe('graph import bodies in a worker thread', () => {
       (thrown: unknown) => thrown instanceof ValidationError && /body is not valid JSON/.test(thrown.message),
     );
   });
+
+  it('takes the body as the chunks it was received in, pooled or not, in place or in the worker', async () => {
+    const valid = validImportBody(0.3);
+    const inPlace = validateLineageGraph(JSON.parse(valid.toString('utf8')), { inPlace: true });
+    const pieces = piecesOf(valid);
+    assert.ok(
+      pieces.some((piece) => piece.byteLength < piece.buffer.byteLength),
+      'some pieces share a pool',
+    );
+    for (const workerThresholdBytes of [0, valid.length + 1]) {
+      const validated = await validateGraphImportBody(piecesOf(valid), {
+        deferUnknownEndpoints: false,
+        workerThresholdBytes,
+      });
+      assert.deepEqual(validated, inPlace, `threshold ${workerThresholdBytes}`);
+    }
+    // A multi-byte character split across two chunks is joined before it is decoded.
+    const accented = Buffer.from(JSON.stringify({ nodes: [], metadata: { name: 'café' } }));
+    const split = accented.indexOf(Buffer.from('é')) + 1;
+    const joined = await validateGraphImportBody([accented.subarray(0, split), accented.subarray(split)], {
+      deferUnknownEndpoints: false,
+      workerThresholdBytes: 0,
+    });
+    assert.deepEqual(joined.graph.metadata, { name: 'café' });
+  });
+});
+
+describe('reading the import body', () => {
+  it('keeps the chunks as they came', async () => {
+    const chunks = [Buffer.from('{"nodes"'), Buffer.from(':[]}')];
+    const read = await readImportBody(bodyRequest(100, 12), Readable.from(chunks));
+    assert.deepEqual(read, chunks);
+    assert.deepEqual(await readImportBody(bodyRequest(100), Readable.from(chunks)), chunks);
+    // Behind a decompressing stream, Content-Length counts the bytes as sent (`receivedEncodedLength`).
+    const decompressed = Object.assign(Readable.from(chunks), { receivedEncodedLength: 5 });
+    assert.deepEqual(await readImportBody(bodyRequest(100, 5), decompressed), chunks);
+  });
+
+  it("answers as fastify's own body reading: 413 past the limit, 400 when Content-Length differs", async () => {
+    const chunks = [Buffer.from('{"nodes"'), Buffer.from(':[]}')];
+    const tooLarge = (thrown: unknown) =>
+      (thrown as { code?: string; statusCode?: number }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' &&
+      (thrown as { statusCode?: number }).statusCode === 413;
+    await assert.rejects(readImportBody(bodyRequest(11), Readable.from(chunks)), tooLarge);
+    await assert.rejects(readImportBody(bodyRequest(11, 12), Readable.from(chunks)), tooLarge);
+    await assert.rejects(
+      readImportBody(bodyRequest(100, 13), Readable.from(chunks)),
+      (thrown: unknown) =>
+        (thrown as { code?: string }).code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' &&
+        (thrown as { statusCode?: number }).statusCode === 400,
+    );
+    const failing = new Readable({ read() {} });
+    const reading = readImportBody(bodyRequest(100), failing);
+    failing.destroy(new Error('the client went away'));
+    await assert.rejects(reading, (thrown: unknown) => (thrown as { statusCode?: number }).statusCode === 400);
+  });
 });
 
 describe('large imports through the API', () => {
@@ -169,6 +275,27 @@ describe('large imports through the API', () => {
     }
     assert.equal((await importing).status, 400);
     assert.ok(answeredMeanwhile >= 3, `only ${answeredMeanwhile} health answers came before the import's`);
+  });
+
+  it('takes a chunked body through the worker, and answers a Content-Length over 128 MiB 413 without reading it', async () => {
+    const graphId = await createGraph('large-chunked');
+    const body = validImportBody(2);
+    const answer = await postBytes(api.base, `/api/v1/graphs/${graphId}/import?mode=replace`, body, { chunked: true });
+    assert.equal(answer.status, 200);
+    const sent = JSON.parse(body.toString('utf8')) as { nodes: unknown[]; edges: unknown[] };
+    assert.equal(answer.body.node_count, sent.nodes.length);
+    assert.equal(answer.body.edge_count, sent.edges.length);
+
+    const reply = await rawExchange(
+      api.base,
+      `POST /api/v1/graphs/${graphId}/import HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${IMPORT_BODY_LIMIT + 1}\r\n\r\n{"nodes":[`,
+    );
+    assert.match(reply, /^HTTP\/1\.1 413 /);
+    assert.match(reply, /content-type: application\/problem\+json/i);
+    assert.match(reply, /"status":413/);
+    const graph = await v1('GET', `/graphs/${graphId}`);
+    assert.equal(graph.body.nodes.length, sent.nodes.length, 'the graph is as the first import left it');
   });
 
   it("checks a merge's edges to stored nodes after the worker, against the graph", async () => {

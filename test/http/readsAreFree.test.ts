@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CLUSTER, ENV, ids, sampleGraph } from '../helpers/sampleGraph.js';
 import { call, enc, fastRunners, startApi, waitForTask, type Answer, type TestApi } from './helpers.js';
+import { loadScenario, startPlatformSimulator, type PlatformSimulator } from '../../simulators/confluent/index.js';
+import { cliEnv } from '../extraction/helpers.js';
 
 const RUN_ID = '01940000-0000-7000-8000-00000000a001';
 const BOOTSTRAP = 'pkc-reads.aws.confluent.cloud:9092';
@@ -52,12 +54,18 @@ function requiredQuery(path: string): string {
 
 describe('reads are free: no GET appends to the store', () => {
   let api: TestApi;
+  let sim: PlatformSimulator;
   let values: PathValues;
   const get = (path: string): Promise<Answer> => call(api.base, 'GET', path);
 
   before(async () => {
-    // A lease of an hour: no lease renewal or ownership sweep appends while the routes are read.
-    api = await startApi({ runners: fastRunners(), env: { LINEAGE_SVC_LEASE_SECONDS: '3600' } });
+    // The platform simulator answers the platform reads (GET /api/v1/environments); a lease of an
+    // hour: no lease renewal or ownership sweep appends while the routes are read.
+    sim = await startPlatformSimulator({ scenario: await loadScenario('demo') });
+    const platformEnv = Object.fromEntries(
+      Object.entries(cliEnv(sim)).filter(([name]) => name.startsWith('LINEAGE_SVC_')),
+    );
+    api = await startApi({ runners: fastRunners(), env: { ...platformEnv, LINEAGE_SVC_LEASE_SECONDS: '3600' } });
     const created = await call(api.base, 'POST', '/api/v1/graphs', { json: { name: 'reads' } });
     assert.equal(created.status, 201, created.text);
     const graph = sampleGraph();
@@ -101,7 +109,10 @@ describe('reads are free: no GET appends to the store', () => {
       asset: 'jobs',
     };
   });
-  after(() => api.dispose());
+  after(async () => {
+    await api?.dispose();
+    await sim?.close();
+  });
 
   it('answers every GET route of the OpenAPI document without moving the head position', async () => {
     const document = await get('/openapi.json');

@@ -16,7 +16,7 @@
  *   validation error or a conflict from the route itself;
  * - the canonical path with a key that has the role reaches the route (neither 403 nor
  *   `route-not-found`);
- * - no request gets a 5xx.
+ * - no request gets a 5xx (the platform's environments come from a stand-in: no platform is asked).
  */
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
@@ -197,6 +197,7 @@ describe('roles come from the matched route, whatever the spelling of the path',
       logger,
       runtime,
       runners: fastRunners(),
+      environments: { list: async () => ({ environments: [], total: 0, listed_at: new Date(0).toISOString() }) },
       watchers: { engineDeps: () => ({ poll: unreachable, extract: unreachable }), pushers: {} },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });

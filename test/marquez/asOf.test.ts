@@ -2,7 +2,9 @@
  * `as_of` on Marquez's `GET /lineage` and `GET /column-lineage` (our extension; issue 25 item 2;
  * `services/marquezAsOf.ts`): a job and a dataset ingested after a point are absent from the lineage
  * as of that point (as an ISO time and as a store position), present without `as_of`; a node that did
- * not exist then is 404; a malformed `as_of` is 400 problem+json. Real sockets, memory store.
+ * not exist then is 404; a point asked again answers the same, and a point past the store's end
+ * follows the events appended after (the folds kept per point); a malformed `as_of` is 400
+ * problem+json. Real sockets, memory store.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -105,6 +107,33 @@ describe('Marquez lineage as_of', () => {
       `/api/v1/column-lineage?nodeId=dataset:${encodeURIComponent(NS)}:z&as_of=${encodeURIComponent(time)}`,
     );
     assertProblem(gone, 404);
+  });
+
+  it('a point asked again answers the same; a point past the store and the live lineage follow what is appended after', async () => {
+    const lineageAt = async (asOf: string) => {
+      const answer = await call(
+        api.base,
+        'GET',
+        `/api/v1/lineage?nodeId=dataset:${encodeURIComponent(NS)}:y&depth=5&as_of=${encodeURIComponent(asOf)}`,
+      );
+      assert.equal(answer.status, 200, answer.text);
+      return nodeIds(answer.body);
+    };
+    const past = await lineageAt(String(position));
+    assert.deepEqual(await lineageAt(String(position)), past, 'the kept point answers as the first fold did');
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    assert.ok(!(await lineageAt(future)).includes(`job:${NS}:read_y`));
+    const live = async () => {
+      const answer = await call(api.base, 'GET', `/api/v1/lineage?nodeId=dataset:${encodeURIComponent(NS)}:y&depth=5`);
+      assert.equal(answer.status, 200, answer.text);
+      return nodeIds(answer.body);
+    };
+    assert.ok(!(await live()).includes(`job:${NS}:read_y`));
+    const third = runEvent('01940000-0000-7000-8000-0000000c0003', 'read_y', 'y', { namespace: NS, name: 'w' });
+    assert.equal((await call(api.base, 'POST', '/api/v1/lineage', { json: third })).status, 200);
+    assert.ok((await lineageAt(future)).includes(`job:${NS}:read_y`), 'the event appended since is folded');
+    assert.ok((await live()).includes(`job:${NS}:read_y`), 'the live lineage index moved on with the store');
+    assert.deepEqual(await lineageAt(String(position)), past, 'a past point is unchanged by later events');
   });
 
   it('a malformed as_of is 400 problem+json, and the store is unchanged', async () => {

@@ -21,6 +21,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { datasetKey } from '../../src/openlineage/identity.js';
+import { openLineageIdentity } from '../../src/openlineage/fromGraph.js';
 import { SHARED_FIXTURES } from '../helpers/sharedFixtures.js';
 import { assertProblem, call, type Answer } from '../http/helpers.js';
 import {
@@ -281,6 +283,37 @@ describe('the Marquez API against Marquez 0.51 contract', { skip }, () => {
       (downstream.graph as Array<{ id: string }>).some((node) => node.id === field.id),
       'downstream reaches the report field',
     );
+  });
+
+  it('column lineage of an extracted topic agrees with the impact API (one column graph)', async () => {
+    const { state } = stack.api.runtime.openLineage;
+    const located = [...state.graphDatasets.nodesUnder(datasetKey(stack.topic.namespace, stack.topic.name))][0];
+    assert.ok(located, 'the topic is a node of an extracted graph');
+    const [graphId, nodeId] = located;
+    const graph = stack.api.runtime.graphs.get(graphId)!.graph;
+    const impact = await get(
+      `/api/v1/graphs/${graphId}/impact?node_id=${enc(nodeId)}&field=${enc(stack.topicField)}&direction=upstream&depth=1&include=indirect`,
+    );
+    assert.equal(impact.status, 200, impact.text);
+    const fieldId = (id: string, field: string) => {
+      const identity = openLineageIdentity(graph.node(id)!);
+      return `datasetField:${identity.namespace}:${identity.name}:${field}`;
+    };
+    const fromImpact = (impact.body.columns as Array<{ node_id: string; field: string; hops: number; subtype: string }>)
+      .filter((column) => column.hops === 1 && column.field !== '*' && column.subtype !== 'UNKNOWN')
+      .map((column) => fieldId(column.node_id, column.field));
+    assert.ok(fromImpact.length > 0, `the topic field has column lineage upstream: ${impact.text}`);
+    const lineage = await conforms(
+      `/api/v1/column-lineage?nodeId=datasetField:${enc(stack.topic.namespace)}:${enc(stack.topic.name)}:${enc(stack.topicField)}&depth=3`,
+      'LineageGraph',
+    );
+    const graphIds = new Set((lineage.graph as Array<{ id: string }>).map((node) => node.id));
+    for (const id of fromImpact) assert.ok(graphIds.has(id), `${id} (impact API) is in the Marquez column lineage`);
+    const origin = (lineage.graph as Array<{ id: string; inEdges: Array<{ origin: string }> }>).find(
+      (node) => node.id === fieldId(nodeId, stack.topicField),
+    )!;
+    for (const edge of origin.inEdges)
+      assert.ok(fromImpact.includes(edge.origin), `${edge.origin} (Marquez) is a column of the impact API`);
   });
 
   it('search, events, stats', async () => {

@@ -151,7 +151,7 @@ describe('columnLineage facet from PRODUCES column_lineage', () => {
     for (const input of event.inputs) assert.equal(input.facets?.columnLineage, undefined);
   });
 
-  it('covers the six kinds of the extraction and answers nothing without usable entries', () => {
+  it('covers the seven kinds of the extraction and answers nothing without usable entries', () => {
     assert.deepEqual(Object.keys(COLUMN_TRANSFORMATIONS).sort(), [
       'aggregation',
       'filter',
@@ -159,6 +159,7 @@ describe('columnLineage facet from PRODUCES column_lineage', () => {
       'identity',
       'join_key',
       'transformation',
+      'window',
     ]);
     const none = () => undefined;
     assert.equal(columnLineageFacet(undefined, none), undefined);

@@ -98,7 +98,11 @@ describe('graph to OpenLineage RunEvents', () => {
     );
 
     const flink = byJob(events, 'enrich-orders');
-    assert.equal(flink.job.namespace, NS, 'a stream job takes the cluster of its topics');
+    assert.equal(
+      flink.job.namespace,
+      `stream://${ENV}/lfcp-1`,
+      'a statement without a cluster is in its compute pool, not its topics',
+    );
     assert.equal(
       (flink.job.facets?.sql as unknown as { query: string }).query,
       'INSERT INTO orders_enriched SELECT * FROM `shop.public.orders`',
@@ -129,6 +133,63 @@ describe('graph to OpenLineage RunEvents', () => {
     ]);
     const topicFacet = orders.facets?.stream_topic as Record<string, unknown>;
     assert.deepEqual([topicFacet.partitions, topicFacet.replication_factor, topicFacet.cluster_id], [6, 3, CLUSTER]);
+  });
+
+  it("puts a Flink statement's job in its own namespace, never in that of the topics it reads or writes", () => {
+    // A statement of environment env-a (compute pool lfcp-a) reads a topic of cluster lkc-x and writes
+    // one of cluster lkc-y; its sql.current-database names no cluster of env-a (cluster_id null),
+    // or names its own cluster lkc-own.
+    const topicNode = (cluster: string, name: string): LineageGraph['nodes'][number] => ({
+      id: `stream:topic:env-a:${cluster}/${name}`,
+      node_type: 'TOPIC',
+      system: 'STREAM',
+      qualified_name: `${cluster}/${name}`,
+      display_name: name,
+      environment_id: 'env-a',
+      cluster_id: cluster,
+      attributes: null,
+    });
+    const statement = (name: string, cluster: string | null): LineageGraph['nodes'][number] => ({
+      id: `stream:stream_job:env-a:${name}`,
+      node_type: 'STREAM_JOB',
+      system: 'STREAM',
+      qualified_name: name,
+      display_name: name,
+      environment_id: 'env-a',
+      cluster_id: cluster,
+      attributes: { sql: 'INSERT INTO shipped SELECT * FROM orders', compute_pool_id: 'lfcp-a' },
+    });
+    const orders = topicNode('lkc-x', 'orders');
+    const shipped = topicNode('lkc-y', 'shipped');
+    const graph: LineageGraph = {
+      nodes: [orders, shipped, statement('unplaced', null), statement('placed', 'lkc-own')],
+      edges: ['unplaced', 'placed'].flatMap((name) => [
+        {
+          src_id: orders.id,
+          dst_id: `stream:stream_job:env-a:${name}`,
+          edge_type: 'CONSUMES' as const,
+          attributes: null,
+        },
+        {
+          src_id: `stream:stream_job:env-a:${name}`,
+          dst_id: shipped.id,
+          edge_type: 'PRODUCES' as const,
+          attributes: null,
+        },
+      ]),
+    };
+    const events = graphToRunEvents(graph, { eventTime: TIME });
+    assert.deepEqual(
+      events.map((event) => [event.job.namespace, event.job.name, names(event.inputs), names(event.outputs)]).sort(),
+      [
+        ['stream://env-a/lfcp-a', 'unplaced', ['stream://env-a/lkc-x|orders'], ['stream://env-a/lkc-y|shipped']],
+        ['stream://env-a/lkc-own', 'placed', ['stream://env-a/lkc-x|orders'], ['stream://env-a/lkc-y|shipped']],
+      ],
+    );
+    assert.deepEqual(openLineageIdentity(statement('unplaced', null)), {
+      namespace: 'stream://env-a/lfcp-a',
+      name: 'unplaced',
+    });
   });
 
   it('keeps runIds stable while a job is unchanged and changes them when it changes', () => {

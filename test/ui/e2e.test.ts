@@ -205,6 +205,7 @@ describe('web UI in headless Chromium', { skip }, () => {
     try {
       await page.goto(`${stack.uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1&collapsed=`);
       assert.equal(await waitForRender(page), 2_500);
+      await zoomEndsSharp(page);
       await panThenClick(page);
     } finally {
       await page.goto('about:blank');
@@ -431,6 +432,36 @@ async function waitForRest(page: Page): Promise<void> {
   for (let attempt = 0; attempt < 200 && (await layerTransforms(page)).length > 0; attempt++)
     await page.waitForTimeout(25);
   assert.deepEqual(await layerTransforms(page), [], 'at rest the view is redrawn in place');
+}
+
+/**
+ * An animated zoom (the buttons', the wheel's) scales the drawn layers while it runs and ends with
+ * the view redrawn in place on the next frame after its last step: not a magnified, slightly
+ * blurred bitmap until the camera has been still for a while (`SETTLE_MILLISECONDS`).
+ */
+async function zoomEndsSharp(page: Page): Promise<void> {
+  const outcome = (await page.evaluate(`(async () => {
+    const view = window.__lineageUi.view;
+    const camera = view.renderer.getCamera();
+    const before = { ...view.panCounts };
+    let scaledWhileRunning = false;
+    const watch = () => {
+      if ([...document.querySelectorAll('#graph canvas')].some((canvas) => canvas.style.transform.includes('scale')))
+        scaledWhileRunning = true;
+    };
+    camera.on('updated', watch);
+    // The promise resolves in the animation's callback, called right after its last step.
+    await camera.animate({ ratio: camera.ratio * 0.6 }, { duration: 400 });
+    camera.off('updated', watch);
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return {
+      scaled: view.panCounts.scaled - before.scaled,
+      scaledWhileRunning,
+      transforms: [...document.querySelectorAll('#graph canvas')].map((canvas) => canvas.style.transform).filter(Boolean),
+    };
+  })()`)) as { scaled: number; scaledWhileRunning: boolean; transforms: string[] };
+  assert.ok(outcome.scaled > 0 && outcome.scaledWhileRunning, 'the zoom scaled the drawn layers while it ran');
+  assert.deepEqual(outcome.transforms, [], 'redrawn in place as soon as the zoom ended');
 }
 
 /**

@@ -35,6 +35,8 @@ export const SCREENSHOT_FOLDER = join(process.cwd(), '.tmp', 'ui-test-output');
 /** The demo scenario's environments and the cluster that gets a new topic between extractions. */
 export const DEMO_ENVIRONMENTS = ['env-q7m2k9', 'env-x2n4c6'];
 export const NEW_TOPIC = 'ui_test.new_topic';
+/** An environment the platform simulator lists but no test extracts (offered by name, "not extracted yet"). */
+export const UNEXTRACTED_ENVIRONMENT = { id: 'env-u7t3s1', display_name: 'sandbox' };
 
 /** A running stack. */
 export interface UiStack {
@@ -86,6 +88,7 @@ async function extract(api: TestApi): Promise<{ graphId: string; revision: numbe
 export async function startUiStack(): Promise<UiStack> {
   ensureUiBuilt();
   const scenario = await loadScenario('demo');
+  scenario.environments.push({ ...UNEXTRACTED_ENVIRONMENT, kafka_clusters: [], ksqldb_clusters: [] } as never);
   const simulator = await startPlatformSimulator({ scenario, host: '127.0.0.1', port: 0 });
   const api = await startApi({
     env: {

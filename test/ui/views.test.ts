@@ -19,6 +19,7 @@ import {
   screenshot,
   SCREENSHOT_FOLDER,
   TEST_API_KEY,
+  UNEXTRACTED_ENVIRONMENT,
   useUiSession,
   waitForRender,
   type GuardedPage,
@@ -418,6 +419,76 @@ describe('web UI views in headless Chromium', { skip }, () => {
     guarded.assertClean();
   });
 
+  it("offers the platform's environments by name, extracts the one checked, and falls back when the platform cannot be listed", async () => {
+    await page.goto(`${stack.uiUrl}/?tab=operations#api_key=${encodeURIComponent(TEST_API_KEY)}`);
+    await waitForRender(page);
+    // Never extracted, so known only from the platform: offered with its display name, marked.
+    const sandbox = page.locator(`label[for=extract-environment-${UNEXTRACTED_ENVIRONMENT.id}]`);
+    await sandbox.waitFor();
+    assert.match(
+      await sandbox.innerText(),
+      new RegExp(`${UNEXTRACTED_ENVIRONMENT.display_name} \\(${UNEXTRACTED_ENVIRONMENT.id}\\)\\s*not extracted yet`),
+    );
+    assert.equal(await page.locator(`#watch-environment-${UNEXTRACTED_ENVIRONMENT.id}`).count(), 1, 'offered to watch');
+    const production = await page.locator(`label[for=extract-environment-${DEMO_ENVIRONMENTS[0]}]`).innerText();
+    assert.match(production, new RegExp(`retail-prod \\(${DEMO_ENVIRONMENTS[0]}\\)`));
+    assert.doesNotMatch(production, /not extracted/);
+    await screenshot(page, 'operations-environments');
+    assert.deepEqual(await axeViolations(page), []);
+    // Checked, not typed: the extraction asks for exactly that environment.
+    await page.locator(`#extract-environment-${DEMO_ENVIRONMENTS[1]}`).check();
+    const sent = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.url().endsWith('/tasks/extract'),
+    );
+    await page.getByRole('button', { name: 'Start extraction' }).click();
+    assert.deepEqual((await sent).postDataJSON().environment_ids, [DEMO_ENVIRONMENTS[1]]);
+    await page.locator('#task-status[data-task-status=completed], #task-status[data-task-status=failed]').waitFor({
+      timeout: 60_000,
+    });
+    assert.equal(await page.locator('#task-status').getAttribute('data-task-status'), 'completed');
+
+    // The platform unreachable (the API's 503): the page says why and still offers the graph's environments.
+    await page.route('**/api/v1/environments', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({
+          type: 'urn:lineage-svc:problem:platform-unreachable',
+          title: 'Service Unavailable',
+          status: 503,
+          detail: 'the platform’s environments could not be listed: no answer',
+        }),
+      }),
+    );
+    try {
+      await page.goto(`${stack.uiUrl}/?tab=operations`);
+      await waitForRender(page);
+      await page.locator('#extract-choices .platform-problem').waitFor();
+      assert.match(
+        await page.locator('#extract-choices .platform-problem').innerText(),
+        /could not be listed[\s\S]*no answer/,
+      );
+      for (const environment of DEMO_ENVIRONMENTS)
+        assert.equal(
+          await page.locator(`#extract-environment-${environment}`).count(),
+          1,
+          `${environment} still offered`,
+        );
+      assert.equal(await page.locator(`#extract-environment-${UNEXTRACTED_ENVIRONMENT.id}`).count(), 0);
+      assert.deepEqual(await axeViolations(page), []);
+    } finally {
+      await page.unroute('**/api/v1/environments');
+      await page.evaluate("sessionStorage.removeItem('lineage-svc.api-key')");
+    }
+    // The browser logs the 503 answers it was given; nothing else may be logged.
+    assert.ok(
+      guarded.consoleErrors.every((line) => /status of 503/.test(line)),
+      guarded.consoleErrors.join('\n'),
+    );
+    guarded.consoleErrors.length = 0;
+    guarded.assertClean();
+  });
+
   it('says so when the API is down, instead of a blank page', async () => {
     const down = await buildUiServer({ settings: { apiUrl: 'http://127.0.0.1:9', apiKey: 'unused' } });
     await down.listen({ host: '127.0.0.1', port: 0 });
@@ -435,6 +506,111 @@ describe('web UI views in headless Chromium', { skip }, () => {
     } finally {
       await fresh.close();
       await down.close();
+    }
+  });
+
+  it('draws a large graph first as groups per environment, cluster and type, in their swimlanes, then whole', async () => {
+    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'overview-20500' }, headers });
+    const graphId = created.body.graph_id as string;
+    const graph = syntheticGraph({ nodes: 20_500, edges: 30_000, seed: 7 });
+    assert.equal(
+      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+      200,
+    );
+    // The whole graph is held back until the overview has been looked at.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const whole = (url: URL) => url.pathname === `/api/v1/graphs/${graphId}`;
+    await page.route(whole, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}`);
+      await page.locator('body[data-graph-state=overview]').waitFor({ state: 'attached', timeout: 60_000 });
+      const overview = (await page.evaluate(`(() => {
+        const view = window.__lineageUi.view;
+        const ids = view.graph.nodes();
+        return {
+          cards: ids.length,
+          grouped: ids.every((id) => id.startsWith('overview:')),
+          environments: new Set(ids.map((id) => view.graph.getNodeAttribute(id, 'label')).filter(Boolean)).size,
+          lanes: view.groups().map((group) => group.label),
+          edges: view.graph.size,
+          counted: ids.reduce((sum, id) => sum + Number(view.graph.getNodeAttribute(id, 'label').split(' ')[0].replace(/,/g, '')), 0),
+        };
+      })()`)) as { cards: number; grouped: boolean; lanes: string[]; edges: number; counted: number };
+      assert.ok(overview.grouped, 'the overview draws groups');
+      assert.ok(overview.cards > 7 && overview.cards <= 200, `${overview.cards} cards: more than one per type`);
+      assert.ok(
+        overview.lanes.some((lane) => /^env-\d+$/.test(lane)),
+        `environment swimlanes: ${overview.lanes.slice(0, 5).join(', ')}`,
+      );
+      assert.ok(overview.edges > 0, 'the groups are joined by edges');
+      assert.equal(overview.counted, 20_500, 'the cards count every node');
+      await screenshot(page, 'overview-groups');
+      release();
+      await waitForRender(page);
+      assert.equal(
+        await page.evaluate("window.__lineageUi.view.graph.nodes().some((id) => id.startsWith('overview:'))"),
+        false,
+        'then the whole graph (its environments collapsed, as for any large graph)',
+      );
+      guarded.assertClean();
+    } finally {
+      release();
+      await page.unroute(whole);
+      await page.goto('about:blank');
+      await call(stack.api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers });
+    }
+  });
+
+  it('never draws two plain labels over each other on the 5,000-node view, at any zoom below the cards', async () => {
+    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'labels-5000' }, headers });
+    const graphId = created.body.graph_id as string;
+    const graph = syntheticGraph({ nodes: 5_000, edges: 7_500, seed: 5 });
+    assert.equal(
+      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+      200,
+    );
+    try {
+      // `collapsed=` (none): every node drawn (consumer groups folded into their topics), as dots with plain labels.
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}&collapsed=`);
+      const drawn = await waitForRender(page);
+      assert.ok(drawn >= 3_000, `${drawn} nodes drawn`);
+      let shortened = 0;
+      let labels = 0;
+      for (const ratio of [1, 0.5, 0.25, 0.12, 0.06]) {
+        // One full frame at this zoom (sigma's refresh draws at once), then the labels it placed.
+        const boxes = (await page.evaluate(`(() => {
+          const view = window.__lineageUi.view;
+          view.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: ${ratio} });
+          view.renderer.refresh();
+          return view.cardsShown() ? null : view.labelBoxes();
+        })()`)) as { text: string; x: number; y: number; width: number; height: number }[] | null;
+        if (boxes === null) break; // cards from here on: they never overlap (the layout's own test)
+        assert.ok(boxes.length > 0, `ratio ${ratio}: no label drawn`);
+        labels += boxes.length;
+        shortened += boxes.filter((box) => box.text.endsWith('…')).length;
+        for (const [index, a] of boxes.entries())
+          for (const b of boxes.slice(index + 1))
+            assert.ok(
+              a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y,
+              `ratio ${ratio}: the labels "${a.text}" and "${b.text}" overlap`,
+            );
+      }
+      assert.ok(labels >= 50, `${labels} labels drawn at the five zooms`);
+      assert.ok(shortened > 0, 'some labels were shortened to fit beside others');
+      await page.evaluate(`(() => {
+        const view = window.__lineageUi.view;
+        view.renderer.getCamera().setState({ x: 0.5, y: 0.5, ratio: 0.25 });
+        view.renderer.refresh();
+      })()`);
+      await screenshot(page, 'labels-5000');
+      guarded.assertClean();
+    } finally {
+      await page.goto('about:blank');
+      await call(stack.api.base, 'DELETE', `/api/v1/graphs/${graphId}`, { headers });
     }
   });
 

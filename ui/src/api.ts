@@ -7,6 +7,15 @@
  */
 import { askForApiKey, storeApiKey, storedApiKey } from './signIn';
 
+/** One environment of the platform (`GET /api/v1/environments`). */
+export interface PlatformEnvironment {
+  id: string;
+  /** Its display name on the platform; null when it has none. */
+  display_name: string | null;
+  /** Live graphs holding nodes of it (empty: never extracted). */
+  graph_ids: string[];
+}
+
 /** A node of the lineage graph (wire form of the API). */
 export interface LineageNode {
   id: string;

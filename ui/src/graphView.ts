@@ -10,7 +10,7 @@
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { createNodeBorderProgram } from '@sigma/node-border';
-import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover, drawDiscNodeLabel } from 'sigma/rendering';
+import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover } from 'sigma/rendering';
 import { cardScreen, CARD_MIN_HEIGHT_PIXELS, drawCard } from './cards';
 import { edgeThroughput, groupPath } from './graphData';
 import type { LineageEdge, LineageNode } from './api';
@@ -49,6 +49,22 @@ export interface RenderFigures {
   renderMilliseconds: number;
   layoutMilliseconds: number;
 }
+
+/** A plain label as drawn: its text and its box in viewport pixels (top left corner, size). */
+export interface LabelBox {
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Characters kept of a label shortened to fit beside the labels already placed (then an ellipsis). */
+export const SHORT_LABEL_CHARACTERS = 12;
+/** Pixels of space kept after a label, so that two labels on one line never touch. */
+const LABEL_GAP_PIXELS = 4;
+/** The plain labels' color (sigma's `labelColor` setting). */
+const LABEL_COLOR = '#1b1f24';
 
 /** The key of an edge in the view: its source, type and target. */
 export const edgeKey = (edge: Pick<LineageEdge, 'src_id' | 'dst_id' | 'edge_type'>) =>
@@ -154,6 +170,9 @@ export class GraphView {
   private card = { width: 1, height: 1 };
   private groupBoxes: GroupBox[] = [];
   private readonly groupCanvas: HTMLCanvasElement;
+  /** Plain labels sigma asked for in the frame being drawn (viewport pixels), placed by `placeLabels`. */
+  private labelCandidates: { key: string; label: string; x: number; y: number; size: number }[] = [];
+  private placedLabels: LabelBox[] = [];
   /** Called when the node under the pointer or the cursor changes (null: none). */
   onEmphasis: (nodeId: string | null) => void = () => undefined;
   /** Figures of the last render (undefined before the first). */
@@ -192,19 +211,20 @@ export class GraphView {
       labelRenderedSizeThreshold: 0,
       labelDensity: 0.6,
       labelGridCellSize: 160,
-      // Below the cards' zoom, a large graph keeps sigma's plain labels, a few per cell of its label
-      // grid (long names may still touch), so that a graph of thousands of nodes is named at a glance.
-      defaultDrawNodeLabel: (context, data, settings) => {
+      // Below the cards' zoom, a large graph keeps plain labels, a few per cell of sigma's label grid,
+      // so that a graph of thousands of nodes is named at a glance; they are placed once the frame
+      // has asked for them all, in priority order, never overlapping (`placeLabels`).
+      defaultDrawNodeLabel: (context, data) => {
         if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never);
-        else if (this.graph.order > CARD_LAYOUT_NODES && !(data as { faded?: boolean }).faded)
-          drawDiscNodeLabel(context, data, settings);
+        else if (this.graph.order > CARD_LAYOUT_NODES && !(data as { faded?: boolean }).faded && data.label)
+          this.labelCandidates.push({ key: data.key, label: data.label, x: data.x, y: data.y, size: data.size });
       },
       defaultDrawNodeHover: (context, data, settings) => {
         if (cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) drawCard(context, data as never, 'hovered');
         else drawDiscNodeHover(context, data, settings);
       },
       labelFont: 'system-ui, sans-serif',
-      labelColor: { color: '#1b1f24' },
+      labelColor: { color: LABEL_COLOR },
       zIndex: true,
       stagePadding: STAGE_PADDING,
       // Nothing is hidden while moving: a pan moves what is drawn, so edges and labels stay.
@@ -223,10 +243,16 @@ export class GraphView {
     // Swimlanes behind the edges, moved with the other layers by the pan cache.
     this.groupCanvas = this.renderer.createCanvas('groups', { beforeLayer: 'edges' });
     Object.assign(this.groupCanvas.style, { position: 'absolute', inset: '0', width: '100%', height: '100%' });
-    this.renderer.on('beforeRender', () => this.measureCards());
+    this.renderer.on('beforeRender', () => {
+      this.labelCandidates = [];
+      this.measureCards();
+    });
     // Sigma processes a new graph after 'beforeRender' (its normalization changes): measure again.
     this.renderer.on('afterProcess', () => this.measureCards());
-    this.renderer.on('afterRender', () => this.drawGroups());
+    this.renderer.on('afterRender', () => {
+      this.placeLabels();
+      this.drawGroups();
+    });
     this.panCache = panCache.attach(this.renderer as unknown as Sigma);
   }
 
@@ -240,6 +266,58 @@ export class GraphView {
     cardScreen.height = Math.abs(corner.y - origin.y);
     const hoverNodes = this.renderer.getCanvases().hoverNodes;
     if (hoverNodes && cardScreen.height >= CARD_MIN_HEIGHT_PIXELS) hoverNodes.style.display = 'none';
+  }
+
+  /**
+   * Draws the plain labels sigma asked for in this frame (its label grid's picks, in viewport
+   * pixels), so that no two overlap: in priority order (larger dots first, then nodes with more
+   * edges, then by id), each label is drawn whole when its box touches none placed before it, else
+   * shortened to `SHORT_LABEL_CHARACTERS` and an ellipsis when that fits, else left out.
+   */
+  private placeLabels() {
+    const placed: LabelBox[] = [];
+    this.placedLabels = placed;
+    if (this.labelCandidates.length === 0) return;
+    const context = this.renderer.getCanvases().labels?.getContext('2d');
+    if (!context) return;
+    const { labelSize, labelFont, labelWeight } = this.renderer.getSettings();
+    const degree = (key: string) => (this.graph.hasNode(key) ? this.graph.degree(key) : 0);
+    const candidates = this.labelCandidates
+      .map((candidate) => ({ ...candidate, degree: degree(candidate.key) }))
+      .sort((a, b) => b.size - a.size || b.degree - a.degree || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.labelCandidates = [];
+    context.font = `${labelWeight} ${labelSize}px ${labelFont}`;
+    context.fillStyle = LABEL_COLOR;
+    const overlaps = (box: LabelBox) =>
+      placed.some(
+        (other) =>
+          box.x < other.x + other.width &&
+          other.x < box.x + box.width &&
+          box.y < other.y + other.height &&
+          other.y < box.y + box.height,
+      );
+    for (const candidate of candidates) {
+      const boxOf = (text: string): LabelBox => ({
+        text,
+        x: candidate.x + candidate.size + 3,
+        y: candidate.y - labelSize / 2 - 1,
+        width: context.measureText(text).width + LABEL_GAP_PIXELS,
+        height: labelSize + 2,
+      });
+      let box = boxOf(candidate.label);
+      if (overlaps(box)) {
+        if (candidate.label.length <= SHORT_LABEL_CHARACTERS + 1) continue;
+        box = boxOf(`${candidate.label.slice(0, SHORT_LABEL_CHARACTERS)}…`);
+        if (overlaps(box)) continue;
+      }
+      placed.push(box);
+      context.fillText(box.text, box.x, candidate.y + labelSize / 3);
+    }
+  }
+
+  /** The plain labels drawn in the last frame (viewport pixels; none while cards are drawn), for the tests. */
+  labelBoxes(): readonly LabelBox[] {
+    return this.placedLabels;
   }
 
   /** Draws the swimlanes (environments, clusters, other systems) behind the graph, with their names. */

@@ -16,6 +16,7 @@ import {
   type GraphPath,
   type GraphSummary,
   type HistoryChange,
+  type LineageEdge,
   type LineageNode,
   type Traversal,
 } from './api';
@@ -586,43 +587,95 @@ let collapsedNow: string[] = [];
 /** Above this many nodes, a grouped overview is drawn while the whole graph is fetched. */
 const OVERVIEW_NODES = 20_000;
 
+/** `words` for `count` things: `sql query` becomes `sql queries`, `topic` `topics`. */
+const plural = (words: string, count: number) =>
+  count === 1 ? words : words.endsWith('y') ? `${words.slice(0, -1)}ies` : `${words}s`;
+
+/** At most this many cards in the grouped overview: more groups are merged (clusters first, then environments). */
+const OVERVIEW_GROUPS = 200;
+
+/** A group of the grouped overview (`GET /graphs/{id}/groups`). */
+interface OverviewGroup {
+  environment_id: string | null;
+  cluster_id: string | null;
+  node_type: string;
+  node_count: number;
+}
+
 /**
- * The first useful picture of a large graph: one card per node type with its count, from
- * `GET /graphs/{id}/nodes?node_type=…&limit=1` (its `total`), drawn while the whole graph (tens of
- * megabytes) is fetched and parsed; the graph replaces it when it arrives.
+ * The first useful picture of a large graph: one card per environment, cluster and node type with
+ * its count, in the swimlanes of its environment and cluster, and one edge per pair of groups of an
+ * environment that edges join, from `GET /graphs/{id}/groups` (a few kilobytes), drawn while the whole graph (tens of
+ * megabytes) is fetched and parsed; the graph replaces it when it arrives. Above `OVERVIEW_GROUPS`
+ * cards, clusters are merged into their environment, then environments into one card per type.
  */
 async function showOverview(graphId: string, asOf: string | null, total: number, arrived: { done: boolean }) {
   try {
-    const types = Object.keys(NODE_TYPE_COLORS);
-    const counts = await Promise.all(
-      types.map((nodeType) =>
-        api<{ total: number }>('GET', `/graphs/${encodeURIComponent(graphId)}/nodes`, {
-          node_type: nodeType,
-          limit: 1,
-          as_of: asOf,
-        }).then((answer) => answer.total),
-      ),
-    );
+    const answer = await api<{
+      groups: OverviewGroup[];
+      links: { source: number; target: number; edge_count: number }[];
+    }>('GET', `/graphs/${encodeURIComponent(graphId)}/groups`, { as_of: asOf });
     if (arrived.done) return;
-    const lane = `${total.toLocaleString('en')} nodes by type (loading the whole graph…)`;
-    const nodes: LineageNode[] = types
-      .map((nodeType, index) => ({ nodeType, count: counts[index]! }))
-      .filter((entry) => entry.count > 0)
-      .map(({ nodeType, count }) => ({
-        id: `overview:${nodeType}`,
-        node_type: nodeType,
-        system: lane,
-        qualified_name: nodeType,
-        display_name: `${count.toLocaleString('en')} ${humanize(nodeType)}${count === 1 ? '' : 's'}`,
-        environment_id: null,
-        cluster_id: null,
-        attributes: null,
-      }));
-    const figures = await view.show({ nodes, edges: [] });
+    const levels: ((group: OverviewGroup) => OverviewGroup)[] = [
+      (group) => group,
+      (group) => ({ ...group, cluster_id: null }),
+      (group) => ({ ...group, environment_id: null, cluster_id: null }),
+    ];
+    const keyOf = (group: OverviewGroup) =>
+      `${group.environment_id ?? ''}/${group.cluster_id ?? ''}/${group.node_type}`;
+    let merged = new Map<string, OverviewGroup>();
+    let cardOf: string[] = [];
+    for (const level of levels) {
+      merged = new Map();
+      cardOf = answer.groups.map((group) => {
+        const card = level(group);
+        const key = keyOf(card);
+        const known = merged.get(key);
+        if (known) known.node_count += card.node_count;
+        else merged.set(key, { ...card });
+        return key;
+      });
+      if (merged.size <= OVERVIEW_GROUPS) break;
+    }
+    const nodes: LineageNode[] = [...merged.entries()].map(([key, group]) => ({
+      id: `overview:${key}`,
+      node_type: group.node_type,
+      system: group.environment_id ? 'STREAM' : `${total.toLocaleString('en')} nodes`,
+      qualified_name: key,
+      display_name: `${group.node_count.toLocaleString('en')} ${plural(humanize(group.node_type), group.node_count)}`,
+      environment_id: group.environment_id,
+      cluster_id: group.cluster_id,
+      attributes: null,
+    }));
+    const edges = new Map<string, LineageEdge>();
+    for (const link of answer.links) {
+      const source = `overview:${cardOf[link.source]}`;
+      const target = `overview:${cardOf[link.target]}`;
+      // Edges within an environment only: links across environments would stretch the layout's
+      // layers over the whole width, and the picture is for finding one's way, not for paths.
+      if (
+        source === target ||
+        merged.get(cardOf[link.source]!)?.environment_id !== merged.get(cardOf[link.target]!)?.environment_id
+      )
+        continue;
+      const key = `${source} ${target}`;
+      const known = edges.get(key);
+      if (known) (known.attributes as { edge_count: number }).edge_count += link.edge_count;
+      else
+        edges.set(key, {
+          src_id: source,
+          dst_id: target,
+          edge_type: 'GROUPED',
+          attributes: { edge_count: link.edge_count },
+        });
+    }
+    const figures = await view.show({ nodes, edges: [...edges.values()] });
     if (!figures || arrived.done) return;
     document.body.dataset.firstPictureAt ??= String(Math.round(performance.now()));
     document.body.dataset.graphState = 'overview';
-    announce(`Overview: ${total.toLocaleString('en')} nodes by type; the whole graph is loading.`);
+    announce(
+      `Overview: ${total.toLocaleString('en')} nodes in ${nodes.length} groups by environment, cluster and type; the whole graph is loading.`,
+    );
   } catch {
     // The overview is a courtesy: the whole graph follows, or its error is shown.
   }

@@ -4,12 +4,16 @@
  * and see their state live, detected changes and extractions; push to a catalog and see the result
  * per table; import and export graph JSON.
  *
- * The API lists no platform environments (no `GET /environments`): the environments offered are
- * those the graphs hold and those earlier tasks and watchers were asked for; a new one is typed once.
+ * The environments offered are the platform's (`GET /api/v1/environments`: every environment the
+ * service's cloud key can see, with its display name and whether a graph holds it), beside those the
+ * current graph holds and those earlier tasks and watchers were asked for. When the platform cannot
+ * be asked (no credentials, no answer: a problem+json 503 or 502), the page says why and offers the
+ * others; an environment known to neither can still be typed.
  */
 import {
   api,
   type Catalog,
+  type PlatformEnvironment,
   type PushResult,
   type Task,
   type Watcher,
@@ -43,12 +47,31 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Builds the operations panel; `refresh` re-reads watchers (called when the tab is shown). */
 export function buildOperations(context: OperationsContext): { element: HTMLElement; refresh(): void; stop(): void } {
-  /** Environments known from the graph, past tasks and watchers, offered as checkboxes. */
+  /** Environments known from the platform, the graph, past tasks and watchers, offered as checkboxes. */
   const known = new Set<string>();
+  /** What the platform says of its environments (display name, graphs holding it), by id. */
+  const platform = new Map<string, PlatformEnvironment>();
+  /** Why the platform's environments could not be listed (null: listed, or not asked yet). */
+  let platformProblem: string | null = null;
   const chosen = { extract: new Set<string>(), watch: new Set<string>() };
   const extractChoices = h('fieldset', { class: 'environment-choices', id: 'extract-choices' });
   const watchChoices = h('fieldset', { class: 'environment-choices', id: 'watch-choices' });
+  /** The label of an environment's checkbox: its display name and id, and whether a graph holds it. */
+  function choiceLabel(id: string): (string | HTMLElement)[] {
+    const listed = platform.get(id);
+    const name = listed?.display_name ? `${listed.display_name} ` : '';
+    const inGraph = listed ? listed.graph_ids.length > 0 : true;
+    return [
+      name ? h('span', { class: 'environment-name' }, name) : '',
+      h('span', { class: 'environment-id' }, name ? `(${id})` : id),
+      listed && !inGraph ? h('span', { class: 'hint' }, ' not extracted yet') : '',
+    ];
+  }
   function renderChoices() {
+    const ids = [...known].sort((a, b) => {
+      const nameOf = (id: string) => platform.get(id)?.display_name ?? id;
+      return nameOf(a).localeCompare(nameOf(b)) || a.localeCompare(b);
+    });
     for (const [form, box] of [
       ['extract', extractChoices],
       ['watch', watchChoices],
@@ -56,12 +79,21 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
       replaceChildren(
         box,
         h('legend', {}, 'Environments'),
-        ...(known.size > 0
-          ? [...known].sort().map((id) => {
+        ...(platformProblem !== null
+          ? [
+              h(
+                'p',
+                { class: 'hint platform-problem' },
+                `The platform’s environments could not be listed (${platformProblem}); those below come from the graph, tasks and watchers.`,
+              ),
+            ]
+          : []),
+        ...(ids.length > 0
+          ? ids.map((id) => {
               const inputId = `${form}-environment-${id}`;
               return h(
                 'span',
-                { class: 'check' },
+                { class: 'check', 'data-environment-id': id },
                 h('input', {
                   id: inputId,
                   type: 'checkbox',
@@ -72,7 +104,7 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
                     else chosen[form].delete(id);
                   },
                 }),
-                h('label', { for: inputId }, id),
+                h('label', { for: inputId }, ...choiceLabel(id)),
               );
             })
           : [h('p', { class: 'hint' }, 'No environment known yet: type its id below.')]),
@@ -84,6 +116,20 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
     const size = known.size;
     for (const id of ids) known.add(id);
     if (known.size !== size || size === 0) renderChoices();
+  }
+  /** Asks the API for the platform's environments (cached there for 30 s) and offers them with their names. */
+  async function loadPlatformEnvironments() {
+    try {
+      const { environments } = await api<{ environments: PlatformEnvironment[] }>('GET', '/environments');
+      platformProblem = null;
+      for (const environment of environments) {
+        platform.set(environment.id, environment);
+        known.add(environment.id);
+      }
+    } catch (error) {
+      platformProblem = errorText(error);
+    }
+    renderChoices();
   }
   const idsOf = (form: 'extract' | 'watch', typed: string) => [...new Set([...chosen[form], ...splitIds(typed)])];
 
@@ -555,6 +601,7 @@ export function buildOperations(context: OperationsContext): { element: HTMLElem
     element,
     refresh() {
       offer(context.environmentIds());
+      void loadPlatformEnvironments();
       void loadCatalogs();
       void refreshWatchers();
       void refreshTasks();

@@ -23,6 +23,11 @@ import type { CameraState } from 'sigma/types';
  * and what is visible was drawn, the layers are scaled (and moved) with a CSS transform; the view is
  * redrawn sharp once the camera rests. A zoom-in shows part of the drawn frame magnified, a zoom-out
  * the frame shrunk, whose hidden margin fills the sides.
+ *
+ * A scaled frame is a magnified bitmap, so it looks slightly blurred: the camera's animations (the
+ * mouse wheel, the zoom buttons, the keyboard) therefore end with a full redraw on their last frame,
+ * instead of `SETTLE_MILLISECONDS` later, when the camera no longer moves. Moves that are not
+ * animations (a drag, a pinch) still wait for the camera to be still that long.
  */
 
 /** How far the camera's ratio may go from the drawn one (either way) before a redraw: a frame scaled by 2 is still legible. */
@@ -101,6 +106,8 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
     .map(([, canvas]) => canvas);
   let drawn: CameraState | null = null;
   let moved = false;
+  /** Whether the last camera change came from one of the camera's animations (its first frame excepted). */
+  let animating = false;
   let settle: ReturnType<typeof setTimeout> | undefined;
   const center = { x: 0.5, y: 0.5 };
 
@@ -115,6 +122,13 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
   camera.removeAllListeners('updated');
   camera.on('updated', () => {
     const state = camera.getState();
+    // Sigma's camera (3.0) is animated until the change that puts it at the animation's end, which
+    // is made with the animation's callback still pending (it is called right after): that change,
+    // or the first still one after animated ones, ends the animation.
+    const animated = camera.isAnimated();
+    const callbackPending = (camera as unknown as { animationCallback?: unknown }).animationCallback !== undefined;
+    const ended = !animated && (animating || callbackPending);
+    animating = animated;
     if (!drawn || margin === 0 || state.angle !== drawn.angle) {
       renderer.scheduleRender();
       return;
@@ -143,7 +157,8 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
     }
     moved = true;
     clearTimeout(settle);
-    settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
+    if (ended) renderer.scheduleRender();
+    else settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
   });
 
   return { showHoverLayers, setMargin };

@@ -9,6 +9,7 @@
 import { validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal/index.js';
+import { graphGroups } from '../../../services/graphGroups.js';
 import {
   createEmptyGraph,
   diffGraphHistory,
@@ -29,7 +30,7 @@ import {
   resolveGraphId,
 } from '../../../services/graphs.js';
 import { lineageView, type OpenLineageRuntime } from '../../../services/openLineage.js';
-import { validateGraphImportBody } from '../graphImport.js';
+import { registerImportBodyParser, validateGraphImportBody } from '../graphImport.js';
 import { ProblemSchema, problemResponses } from '../problem.js';
 import {
   AsOf,
@@ -276,14 +277,20 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
     async (request) => removeGraph(runtime, request.params.graph_id),
   );
 
-  // The import takes its body as raw bytes (`rawJsonBody`) and skips the body schema's validation
-  // (the schema still documents the body): `validateGraphImportBody` parses and validates it, a large
-  // one in a worker thread, so that no import holds the event loop (issue 23).
+  // The import lives in a fastify context of its own, whose JSON body parser (`readImportBody`) hands
+  // the route the body's chunks as received, and it skips the body schema's validation (the schema
+  // still documents the body): `validateGraphImportBody` joins, parses and validates them, a large
+  // body in a worker thread, so that no import holds the event loop (issue 23).
+  void app.register(async (importContext) => importRoute(importContext, runtime));
+}
+
+/** `POST /graphs/{graph_id}/import`, registered in a context of its own (`registerImportBodyParser`). */
+function importRoute(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
+  registerImportBodyParser(app);
   app.post(
     '/graphs/:graph_id/import',
     {
       bodyLimit: IMPORT_BODY_LIMIT,
-      config: { rawJsonBody: true },
       validatorCompiler: bodyAsGiven,
       schema: {
         tags,
@@ -311,7 +318,7 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
       const { graph_id: graphId } = request.params;
       const { mode } = request.query;
       await readGraph(runtime, graphId); // 404 before the body is read through
-      const body = request.body as unknown as Buffer;
+      const body = request.body as unknown as Buffer[];
       const validated = await validateGraphImportBody(body, { deferUnknownEndpoints: mode === 'merge' });
       return importValidatedGraph(runtime, graphId, validated, mode);
     },
@@ -515,6 +522,42 @@ function traversalRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']):
 
 /** The history of a graph and the difference between two points of it. */
 function historyRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): void {
+  app.get(
+    '/graphs/:graph_id/groups',
+    {
+      schema: {
+        tags,
+        summary: 'The grouped overview: nodes counted per environment, cluster and type, edges per pair of groups',
+        params: GraphIdParams,
+        querystring: z.object({ as_of: AsOf }),
+        response: withProblems({
+          200: z.object({
+            graph_id: z.string(),
+            revision: position('Revision of the graph stream answered'),
+            node_count: count('Nodes of the graph'),
+            edge_count: count('Edges of the graph'),
+            groups: z.array(
+              z.object({
+                environment_id: z.string().nullable().describe('Null: nodes outside any environment'),
+                cluster_id: z.string().nullable().describe('Null: nodes outside any cluster'),
+                node_type: z.string(),
+                node_count: count('Nodes of this environment, cluster and type'),
+              }),
+            ),
+            links: z.array(
+              z.object({
+                source: count('Index in groups of the edges’ sources'),
+                target: count('Index in groups of the edges’ targets'),
+                edge_count: count('Edges from the source group to the target group'),
+              }),
+            ),
+          }),
+        }),
+      },
+    },
+    async (request) => graphGroups(runtime, request.params.graph_id, request.query.as_of),
+  );
+
   app.get(
     '/graphs/:graph_id/history',
     {

@@ -55,7 +55,7 @@ import {
   type MarquezWriteRuntime,
 } from '../../../services/marquezWrites.js';
 import { problemResponses } from '../problem.js';
-import { count, paging, rawJsonSerializer } from './schemas.js';
+import { count, paging, rawJsonSerializer, sendSerializedJson } from './schemas.js';
 import { EventTimeBound } from './openLineage.js';
 
 /** Options of the Marquez routes. */
@@ -303,11 +303,11 @@ function lineageRoutes(app: App, runtime: MarquezRuntime): void {
         response: withProblems({ 200: Graph }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const at = await runtimeAt(request.query.as_of);
       const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists(at));
       if (node.type === 'datasetField') return marquezColumnLineage(at, node, request.query.depth, true);
-      return marquezLineage(at, node, request.query.depth);
+      return sendSerializedJson(reply, marquezLineage(at, node, request.query.depth).serialize());
     },
   );
   app.get(
