@@ -6,9 +6,12 @@
  *    the API's process (in-process runtime and HTTP app, as `lineage-svc-api` wires them):
  *    - throughput: `events` RunEvents produced to the topic first, then the consumer started; events
  *      per second between its first and its last commit (the group's committed offset, read from
- *      the broker every 20 ms, so that watching costs the API process nothing);
+ *      the broker every 20 ms, so that watching costs the API process nothing), and until the
+ *      projections had folded the last one (readable through the API); CPU time per event;
  *    - visibility: events produced while the consumer runs, paced at `liveRate` events/s in sends of
- *      500; the last event of each send is looked up through `GET /api/v1/lineage/events/{run_id}`
+ *      500 (by default `sustainedLiveRate`: 60% of the rate the consumer just caught up at, at most
+ *      20,000/s, so that what is measured is the delay at a rate it keeps up with, not a growing lag),
+ *      once the backlog is folded; the last event of each send is looked up through `GET /api/v1/lineage/events/{run_id}`
  *      (one reader, oldest send first, every 5 ms until it answers); the time from the producer's
  *      acknowledgement to that answer, p50 and p99; the largest
  *      `lineage_svc_openlineage_kafka_consumer_lag` read on `/metrics` (every 200 ms) meanwhile.
@@ -19,10 +22,11 @@
  *    SIGKILLed once a third arrived and another one takes over (lease 2 s). The receivers check
  *    order per graph key and count what was lost (must be 0) and sent twice.
  *
- * Run alone: `node --import tsx bench/kafka.ts` (prints the result as JSON).
+ * Run alone: `node --import tsx bench/kafka.ts` (prints the result as JSON); the ingest part alone on a
+ * running broker: `KAFKA_BOOTSTRAP=127.0.0.1:PORT node --import tsx bench/kafka.ts ingest [events] [liveEvents] [liveRate]`.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +47,22 @@ export interface KafkaBenchResult {
   skipped?: string;
   /** Events stored durably per second by the Kafka consumer (sqlite), catching up a produced backlog. */
   kafka_ingest_events_per_second?: number;
+  /**
+   * The same backlog, per second until the projections had folded it all (readable through the API):
+   * from the first commit to the projector reaching the store's head.
+   */
+  kafka_ingest_visible_events_per_second?: number;
+  /**
+   * CPU time of the API's process (all its threads: event loop, prepare workers, sqlite append worker)
+   * per event while catching up the backlog, in microseconds: less noisy than the rate on a shared machine.
+   */
+  kafka_ingest_cpu_microseconds_per_event?: number;
+  /**
+   * CPU time of the API's event loop thread alone per event meanwhile, in microseconds (Linux:
+   * `/proc/self/task/{pid}/stat`, 10 ms ticks; absent elsewhere): what caps the rate once the other
+   * threads have cores of their own.
+   */
+  kafka_ingest_event_loop_cpu_microseconds_per_event?: number;
   /** The rate events were produced at while visibility was measured (paced), events per second. */
   kafka_live_events_per_second?: number;
   /** Time from the producer's acknowledgement to the event answering through the API, in milliseconds. */
@@ -84,8 +104,27 @@ function runEvent(prefix: number, index: number) {
   };
 }
 
+/** CPU time of this process's main thread in microseconds (Linux), or undefined. */
+function eventLoopCpuMicroseconds(): number | undefined {
+  try {
+    // Fields 14 and 15 (utime, stime) in clock ticks, after the command name in parentheses.
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/**
+ * The default live rate of the visibility measurement: 60% of the rate the consumer caught up a
+ * backlog at (`caughtUp`, events/s), in steps of 500, from 500 to 20,000 events/s.
+ */
+export function sustainedLiveRate(caughtUp: number): number {
+  return Math.min(20_000, Math.max(500, Math.floor((0.6 * caughtUp) / 500) * 500));
+}
 
 /** Events per send of the live phase. */
 const LIVE_SEND = 500;
@@ -122,7 +161,8 @@ export async function benchIngest(
   broker: Pick<KafkaBroker, 'bootstrap'>,
   events: number,
   liveEvents: number,
-  liveRate: number,
+  liveRate: number | undefined,
+  prepareWorkers?: number,
 ) {
   const folder = mkdtempSync(join(tmpdir(), 'lineage-bench-kafka-'));
   const config = loadConfig({
@@ -166,22 +206,37 @@ export async function benchIngest(
         sasl: null,
         ssl: false,
       },
-      { ingestor: runtime.openLineageIngestor },
+      { ingestor: runtime.openLineageIngestor, ...(prepareWorkers === undefined ? {} : { prepareWorkers }) },
     );
     consumer.stop = () => started.stop();
-    let first: { at: number; offset: number } | undefined;
+    let first: { at: number; offset: number; cpu: NodeJS.CpuUsage; eventLoop: number | undefined } | undefined;
+    let eventLoopCpu: number | undefined;
     let last = 0;
+    let cpu: NodeJS.CpuUsage | undefined;
     for (;;) {
       const offset = await committedOffset();
-      if (offset > 0 && !first) first = { at: performance.now(), offset };
+      if (offset > 0 && !first)
+        first = { at: performance.now(), offset, cpu: process.cpuUsage(), eventLoop: eventLoopCpuMicroseconds() };
       if (offset === events) {
         last = performance.now();
+        cpu = process.cpuUsage(first!.cpu);
+        const eventLoop = eventLoopCpuMicroseconds();
+        if (eventLoop !== undefined && first!.eventLoop !== undefined) eventLoopCpu = eventLoop - first!.eventLoop;
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await watcher.disconnect();
+    // The projections fold on the same event loop, after the appends: the backlog is readable through
+    // the API once they reach the store's head. The live phase starts then, so that it measures the
+    // live path, not the end of the backlog's fold.
+    const head = await runtime.store.headPosition();
+    while (runtime.projector.position < head) await new Promise((resolve) => setTimeout(resolve, 5));
+    const folded = performance.now();
     const ingestPerSecond = (events - first!.offset) / ((last - first!.at) / 1000);
+    const visiblePerSecond = (events - first!.offset) / ((folded - first!.at) / 1000);
+    const paced = liveRate ?? sustainedLiveRate(ingestPerSecond);
+    const cpuPerEvent = (cpu!.user + cpu!.system) / (events - first!.offset);
 
     // Visibility: events produced live at `liveRate` events/s (sends of 500); one reader asks the API
     // for the last event of the oldest send not seen yet (a partition is folded in order, so the
@@ -220,7 +275,7 @@ export async function benchIngest(
     const liveStarted = performance.now();
     for (let start = 0; start < liveEvents; start += LIVE_SEND) {
       // Paced: this send leaves when the rate says, not before.
-      const due = liveStarted + (start / liveRate) * 1000;
+      const due = liveStarted + (start / paced) * 1000;
       if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
       await produce(producer, topic, 2, start, Math.min(liveEvents, start + LIVE_SEND), LIVE_SEND, (lastIndex) =>
         pending.push({ lastIndex, acked: performance.now() }),
@@ -247,6 +302,11 @@ export async function benchIngest(
     const httpPerSecond = httpEvents / ((performance.now() - httpStarted) / 1000);
     return {
       kafka_ingest_events_per_second: ingestPerSecond,
+      kafka_ingest_visible_events_per_second: visiblePerSecond,
+      kafka_ingest_cpu_microseconds_per_event: cpuPerEvent,
+      ...(eventLoopCpu === undefined
+        ? {}
+        : { kafka_ingest_event_loop_cpu_microseconds_per_event: eventLoopCpu / (events - first!.offset) }),
       kafka_live_events_per_second: liveEvents / liveSeconds,
       kafka_visibility_p50_ms: percentile(latencies, 50),
       kafka_visibility_p99_ms: percentile(latencies, 99),
@@ -415,7 +475,7 @@ export async function benchKafka(
   if (skipped) return { skipped, note: 'no broker could be started' };
   const events = options.events ?? 200_000;
   const liveEvents = options.liveEvents ?? 100_000;
-  const liveRate = options.liveRate ?? 20_000;
+  const liveRate = options.liveRate;
   const changes = options.changes ?? 10_000;
   const broker = await startKafkaBroker({ heap: '1g' });
   try {
@@ -425,7 +485,8 @@ export async function benchKafka(
       ...ingest,
       publication,
       note:
-        `Apache Kafka 3.9.1 on 127.0.0.1, one partition; ${events} events backlog, ${liveEvents} produced live at ${liveRate} events/s ` +
+        `Apache Kafka 3.9.1 on 127.0.0.1, one partition; ${events} events backlog, ${liveEvents} produced live ` +
+        `at ${ingest.kafka_live_events_per_second.toFixed(0)} events/s ` +
         `(500 per send), visibility sampled on the last event of each send; HTTP: 1,000 events per request; publication: ${changes} changes over 100 graphs, ` +
         'SIGKILL of the publishing lineage-svc-api after a third',
     };
@@ -435,10 +496,14 @@ export async function benchKafka(
 }
 
 if (process.argv[1] === import.meta.filename) {
-  // `KAFKA_BOOTSTRAP=127.0.0.1:PORT node --import tsx bench/kafka.ts ingest`: the ingest part alone, on a
-  // running broker (`make kafka`), e.g. under `--cpu-prof`.
+  // `KAFKA_BOOTSTRAP=127.0.0.1:PORT node --import tsx bench/kafka.ts ingest [events] [liveEvents] [liveRate] [prepareWorkers]`:
+  // the ingest part alone (default 200,000, 100,000, `sustainedLiveRate` and `defaultPrepareWorkers()`),
+  // on a running broker (`make kafka`), e.g. under `--cpu-prof`.
   const bootstrap = process.env.KAFKA_BOOTSTRAP;
+  const [events = 200_000, liveEvents = 100_000, liveRate, prepareWorkers] = process.argv.slice(3).map(Number);
   if (process.argv[2] === 'ingest' && bootstrap)
-    console.log(JSON.stringify(await benchIngest({ bootstrap }, 200_000, 100_000, 20_000), null, 2));
+    console.log(
+      JSON.stringify(await benchIngest({ bootstrap }, events, liveEvents, liveRate, prepareWorkers), null, 2),
+    );
   else console.log(JSON.stringify(await benchKafka(), null, 2));
 }

@@ -359,6 +359,13 @@ else {
     kafka.kafka_ingest_events_per_second! >= 50_000,
   );
   check(
+    'Kafka ingest, until folded (readable through the API)',
+    kafka.kafka_ingest_visible_events_per_second!,
+    'events/s',
+    'reported',
+    true,
+  );
+  check(
     `Kafka visibility through the API p99, ${Math.round(kafka.kafka_live_events_per_second!)} events/s produced`,
     kafka.kafka_visibility_p99_ms!,
     'ms',

@@ -44,12 +44,20 @@ export interface EventToAppend {
   type: string;
   /** Version of the event's data schema; old versions are upcast on read (`src/events.ts`). */
   version: number;
+  /** The event's data (a JSON value). Ignored when `dataJson` is given. */
   data: unknown;
   metadata: EventMetadata;
+  /**
+   * `data` as JSON text, when the caller has it already (an OpenLineage event serialized on a worker
+   * thread, `infra/kafka/openLineagePrepare.ts`): the durable adapters store this text as it is instead
+   * of serializing `data`, the others parse it. The caller vouches that it is the JSON of a valid
+   * event of `type` (as with `toAppendTrusted`).
+   */
+  dataJson?: string;
 }
 
 /** An event as read back: what was appended, plus where and when the store put it. */
-export interface RecordedEvent extends EventToAppend {
+export interface RecordedEvent extends Omit<EventToAppend, 'dataJson'> {
   stream: string;
   /** Position within its stream, from 0. */
   revision: number;

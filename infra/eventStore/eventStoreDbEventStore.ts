@@ -177,7 +177,7 @@ export function createEventStoreDbEventStore(options: EventStoreDbEventStoreOpti
               jsonEvent({
                 id: UUID.test(event.metadata.event_id) ? event.metadata.event_id : randomUUID(),
                 type: event.type,
-                data: event.data as JSONType,
+                data: (event.dataJson === undefined ? event.data : JSON.parse(event.dataJson)) as JSONType,
                 metadata: { ...event.metadata, schema_version: event.version },
               }),
             ),

@@ -57,7 +57,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
         const recorded: RecordedEvent = {
           type: event.type,
           version: event.version,
-          data: structuredClone(event.data),
+          data: event.dataJson === undefined ? structuredClone(event.data) : JSON.parse(event.dataJson),
           metadata: structuredClone(event.metadata),
           stream,
           revision: existing.length,

@@ -6,7 +6,7 @@ import { ValidationError, errorMessage } from '../../src/errors.js';
 import type { EventToAppend } from '../../src/eventStore.js';
 
 /**
- * JSON text of each part of an event.
+ * JSON text of each part of an event (`data` is `event.dataJson` as it is, when the caller gave it).
  * @throws ValidationError when the type is not a string, the version not an integer, or the data or
  *   metadata cannot be stored as JSON.
  */
@@ -27,7 +27,7 @@ export function serializeEvent(
   return {
     type: event.type,
     version: event.version,
-    data: toJson(event.data, `events.${index}.data`),
+    data: event.dataJson ?? toJson(event.data, `events.${index}.data`),
     metadata: toJson(event.metadata, `events.${index}.metadata`),
   };
 }

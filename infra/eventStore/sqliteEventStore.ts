@@ -17,7 +17,10 @@
  * writers; one that waits more than `busyTimeoutMilliseconds` gets a `StorageError`).
  *
  * Subscribers are woken at once by appends made through this store, and poll every 250 ms for
- * appends made by other processes.
+ * appends made by other processes. The rows this store appended last (`RECENT_ROWS_CHARACTERS` of
+ * JSON text) are kept as the text it wrote, and `readAll` answers from them without querying the
+ * database, so that the projector following the API's own writes (an OpenLineage ingest) does not
+ * read back what it has just written (that read was a tenth of the Kafka ingest's time, issue 24).
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -128,6 +131,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
 
   const notifier = appendNotifier(250);
   const subscriptions = subscriptionRegistry();
+  const recent = recentRows(RECENT_ROWS_CHARACTERS);
   let closed = false;
 
   function ensureOpen(): void {
@@ -148,14 +152,15 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
       if (events.length === 0) throw new ValidationError(`append to "${stream}" needs at least one event`);
       const serialized = await serializeInSlices(events, inWorker);
       let result: AppendResult;
+      const request: SqliteAppend = {
+        stream,
+        events: serialized,
+        expectedRevision: appendOptions.expectedRevision ?? 'any',
+        recordedAt: now().toISOString(),
+      };
       try {
         ensureOpen();
-        result = await appender.append({
-          stream,
-          events: serialized,
-          expectedRevision: appendOptions.expectedRevision ?? 'any',
-          recordedAt: now().toISOString(),
-        });
+        result = await appender.append(request);
       } catch (error) {
         throw translateAppendError(
           error,
@@ -165,6 +170,7 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
           file,
         );
       }
+      recent.remember(request, result);
       notifier.notify();
       return result;
     },
@@ -190,7 +196,15 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
     async readAll(readOptions: ReadAllOptions = {}): Promise<RecordedEvent[]> {
       ensureOpen();
       const maxCount = Math.max(0, readOptions.maxCount ?? 1000);
-      const rows = query(file, () => statements.readAll.all(Math.max(0, readOptions.after ?? 0), maxCount));
+      const after = Math.max(0, readOptions.after ?? 0);
+      // Rows this store has just appended come from memory; the database answers for the rest.
+      const remembered = recent.from(after, maxCount);
+      const rows =
+        remembered.length === maxCount
+          ? remembered
+          : remembered.concat(
+              query(file, () => statements.readAll.all(after + remembered.length, maxCount - remembered.length)),
+            );
       // A full page means the caller reads on at once (the projector after an import): let the event
       // loop run between pages, which a synchronous driver would not do.
       if (rows.length > 0 && rows.length === maxCount) await yieldToEventLoop();
@@ -350,6 +364,60 @@ function translateAppendError(
   return new StorageError(`sqlite event store: cannot append to "${stream}" in "${file}": ${errorMessage(error)}`, {
     cause: error,
   });
+}
+
+/** Characters of JSON text (data and metadata) of the rows a store keeps after appending them (`recentRows`): about 8 MB. */
+export const RECENT_ROWS_CHARACTERS = 4_000_000;
+
+/**
+ * The rows a store appended last, as the text it wrote, by position, oldest forgotten first past
+ * `limitCharacters`. Positions are gap-free and committed in order (`sqliteAppend.ts`), so the rows
+ * remembered from `after + 1` on are exactly what the database holds there. Events whose data went
+ * to the worker as bytes (large ones) are not remembered.
+ */
+function recentRows(limitCharacters: number): {
+  remember(append: SqliteAppend, result: AppendResult): void;
+  from(after: number, maxCount: number): EventRow[];
+} {
+  const rows = new Map<number, EventRow>();
+  let characters = 0;
+  return {
+    remember(append, result) {
+      const count = append.events.length;
+      const firstPosition = result.position - count + 1;
+      const firstRevision = result.next_expected_revision - count + 1;
+      for (let index = 0; index < count; index += 1) {
+        const event = append.events[index]!;
+        if (typeof event.data !== 'string') continue;
+        const position = firstPosition + index;
+        rows.set(position, [
+          position,
+          append.stream,
+          firstRevision + index,
+          event.type,
+          event.version,
+          event.data,
+          event.metadata,
+          append.recordedAt,
+        ]);
+        characters += event.data.length + event.metadata.length;
+      }
+      for (const [position, row] of rows) {
+        if (characters <= limitCharacters) break;
+        rows.delete(position);
+        characters -= row[5].length + row[6].length;
+      }
+    },
+    from(after, maxCount) {
+      const found: EventRow[] = [];
+      for (let position = after + 1; found.length < maxCount; position += 1) {
+        const row = rows.get(position);
+        if (row === undefined) break;
+        found.push(row);
+      }
+      return found;
+    },
+  };
 }
 
 /** JSON text of serialized events per slice of `serializeInSlices` (about 250 KB: a few milliseconds of `JSON.stringify`). */

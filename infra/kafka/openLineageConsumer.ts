@@ -8,8 +8,11 @@
  *
  * The decisions are pure functions tested without a broker: `decideMessage` (ingest or dead-letter)
  * and `nextCommitOffset` (commit ordering). `startOpenLineageConsumer` wires them to kafkajs with
- * `autoCommit: false` and `eachBatchAutoResolve: false`: a batch is appended in one store append,
- * then dead-letters are produced, then offsets are resolved and committed. When the append throws, nothing is
+ * `autoCommit: false` and `eachBatchAutoResolve: false`: a batch's records are decoded, parsed,
+ * normalized and serialized (on a pool of worker threads, `openLineagePrepare.ts`, when the batch holds
+ * `PREPARE_ON_WORKERS_FROM_RECORDS` records or more), its events appended
+ * in one store append (`ingestPrepared`), then dead-letters are produced, then offsets are resolved and
+ * committed. When the append throws, nothing is
  * resolved or committed and kafkajs redelivers the batch; redelivered events are stored once (dedupe).
  * Kafka failures (brokers down, credentials refused, a missing topic, a crash) are logged with their
  * cause and retried with backoff (`reconnectDelay`); the lag is exported (`consumerMetrics.ts`). Tested
@@ -28,12 +31,19 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Admin, Consumer, KafkaMessage, Producer, SASLOptions } from 'kafkajs';
 import type { Config } from '../../src/config.js';
-import { errorMessage } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import { MAX_EVENT_BYTES } from '../../src/openlineage/ingest.js';
-import type { OpenLineageIngestor } from '../../src/openlineage/ingestion.js';
+import type { OpenLineageIngestor, PreparedOpenLineageEvent } from '../../src/openlineage/ingestion.js';
 import { recordConsumerPosition } from './consumerMetrics.js';
 import { describeKafkaError, kafkaLogCreator } from './errors.js';
+import {
+  createOpenLineagePreparePool,
+  defaultPrepareWorkers,
+  prepareRecordsHere,
+  type OpenLineagePreparePool,
+  type PrepareRecords,
+} from './openLineagePrepare.js';
+
+export { decideMessage, type MessageDecision } from './openLineagePrepare.js';
 
 /** Kafka transport settings: `Config.openLineageKafka` (see docs/configuration.md) once switched on. */
 export interface KafkaTransportConfig {
@@ -65,43 +75,6 @@ export function kafkaTransportConfig(settings: Config['openLineageKafka']): Kafk
     ssl: settings.ssl || settings.sasl !== undefined,
     deadLetterTopic: settings.deadLetterTopic,
   };
-}
-
-/** What `decideMessage` decided: ingest the parsed body, or send the message to the dead-letter topic, saying why. */
-export type MessageDecision = { action: 'ingest'; body: unknown } | { action: 'dead-letter'; reason: string };
-
-/** UTF-8 decoding that throws on invalid bytes (one decoder: it keeps no state between whole calls). */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Decides what to do with a Kafka message: parse its value as UTF-8 JSON; an empty value, a value
- * over 1 MiB, invalid UTF-8 or JSON, or a JSON value that is not an object goes to the dead-letter
- * topic. (Objects that fail OpenLineage normalization are dead-lettered after ingestion.)
- */
-export function decideMessage(message: Pick<KafkaMessage, 'value'>): MessageDecision {
-  const value = message.value;
-  if (value === null || value.length === 0) return { action: 'dead-letter', reason: 'empty message value' };
-  if (value.length > MAX_EVENT_BYTES)
-    return {
-      action: 'dead-letter',
-      reason: `message value is ${value.length} bytes, over the ${MAX_EVENT_BYTES}-byte limit`,
-    };
-  let text: string;
-  try {
-    text = strictUtf8.decode(value);
-  } catch {
-    return { action: 'dead-letter', reason: 'message value is not valid UTF-8' };
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    return { action: 'dead-letter', reason: `message value is not JSON: ${errorMessage(error)}` };
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { action: 'dead-letter', reason: 'message value is not a JSON object (one OpenLineage event per message)' };
-  }
-  return { action: 'ingest', body };
 }
 
 /** How one message of a batch ended. */
@@ -139,27 +112,28 @@ export function deadLetterRecord(
 }
 
 /**
- * Processes one batch of one partition: decides, ingests the parseable messages in one call of
- * `ingestor`, dead-letters the rest, and returns the outcomes and the offset to commit.
+ * Processes one batch of one partition: prepares its records (`prepare`: decode, parse, normalize,
+ * serialize; on the calling thread by default), ingests the prepared events in one call of `ingestor`,
+ * dead-letters the rest, and returns the outcomes and the offset to commit.
  * Broker-independent: `sendDeadLetters` is the producer's send.
- * @throws when the append or the dead-letter send fails (nothing may then be committed).
+ * @throws when the preparation, the append or the dead-letter send fails (nothing may then be committed).
  */
 export async function processBatch(
-  ingestor: Pick<OpenLineageIngestor, 'ingest'>,
+  ingestor: Pick<OpenLineageIngestor, 'ingestPrepared'>,
   batch: { topic: string; partition: number; messages: ReadonlyArray<Pick<KafkaMessage, 'key' | 'value' | 'offset'>> },
   sendDeadLetters: (records: Array<ReturnType<typeof deadLetterRecord>>) => Promise<void>,
+  prepare: PrepareRecords = prepareRecordsHere,
 ): Promise<{ outcomes: Array<{ offset: string; outcome: MessageOutcome }>; commit: string | null }> {
-  const decisions = batch.messages.map((message) => ({ message, decision: decideMessage(message) }));
+  const prepared = await prepare(batch.messages.map((message) => message.value));
+  const decisions = batch.messages.map((message, at) => ({ message, decision: prepared[at]! }));
   const toIngest = decisions.filter((entry) => entry.decision.action === 'ingest');
-  const results = await ingestor.ingest(
-    toIngest.map((entry) => (entry.decision as { body: unknown }).body),
+  const results = await ingestor.ingestPrepared(
+    toIngest.map((entry) => (entry.decision as { prepared: PreparedOpenLineageEvent }).prepared),
     {
       actor: 'kafka',
       cause: 'ingestion',
       correlation_id: `${batch.topic}/${batch.partition}@${batch.messages[0]?.offset ?? '0'}`,
     },
-    // The value's length is the event's size: the 1 MiB limit needs no second serialization.
-    toIngest.map((entry) => entry.message.value!.length),
   );
   const outcomeByOffset = new Map<string, MessageOutcome>();
   const deadLetters: Array<ReturnType<typeof deadLetterRecord>> = [];
@@ -190,6 +164,12 @@ export async function processBatch(
   }));
   return { outcomes, commit: nextCommitOffset(outcomes) };
 }
+
+/**
+ * The fewest records of a batch the consumer prepares on its workers (`openLineagePrepare.ts`); smaller
+ * batches are prepared on the event loop.
+ */
+export const PREPARE_ON_WORKERS_FROM_RECORDS = 1_000;
 
 /** A running consumer. */
 export interface OpenLineageConsumer {
@@ -222,6 +202,12 @@ export interface OpenLineageConsumerDeps {
    * hands them to another; the broker accepts 6,000 to 1,800,000 by default.
    */
   groupTimeouts?: { sessionMilliseconds: number; rebalanceMilliseconds: number };
+  /**
+   * Worker threads that decode, parse, normalize and serialize the records of batches of
+   * `PREPARE_ON_WORKERS_FROM_RECORDS` records or more (`openLineagePrepare.ts`); default
+   * `defaultPrepareWorkers()` (the cores but two, at most four); 0 does it all on the event loop.
+   */
+  prepareWorkers?: number;
 }
 
 /**
@@ -277,6 +263,13 @@ export async function startOpenLineageConsumer(
     groupId: config.groupId,
     variablePrefix: 'LINEAGE_SVC_OPENLINEAGE_KAFKA_',
   };
+  const workers = deps.prepareWorkers ?? defaultPrepareWorkers();
+  const pool: OpenLineagePreparePool | undefined = workers > 0 ? createOpenLineagePreparePool(workers) : undefined;
+  // Small batches (a topic the consumer keeps up with) stay on the event loop: the hop to a worker and
+  // back would add to each event's delay and the event loop has time to spare; a backlog comes in
+  // batches of thousands, which the workers take.
+  const prepare: PrepareRecords = (values) =>
+    pool && values.length >= PREPARE_ON_WORKERS_FROM_RECORDS ? pool.prepare(values) : prepareRecordsHere(values);
   let current: { consumer: Consumer; producer: Producer } | undefined;
   let consuming = false;
   let stopped = false;
@@ -327,9 +320,14 @@ export async function startOpenLineageConsumer(
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-        const { outcomes, commit } = await processBatch(deps.ingestor, batch, async (records) => {
-          await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
-        });
+        const { outcomes, commit } = await processBatch(
+          deps.ingestor,
+          batch,
+          async (records) => {
+            await producer.send({ topic: config.deadLetterTopic, messages: records, acks: -1 });
+          },
+          prepare,
+        );
         for (const entry of outcomes) if (entry.outcome !== 'pending') resolveOffset(entry.offset);
         if (commit !== null) {
           await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: commit }]);
@@ -381,6 +379,7 @@ export async function startOpenLineageConsumer(
       stopped = true;
       clearTimeout(timer);
       await disconnect();
+      await pool?.close();
     },
   };
 }

@@ -18,12 +18,23 @@
  *   calls run one at a time, so that check-then-append cannot interleave.
  * - If two processes still store the same event in two different batches, the OpenLineage projection
  *   folds each `dedupe_key` once, so reads never see the duplicate.
+ *
+ * Prepared events (issue 24, Kafka ingest at scale): `prepareOpenLineageEvent` normalizes one body and
+ * serializes the `OpenLineageEventIngested` data it will be stored as; it is pure, so the Kafka
+ * transport runs it on worker threads (`infra/kafka/openLineagePrepare.ts`) and hands the results to
+ * `ingestPrepared`, which dedupes and appends them exactly as `ingest` does, with the JSON text as it is.
  */
 import { ExpectedRevisionConflictError, errorMessage, type ValidationIssue } from '../errors.js';
 import type { EventStore } from '../eventStore.js';
 import { streams, toAppendTrusted, type EventContext } from '../events.js';
 import type { Logger } from '../logger.js';
-import { dedupeKeyOf, normalizeOpenLineage, type NormalizedEvent, type NormalizeOptions } from './ingest.js';
+import {
+  dedupeKeyOf,
+  normalizeOpenLineage,
+  type NormalizedEvent,
+  type NormalizeOptions,
+  type RejectedEvent,
+} from './ingest.js';
 
 /** The outcome of one body. */
 export interface IngestionResult {
@@ -87,6 +98,54 @@ export interface OpenLineageIngestor {
     context?: IngestionContext,
     sizesBytes?: readonly number[],
   ): Promise<IngestionResult[]>;
+  /**
+   * `ingest` for events `prepareOpenLineageEvent` has normalized and serialized already (elsewhere,
+   * e.g. on a worker thread): same dedupe, same single append, same results; the prepared JSON text is
+   * stored as it is.
+   * @param prepared one per event, in order.
+   * @returns one result per prepared event, in order. Rejected ones are not stored.
+   * @throws StorageError when the append fails: nothing of this call was stored, and a retry is safe.
+   */
+  ingestPrepared(prepared: readonly PreparedOpenLineageEvent[], context?: IngestionContext): Promise<IngestionResult[]>;
+}
+
+/**
+ * One event normalized and serialized (`prepareOpenLineageEvent`): what `ingestPrepared` needs of it,
+ * the `OpenLineageEventIngested` data as JSON text (`dataJson`) included; or its rejection.
+ * Structured-cloneable (it crosses threads).
+ */
+export type PreparedOpenLineageEvent =
+  | (Pick<NormalizedEvent, 'ok' | 'kind' | 'dedupe_key' | 'run_id' | 'run_uuid' | 'warnings'> & { dataJson: string })
+  | RejectedEvent;
+
+/** The data of the `OpenLineageEventIngested` event an accepted event is stored as (docs/events.md). */
+function ingestedData(normalized: NormalizedEvent) {
+  return {
+    kind: normalized.kind,
+    dedupe_key: normalized.dedupe_key,
+    event: normalized.event,
+    warnings: normalized.warnings,
+  };
+}
+
+/**
+ * Normalizes one body (`normalizeSafely`) and serializes the data it will be stored as. Pure (the
+ * receive time aside, for events without `eventTime`): the Kafka transport runs it on worker threads.
+ * @param options `sizeBytes`: the body's size as received, for the 1 MiB limit; `now`: the receive time.
+ */
+export function prepareOpenLineageEvent(body: unknown, options: NormalizeOptions = {}): PreparedOpenLineageEvent {
+  const normalized = normalizeSafely(body, options);
+  if (!normalized.ok) return normalized;
+  const prepared: PreparedOpenLineageEvent = {
+    ok: true,
+    kind: normalized.kind,
+    dedupe_key: normalized.dedupe_key,
+    warnings: normalized.warnings,
+    dataJson: JSON.stringify(ingestedData(normalized)),
+  };
+  if (normalized.run_id !== undefined) prepared.run_id = normalized.run_id;
+  if (normalized.run_uuid !== undefined) prepared.run_uuid = normalized.run_uuid;
+  return prepared;
 }
 
 /** Creates an ingestor over `options.store`, with an empty memory of recent keys and an idle queue. */
@@ -102,13 +161,13 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
     return next;
   }
 
+  /** Dedupes and appends normalized (or prepared) events, after every earlier call. */
   function run(
-    bodies: readonly unknown[],
+    normalize: () => Promise<ReadonlyArray<NormalizedEvent | PreparedOpenLineageEvent | RejectedEvent>>,
     context: IngestionContext,
-    sizesBytes: readonly number[] | undefined,
   ): Promise<IngestionResult[]> {
     return serialized(async () => {
-      const normalized = await normalizeInSlices(bodies, normalizeOptions, sizesBytes);
+      const normalized = await normalize();
       const isKnown = (key: string) => recent.has(key) || options.dedupeIndex?.hasDedupeKey(key) === true;
       const { results, fresh } = classify(normalized, isKnown);
       if (fresh.length === 0) return results;
@@ -119,7 +178,11 @@ export function createOpenLineageIngestor(options: OpenLineageIngestorOptions): 
     });
   }
 
-  return { ingest: (bodies, context = {}, sizesBytes) => run(bodies, context, sizesBytes) };
+  return {
+    ingest: (bodies, context = {}, sizesBytes) =>
+      run(() => normalizeInSlices(bodies, normalizeOptions, sizesBytes), context),
+    ingestPrepared: (prepared, context = {}) => run(async () => prepared, context),
+  };
 }
 
 /**
@@ -165,7 +228,7 @@ async function normalizeInSlices(
 /** An accepted event not seen before, and the result it will be reported in. */
 interface FreshEvent {
   result: IngestionResult;
-  normalized: NormalizedEvent;
+  normalized: NormalizedEvent | Extract<PreparedOpenLineageEvent, { ok: true }>;
 }
 
 /**
@@ -173,7 +236,7 @@ interface FreshEvent {
  * accepted ones are also returned as `fresh`, in body order.
  */
 function classify(
-  normalizedAll: ReadonlyArray<ReturnType<typeof normalizeOpenLineage>>,
+  normalizedAll: ReadonlyArray<NormalizedEvent | PreparedOpenLineageEvent | RejectedEvent>,
   isKnown: (key: string) => boolean,
 ): { results: IngestionResult[]; fresh: FreshEvent[] } {
   const results: IngestionResult[] = [];
@@ -219,18 +282,17 @@ async function appendFresh(
   const streamKey = keys.length === 1 ? keys[0]! : dedupeKeyOf([...keys].sort());
   // Trusted: `data` is built here from values the lenient schemas have parsed (normalizeOpenLineage),
   // and the second parse of every event cost 4% of the Kafka ingest's time.
+  // Prepared events carry their data as JSON text already (`dataJson`): stored as it is.
   const events = toAppendTrusted(
     fresh.map(({ normalized }) => ({
       type: 'OpenLineageEventIngested' as const,
-      data: {
-        kind: normalized.kind,
-        dedupe_key: normalized.dedupe_key,
-        event: normalized.event,
-        warnings: normalized.warnings,
-      },
+      data: 'dataJson' in normalized ? (undefined as never) : ingestedData(normalized),
     })),
     { cause: 'ingestion', ...context },
   );
+  fresh.forEach(({ normalized }, at) => {
+    if ('dataJson' in normalized) events[at]!.dataJson = normalized.dataJson;
+  });
   try {
     await options.store.append(streams.openLineage(streamKey), events, { expectedRevision: 'no_stream' });
   } catch (error) {

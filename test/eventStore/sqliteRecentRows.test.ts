@@ -1,0 +1,68 @@
+/**
+ * The SQLite store answers `readAll` from the rows it has just appended (`recentRows` in
+ * infra/eventStore/sqliteEventStore.ts): what it answers must be what the database holds, including
+ * when another store (another process) appends to the same file in between, and when the rows it
+ * remembers run out in the middle of a page.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createSqliteEventStore } from '../../infra/eventStore/sqliteEventStore.js';
+import { anEvent } from './contract.js';
+
+describe('sqlite store: reads of its own recent appends', () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-svc-recent-rows-'));
+  after(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  it('answers what a store that appended nothing reads from the database, page by page', async () => {
+    const writer = createSqliteEventStore({ path: folder });
+    const other = createSqliteEventStore({ path: folder });
+    const reader = createSqliteEventStore({ path: folder });
+    try {
+      await writer.append('s-a', [anEvent('a1'), anEvent('a2'), anEvent('a3')]);
+      await other.append('s-b', [anEvent('b1'), anEvent('b2')]);
+      await writer.append('s-a', [anEvent('a4'), anEvent('a5', { note: 'x'.repeat(70_000) })]);
+      await writer.append('s-c', [anEvent('c1')], { expectedRevision: 'no_stream' });
+      const fromDatabase = await reader.readAll({ maxCount: 100 });
+      assert.equal(fromDatabase.length, 8);
+      assert.deepEqual(await writer.readAll({ maxCount: 100 }), fromDatabase);
+      for (const after of [0, 1, 2, 3, 4, 5, 6, 7, 8])
+        for (const maxCount of [1, 2, 3, 5])
+          assert.deepEqual(
+            await writer.readAll({ after, maxCount }),
+            fromDatabase.slice(after, after + maxCount),
+            `readAll after ${after}, at most ${maxCount}`,
+          );
+      assert.deepEqual(
+        fromDatabase.map((event) => [event.stream, event.revision]),
+        [
+          ['s-a', 0],
+          ['s-a', 1],
+          ['s-a', 2],
+          ['s-b', 0],
+          ['s-b', 1],
+          ['s-a', 3],
+          ['s-a', 4],
+          ['s-c', 0],
+        ],
+      );
+    } finally {
+      await Promise.all([writer.close(), other.close(), reader.close()]);
+    }
+  });
+
+  it('answers events it read back as copies: changing one changes no later read', async () => {
+    const store = createSqliteEventStore({ path: folder });
+    try {
+      const { position } = await store.append('s-d', [anEvent('d1')]);
+      const [first] = await store.readAll({ after: position - 1, maxCount: 1 });
+      (first!.data as { graph_id: string }).graph_id = 'changed';
+      const [second] = await store.readAll({ after: position - 1, maxCount: 1 });
+      assert.equal((second!.data as { graph_id: string }).graph_id, 'g-contract');
+    } finally {
+      await store.close();
+    }
+  });
+});
