@@ -47,8 +47,7 @@ function requiredQuery(path: string): string {
   if (path === '/api/v1/lineage' || path === '/api/v1/column-lineage')
     return `?nodeId=dataset:${enc(`stream://${ENV}/${CLUSTER}`)}:orders_enriched`;
   if (path === '/api/v1/search') return '?q=orders';
-  if (path.endsWith('/lineage/jobs/detail'))
-    return `?namespace=${enc(`stream://${ENV}/lfcp-1`)}&name=enrich-orders`; // its compute pool's namespace
+  if (path.endsWith('/lineage/jobs/detail')) return `?namespace=${enc(`stream://${ENV}/lfcp-1`)}&name=enrich-orders`; // its compute pool's namespace
   return '';
 }
 
