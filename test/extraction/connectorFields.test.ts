@@ -13,10 +13,9 @@ import {
   sinkFieldMapping,
   type ConnectorConfig,
 } from '../../src/extraction/connectorFields.js';
-import type { Node } from '../../src/graph/model.js';
 import { knownFields, walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
-import { edge } from '../helpers/sampleGraph.js';
+import { bareNode, edge } from '../helpers/sampleGraph.js';
 
 const replaceField = (settings: Record<string, string>): ConnectorConfig => ({
   transforms: 'rf',
@@ -122,31 +121,21 @@ describe('sink field mappings', () => {
 
 /** table -CDC-> orders (after/before) -sink with a rename-> warehouse table; and a sink with an unknown transform. */
 function estate(): ResidentGraph {
-  const node = (id: string, node_type: Node['node_type'], attributes: Node['attributes'] = {}): Node => ({
-    id,
-    node_type,
-    system: 'STREAM',
-    qualified_name: id,
-    display_name: id,
-    environment_id: 'env',
-    cluster_id: 'lkc',
-    attributes,
-  });
   const graph = new ResidentGraph();
   const nodes = [
-    node('table', 'EXTERNAL_DATASET'),
-    node('cdc', 'CONNECTOR'),
-    node('orders', 'TOPIC'),
-    node('orders-value', 'SCHEMA', { fields: [{ name: 'before' }, { name: 'after' }, { name: 'op' }] }),
-    node('sink', 'CONNECTOR', {
+    bareNode('table', 'EXTERNAL_DATASET'),
+    bareNode('cdc', 'CONNECTOR'),
+    bareNode('orders', 'TOPIC'),
+    bareNode('orders-value', 'SCHEMA', { fields: [{ name: 'before' }, { name: 'after' }, { name: 'op' }] }),
+    bareNode('sink', 'CONNECTOR', {
       field_mapping: sinkFieldMapping({
         ...replaceField({ renames: 'after.customer_id:customer' }),
         transforms: 'rf',
       }),
     }),
-    node('warehouse', 'CATALOG_TABLE'),
-    node('mystery', 'CONNECTOR', {}),
-    node('elsewhere', 'EXTERNAL_DATASET'),
+    bareNode('warehouse', 'CATALOG_TABLE'),
+    bareNode('mystery', 'CONNECTOR', {}),
+    bareNode('elsewhere', 'EXTERNAL_DATASET'),
   ];
   for (const one of nodes) graph.setNode(one.id, one);
   for (const one of [
@@ -200,26 +189,16 @@ describe('ReplaceField exclude over every field', () => {
   });
   /** payments (id, card_number, amount) -sink dropping card_number-> lake; cdc_payments (after.*) -sink-> lake_cdc. */
   function payments(): ResidentGraph {
-    const node = (id: string, node_type: Node['node_type'], attributes: Node['attributes'] = {}): Node => ({
-      id,
-      node_type,
-      system: 'STREAM',
-      qualified_name: id,
-      display_name: id,
-      environment_id: 'env',
-      cluster_id: 'lkc',
-      attributes,
-    });
     const graph = new ResidentGraph();
     for (const one of [
-      node('payments', 'TOPIC'),
-      node('payments-value', 'SCHEMA', { fields: [{ name: 'id' }, { name: 'card_number' }, { name: 'amount' }] }),
-      node('sink', 'CONNECTOR', { field_mapping: sinkFieldMapping(config(false)) }),
-      node('lake', 'EXTERNAL_DATASET'),
-      node('cdc_payments', 'TOPIC'),
-      node('cdc-value', 'SCHEMA', { fields: [{ name: 'before' }, { name: 'after' }] }),
-      node('cdc_sink', 'CONNECTOR', { field_mapping: sinkFieldMapping(config(true)) }),
-      node('lake_cdc', 'EXTERNAL_DATASET'),
+      bareNode('payments', 'TOPIC'),
+      bareNode('payments-value', 'SCHEMA', { fields: [{ name: 'id' }, { name: 'card_number' }, { name: 'amount' }] }),
+      bareNode('sink', 'CONNECTOR', { field_mapping: sinkFieldMapping(config(false)) }),
+      bareNode('lake', 'EXTERNAL_DATASET'),
+      bareNode('cdc_payments', 'TOPIC'),
+      bareNode('cdc-value', 'SCHEMA', { fields: [{ name: 'before' }, { name: 'after' }] }),
+      bareNode('cdc_sink', 'CONNECTOR', { field_mapping: sinkFieldMapping(config(true)) }),
+      bareNode('lake_cdc', 'EXTERNAL_DATASET'),
     ])
       graph.setNode(one.id, one);
     for (const one of [

@@ -46,6 +46,23 @@ function node(id: string, fields: Partial<Node> & Pick<Node, 'node_type' | 'syst
   };
 }
 
+/**
+ * A STREAM node of `node_type` whose id is also its qualified and display name, in environment `env`
+ * and cluster `lkc`: the small hand-made estates of the column graph and connector field tests.
+ */
+export function bareNode(id: string, node_type: Node['node_type'], attributes: Node['attributes'] = {}): Node {
+  return {
+    id,
+    node_type,
+    system: 'STREAM',
+    qualified_name: id,
+    display_name: id,
+    environment_id: 'env',
+    cluster_id: 'lkc',
+    attributes,
+  };
+}
+
 /** An edge of `edge_type` from `src_id` to `dst_id`, with `attributes` (none by default). */
 export function edge(
   src_id: string,

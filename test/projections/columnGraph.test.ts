@@ -9,21 +9,11 @@ import { describe, it } from 'node:test';
 import type { Edge, Node } from '../../src/graph/model.js';
 import { walkColumns } from '../../projections/columnGraph.js';
 import { ResidentGraph } from '../../projections/residentGraph.js';
-import { edge } from '../helpers/sampleGraph.js';
+import { bareNode, edge } from '../helpers/sampleGraph.js';
 
 function graphOf(nodes: Array<[string, Node['node_type'], Node['attributes']?]>, edges: Edge[]): ResidentGraph {
   const graph = new ResidentGraph();
-  for (const [id, node_type, attributes] of nodes)
-    graph.setNode(id, {
-      id,
-      node_type,
-      system: 'STREAM',
-      qualified_name: id,
-      display_name: id,
-      environment_id: 'env',
-      cluster_id: 'lkc',
-      attributes: attributes ?? {},
-    });
+  for (const [id, node_type, attributes] of nodes) graph.setNode(id, bareNode(id, node_type, attributes ?? {}));
   for (const edge of edges) graph.setEdge(edge);
   return graph;
 }

@@ -4,26 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statementLineage } from '../../src/sql/index.js';
+import { columnEntries } from '../helpers/columnLineage.js';
 import { COLUMN_TRANSFORMATIONS } from '../../src/openlineage/fromGraph.js';
-
-/** `[output, kind, inputs]` of a statement's column lineage. */
-function entries(sql: string, dialect: 'flink' | 'ksql'): Array<[string, string, string[]]> {
-  const result = statementLineage(sql, { dialect });
-  assert.ok(!('error' in result), JSON.stringify(result));
-  return result.columnLineage.flatMap((sink) =>
-    sink.columns.map((entry): [string, string, string[]] => [
-      entry.output,
-      entry.kind,
-      entry.inputs.map((input) => `${input.table.parts.join('.')}.${input.column}`),
-    ]),
-  );
-}
 
 describe('group-by keys are indirect inputs', () => {
   it('gives every output of a Flink GROUP BY its keys', () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         'INSERT INTO totals SELECT customer_id, SUM(amount) AS total FROM orders WHERE status <> 1 GROUP BY customer_id',
         'flink',
       ),
@@ -41,7 +28,7 @@ describe('group-by keys are indirect inputs', () => {
 
   it('does the same for ksqlDB GROUP BY and PARTITION BY', () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         'CREATE TABLE per_user AS SELECT user_id, COUNT(*) AS clicks FROM clicks GROUP BY user_id EMIT CHANGES;',
         'ksql',
       ),
@@ -52,7 +39,7 @@ describe('group-by keys are indirect inputs', () => {
       ],
     );
     assert.deepEqual(
-      entries(
+      columnEntries(
         'CREATE STREAM by_page AS SELECT page, user_id FROM clicks PARTITION BY page EMIT CHANGES;',
         'ksql',
       ).filter(([, kind]) => kind === 'group_by'),

@@ -8,21 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statementLineage } from '../../src/sql/index.js';
+import { columnEntries } from '../helpers/columnLineage.js';
 import { COLUMN_TRANSFORMATIONS } from '../../src/openlineage/fromGraph.js';
-
-/** `[output, kind, inputs]` of a statement's column lineage, in the parser's order. */
-function entries(sql: string, dialect: 'flink' | 'ksql' = 'flink'): Array<[string, string, string[]]> {
-  const result = statementLineage(sql, { dialect });
-  assert.ok(!('error' in result), JSON.stringify(result));
-  return result.columnLineage.flatMap((sink) =>
-    sink.columns.map((entry): [string, string, string[]] => [
-      entry.output,
-      entry.kind,
-      entry.inputs.map((input) => `${input.table.parts.join('.')}.${input.column}`),
-    ]),
-  );
-}
 
 describe('window columns are indirect inputs', () => {
   it('maps kind window to OpenLineage INDIRECT/WINDOW', () => {
@@ -31,7 +18,7 @@ describe('window columns are indirect inputs', () => {
 
   it('a TUMBLE TVF: the DESCRIPTOR column windows every output (GROUP BY window_start, window_end too); the bounds derive from it', () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         'INSERT INTO revenue_1m SELECT window_start, window_end, currency, SUM(amount) AS revenue ' +
           "FROM TABLE(TUMBLE(TABLE payments, DESCRIPTOR(paid_at), INTERVAL '1' MINUTES)) " +
           'GROUP BY window_start, window_end, currency',
@@ -59,7 +46,7 @@ describe('window columns are indirect inputs', () => {
       "CUMULATE(TABLE views, DESCRIPTOR(viewed_at), INTERVAL '1' MINUTES, INTERVAL '1' HOURS)",
     ])
       assert.deepEqual(
-        entries(`INSERT INTO counts SELECT window_time, page FROM TABLE(${call})`).filter(
+        columnEntries(`INSERT INTO counts SELECT window_time, page FROM TABLE(${call})`).filter(
           ([, kind]) => kind === 'window',
         ),
         [
@@ -68,7 +55,7 @@ describe('window columns are indirect inputs', () => {
         ],
       );
     assert.deepEqual(
-      entries(
+      columnEntries(
         'INSERT INTO sessions SELECT user_id, window_end, COUNT(*) AS clicks ' +
           "FROM TABLE(SESSION(TABLE clicks PARTITION BY user_id, DESCRIPTOR(clicked_at), INTERVAL '10' MINUTES)) " +
           'GROUP BY user_id, window_start, window_end',
@@ -83,7 +70,7 @@ describe('window columns are indirect inputs', () => {
 
   it('a group window: GROUP BY TUMBLE(ts, ...) windows on ts, not groups; TUMBLE_START derives from ts', () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         "INSERT INTO hourly SELECT TUMBLE_START(ts, INTERVAL '1' HOUR) AS hour_start, sensor, AVG(reading) AS mean " +
           "FROM readings GROUP BY TUMBLE(ts, INTERVAL '1' HOUR), sensor",
       ),
@@ -108,14 +95,14 @@ describe('window columns are indirect inputs', () => {
       ['moving_sum', 'window', ['trades.symbol', 'trades.traded_at']],
     ];
     assert.deepEqual(
-      entries(
+      columnEntries(
         'INSERT INTO moving SELECT trade_id, SUM(price) OVER (PARTITION BY symbol ORDER BY traded_at ' +
           "RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW) AS moving_sum FROM trades",
       ),
       expected,
     );
     assert.deepEqual(
-      entries(
+      columnEntries(
         'INSERT INTO moving SELECT trade_id, SUM(price) OVER w AS moving_sum FROM trades ' +
           'WINDOW w AS (PARTITION BY symbol ORDER BY traded_at ROWS BETWEEN 5 PRECEDING AND CURRENT ROW)',
       ),
@@ -125,7 +112,7 @@ describe('window columns are indirect inputs', () => {
 
   it('Top-N: the ranking window composes through the subquery and its filter', () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         'INSERT INTO top3 SELECT item, rn FROM (SELECT item, ROW_NUMBER() OVER (PARTITION BY shop ORDER BY sold DESC) AS rn ' +
           'FROM sales) WHERE rn <= 3',
       ),
@@ -140,7 +127,7 @@ describe('window columns are indirect inputs', () => {
 
   it('ksqlDB WINDOW TUMBLING: ROWTIME windows every output; WINDOWSTART/WINDOWEND derive from it', () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         'CREATE TABLE logins_per_hour AS SELECT user_id, WINDOWSTART AS hour_start, WINDOWEND, COUNT(*) AS logins ' +
           'FROM logins WINDOW TUMBLING (SIZE 1 HOUR, GRACE PERIOD 5 MINUTES) GROUP BY user_id EMIT CHANGES;',
         'ksql',
@@ -166,7 +153,7 @@ describe('window columns are indirect inputs', () => {
       "CREATE STREAM meter (meter_id VARCHAR KEY, read_at BIGINT, kwh DOUBLE) WITH (KAFKA_TOPIC='meter', TIMESTAMP='read_at', VALUE_FORMAT='JSON');";
     for (const window of ['HOPPING (SIZE 1 HOUR, ADVANCE BY 10 MINUTES)', 'SESSION (30 MINUTES)'])
       assert.deepEqual(
-        entries(
+        columnEntries(
           `${declare} CREATE TABLE usage AS SELECT meter_id, SUM(kwh) AS kwh FROM meter WINDOW ${window} GROUP BY meter_id;`,
           'ksql',
         ),
@@ -183,7 +170,7 @@ describe('window columns are indirect inputs', () => {
 
   it("a ksqlDB CREATE's WITH properties are not columns", () => {
     assert.deepEqual(
-      entries(
+      columnEntries(
         "CREATE STREAM raw WITH (KAFKA_TOPIC='raw', VALUE_FORMAT='AVRO'); INSERT INTO copy SELECT * FROM raw;",
         'ksql',
       ),

@@ -14,10 +14,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { call } from '../http/helpers.js';
 import {
   browserOrSkipReason,
+  importSyntheticGraph,
   NEW_TOPIC,
   openGuardedPage,
   screenshot,
@@ -195,13 +195,7 @@ describe('web UI in headless Chromium', { skip }, () => {
     // A graph above the large-graph threshold (2,000 nodes), which pans over a stage with a margin;
     // deleted at the end so that the other tests see the demo graph by default.
     const headers = { 'x-api-key': TEST_API_KEY };
-    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'pan-test' }, headers });
-    const graphId = created.body.graph_id as string;
-    const graph = syntheticGraph({ nodes: 2_500, edges: 3_750, seed: 11 });
-    assert.equal(
-      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
-      200,
-    );
+    const graphId = await importSyntheticGraph(stack, headers, 'pan-test', { nodes: 2_500, edges: 3_750, seed: 11 });
     try {
       await page.goto(`${stack.uiUrl}/?graph=${graphId}&schemas=1&internal=1&groups=1&collapsed=`);
       assert.equal(await waitForRender(page), 2_500);

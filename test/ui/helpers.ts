@@ -22,6 +22,7 @@ import {
 import { findChromium, launchChromium } from '../../infra/ui/browser.js';
 import { buildUiServer, defaultAssetFolder } from '../../infra/ui/server.js';
 import { call, startApi, waitForTask, type TestApi } from '../http/helpers.js';
+import { syntheticGraph } from '../../bench/syntheticGraph.js';
 
 /** The API key of the test stack, every role: what a user signs in with in the page. */
 export const TEST_API_KEY = 'ui-test-key-4f1c9a';
@@ -235,6 +236,29 @@ export function requestWithExactHeaders(
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/**
+ * Creates the graph `name` through the API and imports the synthetic graph of `nodes` nodes and
+ * `edges` edges (`seed`) into it, with `headers` (a write key).
+ *
+ * @returns the new graph's id; delete it at the end so that the other tests see the demo graph by default.
+ * @throws AssertionError when the import is not answered 200.
+ */
+export async function importSyntheticGraph(
+  stack: UiStack,
+  headers: Record<string, string>,
+  name: string,
+  shape: { nodes: number; edges: number; seed: number },
+): Promise<string> {
+  const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name }, headers });
+  const graphId = created.body.graph_id as string;
+  const graph = syntheticGraph(shape);
+  assert.equal(
+    (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
+    200,
+  );
+  return graphId;
 }
 
 /** Saves a screenshot of the page under `SCREENSHOT_FOLDER` and returns its path. */

@@ -10,11 +10,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { syntheticGraph } from '../../bench/syntheticGraph.js';
 import { buildUiServer } from '../../infra/ui/server.js';
 import { call } from '../http/helpers.js';
 import {
   browserOrSkipReason,
+  importSyntheticGraph,
   DEMO_ENVIRONMENTS,
   screenshot,
   SCREENSHOT_FOLDER,
@@ -510,13 +510,11 @@ describe('web UI views in headless Chromium', { skip }, () => {
   });
 
   it('draws a large graph first as groups per environment, cluster and type, in their swimlanes, then whole', async () => {
-    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'overview-20500' }, headers });
-    const graphId = created.body.graph_id as string;
-    const graph = syntheticGraph({ nodes: 20_500, edges: 30_000, seed: 7 });
-    assert.equal(
-      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
-      200,
-    );
+    const graphId = await importSyntheticGraph(stack, headers, 'overview-20500', {
+      nodes: 20_500,
+      edges: 30_000,
+      seed: 7,
+    });
     // The whole graph is held back until the overview has been looked at.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -566,13 +564,7 @@ describe('web UI views in headless Chromium', { skip }, () => {
   });
 
   it('never draws two plain labels over each other on the 5,000-node view, at any zoom below the cards', async () => {
-    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'labels-5000' }, headers });
-    const graphId = created.body.graph_id as string;
-    const graph = syntheticGraph({ nodes: 5_000, edges: 7_500, seed: 5 });
-    assert.equal(
-      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
-      200,
-    );
+    const graphId = await importSyntheticGraph(stack, headers, 'labels-5000', { nodes: 5_000, edges: 7_500, seed: 5 });
     try {
       // `collapsed=` (none): every node drawn (consumer groups folded into their topics), as dots with plain labels.
       await page.goto(`${stack.uiUrl}/?graph=${graphId}&collapsed=`);
@@ -615,13 +607,7 @@ describe('web UI views in headless Chromium', { skip }, () => {
   });
 
   it('opens a 5,000-node graph legible: its environments collapsed into named cards, each expanding on Enter', async () => {
-    const created = await call(stack.api.base, 'POST', '/api/v1/graphs', { json: { name: 'legible-5000' }, headers });
-    const graphId = created.body.graph_id as string;
-    const graph = syntheticGraph({ nodes: 5_000, edges: 7_500, seed: 5 });
-    assert.equal(
-      (await call(stack.api.base, 'POST', `/api/v1/graphs/${graphId}/import`, { json: graph, headers })).status,
-      200,
-    );
+    const graphId = await importSyntheticGraph(stack, headers, 'legible-5000', { nodes: 5_000, edges: 7_500, seed: 5 });
     try {
       await page.goto(`${stack.uiUrl}/?graph=${graphId}`);
       const drawn = await waitForRender(page);
