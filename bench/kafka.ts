@@ -40,6 +40,7 @@ import { decodeTrustedEvent, streams } from '../src/events.js';
 import { createGraph, recordGraph } from '../src/graphCommands.js';
 import { silentLogger } from '../src/logger.js';
 import { toChangeEvent } from '../services/publisher.js';
+import { createTopics } from '../test/kafka/helpers.js';
 import { startApi, stopApi, type Child } from './mixedLoad.js';
 
 /** What `benchKafka` measured (or why it could not). */
@@ -179,10 +180,7 @@ export async function benchIngest(
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const kafka = new Kafka({ clientId: 'bench', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
   const topic = `openlineage-bench-${randomUUID().slice(0, 8)}`;
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
-  await admin.disconnect();
+  await createTopics(kafka, [{ topic }]);
   const producer = kafka.producer();
   await producer.connect();
   const consumer = { stop: async () => undefined } as { stop(): Promise<void> };
@@ -371,10 +369,7 @@ export async function benchPublication(broker: KafkaBroker, changes: number) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const kafka = new Kafka({ clientId: 'bench', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
-  await admin.disconnect();
+  await createTopics(kafka, [{ topic, numPartitions: 3 }]);
   const onTopic: Array<{ id: string; key: string }> = [];
   const reader = kafka.consumer({ groupId: `bench-reader-${topic}`, sessionTimeout: 6_000, rebalanceTimeout: 6_000 });
   await reader.connect();

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { Writable } from 'node:stream';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type ITopicConfig, type Producer } from 'kafkajs';
 import {
   kafkaBrokerSkipReason,
   QUICK_START_FLAGS,
@@ -127,12 +127,20 @@ export async function produceJson(
   }
 }
 
-/** Creates `topic` on the broker of `kafka` (waiting for its leader), then produces `values` to it (`produceJson`). */
-export async function createTopicWith(kafka: Kafka, topic: string, values: readonly unknown[]): Promise<void> {
+/** Creates `topics` on the broker of `kafka`, waiting for their leaders (an admin client of its own). */
+export async function createTopics(kafka: Kafka, topics: ITopicConfig[]): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
-  await admin.disconnect();
+  try {
+    await admin.createTopics({ topics, waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Creates `topic` on the broker of `kafka` (`createTopics`), then produces `values` to it (`produceJson`). */
+export async function createTopicWith(kafka: Kafka, topic: string, values: readonly unknown[]): Promise<void> {
+  await createTopics(kafka, [{ topic }]);
   const producer = kafka.producer();
   await producer.connect();
   await produceJson(producer, topic, values);

@@ -27,7 +27,7 @@ import { eventually } from '../helpers/wait.js';
 import { startApi, type TestApi } from '../http/helpers.js';
 import { FIXTURES } from '../openlineage/helpers.js';
 import { loadValidator } from '../openlineage/validator.js';
-import { kafkaClient, kafkaSkip, seedExtractedGraph, useKafkaBroker } from './helpers.js';
+import { createTopics, kafkaClient, kafkaSkip, seedExtractedGraph, useKafkaBroker } from './helpers.js';
 
 const run = promisify(execFile);
 const JAVA_FOLDER = join(import.meta.dirname, '..', 'java', 'openlineage');
@@ -66,10 +66,7 @@ describe('the official OpenLineage Java client as a producer', { skip }, () => {
   it('sends through its HTTP and Kafka transports; its events are stored, valid, and join our topic nodes', async () => {
     const api = await startApi();
     const topic = `openlineage-${randomUUID().slice(0, 8)}`;
-    const admin = kafkaClient(broker()).admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
-    await admin.disconnect();
+    await createTopics(kafkaClient(broker()), [{ topic }]);
     const consumer = await startOpenLineageConsumer(
       {
         brokers: [broker().bootstrap],

@@ -351,13 +351,9 @@ describe('Kafka transport against a real broker', { skip }, () => {
       backoff: { minimum: 50, maximum: 200 },
     });
     const kafka = kafkaClient(broker(), 'sasl');
-    const admin = kafka.admin();
-    const producer = kafka.producer();
     try {
       await logged(lines, 'OpenLineageKafka:Unavailable', /does not exist/);
-      await Promise.all([admin.connect(), producer.connect()]);
-      await admin.createTopics({ topics: [{ topic: config.topic }], waitForLeaders: true });
-      await produceJson(producer, config.topic, [numberedEvent(1)]);
+      await createTopicWith(kafka, config.topic, [numberedEvent(1)]);
       await eventually(
         'the event stored',
         async () => ((await storedOpenLineage(store)).keys.size === 1 ? true : undefined),
@@ -369,8 +365,6 @@ describe('Kafka transport against a real broker', { skip }, () => {
       assert.equal(consumer.consuming, true);
     } finally {
       await consumer.stop();
-      await producer.disconnect();
-      await admin.disconnect();
     }
   });
 
