@@ -52,32 +52,20 @@ export interface GraphImportBodyOptions {
 }
 
 /**
- * A request body as received: its chunks, in order (`readImportBody`), or one buffer.
- */
-export type ImportBodyBytes = Buffer | readonly Buffer[];
-
-/** Bytes in a body. */
-function byteLength(body: ImportBodyBytes): number {
-  if (Buffer.isBuffer(body)) return body.length;
-  let length = 0;
-  for (const chunk of body as readonly Buffer[]) length += chunk.length;
-  return length;
-}
-
-/**
- * Parses and validates a graph import body (the raw bytes of the request, whole or in the chunks it
- * was received in), in a worker thread when it is large. The body's memory is handed to the worker:
- * do not read `body` afterwards.
+ * Parses and validates a graph import body (the raw bytes of the request, as the chunks it was
+ * received in: `readImportBody`), in a worker thread when it is large. The body's memory is handed to
+ * the worker: do not read `chunks` afterwards.
  * @throws ValidationError (400) for a body that is not a JSON lineage graph, listing the first
  *   `MAX_LISTED_ISSUES` problems with the count of all; LineageError 413 when validating it needs
  *   more than `WORKER_HEAP_MEGABYTES`.
  */
 export async function validateGraphImportBody(
-  body: ImportBodyBytes,
+  chunks: readonly Buffer[],
   options: GraphImportBodyOptions,
 ): Promise<ValidatedGraph> {
-  const chunks: readonly Buffer[] = Buffer.isBuffer(body) ? [body] : (body as readonly Buffer[]);
-  if (byteLength(body) < (options.workerThresholdBytes ?? WORKER_THRESHOLD_BYTES)) {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  if (length < (options.workerThresholdBytes ?? WORKER_THRESHOLD_BYTES)) {
     return validateLineageGraph(parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)), {
       inPlace: true,
       deferUnknownEndpoints: options.deferUnknownEndpoints,

@@ -147,14 +147,14 @@ describe('graph import bodies in a worker thread', () => {
   it('answers the same graph, or the same capped problems, as in place', async () => {
     const valid = validImportBody(0.3);
     const inPlace = validateLineageGraph(JSON.parse(valid.toString('utf8')), { inPlace: true });
-    const inWorker = await validateGraphImportBody(Buffer.from(valid), {
+    const inWorker = await validateGraphImportBody([Buffer.from(valid)], {
       deferUnknownEndpoints: false,
       workerThresholdBytes: 0,
     });
     assert.deepEqual(inWorker, inPlace);
 
     await assert.rejects(
-      validateGraphImportBody(Buffer.from(JSON.stringify(invalidNodes(600))), {
+      validateGraphImportBody([Buffer.from(JSON.stringify(invalidNodes(600)))], {
         deferUnknownEndpoints: false,
         workerThresholdBytes: 0,
       }),
@@ -166,7 +166,7 @@ describe('graph import bodies in a worker thread', () => {
       },
     );
     await assert.rejects(
-      validateGraphImportBody(Buffer.from('{"nodes": ['), { deferUnknownEndpoints: false, workerThresholdBytes: 0 }),
+      validateGraphImportBody([Buffer.from('{"nodes": [')], { deferUnknownEndpoints: false, workerThresholdBytes: 0 }),
       (thrown: unknown) => thrown instanceof ValidationError && /body is not valid JSON/.test(thrown.message),
     );
   });
@@ -305,10 +305,13 @@ describe('large imports through the API', () => {
     assert.ok(first);
     assert.equal((await v1('POST', `/graphs/${graphId}/import`, { nodes: [first], edges: [] })).status, 200);
     // Edges to `first`, which only the store holds.
-    const validated = await validateGraphImportBody(Buffer.from(JSON.stringify({ nodes: rest, edges: graph.edges })), {
-      deferUnknownEndpoints: true,
-      workerThresholdBytes: 0,
-    });
+    const validated = await validateGraphImportBody(
+      [Buffer.from(JSON.stringify({ nodes: rest, edges: graph.edges }))],
+      {
+        deferUnknownEndpoints: true,
+        workerThresholdBytes: 0,
+      },
+    );
     const touching = graph.edges.filter((edge) => edge.src_id === first.id || edge.dst_id === first.id).length;
     assert.ok(touching > 0);
     assert.equal(validated.deferredEdges.length, touching);
@@ -318,7 +321,7 @@ describe('large imports through the API', () => {
 
     // The same body against a graph that lacks `first`: those edges join no node.
     const other = await createGraph('large-merge-missing');
-    const again = await validateGraphImportBody(Buffer.from(JSON.stringify({ nodes: rest, edges: graph.edges })), {
+    const again = await validateGraphImportBody([Buffer.from(JSON.stringify({ nodes: rest, edges: graph.edges }))], {
       deferUnknownEndpoints: true,
       workerThresholdBytes: 0,
     });
