@@ -27,7 +27,7 @@
  * (`after`) and the other way round.
  */
 import { passesAllFields } from '../src/extraction/connectorFields.js';
-import { namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
+import { hasPositionalOutputs, namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
 import type { EdgeColumnLineage } from '../src/extraction/streamProcessing.js';
 import { COLUMN_TRANSFORMATIONS } from '../src/openlineage/fromGraph.js';
 import { JOB_NODE_TYPES, type Edge, type Node } from '../src/graph/model.js';
@@ -120,7 +120,7 @@ export function edgeLineage(
   const attribute = edge.attributes?.column_lineage;
   let candidates: ReadonlyArray<readonly string[]> = [];
   let sinkKey: string | undefined;
-  if (cached !== undefined ? cached.sinkKey !== undefined : hasPositions(attribute)) {
+  if (cached !== undefined ? cached.sinkKey !== undefined : hasPositionalOutputs(attribute)) {
     candidates = sinkColumns?.() ?? [];
     sinkKey = candidates.map((names) => names.join('\u0000')).join('\u0001');
   }
@@ -154,14 +154,6 @@ export function edgeLineage(
   }
   parsedByEdge.set(edge, parsed);
   return parsed;
-}
-
-/** Whether a `column_lineage` attribute has entries with a query `position`. */
-function hasPositions(attribute: unknown): boolean {
-  return (
-    Array.isArray(attribute) &&
-    attribute.some((entry: unknown) => typeof (entry as { position?: unknown } | null)?.position === 'number')
-  );
 }
 
 /**
