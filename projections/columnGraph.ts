@@ -162,13 +162,7 @@ export function edgeLineage(
  */
 export function sinkColumnsOf(graph: ResidentGraph, sink: string): () => ReadonlyArray<readonly string[]> {
   return () => {
-    const value: string[] = [];
-    const key: string[] = [];
-    if (graph.hasNode(sink))
-      graph.forEachOutgoing(sink, (edge, _source, schema) => {
-        if (edge.edge_type === 'HAS_SCHEMA')
-          (edge.attributes?.role === 'key' ? key : value).push(...namedFields(schema.attributes?.fields));
-      });
+    const { value, key } = schemaFieldsByRole(graph, sink);
     return sinkColumnCandidates(value, key);
   };
 }
@@ -262,14 +256,20 @@ function namedFields(list: unknown): string[] {
 
 /** The fields of a topic's registered schemas (its HAS_SCHEMA targets), value schema first. */
 export function schemaFields(graph: ResidentGraph, nodeId: string): string[] {
+  const { value, key } = schemaFieldsByRole(graph, nodeId);
+  return [...value, ...key];
+}
+
+/** The fields of a topic's key schema (HAS_SCHEMA with role `key`) and of its other schemas (value). */
+function schemaFieldsByRole(graph: ResidentGraph, nodeId: string): { value: string[]; key: string[] } {
   const value: string[] = [];
-  const other: string[] = [];
-  if (!graph.hasNode(nodeId)) return value;
-  graph.forEachOutgoing(nodeId, (edge, _source, schema) => {
-    if (edge.edge_type !== 'HAS_SCHEMA') return;
-    (edge.attributes?.role === 'key' ? other : value).push(...namedFields(schema.attributes?.fields));
-  });
-  return [...value, ...other];
+  const key: string[] = [];
+  if (graph.hasNode(nodeId))
+    graph.forEachOutgoing(nodeId, (edge, _source, schema) => {
+      if (edge.edge_type === 'HAS_SCHEMA')
+        (edge.attributes?.role === 'key' ? key : value).push(...namedFields(schema.attributes?.fields));
+    });
+  return { value, key };
 }
 
 /** Whether a TRANSFORMS edge is a cluster link's mirror (the same records, field for field). */
