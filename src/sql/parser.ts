@@ -734,13 +734,12 @@ export class StatementParser {
         list.push({ table: ind.table, column: ind.column });
       indirectByKind.set(ind.kind, list);
     }
+    // The query's `window` inputs (time attributes, window keys) window every column, beside its own OVER ones.
+    const windowing = shape.indirect.filter((ind): ind is Indirect & { kind: 'window' } => ind.kind === 'window');
     shape.columns.forEach((col, index) => {
       const output = targetColumns?.[index] ?? col.name;
       const byKind = new Map<OriginKind, ColumnInput[]>();
-      for (const origin of [
-        ...col.origins,
-        ...shape.indirect.filter((ind) => ind.kind === 'window').map((ind) => ({ ...ind, kind: 'window' as const })),
-      ]) {
+      for (const origin of [...col.origins, ...windowing]) {
         const list = byKind.get(origin.kind) ?? [];
         if (!list.some((input) => input.column === origin.column && tableKey(input.table) === tableKey(origin.table)))
           list.push({ table: origin.table, column: origin.column });
