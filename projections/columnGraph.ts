@@ -26,7 +26,7 @@
  * field under another case. A nested field (`after.order_id`) matches an entry of its struct
  * (`after`) and the other way round.
  */
-import { passesAllFields } from '../src/extraction/connectorFields.js';
+import { mappedColumnLineage, passesAllFields } from '../src/extraction/connectorFields.js';
 import { hasPositionalOutputs, namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
 import type { EdgeColumnLineage } from '../src/extraction/streamProcessing.js';
 import { COLUMN_TRANSFORMATIONS } from '../src/openlineage/fromGraph.js';
@@ -225,14 +225,11 @@ function collectKnownFields(
     if (!mapping) return;
     for (const entry of mapping.fields) fields.declared.add(entry.output);
     if (!mapping.all_fields || mapping.struct !== null) return;
-    // Every field of the topics read, but those excluded or renamed to another name.
-    const renamedAway = new Set(
-      mapping.fields.filter((entry) => entry.input !== entry.output).map((entry) => entry.input),
-    );
-    for (const input of jobInputs(graph, source.id))
-      if (mappingReads(mapping, graph.node(input)))
-        for (const name of schemaFields(graph, input))
-          if (passesAllFields(mapping, name) && !renamedAway.has(name)) fields.declared.add(name);
+    // Every field of the topics read, but those excluded or renamed to another name (`mappedColumnLineage`).
+    const topics = jobInputs(graph, source.id)
+      .filter((input) => mappingReads(mapping, graph.node(input)))
+      .map((input) => ({ dataset: input, fields: schemaFields(graph, input) }));
+    for (const entry of mappedColumnLineage(mapping, topics)) fields.declared.add(entry.output);
   });
   graph.forEachOutgoing(nodeId, (edge, _source, reader) => {
     if (edge.edge_type !== 'CONSUMES') return;
