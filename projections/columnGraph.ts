@@ -26,8 +26,8 @@
  * field under another case. A nested field (`after.order_id`) matches an entry of its struct
  * (`after`) and the other way round.
  */
-import { passesAllFields } from '../src/extraction/connectorFields.js';
-import { namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
+import { mappedColumnLineage, passesAllFields } from '../src/extraction/connectorFields.js';
+import { hasPositionalOutputs, namePositionalOutputs, sinkColumnCandidates } from '../src/extraction/starColumns.js';
 import type { EdgeColumnLineage } from '../src/extraction/streamProcessing.js';
 import { COLUMN_TRANSFORMATIONS } from '../src/openlineage/fromGraph.js';
 import { JOB_NODE_TYPES, type Edge, type Node } from '../src/graph/model.js';
@@ -120,7 +120,7 @@ export function edgeLineage(
   const attribute = edge.attributes?.column_lineage;
   let candidates: ReadonlyArray<readonly string[]> = [];
   let sinkKey: string | undefined;
-  if (cached !== undefined ? cached.sinkKey !== undefined : hasPositions(attribute)) {
+  if (cached !== undefined ? cached.sinkKey !== undefined : hasPositionalOutputs(attribute)) {
     candidates = sinkColumns?.() ?? [];
     sinkKey = candidates.map((names) => names.join('\u0000')).join('\u0001');
   }
@@ -156,27 +156,13 @@ export function edgeLineage(
   return parsed;
 }
 
-/** Whether a `column_lineage` attribute has entries with a query `position`. */
-function hasPositions(attribute: unknown): boolean {
-  return (
-    Array.isArray(attribute) &&
-    attribute.some((entry: unknown) => typeof (entry as { position?: unknown } | null)?.position === 'number')
-  );
-}
-
 /**
  * The column lists of dataset `sink` for outputs named by position (`sinkColumnCandidates`): its
  * value schema's fields, or its key schema's then its value schema's.
  */
 export function sinkColumnsOf(graph: ResidentGraph, sink: string): () => ReadonlyArray<readonly string[]> {
   return () => {
-    const value: string[] = [];
-    const key: string[] = [];
-    if (graph.hasNode(sink))
-      graph.forEachOutgoing(sink, (edge, _source, schema) => {
-        if (edge.edge_type === 'HAS_SCHEMA')
-          (edge.attributes?.role === 'key' ? key : value).push(...namedFields(schema.attributes?.fields));
-      });
+    const { value, key } = schemaFieldsByRole(graph, sink);
     return sinkColumnCandidates(value, key);
   };
 }
@@ -239,14 +225,11 @@ function collectKnownFields(
     if (!mapping) return;
     for (const entry of mapping.fields) fields.declared.add(entry.output);
     if (!mapping.all_fields || mapping.struct !== null) return;
-    // Every field of the topics read, but those excluded or renamed to another name.
-    const renamedAway = new Set(
-      mapping.fields.filter((entry) => entry.input !== entry.output).map((entry) => entry.input),
-    );
-    for (const input of jobInputs(graph, source.id))
-      if (mappingReads(mapping, graph.node(input)))
-        for (const name of schemaFields(graph, input))
-          if (passesAllFields(mapping, name) && !renamedAway.has(name)) fields.declared.add(name);
+    // Every field of the topics read, but those excluded or renamed to another name (`mappedColumnLineage`).
+    const topics = jobInputs(graph, source.id)
+      .filter((input) => mappingReads(mapping, graph.node(input)))
+      .map((input) => ({ dataset: input, fields: schemaFields(graph, input) }));
+    for (const entry of mappedColumnLineage(mapping, topics)) fields.declared.add(entry.output);
   });
   graph.forEachOutgoing(nodeId, (edge, _source, reader) => {
     if (edge.edge_type !== 'CONSUMES') return;
@@ -270,14 +253,20 @@ function namedFields(list: unknown): string[] {
 
 /** The fields of a topic's registered schemas (its HAS_SCHEMA targets), value schema first. */
 export function schemaFields(graph: ResidentGraph, nodeId: string): string[] {
+  const { value, key } = schemaFieldsByRole(graph, nodeId);
+  return [...value, ...key];
+}
+
+/** The fields of a topic's key schema (HAS_SCHEMA with role `key`) and of its other schemas (value). */
+function schemaFieldsByRole(graph: ResidentGraph, nodeId: string): { value: string[]; key: string[] } {
   const value: string[] = [];
-  const other: string[] = [];
-  if (!graph.hasNode(nodeId)) return value;
-  graph.forEachOutgoing(nodeId, (edge, _source, schema) => {
-    if (edge.edge_type !== 'HAS_SCHEMA') return;
-    (edge.attributes?.role === 'key' ? other : value).push(...namedFields(schema.attributes?.fields));
-  });
-  return [...value, ...other];
+  const key: string[] = [];
+  if (graph.hasNode(nodeId))
+    graph.forEachOutgoing(nodeId, (edge, _source, schema) => {
+      if (edge.edge_type === 'HAS_SCHEMA')
+        (edge.attributes?.role === 'key' ? key : value).push(...namedFields(schema.attributes?.fields));
+    });
+  return { value, key };
 }
 
 /** Whether a TRANSFORMS edge is a cluster link's mirror (the same records, field for field). */

@@ -203,9 +203,15 @@ export function sinkColumnCandidates(
   return candidates;
 }
 
-/** True when some entry carries a query position (`namePositionalOutputs` has work to do). */
-export function hasPositionalOutputs(columns: readonly EdgeColumnLineage[]): boolean {
-  return columns.some((entry) => entry.position !== undefined);
+/**
+ * True when `columnLineage` (an edge's `column_lineage` attribute, not yet checked) is an array with
+ * an entry that carries a query position (`namePositionalOutputs` has work to do).
+ */
+export function hasPositionalOutputs(columnLineage: unknown): columnLineage is EdgeColumnLineage[] {
+  return (
+    Array.isArray(columnLineage) &&
+    columnLineage.some((entry: unknown) => typeof (entry as { position?: unknown } | null)?.position === 'number')
+  );
 }
 
 /** Field names of a SCHEMA node, in schema order; undefined when it lists none. */

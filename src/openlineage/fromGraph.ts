@@ -31,8 +31,7 @@ import {
   type System,
 } from '../graph/model.js';
 import { mappedColumnLineage, type SinkFieldMapping } from '../extraction/connectorFields.js';
-import { namePositionalOutputs, sinkColumnCandidates } from '../extraction/starColumns.js';
-import type { EdgeColumnLineage } from '../extraction/streamProcessing.js';
+import { hasPositionalOutputs, namePositionalOutputs, sinkColumnCandidates } from '../extraction/starColumns.js';
 import { schemaEdgesValueFirst, storedSchemaFields } from '../graph/schemas.js';
 import { kafkaNamespace, nodeBootstrap, streamNamespace } from './identity.js';
 import {
@@ -646,7 +645,7 @@ function connectorColumnLineage(graph: GraphLookup, job: Node, edge: Edge, input
  */
 function positionalNamed(graph: GraphLookup, edge: Edge): unknown {
   const attribute = edge.attributes?.column_lineage;
-  if (!Array.isArray(attribute) || !attribute.some((entry) => typeof entry?.position === 'number')) return attribute;
+  if (!hasPositionalOutputs(attribute)) return attribute;
   const value: string[] = [];
   const key: string[] = [];
   for (const schema of graph.outEdges(edge.dst_id))
@@ -654,7 +653,7 @@ function positionalNamed(graph: GraphLookup, edge: Edge): unknown {
       (schema.attributes?.role === 'key' ? key : value).push(
         ...storedSchemaFields(graph.node(schema.dst_id)).map((field) => field.name),
       );
-  return namePositionalOutputs(attribute as EdgeColumnLineage[], sinkColumnCandidates(value, key));
+  return namePositionalOutputs(attribute, sinkColumnCandidates(value, key));
 }
 
 /** Transformation `type` and `subtype` of each `column_lineage` kind (OpenLineage column lineage 1-2-0). */

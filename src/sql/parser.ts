@@ -34,7 +34,7 @@ const RANK: Record<DirectKind, number> = { identity: 0, transformation: 1, aggre
 const maxKind = (a: OriginKind, b: DirectKind): OriginKind => (a === 'window' ? a : RANK[a] >= RANK[b] ? a : b);
 /** Window table-valued functions (Flink) and group window functions (`GROUP BY TUMBLE(ts, ...)`). */
 const WINDOW_FUNCTIONS = ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'];
-/** The columns a window TVF adds: its bounds and time attribute. */
+/** The columns a window TVF adds, in order: its bounds and time attribute (`windowRel`). */
 const WINDOW_BOUNDS = new Set(['window_start', 'window_end', 'window_time']);
 /** ksqlDB window types after `WINDOW`. */
 const KSQL_WINDOWS = ['TUMBLING', 'HOPPING', 'SESSION'];
@@ -734,13 +734,12 @@ export class StatementParser {
         list.push({ table: ind.table, column: ind.column });
       indirectByKind.set(ind.kind, list);
     }
+    // The query's `window` inputs (time attributes, window keys) window every column, beside its own OVER ones.
+    const windowing = shape.indirect.filter((ind): ind is Indirect & { kind: 'window' } => ind.kind === 'window');
     shape.columns.forEach((col, index) => {
       const output = targetColumns?.[index] ?? col.name;
       const byKind = new Map<OriginKind, ColumnInput[]>();
-      for (const origin of [
-        ...col.origins,
-        ...shape.indirect.filter((ind) => ind.kind === 'window').map((ind) => ({ ...ind, kind: 'window' as const })),
-      ]) {
+      for (const origin of [...col.origins, ...windowing]) {
         const list = byKind.get(origin.kind) ?? [];
         if (!list.some((input) => input.column === origin.column && tableKey(input.table) === tableKey(origin.table)))
           list.push({ table: origin.table, column: origin.column });
@@ -1635,15 +1634,15 @@ function functionRel(origins: Origin[]): Rel {
  * indirect `window` inputs of every column read from it.
  */
 function windowRel(base: Rel, timeOrigins: Origin[], windowing: readonly Origin[]): Rel {
-  const windowCols = ['window_start', 'window_end', 'window_time'];
+  const windowCols = () => [...WINDOW_BOUNDS].map((name) => ({ name, origins: timeOrigins }));
   return {
     names: base.names,
     columns: () => {
       const cols = base.columns();
-      return cols ? [...cols, ...windowCols.map((name) => ({ name, origins: timeOrigins }))] : undefined;
+      return cols ? [...cols, ...windowCols()] : undefined;
     },
-    lookup: (path) => (windowCols.includes(path[0]!.toLowerCase()) ? timeOrigins : base.lookup(path)),
-    star: () => [...base.star(), ...windowCols.map((name) => ({ name, origins: timeOrigins }))],
+    lookup: (path) => (WINDOW_BOUNDS.has(path[0]!.toLowerCase()) ? timeOrigins : base.lookup(path)),
+    star: () => [...base.star(), ...windowCols()],
     indirect: [
       ...base.indirect,
       ...windowing.map((origin): Indirect => ({ table: origin.table, column: origin.column, kind: 'window' })),
