@@ -148,12 +148,7 @@ export async function marquezDeleteDataset(
   namespace: string,
   name: string,
 ): Promise<MarquezDataset> {
-  let last: MarquezDataset | undefined;
-  await record(runtime, () => {
-    last = marquezDataset(runtime, namespace, name);
-    return [{ type: 'MarquezElementDeleted', data: { element: 'dataset', namespace, name } }];
-  });
-  return { ...last!, deleted: true };
+  return { ...(await deleteElement(runtime, { element: 'dataset', namespace, name }, marquezDataset)), deleted: true };
 }
 
 /**
@@ -165,10 +160,22 @@ export async function marquezDeleteJob(
   namespace: string,
   name: string,
 ): Promise<MarquezJob> {
-  let last: MarquezJob | undefined;
+  return deleteElement(runtime, { element: 'job', namespace, name }, marquezJob);
+}
+
+/**
+ * Records `MarquezElementDeleted` for a dataset or job, read by `read` (which throws `NotFoundError`
+ * for an unknown or deleted one) when the write is decided; answers it as it was then.
+ */
+async function deleteElement<T>(
+  runtime: MarquezWriteRuntime,
+  element: Element,
+  read: (runtime: MarquezRuntime, namespace: string, name: string) => T,
+): Promise<T> {
+  let last: T | undefined;
   await record(runtime, () => {
-    last = marquezJob(runtime, namespace, name);
-    return [{ type: 'MarquezElementDeleted', data: { element: 'job', namespace, name } }];
+    last = read(runtime, element.namespace, element.name);
+    return [{ type: 'MarquezElementDeleted', data: element }];
   });
   return last!;
 }
