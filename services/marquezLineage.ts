@@ -461,5 +461,3 @@ class ColumnGraph {
     return [...this.fieldNodes.values()];
   }
 }
-
-export { LineageReader };
