@@ -83,7 +83,7 @@ export function isDeleted(
 }
 
 /** The tags of a dataset or job recorded through the Marquez API, and those of a dataset's fields. */
-export function marquezTagsOf(
+function marquezTagsOf(
   runtime: MarquezRuntime,
   element: 'dataset' | 'job',
   namespace: string,

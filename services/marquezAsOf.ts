@@ -27,7 +27,7 @@ import type { MarquezRuntime } from './marquez.js';
 const PAGE = 1_000;
 
 /** Points whose folded projection is kept, per store (the most recently asked). */
-export const MAX_KEPT_POINTS = 2;
+const MAX_KEPT_POINTS = 2;
 
 /** A projection folded up to a point. */
 interface Folded {

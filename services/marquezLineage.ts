@@ -152,22 +152,12 @@ export function marquezLineage(
   origin: { type: 'dataset' | 'job'; namespace: string; name: string },
   depth: number,
 ): MarquezLineageAnswer {
-  const { state } = runtime.openLineage;
+  if (!nodeExists(runtime, origin.type, origin.namespace, origin.name))
+    throw new NotFoundError(`${origin.type} "${origin.name}" in namespace "${origin.namespace}" is not known`);
   const index = marquezLineageIndex(runtime);
   const key = datasetKey(origin.namespace, origin.name);
-  if (origin.type === 'dataset') {
-    const known = isDeleted(runtime, 'dataset', origin.namespace, origin.name)
-      ? null
-      : findDatasetKey(state, runtime.openLineage.graphJoin(), key);
-    if (known === null)
-      throw new NotFoundError(`dataset "${origin.name}" in namespace "${origin.namespace}" is not known`);
-    return answer(
-      index.answerJson(index.walk({ dataset: index.datasetNumber(key), key }, depth, MAX_MARQUEZ_LINEAGE_NODES)),
-    );
-  }
-  if (!nodeExists(runtime, 'job', origin.namespace, origin.name))
-    throw new NotFoundError(`job "${origin.name}" in namespace "${origin.namespace}" is not known`);
-  return answer(index.answerJson(index.walk({ job: index.jobNumber(key) }, depth, MAX_MARQUEZ_LINEAGE_NODES)));
+  const start = origin.type === 'dataset' ? { dataset: index.datasetNumber(key), key } : { job: index.jobNumber(key) };
+  return answer(index.answerJson(index.walk(start, depth, MAX_MARQUEZ_LINEAGE_NODES)));
 }
 
 /** One input field of a column-lineage entry. */
@@ -471,5 +461,3 @@ class ColumnGraph {
     return [...this.fieldNodes.values()];
   }
 }
-
-export { LineageReader };

@@ -253,31 +253,28 @@ export class MarquezLineageIndex {
     for (const dataset of walk.datasets) if (shownHere(dataset)) slots.set(dataset, { inEdges: [], outEdges: [] });
     const parts: string[] = [];
     const jobParts: string[] = [];
+    // A job's inputs (edges dataset -> job) or outputs (job -> dataset) among the datasets shown.
+    const around = (job: number, jobId: string, inputs: boolean) => {
+      const refs: string[] = [];
+      const edges: string[] = [];
+      for (const dataset of this.datasetsAround(job, inputs)) {
+        const slot = slots.get(dataset);
+        if (!slot) continue;
+        const shown = entryOf(dataset);
+        refs.push(this.refJson(shown));
+        const edge = inputs
+          ? `{"origin":${shown.idJson},"destination":${jobId}}`
+          : `{"origin":${jobId},"destination":${shown.idJson}}`;
+        edges.push(edge);
+        (inputs ? slot.outEdges : slot.inEdges).push(edge);
+      }
+      return { refs, edges };
+    };
     for (const job of walk.jobs) {
       const entry = this.jobs[job]!;
       if (entry.hidden) continue;
-      const inRefs: string[] = [];
-      const outRefs: string[] = [];
-      const inEdges: string[] = [];
-      const outEdges: string[] = [];
-      for (const dataset of this.datasetsAround(job, true)) {
-        const slot = slots.get(dataset);
-        if (!slot) continue;
-        const shown = entryOf(dataset);
-        inRefs.push(this.refJson(shown));
-        const edge = `{"origin":${shown.idJson},"destination":${entry.idJson}}`;
-        inEdges.push(edge);
-        slot.outEdges.push(edge);
-      }
-      for (const dataset of this.datasetsAround(job, false)) {
-        const slot = slots.get(dataset);
-        if (!slot) continue;
-        const shown = entryOf(dataset);
-        outRefs.push(this.refJson(shown));
-        const edge = `{"origin":${entry.idJson},"destination":${shown.idJson}}`;
-        outEdges.push(edge);
-        slot.inEdges.push(edge);
-      }
+      const { refs: inRefs, edges: inEdges } = around(job, entry.idJson, true);
+      const { refs: outRefs, edges: outEdges } = around(job, entry.idJson, false);
       const data = this.jobData(entry);
       const json = `${data.head}${inRefs.join(',')}${data.middle}${outRefs.join(',')}${data.tail}`;
       jobParts.push(

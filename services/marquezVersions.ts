@@ -64,15 +64,17 @@ const WRITE_CHANGES = {
 } as const;
 
 /**
- * The writes of the Marquez API on a dataset or job (`services/marquezWrites.ts`), one version each,
- * with the history facet saying what made it: the change (`tag_added`, `tag_removed`), the tag and
- * field, the store position, and the events' cause, actor and correlation id.
+ * The writes of the Marquez API on a dataset or job (`services/marquezWrites.ts`), one version each:
+ * `base` with the version's id and time, then `shown` (what the version shows of the element now),
+ * its facets with the history facet saying what made it: the change (`tag_added`, `tag_removed`), the
+ * tag and field, the store position, and the events' cause, actor and correlation id.
  */
 function marquezWriteVersions(
   runtime: MarquezRuntime,
   element: 'dataset' | 'job',
   id: { namespace: string; name: string },
-  value: (version: string, createdAt: string, facet: Record<string, unknown>) => Record<string, unknown>,
+  base: Record<string, unknown>,
+  shown: { facets: Record<string, unknown> } & Record<string, unknown>,
 ): Version[] {
   const key = marquezKey(element, datasetKey(id.namespace, id.name));
   return (runtime.openLineage.state.marquez.history.get(key) ?? []).map((write) => {
@@ -88,7 +90,15 @@ function marquezWriteVersions(
       actor: write.actor,
       correlation_id: write.correlation_id,
     };
-    return { ms: Date.parse(write.recorded_at), value: value(version, write.recorded_at, facet) };
+    const value = {
+      ...base,
+      id: { ...id, version },
+      version,
+      createdAt: write.recorded_at,
+      ...shown,
+      facets: { ...shown.facets, lineage_svc_history: facet },
+    };
+    return { ms: Date.parse(write.recorded_at), value };
   });
 }
 
@@ -166,15 +176,11 @@ export async function marquezDatasetVersions(
   }
   versions.push(...ingestedDatasetVersions(runtime, members, base, { namespace, name }));
   versions.push(
-    ...marquezWriteVersions(runtime, 'dataset', { namespace, name }, (version, createdAt, facet) => ({
-      ...base,
-      id: { namespace, name, version },
-      version,
-      createdAt,
+    ...marquezWriteVersions(runtime, 'dataset', { namespace, name }, base, {
       fields: current.fields,
       lifecycleState: 'ALTER',
-      facets: { ...current.facets, lineage_svc_history: facet },
-    })),
+      facets: current.facets,
+    }),
   );
   return answer(versions, page);
 }
@@ -294,14 +300,10 @@ export async function marquezJobVersions(
     }
   }
   versions.push(
-    ...marquezWriteVersions(runtime, 'job', { namespace, name }, (version, createdAt, facet) => ({
-      ...base,
-      id: { namespace, name, version },
-      version,
-      createdAt,
-      facets: { ...source.facets, lineage_svc_history: facet },
+    ...marquezWriteVersions(runtime, 'job', { namespace, name }, base, {
+      facets: source.facets,
       ...(source.runs[0] ? { latestRun: source.runs[0] } : {}),
-    })),
+    }),
   );
   return answer(versions, page);
 }

@@ -76,6 +76,18 @@ type Element = { element: 'dataset' | 'job'; namespace: string; name: string };
 
 const keyOf = (element: Element) => marquezKey(element.element, datasetKey(element.namespace, element.name));
 
+/** The event putting `tag` on (`add`) or taking it off the element or its `field`; none when `present` already says so. */
+function tagEvents(
+  element: Element,
+  field: string | null,
+  { tag, add }: { tag: string; add: boolean },
+  present: boolean,
+): LineageEvent[] {
+  if (present === add) return [];
+  const data = { ...element, field, tag };
+  return [add ? { type: 'MarquezTagAdded', data } : { type: 'MarquezTagRemoved', data }];
+}
+
 /**
  * `POST` (add) or `DELETE` (remove) `/namespaces/{namespace}/datasets/{dataset}/tags/{tag}`, or with
  * `field`, `.../datasets/{dataset}/fields/{field}/tags/{tag}`: answers the dataset after the write.
@@ -98,9 +110,7 @@ export async function marquezTagDataset(
         );
       present = marquez.fieldTags.get(keyOf(element))?.get(target.field)?.has(target.tag) ?? false;
     }
-    if (present === target.add) return [];
-    const data = { ...element, field: target.field, tag: target.tag };
-    return [target.add ? { type: 'MarquezTagAdded', data } : { type: 'MarquezTagRemoved', data }];
+    return tagEvents(element, target.field, target, present);
   });
   return marquezDataset(runtime, target.namespace, target.name);
 }
@@ -117,9 +127,7 @@ export async function marquezTagJob(
   await record(runtime, () => {
     marquezJob(runtime, target.namespace, target.name);
     const present = runtime.openLineage.state.marquez.tags.get(keyOf(element))?.has(target.tag) ?? false;
-    if (present === target.add) return [];
-    const data = { ...element, field: null, tag: target.tag };
-    return [target.add ? { type: 'MarquezTagAdded', data } : { type: 'MarquezTagRemoved', data }];
+    return tagEvents(element, null, target, present);
   });
   return marquezJob(runtime, target.namespace, target.name);
 }
@@ -148,12 +156,7 @@ export async function marquezDeleteDataset(
   namespace: string,
   name: string,
 ): Promise<MarquezDataset> {
-  let last: MarquezDataset | undefined;
-  await record(runtime, () => {
-    last = marquezDataset(runtime, namespace, name);
-    return [{ type: 'MarquezElementDeleted', data: { element: 'dataset', namespace, name } }];
-  });
-  return { ...last!, deleted: true };
+  return { ...(await deleteElement(runtime, { element: 'dataset', namespace, name }, marquezDataset)), deleted: true };
 }
 
 /**
@@ -165,10 +168,22 @@ export async function marquezDeleteJob(
   namespace: string,
   name: string,
 ): Promise<MarquezJob> {
-  let last: MarquezJob | undefined;
+  return deleteElement(runtime, { element: 'job', namespace, name }, marquezJob);
+}
+
+/**
+ * Records `MarquezElementDeleted` for a dataset or job, read by `read` (which throws `NotFoundError`
+ * for an unknown or deleted one) when the write is decided; answers it as it was then.
+ */
+async function deleteElement<T>(
+  runtime: MarquezWriteRuntime,
+  element: Element,
+  read: (runtime: MarquezRuntime, namespace: string, name: string) => T,
+): Promise<T> {
+  let last: T | undefined;
   await record(runtime, () => {
-    last = marquezJob(runtime, namespace, name);
-    return [{ type: 'MarquezElementDeleted', data: { element: 'job', namespace, name } }];
+    last = read(runtime, element.namespace, element.name);
+    return [{ type: 'MarquezElementDeleted', data: element }];
   });
   return last!;
 }

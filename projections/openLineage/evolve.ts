@@ -141,13 +141,14 @@ function restoreNamed(state: OpenLineageState, event: IngestedEvent): void {
 /** A deleted dataset or job whose graph node a later graph change records (added or changed) shows again. */
 function restoreNodes(state: OpenLineageState, nodes: readonly Node[]): void {
   for (const node of nodes) {
-    const identity = openLineageIdentity(node);
-    if (DATASET_NODE_TYPES.has(node.node_type))
+    if (DATASET_NODE_TYPES.has(node.node_type)) {
+      const identity = openLineageIdentity(node);
       state.marquez.deleted.delete(marquezKey('dataset', datasetKey(identity.namespace, identity.name)));
-    else if (JOB_NODE_TYPES.has(node.node_type)) {
+    } else if (JOB_NODE_TYPES.has(node.node_type)) {
+      const { name } = openLineageIdentity(node);
       // A job's namespace may depend on its neighbours: every deleted job of that name shows again.
-      for (const key of [...state.marquez.deleted]) {
-        if (key.startsWith('job\u0000') && splitDatasetKey(key.slice('job\u0000'.length)).name === identity.name)
+      for (const key of state.marquez.deleted) {
+        if (key.startsWith('job\u0000') && splitDatasetKey(key.slice('job\u0000'.length)).name === name)
           state.marquez.deleted.delete(key);
       }
     }
