@@ -276,14 +276,17 @@ const GRAPH_CONTENT: Record<string, OperationDocs> = {
     operationId: 'getGraphGroups',
     description:
       'A graph’s nodes counted per environment, cluster and node type, and its edges counted per pair of these groups ' +
-      '(links name groups by their index): the web UI’s first picture of a large graph, a few kilobytes whatever its size. ' +
-      'as_of reads it at a revision or time.',
+      '(links name groups by their index): the web UI’s first picture of a large graph. ' +
+      'max_groups merges clusters into their environment, then environments, until at most that many groups are left ' +
+      '(a few kilobytes whatever the graph’s size). as_of reads it at a revision or time. ' +
+      'The counts are made once per graph revision and kept.',
     responses: { 200: 'The groups and the links between them', 404: NO_GRAPH },
     responseExample: {
       graph_id: EXAMPLE_GRAPH_ID,
       revision: 3,
       node_count: 5,
       edge_count: 4,
+      merged: 'none',
       groups: [
         { environment_id: 'env-q7m2k9', cluster_id: 'lkc-7x9m2p', node_type: 'CONNECTOR', node_count: 1 },
         { environment_id: 'env-q7m2k9', cluster_id: 'lkc-7x9m2p', node_type: 'TOPIC', node_count: 3 },

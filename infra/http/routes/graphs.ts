@@ -36,6 +36,7 @@ import {
   AsOf,
   ChangeCountsResource,
   count,
+  MAX_COUNT,
   position,
   EdgeInput,
   EdgeResource,
@@ -529,13 +530,29 @@ function historyRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): v
         tags,
         summary: 'The grouped overview: nodes counted per environment, cluster and type, edges per pair of groups',
         params: GraphIdParams,
-        querystring: z.object({ as_of: AsOf }),
+        querystring: z.object({
+          as_of: AsOf,
+          max_groups: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_COUNT)
+            .optional()
+            .describe(
+              'At most this many groups: clusters are merged into their environment, then environments, until they fit (default: none merged)',
+            ),
+        }),
         response: withProblems({
           200: z.object({
             graph_id: z.string(),
             revision: position('Revision of the graph stream answered'),
             node_count: count('Nodes of the graph'),
             edge_count: count('Edges of the graph'),
+            merged: z
+              .enum(['none', 'clusters', 'environments'])
+              .describe(
+                'What max_groups merged: none; clusters (a group is an environment and a type); environments (a group is a type)',
+              ),
             groups: z.array(
               z.object({
                 environment_id: z.string().nullable().describe('Null: nodes outside any environment'),
@@ -555,7 +572,8 @@ function historyRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime']): v
         }),
       },
     },
-    async (request) => graphGroups(runtime, request.params.graph_id, request.query.as_of),
+    async (request) =>
+      graphGroups(runtime, request.params.graph_id, request.query.as_of, { maxGroups: request.query.max_groups }),
   );
 
   app.get(
