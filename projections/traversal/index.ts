@@ -15,6 +15,7 @@ export {
   pooledText,
   serializeJson,
   walkedTraversal,
+  WHOLE_GRAPH_PART_ITEMS,
   type PooledBytes,
   type Traversal,
   type WholeGraph,

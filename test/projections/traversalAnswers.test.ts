@@ -10,6 +10,7 @@ import {
   AnswerBufferPool,
   answerBuffers,
   plainWholeGraph,
+  WHOLE_GRAPH_PART_ITEMS,
   serializeJson,
   walkedTraversal,
   type TraversalResult,
@@ -164,5 +165,30 @@ describe('Traversal and WholeGraph values', () => {
     const bare = plainWholeGraph({ nodes: [], edges: [] }).serialize();
     assert.equal(bare.bytes.toString('utf8'), '{"nodes":[],"edges":[]}');
     bare.release();
+  });
+
+  it('a whole graph answers its JSON in parts of WHOLE_GRAPH_PART_ITEMS items, whose concatenation is the whole', () => {
+    const many = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ ...node, id: `${node.id}-${index}` }));
+    const edges = (count: number) => Array.from({ length: count }, (_, index) => ({ ...edge, src_id: `${index}` }));
+    const fields = { graph_id: 'g-1', revision: 3 };
+    for (const [nodeCount, edgeCount, withFields] of [
+      [0, 0, false],
+      [0, 0, true],
+      [1, 0, true],
+      [0, 1, false],
+      [WHOLE_GRAPH_PART_ITEMS * 2 + 1, WHOLE_GRAPH_PART_ITEMS, true],
+    ] as const) {
+      const graph = { nodes: many(nodeCount), edges: edges(edgeCount) };
+      const whole = plainWholeGraph(graph, withFields ? fields : {});
+      const parts = [...whole.jsonParts()];
+      assert.equal(parts.join(''), JSON.stringify({ ...(withFields ? fields : {}), ...graph }));
+      const itemParts = Math.ceil(nodeCount / WHOLE_GRAPH_PART_ITEMS) + Math.ceil(edgeCount / WHOLE_GRAPH_PART_ITEMS);
+      assert.equal(
+        parts.length,
+        itemParts + 1,
+        `${nodeCount} nodes and ${edgeCount} edges: a part per batch, and the end`,
+      );
+    }
   });
 });
