@@ -563,6 +563,34 @@ describe('web UI views in headless Chromium', { skip }, () => {
     }
   });
 
+  it('asks for the graph the URL names and its grouped overview at once, without waiting for the list of graphs', async () => {
+    const graphId = stack.graphId;
+    // The list of graphs is held back: the graph and its overview must be asked for meanwhile.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const list = (url: URL) => url.pathname === '/api/v1/graphs';
+    await page.route(list, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      const asked = (path: string) =>
+        page.waitForRequest((request) => new URL(request.url()).pathname === path, { timeout: 30_000 });
+      const groups = asked(`/api/v1/graphs/${graphId}/groups`);
+      const document = asked(`/api/v1/graphs/${graphId}`);
+      await page.goto(`${stack.uiUrl}/?graph=${graphId}`);
+      const [groupsRequest] = await Promise.all([groups, document]);
+      assert.equal(new URL(groupsRequest.url()).searchParams.get('max_groups'), '200', 'the API merges the groups');
+      release();
+      assert.ok((await waitForRender(page)) > 0, 'then the graph is drawn');
+      guarded.assertClean();
+    } finally {
+      release();
+      await page.unroute(list);
+      await page.goto('about:blank');
+    }
+  });
+
   it('never draws two plain labels over each other on the 5,000-node view, at any zoom below the cards', async () => {
     const graphId = await importSyntheticGraph(stack, headers, 'labels-5000', { nodes: 5_000, edges: 7_500, seed: 5 });
     try {

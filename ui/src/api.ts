@@ -55,6 +55,29 @@ export interface GraphDocument extends GraphSummary {
   edges: LineageEdge[];
 }
 
+/** A group of the grouped overview: the nodes of one environment, cluster and type (null ids: outside any, or merged). */
+export interface OverviewGroup {
+  environment_id: string | null;
+  cluster_id: string | null;
+  node_type: string;
+  node_count: number;
+}
+
+/**
+ * `GET /graphs/{id}/groups`: the grouped overview, nodes counted per environment, cluster and type
+ * (merged, with `max_groups`, clusters first, then environments: `merged` says how far), and edges
+ * counted per pair of groups (`source` and `target` are indexes into `groups`).
+ */
+export interface GraphGroups {
+  graph_id: string;
+  revision: number;
+  node_count: number;
+  edge_count: number;
+  merged: 'none' | 'clusters' | 'environments';
+  groups: OverviewGroup[];
+  links: { source: number; target: number; edge_count: number }[];
+}
+
 /** `GET /graphs/{id}/path`: the shortest path between two nodes, listed from `from`. */
 export interface GraphPath {
   from: string;

@@ -13,11 +13,13 @@ import {
   ApiError,
   type GraphDiff,
   type GraphDocument,
+  type GraphGroups,
   type GraphPath,
   type GraphSummary,
   type HistoryChange,
   type LineageEdge,
   type LineageNode,
+  type OverviewGroup,
   type Traversal,
 } from './api';
 import { formatTime, h, replaceChildren } from './dom';
@@ -57,9 +59,46 @@ const store = (key: string, value: string) => {
     // storage refused: nothing is remembered
   }
 };
+// The layout worker first: its script is asked for before the API's answers, which the server of a
+// large graph's document may keep busy for a second or more.
+startLayoutWorker();
 /** The first list of graphs, asked for before the page is built (the answer is needed first). */
 let graphsPrefetch: Promise<{ graphs: GraphSummary[] }> | undefined = api('GET', '/graphs');
 graphsPrefetch.catch(() => undefined); // a failure is reported by the refresh that awaits it
+
+/** At most this many cards in the grouped overview: more groups are merged (clusters first, then environments). */
+const OVERVIEW_GROUPS = 200;
+/** The grouped overview of a graph at a point (null: now), at most `OVERVIEW_GROUPS` groups (the API merges the rest). */
+const requestGroups = (graphId: string, asOf: string | null) =>
+  api<GraphGroups>('GET', `/graphs/${encodeURIComponent(graphId)}/groups`, {
+    as_of: asOf,
+    max_groups: OVERVIEW_GROUPS,
+  });
+/** A whole graph at a point (null: now). */
+const requestDocument = (graphId: string, asOf: string | null) =>
+  api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: asOf });
+
+/**
+ * The graph this page will show (the URL's, else the one shown last), asked for with the list of
+ * graphs, before the page is built: its grouped overview first (for the first picture of a large
+ * graph; the API answers it from counts kept per revision), then the whole graph. The first refresh
+ * takes them when it wants that graph at that point (`key`, as `documentKey`); else they are dropped.
+ * The groups are asked for only when the page may draw the overview (the graph page, no focus, no
+ * diff); a graph too small for the overview does not use them.
+ */
+let graphPrefetch: { key: string; groups?: Promise<GraphGroups>; document: Promise<GraphDocument> } | undefined =
+  (() => {
+    const graphId = state.graph ?? stored(REMEMBERED_GRAPH);
+    if (!graphId) return undefined;
+    const pointInTime = state.diffFrom ? state.diffTo : state.asOf;
+    const groups =
+      state.page === 'graph' && !state.focus && !state.diffFrom ? requestGroups(graphId, pointInTime) : undefined;
+    const document = requestDocument(graphId, pointInTime);
+    // Failures are reported by the refresh that takes them (or by its own requests).
+    groups?.catch(() => undefined);
+    document.catch(() => undefined);
+    return { key: `${graphId}@${pointInTime ?? 'now'}`, ...(groups ? { groups } : {}), document };
+  })();
 let graphs: GraphSummary[] = [];
 let documentKey = '';
 let graphDocument: GraphDocument | null = null;
@@ -233,7 +272,6 @@ const view = new GraphView(canvas, (nodeId) =>
     : setState({ node: nodeId, tab: 'node' }),
 );
 view.onEmphasis = showTooltip;
-startLayoutWorker(); // its script loads while the graph is fetched
 const operations = buildOperations({
   graphId: () => state.graph,
   environmentIds: () => [
@@ -320,6 +358,9 @@ function refresh(): Promise<void> {
 
 async function refreshNow() {
   document.body.dataset.graphState = 'loading';
+  // The first refresh only: what was asked for before the page was built.
+  const prefetch = graphPrefetch;
+  graphPrefetch = undefined;
   showTab();
   if (graphs.length === 0 || documentKey === '') await loadGraphs();
   if (graphs.length === 0) {
@@ -350,11 +391,12 @@ async function refreshNow() {
       : undefined;
   if (key !== documentKey) {
     announce('Loading the graph…');
-    // The overview's small requests go first: the API answers them before it serializes the whole graph.
+    const prefetched = prefetch?.key === key ? prefetch : undefined;
+    // The overview's small request goes first: the API answers it before it serializes the whole graph.
     const arrived = { done: false };
     if (summary.node_count > OVERVIEW_NODES && state.page === 'graph' && !state.focus && !state.diffFrom)
-      void showOverview(graphId, pointInTime, summary.node_count, arrived);
-    const request = api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: pointInTime });
+      void showOverview(prefetched?.groups ?? requestGroups(graphId, pointInTime), summary.node_count, arrived);
+    const request = prefetched?.document ?? requestDocument(graphId, pointInTime);
     try {
       graphDocument = await request;
     } finally {
@@ -591,52 +633,22 @@ const OVERVIEW_NODES = 20_000;
 const plural = (words: string, count: number) =>
   count === 1 ? words : words.endsWith('y') ? `${words.slice(0, -1)}ies` : `${words}s`;
 
-/** At most this many cards in the grouped overview: more groups are merged (clusters first, then environments). */
-const OVERVIEW_GROUPS = 200;
-
-/** A group of the grouped overview (`GET /graphs/{id}/groups`). */
-interface OverviewGroup {
-  environment_id: string | null;
-  cluster_id: string | null;
-  node_type: string;
-  node_count: number;
-}
-
 /**
  * The first useful picture of a large graph: one card per environment, cluster and node type with
  * its count, in the swimlanes of its environment and cluster, and one edge per pair of groups of an
- * environment that edges join, from `GET /graphs/{id}/groups` (a few kilobytes), drawn while the whole graph (tens of
- * megabytes) is fetched and parsed; the graph replaces it when it arrives. Above `OVERVIEW_GROUPS`
- * cards, clusters are merged into their environment, then environments into one card per type.
+ * environment that edges join, from `GET /graphs/{id}/groups` (`groupsRequest`: a few kilobytes, at
+ * most `OVERVIEW_GROUPS` groups, the API merging clusters into their environment, then
+ * environments), drawn while the whole graph (tens of megabytes) is fetched and parsed; the graph
+ * replaces it when it arrives.
  */
-async function showOverview(graphId: string, asOf: string | null, total: number, arrived: { done: boolean }) {
+async function showOverview(groupsRequest: Promise<GraphGroups>, total: number, arrived: { done: boolean }) {
   try {
-    const answer = await api<{
-      groups: OverviewGroup[];
-      links: { source: number; target: number; edge_count: number }[];
-    }>('GET', `/graphs/${encodeURIComponent(graphId)}/groups`, { as_of: asOf });
+    const answer = await groupsRequest;
     if (arrived.done) return;
-    const levels: ((group: OverviewGroup) => OverviewGroup)[] = [
-      (group) => group,
-      (group) => ({ ...group, cluster_id: null }),
-      (group) => ({ ...group, environment_id: null, cluster_id: null }),
-    ];
     const keyOf = (group: OverviewGroup) =>
       `${group.environment_id ?? ''}/${group.cluster_id ?? ''}/${group.node_type}`;
-    let merged = new Map<string, OverviewGroup>();
-    let cardOf: string[] = [];
-    for (const level of levels) {
-      merged = new Map();
-      cardOf = answer.groups.map((group) => {
-        const card = level(group);
-        const key = keyOf(card);
-        const known = merged.get(key);
-        if (known) known.node_count += card.node_count;
-        else merged.set(key, { ...card });
-        return key;
-      });
-      if (merged.size <= OVERVIEW_GROUPS) break;
-    }
+    const cardOf = answer.groups.map(keyOf);
+    const merged = new Map(answer.groups.map((group) => [keyOf(group), group]));
     const nodes: LineageNode[] = [...merged.entries()].map(([key, group]) => ({
       id: `overview:${key}`,
       node_type: group.node_type,
