@@ -79,16 +79,17 @@ const requestDocument = (graphId: string, asOf: string | null) =>
   api<GraphDocument>('GET', `/graphs/${encodeURIComponent(graphId)}`, { as_of: asOf });
 
 /**
- * The graph this page will show (the URL's, else the one shown last), asked for with the list of
- * graphs, before the page is built: its grouped overview first (for the first picture of a large
- * graph; the API answers it from counts kept per revision), then the whole graph. The first refresh
+ * The graph the URL names, asked for with the list of graphs, before the page is built: its grouped
+ * overview first (for the first picture of a large graph; the API answers it from counts kept per
+ * revision), then the whole graph. The first refresh
  * takes them when it wants that graph at that point (`key`, as `documentKey`); else they are dropped.
  * The groups are asked for only when the page may draw the overview (the graph page, no focus, no
  * diff); a graph too small for the overview does not use them.
  */
 let graphPrefetch: { key: string; groups?: Promise<GraphGroups>; document: Promise<GraphDocument> } | undefined =
   (() => {
-    const graphId = state.graph ?? stored(REMEMBERED_GRAPH);
+    // The URL's graph only: the one shown last may have been deleted since (a 404 in the console).
+    const graphId = state.graph;
     if (!graphId) return undefined;
     const pointInTime = state.diffFrom ? state.diffTo : state.asOf;
     const groups =
