@@ -22,6 +22,9 @@
  *    SIGKILLed once a third arrived and another one takes over (lease 2 s). The receivers check
  *    order per graph key and count what was lost (must be 0) and sent twice.
  *
+ * The events are produced by a process of its own (`bench/kafkaProducer.ts`), so that the API
+ * process is measured alone, as in production.
+ *
  * Run alone: `node --import tsx bench/kafka.ts` (prints the result as JSON); the ingest part alone on a
  * running broker: `KAFKA_BOOTSTRAP=127.0.0.1:PORT node --import tsx bench/kafka.ts ingest [events] [liveEvents] [liveRate]`.
  */
@@ -30,7 +33,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokerSkipReason, startKafkaBroker, type KafkaBroker } from '../infra/kafka/broker.js';
 import { startOpenLineageConsumer } from '../infra/kafka/openLineageConsumer.js';
 import { buildApp } from '../infra/http/app.js';
@@ -41,6 +44,7 @@ import { createGraph, recordGraph } from '../src/graphCommands.js';
 import { silentLogger } from '../src/logger.js';
 import { toChangeEvent } from '../services/publisher.js';
 import { createTopics } from '../test/kafka/helpers.js';
+import { startBenchProducer, runEvent, uuidOf } from './kafkaProducer.js';
 import { startApi, stopApi, type Child } from './mixedLoad.js';
 
 /** What `benchKafka` measured (or why it could not). */
@@ -88,23 +92,6 @@ export interface KafkaBenchResult {
   note: string;
 }
 
-const uuidOf = (prefix: number, n: number) =>
-  `0190a1b2-${prefix.toString(16).padStart(4, '0')}-7000-8000-${n.toString(16).padStart(12, '0')}`;
-
-/** A RunEvent of its own run (`prefix` keeps the phases apart). */
-function runEvent(prefix: number, index: number) {
-  return {
-    eventTime: new Date(1_767_225_600_000 + index).toISOString(),
-    eventType: 'COMPLETE',
-    producer: 'https://github.com/OpenLineage/OpenLineage/tree/1.55.0/client/java',
-    schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
-    run: { runId: uuidOf(prefix, index) },
-    job: { namespace: 'bench', name: `job-${index % 1000}` },
-    inputs: [{ namespace: 'kafka://bench:9092', name: `in-${index % 500}` }],
-    outputs: [{ namespace: 'kafka://bench:9092', name: `out-${index % 500}` }],
-  };
-}
-
 /** CPU time of this process's main thread in microseconds (Linux), or undefined. */
 function eventLoopCpuMicroseconds(): number | undefined {
   try {
@@ -129,27 +116,6 @@ export function sustainedLiveRate(caughtUp: number): number {
 
 /** Events per send of the live phase. */
 const LIVE_SEND = 500;
-
-/** Produces events `from` to `to` (exclusive) in sends of `chunk`; calls `acked` after each send with its last index. */
-async function produce(
-  producer: Producer,
-  topic: string,
-  prefix: number,
-  from: number,
-  to: number,
-  chunk = 1000,
-  acked?: (last: number) => void,
-) {
-  for (let start = from; start < to; start += chunk) {
-    const end = Math.min(to, start + chunk);
-    const messages = [];
-    for (let index = start; index < end; index += 1) {
-      messages.push({ key: `run:bench/job-${index % 1000}`, value: JSON.stringify(runEvent(prefix, index)) });
-    }
-    await producer.send({ topic, acks: -1, messages });
-    acked?.(end - 1);
-  }
-}
 
 /** A metric's value for the topic on a /metrics page, or undefined. */
 function metric(text: string, name: string, topic: string): number | undefined {
@@ -181,13 +147,13 @@ export async function benchIngest(
   const kafka = new Kafka({ clientId: 'bench', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
   const topic = `openlineage-bench-${randomUUID().slice(0, 8)}`;
   await createTopics(kafka, [{ topic }]);
-  const producer = kafka.producer();
-  await producer.connect();
+  // The producer runs in a process of its own: the API process is measured alone, as in production.
+  const producer = await startBenchProducer(broker.bootstrap, topic);
   const consumer = { stop: async () => undefined } as { stop(): Promise<void> };
   try {
     // Throughput: a backlog, then the consumer. Its progress is read from the broker (the group's
     // committed offset), so that watching costs the API process nothing.
-    await produce(producer, topic, 1, 0, events);
+    await producer.backlog(1, 0, events);
     const groupId = `bench-${topic}`;
     const watcher = kafka.admin();
     await watcher.connect();
@@ -271,14 +237,7 @@ export async function benchIngest(
       }
     })();
     const liveStarted = performance.now();
-    for (let start = 0; start < liveEvents; start += LIVE_SEND) {
-      // Paced: this send leaves when the rate says, not before.
-      const due = liveStarted + (start / paced) * 1000;
-      if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
-      await produce(producer, topic, 2, start, Math.min(liveEvents, start + LIVE_SEND), LIVE_SEND, (lastIndex) =>
-        pending.push({ lastIndex, acked: performance.now() }),
-      );
-    }
+    await producer.live(2, 0, liveEvents, LIVE_SEND, paced, (lastIndex, acked) => pending.push({ lastIndex, acked }));
     const liveSeconds = (performance.now() - liveStarted) / 1000;
     producing = false;
     await Promise.all([reader, lagSampler]);
@@ -313,7 +272,7 @@ export async function benchIngest(
     };
   } finally {
     await consumer.stop();
-    await producer.disconnect();
+    await producer.stop();
     await app.close();
     await runtime.close();
     rmSync(folder, { recursive: true, force: true });

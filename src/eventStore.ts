@@ -44,7 +44,13 @@ export interface EventToAppend {
   type: string;
   /** Version of the event's data schema; old versions are upcast on read (`src/events.ts`). */
   version: number;
-  /** The event's data (a JSON value). Ignored when `dataJson` is given. */
+  /**
+   * The event's data (a JSON value). With `dataJson`, undefined, or the value `dataJson` is the text
+   * of (`JSON.parse(dataJson)` would equal it): the sqlite store then freezes it (deeply) and answers
+   * it to the reads of its recent appends instead of parsing the text (the projector following an
+   * OpenLineage ingest, issue 24); the caller must not change it afterwards. The other adapters
+   * ignore it when `dataJson` is given.
+   */
   data: unknown;
   metadata: EventMetadata;
   /**

@@ -69,6 +69,13 @@ export function prepareRecord(value: Uint8Array | null): PreparedRecord {
   return { action: 'ingest', prepared: prepareOpenLineageEvent(decision.body, { sizeBytes: value!.length }) };
 }
 
+/** A prepared record without the value of its data (`PreparedOpenLineageEvent.data`), as a prepare worker answers it. */
+export function withoutData(record: PreparedRecord): PreparedRecord {
+  if (record.action !== 'ingest' || !record.prepared.ok || record.prepared.data === undefined) return record;
+  const { data: _data, ...prepared } = record.prepared;
+  return { action: 'ingest', prepared };
+}
+
 /** Prepares the values of a batch's records, in order (`prepareRecord` on each, here or on worker threads). */
 export type PrepareRecords = (values: ReadonlyArray<Uint8Array | null>) => Promise<PreparedRecord[]>;
 

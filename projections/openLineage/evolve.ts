@@ -39,6 +39,7 @@ import {
   isObject,
   jobNode,
   marquezKey,
+  type DatasetName,
   type EventRecord,
   type JobState,
   type OpenLineageState,
@@ -245,7 +246,7 @@ function foldIngested(state: OpenLineageState, kind: OpenLineageEventKind, event
   if (record.runId !== null) foldRun(state, jobState, record, job);
   else if (!jobState.latestJobEvent || record.timeMs >= jobState.latestJobEvent.timeMs)
     jobState.latestJobEvent = record;
-  linkJob(state, record.jobKey, event, record.timeMs);
+  linkJob(state, jobState, record.jobKey, event, record.timeMs);
 }
 
 /** The state of a job, created on its first event. */
@@ -264,6 +265,7 @@ function jobStateOf(
       latestRunMs: Number.NEGATIVE_INFINITY,
       latestJobEvent: null,
       lastMs: Number.NEGATIVE_INFINITY,
+      linked: null,
     };
     state.jobs.set(jobKey, jobState);
   }
@@ -281,27 +283,72 @@ function foldRun(
   job: { namespace: string; name: string },
 ): void {
   const runId = record.runId!;
-  const keys = new Set([runId, runId.toLowerCase()]);
-  if (!isUuid(runId)) keys.add(uuidv5(`${job.namespace}\n${job.name}\n${runId}`, NON_UUID_RUN_NAMESPACE));
-  for (const key of keys) push(state.byRun, key, record);
+  // Each distinct key once: most runIds are lower-case UUIDs, indexed under one key.
+  push(state.byRun, runId, record);
+  const lower = runId.toLowerCase();
+  if (lower !== runId) push(state.byRun, lower, record);
+  if (!isUuid(runId)) {
+    const uuid = uuidv5(`${job.namespace}\n${job.name}\n${runId}`, NON_UUID_RUN_NAMESPACE);
+    if (uuid !== runId && uuid !== lower) push(state.byRun, uuid, record);
+  }
   if (record.timeMs >= jobState.latestRunMs) {
     jobState.latestRunMs = record.timeMs;
     jobState.latestRunId = runId;
   }
 }
 
-/** Adds the job's input edges (dataset -> job) and output edges (job -> dataset) to the lineage graph. */
-function linkJob(state: OpenLineageState, jobKey: string, event: IngestedEvent, timeMs: number): void {
+/**
+ * Adds the job's input edges (dataset -> job) and output edges (job -> dataset) to the lineage graph.
+ * A run of a known job usually names the inputs and outputs its previous event named: when they are
+ * the ones `jobState.linked` holds, in the same order, their edges are in the graph already (edges are
+ * never removed) and only the datasets are recorded (`registerDataset`), which leaves the state as
+ * linking them again would.
+ */
+function linkJob(
+  state: OpenLineageState,
+  jobState: JobState,
+  jobKey: string,
+  event: IngestedEvent,
+  timeMs: number,
+): void {
+  const inputs: readonly unknown[] = Array.isArray(event.inputs) ? event.inputs : [];
+  const outputs: readonly unknown[] = Array.isArray(event.outputs) ? event.outputs : [];
+  const linked = jobState.linked;
+  if (linked !== null && sameDatasets(linked.inputs, inputs) && sameDatasets(linked.outputs, outputs)) {
+    for (const input of inputs) registerDataset(state, input, timeMs);
+    for (const output of outputs) registerDataset(state, output, timeMs);
+    return;
+  }
   const job = jobNode(jobKey);
   if (!state.graph.hasNode(job)) state.graph.addNode(job);
-  for (const input of Array.isArray(event.inputs) ? event.inputs : []) {
+  for (const input of inputs) {
     const key = registerDataset(state, input, timeMs);
     if (key !== null) link(state, datasetNode(key), job);
   }
-  for (const output of Array.isArray(event.outputs) ? event.outputs : []) {
+  for (const output of outputs) {
     const key = registerDataset(state, output, timeMs);
     if (key !== null) link(state, job, datasetNode(key));
   }
+  jobState.linked = { inputs: inputs.map(datasetNameOf), outputs: outputs.map(datasetNameOf) };
+}
+
+/** A dataset reference's `namespace` and `name` (copied), or null when it lacks a string one of them. */
+function datasetNameOf(ref: unknown): DatasetName | null {
+  return isObject(ref) && typeof ref.namespace === 'string' && typeof ref.name === 'string'
+    ? { namespace: ref.namespace, name: ref.name }
+    : null;
+}
+
+/** True when `refs` name the datasets of `names`, in the same order (`datasetNameOf` of each is equal). */
+function sameDatasets(names: ReadonlyArray<DatasetName | null>, refs: readonly unknown[]): boolean {
+  if (names.length !== refs.length) return false;
+  for (let index = 0; index < refs.length; index += 1) {
+    const name = names[index]!;
+    const ref = refs[index];
+    const valid = isObject(ref) && typeof ref.namespace === 'string' && typeof ref.name === 'string';
+    if (name === null ? valid : !valid || ref.namespace !== name.namespace || ref.name !== name.name) return false;
+  }
+  return true;
 }
 
 /**

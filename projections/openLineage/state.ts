@@ -61,6 +61,18 @@ export interface JobState {
   latestJobEvent: EventRecord | null;
   /** Latest eventTime of any of its events (milliseconds). */
   lastMs: number;
+  /**
+   * The inputs and outputs whose edges the fold linked last for this job, as `namespace` and `name`
+   * (null for an entry without both), or null before any: an event naming the same ones, in the same
+   * order, has its edges in `graph` already (edges are never removed) and skips linking them.
+   */
+  linked: { inputs: ReadonlyArray<DatasetName | null>; outputs: ReadonlyArray<DatasetName | null> } | null;
+}
+
+/** An OpenLineage dataset's `namespace` and `name`. */
+export interface DatasetName {
+  namespace: string;
+  name: string;
 }
 
 /** The whole state of the OpenLineage projection. */

@@ -31,6 +31,7 @@ import {
   LenientJobEventSchema,
   LenientRunEventSchema,
   isUuid,
+  passesLenientSchema,
   type IngestedEvent,
   type OpenLineageEventKind,
 } from './model.js';
@@ -253,6 +254,7 @@ function eventKindOf(raw: Record<string, unknown>): OpenLineageEventKind {
 
 /** The problems the lenient schema of `kind` finds in the event, with an explicit message for a bad `eventType`. */
 function schemaIssues(raw: Record<string, unknown>, kind: OpenLineageEventKind): ValidationIssue[] {
+  if (passesLenientSchema(raw, kind)) return [];
   const schema =
     kind === 'RunEvent'
       ? LenientRunEventSchema

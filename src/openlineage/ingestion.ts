@@ -113,10 +113,22 @@ export interface OpenLineageIngestor {
  * One event normalized and serialized (`prepareOpenLineageEvent`): what `ingestPrepared` needs of it,
  * the `OpenLineageEventIngested` data as JSON text (`dataJson`) included; or its rejection.
  * Structured-cloneable (it crosses threads).
+ *
+ * `data` is that data as a value (what `JSON.parse(dataJson)` gives), when the event was prepared on
+ * the thread that ingests it: the store keeps it with the text it writes and hands it, frozen, to the
+ * readers of its recent appends (the projector), which then do not parse the text again
+ * (`EventToAppend.data`). A prepare worker leaves it out: copying it across threads costs what the
+ * parse it saves does.
  */
 export type PreparedOpenLineageEvent =
-  | (Pick<NormalizedEvent, 'ok' | 'kind' | 'dedupe_key' | 'run_id' | 'run_uuid' | 'warnings'> & { dataJson: string })
+  | (Pick<NormalizedEvent, 'ok' | 'kind' | 'dedupe_key' | 'run_id' | 'run_uuid' | 'warnings'> & {
+      dataJson: string;
+      data?: OpenLineageIngestedData;
+    })
   | RejectedEvent;
+
+/** The data of the `OpenLineageEventIngested` event an accepted event is stored as (docs/events.md). */
+export type OpenLineageIngestedData = ReturnType<typeof ingestedData>;
 
 /** The data of the `OpenLineageEventIngested` event an accepted event is stored as (docs/events.md). */
 function ingestedData(normalized: NormalizedEvent) {
@@ -129,19 +141,23 @@ function ingestedData(normalized: NormalizedEvent) {
 }
 
 /**
- * Normalizes one body (`normalizeSafely`) and serializes the data it will be stored as. Pure (the
- * receive time aside, for events without `eventTime`): the Kafka transport runs it on worker threads.
+ * Normalizes one body (`normalizeSafely`) and serializes the data it will be stored as (`dataJson`,
+ * and `data`, the value it is the text of). Pure (the receive time aside, for events without
+ * `eventTime`): the Kafka transport runs it on worker threads. `body` must be a JSON value (parsed
+ * JSON text, as a Kafka record's value is), so that `data` is exactly what its text parses to.
  * @param options `sizeBytes`: the body's size as received, for the 1 MiB limit; `now`: the receive time.
  */
 export function prepareOpenLineageEvent(body: unknown, options: NormalizeOptions = {}): PreparedOpenLineageEvent {
   const normalized = normalizeSafely(body, options);
   if (!normalized.ok) return normalized;
+  const data = ingestedData(normalized);
   const prepared: PreparedOpenLineageEvent = {
     ok: true,
     kind: normalized.kind,
     dedupe_key: normalized.dedupe_key,
     warnings: normalized.warnings,
-    dataJson: JSON.stringify(ingestedData(normalized)),
+    dataJson: JSON.stringify(data),
+    data,
   };
   if (normalized.run_id !== undefined) prepared.run_id = normalized.run_id;
   if (normalized.run_uuid !== undefined) prepared.run_uuid = normalized.run_uuid;
@@ -282,11 +298,13 @@ async function appendFresh(
   const streamKey = keys.length === 1 ? keys[0]! : dedupeKeyOf([...keys].sort());
   // Trusted: `data` is built here from values the lenient schemas have parsed (normalizeOpenLineage),
   // and the second parse of every event cost 4% of the Kafka ingest's time.
-  // Prepared events carry their data as JSON text already (`dataJson`): stored as it is.
+  // Prepared events carry their data as JSON text already (`dataJson`): stored as it is, with the
+  // value it is the text of when they were prepared here (`data`), which the store hands to the
+  // projector instead of parsing the text again.
   const events = toAppendTrusted(
     fresh.map(({ normalized }) => ({
       type: 'OpenLineageEventIngested' as const,
-      data: 'dataJson' in normalized ? (undefined as never) : ingestedData(normalized),
+      data: 'dataJson' in normalized ? (normalized.data as never) : ingestedData(normalized),
     })),
     { cause: 'ingestion', ...context },
   );

@@ -65,4 +65,24 @@ describe('sqlite store: reads of its own recent appends', () => {
       await store.close();
     }
   });
+
+  it('answers the value of data appended both as text and as a value, frozen; the database answers its text parsed', async () => {
+    const store = createSqliteEventStore({ path: folder });
+    const reader = createSqliteEventStore({ path: folder });
+    try {
+      const event = anEvent('e1');
+      const data = event.data as { nodes: Array<{ attributes: Record<string, unknown> }> };
+      const { position } = await store.append('s-e', [{ ...event, dataJson: JSON.stringify(data) }, anEvent('e2')]);
+      const [first, second] = await store.readAll({ after: position - 2, maxCount: 2 });
+      assert.equal(first!.data, data);
+      assert.ok(Object.isFrozen(data) && Object.isFrozen(data.nodes) && Object.isFrozen(data.nodes[0]!.attributes));
+      assert.throws(() => {
+        data.nodes[0]!.attributes.partitions = 7;
+      }, TypeError);
+      assert.ok(!Object.isFrozen(second!.data));
+      assert.deepEqual(await reader.readAll({ after: position - 2, maxCount: 2 }), [first, second]);
+    } finally {
+      await Promise.all([store.close(), reader.close()]);
+    }
+  });
 });

@@ -5,14 +5,19 @@
  * exactly as `ingest` stores, dedupes and answers them.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createMemoryEventStore } from '../../infra/eventStore/memoryEventStore.js';
+import { createSqliteEventStore } from '../../infra/eventStore/sqliteEventStore.js';
 import {
   PREPARE_MIN_RECORDS_PER_WORKER,
   createOpenLineagePreparePool,
   packValues,
   prepareRecordsHere,
   unpackValues,
+  withoutData,
 } from '../../infra/kafka/openLineagePrepare.js';
 import { MAX_EVENT_BYTES } from '../../src/openlineage/ingest.js';
 import { createOpenLineageIngestor, prepareOpenLineageEvent } from '../../src/openlineage/ingestion.js';
@@ -55,7 +60,12 @@ describe('OpenLineage Kafka record preparation', () => {
   it('answers on its workers what the calling thread answers, in record order', async () => {
     for (const count of [0, 1, 9, PREPARE_MIN_RECORDS_PER_WORKER * 2 + 77]) {
       const input = values(count);
-      assert.deepEqual(await pool.prepare(input), await prepareRecordsHere(input), `${count} records`);
+      const here = await prepareRecordsHere(input);
+      // Here, each prepared event carries its data's value too (the text parsed); a worker leaves it out.
+      for (const record of here)
+        if (record.action === 'ingest' && record.prepared.ok)
+          assert.deepEqual(record.prepared.data, JSON.parse(record.prepared.dataJson));
+      assert.deepEqual(await pool.prepare(input), here.map(withoutData), `${count} records`);
     }
     const answered = await pool.prepare(values(60));
     assert.deepEqual(
@@ -107,5 +117,34 @@ describe('OpenLineage Kafka record preparation', () => {
     const again = await ingestor.ingestPrepared([prepareOpenLineageEvent(bodies[0])]);
     assert.equal(again[0]!.status, 'duplicate');
     assert.equal((await prepared.readAll()).length, 2);
+  });
+
+  it('hands the sqlite store the data of events prepared here: its reads answer that value, frozen, equal to the text stored', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'lineage-svc-kafka-prepare-'));
+    const store = createSqliteEventStore({ path: folder });
+    const reader = createSqliteEventStore({ path: folder });
+    try {
+      const records = await prepareRecordsHere([
+        bytes(JSON.stringify(runEvent({ job: 'a', runId: runId(1), inputs: [{ namespace: 'n', name: 'in' }] }))),
+        bytes(JSON.stringify(runEvent({ job: 'b', runId: runId(2) }))),
+      ]);
+      const prepared = records.map((record) => (record.action === 'ingest' ? record.prepared : assert.fail()));
+      await createOpenLineageIngestor({ store }).ingestPrepared(prepared, { actor: 'test' });
+      const read = await store.readAll();
+      assert.deepEqual(
+        read.map((event) => event.data === (prepared[read.indexOf(event)] as { data?: unknown }).data),
+        [true, true],
+      );
+      const data = read[0]!.data as { event: { inputs: Array<{ name: string }> } };
+      assert.ok(Object.isFrozen(data) && Object.isFrozen(data.event.inputs[0]));
+      assert.throws(() => {
+        data.event.inputs[0]!.name = 'changed';
+      }, TypeError);
+      // What another process reads from the database is the same.
+      assert.deepEqual(await reader.readAll(), read);
+    } finally {
+      await Promise.all([store.close(), reader.close()]);
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -474,3 +474,96 @@ describe('OpenLineage fold: where the extracted graphs hold datasets and jobs', 
       ingested('k2', runEvent({ job: 'spark' })),
     ]).then({ events: [[0, 'RunEvent', 'spark', RUN_1, 'COMPLETE']], dedupe_keys: 1, position: 2 }));
 });
+
+describe('OpenLineage fold: runs of a known job naming the same inputs and outputs', () => {
+  /** Everything the fold keeps but `linked` (the fold's own memory), as comparable values. */
+  function wholeState(state: OpenLineageState) {
+    return {
+      position: state.position,
+      events: state.events.map(({ event, ...record }) => ({ ...record, event: JSON.stringify(event) })),
+      byRun: [...state.byRun].map(([key, records]) => [key, records.map((record) => record.seq)]),
+      byJob: [...state.byJob].map(([key, records]) => [key, records.map((record) => record.seq)]),
+      jobs: [...state.jobs].map(([key, { linked: _linked, latestJobEvent, ...job }]) => [
+        key,
+        { ...job, latestJobEvent: latestJobEvent?.seq ?? null },
+      ]),
+      datasets: [...state.datasets],
+      datasetsByNamespace: [...state.datasetsByNamespace].map(([namespace, keys]) => [namespace, [...keys]]),
+      nodes: state.graph.nodes(),
+      edges: state.graph.mapEdges((_, __, source, target) => `${source} -> ${target}`),
+      identities: [...state.datasets.keys()].map((key) => [key, state.identities.find(key)]),
+    };
+  }
+
+  // One job's runs: the same datasets again (newer and older eventTimes, new facets, a symlink), then in
+  // another order, one dropped, one added, an entry without a name, an output that becomes an input.
+  const a = { namespace: 'n', name: 'a' };
+  const b = { namespace: 'n', name: 'b' };
+  const c = { namespace: 'n', name: 'c' };
+  const out = { namespace: 'db', name: 'out' };
+  const runs: Array<{ time: string; inputs: Ref[]; outputs: Ref[] }> = [
+    { time: T1, inputs: [a, b], outputs: [out] },
+    { time: T2, inputs: [a, b], outputs: [{ ...out, facets: { schema: { fields: [] } } }] },
+    { time: T0, inputs: [{ ...a, facets: { owner: { name: 'x' } } }, b], outputs: [out] },
+    {
+      time: T2,
+      inputs: [
+        {
+          ...a,
+          facets: { symlinks: { identifiers: [{ namespace: 'hive', name: 'warehouse.a', type: 'TABLE' }] } },
+        },
+        b,
+      ],
+      outputs: [out],
+    },
+    { time: T2, inputs: [b, a], outputs: [out] },
+    { time: T2, inputs: [b], outputs: [out] },
+    { time: T2, inputs: [b, c], outputs: [out] },
+    { time: T2, inputs: [b, { namespace: 'n' } as Ref], outputs: [out] },
+    { time: T2, inputs: [b, { namespace: 'n' } as Ref], outputs: [out] },
+    { time: T2, inputs: [out], outputs: [b] },
+    { time: T2, inputs: [out], outputs: [b] },
+  ];
+  const stored = recorded(
+    runs.map((run, index) =>
+      ingested(
+        `k${index}`,
+        runEvent({
+          job: 'copy',
+          runId: `0190a1b2-0000-7000-8000-${String(index).padStart(12, '0')}`,
+          eventTime: run.time,
+          inputs: run.inputs,
+          outputs: run.outputs,
+        }),
+      ),
+    ),
+  );
+
+  it('leaves the state the full fold leaves (every event linking its edges again)', () => {
+    const folded = initialOpenLineageState();
+    const full = initialOpenLineageState();
+    for (const event of stored) {
+      evolveOpenLineage(folded, event);
+      // The full fold: the job's memory of what it linked forgotten before each event.
+      for (const job of full.jobs.values()) job.linked = null;
+      evolveOpenLineage(full, event);
+    }
+    assert.deepEqual(wholeState(folded), wholeState(full));
+  });
+
+  it('does not look its edges up again', () => {
+    const state = initialOpenLineageState();
+    let lookups = 0;
+    const hasEdge = state.graph.hasEdge.bind(state.graph);
+    state.graph.hasEdge = ((...args: Parameters<typeof hasEdge>) => {
+      lookups += 1;
+      return hasEdge(...args);
+    }) as typeof hasEdge;
+    evolveOpenLineage(state, stored[0]!);
+    const first = lookups;
+    evolveOpenLineage(state, stored[1]!);
+    evolveOpenLineage(state, stored[2]!);
+    assert.equal(first, 3);
+    assert.equal(lookups, first);
+  });
+});
