@@ -31,7 +31,6 @@ import {
   LenientJobEventSchema,
   LenientRunEventSchema,
   isUuid,
-  passesLenientSchema,
   type IngestedEvent,
   type OpenLineageEventKind,
 } from './model.js';
@@ -254,7 +253,6 @@ function eventKindOf(raw: Record<string, unknown>): OpenLineageEventKind {
 
 /** The problems the lenient schema of `kind` finds in the event, with an explicit message for a bad `eventType`. */
 function schemaIssues(raw: Record<string, unknown>, kind: OpenLineageEventKind): ValidationIssue[] {
-  if (passesLenientSchema(raw, kind)) return [];
   const schema =
     kind === 'RunEvent'
       ? LenientRunEventSchema
