@@ -10,7 +10,7 @@
  * process, so nothing is done.
  */
 import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /**
  * Nice value of background worker threads: 10, the value `nice` gives by default. The kernel then
@@ -20,10 +20,11 @@ export const BACKGROUND_THREAD_NICENESS = 10;
 
 /**
  * Lowers the calling thread's scheduling priority to `niceness` (a nice value, -20 to 19; higher is
- * lower priority), on Linux only. Call it from the worker thread itself, first thing. Lowering a
- * priority needs no privilege; a failure (no `/proc`, a sandbox refusing the call) leaves the
- * priority as it was.
- * @returns true when the priority was set; false elsewhere than on Linux, or when it failed.
+ * lower priority), on Linux only, unless its nice value is that high already. Call it from
+ * the worker thread itself, first thing. Lowering a priority needs no privilege; a failure (no
+ * `/proc`, a sandbox refusing the call) leaves the priority as it was.
+ * @returns true when the priority was set; false elsewhere than on Linux, when it was that low
+ *   already, or when it failed.
  */
 export function lowerThreadPriority(niceness: number = BACKGROUND_THREAD_NICENESS): boolean {
   if (process.platform !== 'linux') return false;
@@ -31,6 +32,8 @@ export function lowerThreadPriority(niceness: number = BACKGROUND_THREAD_NICENES
     // `/proc/thread-self` links to `{pid}/task/{tid}`.
     const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (!Number.isInteger(threadId) || threadId <= 0) return false;
+    // Never raise it: a process started at a higher nice value (`nice -n 15`) keeps its worker there.
+    if (getPriority(threadId) >= niceness) return false;
     setPriority(threadId, niceness);
     return true;
   } catch {

@@ -213,14 +213,20 @@ describe('graph import bodies in a worker thread', () => {
   it(
     'validates at a lower scheduling priority than the event loop (Linux)',
     { skip: process.platform !== 'linux' },
-    async () => {
+    async (context) => {
+      const eventLoop = threadNiceness().get(process.pid)!;
+      // Under `nice -n 10 make test` every thread starts there already: nothing would tell the worker apart.
+      if (eventLoop >= BACKGROUND_THREAD_NICENESS) {
+        context.skip(`the tests run at nice ${eventLoop} already`);
+        return;
+      }
       await validateGraphImportBody([Buffer.from(JSON.stringify({ nodes: [] }))], {
         deferUnknownEndpoints: false,
         workerThresholdBytes: 0,
       });
       // The worker stays up between bodies: one thread of this process now runs at the background nice value.
       const niceness = threadNiceness();
-      assert.equal(niceness.get(process.pid), 0, 'the event loop keeps its priority');
+      assert.equal(niceness.get(process.pid), eventLoop, 'the event loop keeps its priority');
       assert.equal(
         [...niceness.values()].filter((value) => value === BACKGROUND_THREAD_NICENESS).length,
         1,
