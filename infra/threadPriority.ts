@@ -23,7 +23,7 @@ export const BACKGROUND_THREAD_NICENESS = 10;
  * lower priority), on Linux only, unless its nice value is that high already. Call it from
  * the worker thread itself, first thing. Lowering a priority needs no privilege; a failure (no
  * `/proc`, a sandbox refusing the call) leaves the priority as it was.
- * @returns true when the priority was set; false elsewhere than on Linux, when it was that low
+ * @returns true when the priority was set; false elsewhere than on Linux, when its nice value was that high
  *   already, or when it failed.
  */
 export function lowerThreadPriority(niceness: number = BACKGROUND_THREAD_NICENESS): boolean {
