@@ -76,13 +76,12 @@ const SCHEMA_V1 = `
 
 const COLUMNS = 'position, stream, revision, type, version, data, metadata, recorded_at';
 
-/** A row read with `.raw()`, in COLUMNS order. */
 /**
  * A row as the database answers it (position, stream, revision, type, version, data, metadata,
  * recorded_at); a row the store remembers (`recentRows`) may carry a ninth entry, the data as a frozen
  * value (`EventToAppend.data` given with `dataJson`), answered instead of parsing `data`.
  */
-type EventRow = [number, string, number, string, number, string, string, string, unknown?];
+export type EventRow = [number, string, number, string, number, string, string, string, unknown?];
 
 export interface SqliteEventStoreOptions {
   /** Folder holding `events.sqlite` (created with its parents if absent), or `:memory:`. */
@@ -210,7 +209,12 @@ export function createSqliteEventStore(options: SqliteEventStoreOptions): Sqlite
         remembered.length === maxCount
           ? remembered
           : remembered.concat(
-              query(file, () => statements.readAll.all(after + remembered.length, maxCount - remembered.length)),
+              await readRowsInSlices(
+                (from, limit) => statements.readAll.iterate(from, limit),
+                after + remembered.length,
+                maxCount - remembered.length,
+                { guard: (run) => query(file, run) },
+              ),
             );
       // A full page means the caller reads on at once (the projector after an import): let the event
       // loop run between pages, which a synchronous driver would not do.
@@ -480,6 +484,48 @@ async function serializeInSlices(events: readonly EventToAppend[], encode: boole
  * events is about 6 MB, decoded in one task of 30 to 100 ms before (issue 23).
  */
 const DECODE_SLICE_CHARACTERS = 1_000_000;
+
+/**
+ * Characters of stored JSON (data and metadata) read from the database in one synchronous statement
+ * run: a page of 32 import events is about 6 MB, read in one task of 40 to 80 ms of the event loop
+ * before (issue 23; import events are not among the rows a store remembers, `recentRows`).
+ */
+export const READ_SLICE_CHARACTERS = 1_000_000;
+
+/**
+ * Reads up to `maxCount` rows from position `after + 1` on with `read` (a statement's `iterate`: rows
+ * in position order, from after the position given, at most `limit`), letting the event loop run
+ * after each `sliceCharacters` of JSON text (data and metadata): the iteration is stopped there
+ * (which resets the statement, so none is left open while other requests use the connection) and a
+ * new one starts after the last row read. Positions are gap-free and committed in order, so the rows
+ * are those one statement would have read.
+ * @param options.guard runs each slice's iteration (the store's, to translate its errors); errors thrown there reject.
+ */
+export async function readRowsInSlices(
+  read: (after: number, limit: number) => Iterable<EventRow>,
+  after: number,
+  maxCount: number,
+  options: { sliceCharacters?: number; guard?: <T>(run: () => T) => T } = {},
+): Promise<EventRow[]> {
+  const sliceCharacters = options.sliceCharacters ?? READ_SLICE_CHARACTERS;
+  const guard = options.guard ?? ((run) => run());
+  const rows: EventRow[] = [];
+  for (let from = after; rows.length < maxCount; from = rows[rows.length - 1]![0]) {
+    const sliceFull = guard(() => {
+      let characters = 0;
+      for (const row of read(from, maxCount - rows.length)) {
+        rows.push(row);
+        characters += row[5].length + row[6].length;
+        if (characters >= sliceCharacters) return true;
+      }
+      return false;
+    });
+    // The statement ran out of rows, or reached `maxCount`, before the slice was full: done.
+    if (!sliceFull || rows.length === maxCount) break;
+    await yieldToEventLoop();
+  }
+  return rows;
+}
 
 /** `toRecorded` on each row, letting the event loop run after every `DECODE_SLICE_CHARACTERS` decoded. */
 async function decodeInSlices(rows: readonly EventRow[]): Promise<RecordedEvent[]> {

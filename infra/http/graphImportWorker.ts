@@ -22,6 +22,7 @@ import { ValidationError, errorMessage, type ValidationIssue } from '../../src/e
 import type { Edge, Node } from '../../src/graph/model.js';
 import { validateLineageGraph } from '../../src/graph/validation.js';
 import { parseJsonBody } from './hardening.js';
+import { lowerThreadPriority } from '../threadPriority.js';
 
 /** Items (nodes or edges) per `items` message. */
 export const GRAPH_IMPORT_CHUNK_ITEMS = 2000;
@@ -80,6 +81,8 @@ function* outcome(job: GraphImportJob): Generator<GraphImportMessage> {
 
 if (parentPort) {
   const port = parentPort;
+  // The event loop first: the validation takes the cores' time left over (see threadPriority.ts).
+  lowerThreadPriority();
   /** The messages of the current job not posted yet. */
   let pending: Iterator<GraphImportMessage> | undefined;
   const postNext = () => {

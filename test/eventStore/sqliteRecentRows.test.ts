@@ -2,14 +2,16 @@
  * The SQLite store answers `readAll` from the rows it has just appended (`recentRows` in
  * infra/eventStore/sqliteEventStore.ts): what it answers must be what the database holds, including
  * when another store (another process) appends to the same file in between, and when the rows it
- * remembers run out in the middle of a page.
+ * remembers run out in the middle of a page. Rows it reads from the database are read in slices of
+ * about `READ_SLICE_CHARACTERS`, the event loop running between them (issue 23).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createSqliteEventStore } from '../../infra/eventStore/sqliteEventStore.js';
+import Database from 'better-sqlite3';
+import { createSqliteEventStore, READ_SLICE_CHARACTERS } from '../../infra/eventStore/sqliteEventStore.js';
 import { anEvent } from './contract.js';
 
 describe('sqlite store: reads of its own recent appends', () => {
@@ -83,6 +85,65 @@ describe('sqlite store: reads of its own recent appends', () => {
       assert.deepEqual(await reader.readAll({ after: position - 2, maxCount: 2 }), [first, second]);
     } finally {
       await Promise.all([store.close(), reader.close()]);
+    }
+  });
+
+  it('reads large rows from the database in slices, the event loop running between them', async () => {
+    const writer = createSqliteEventStore({ path: folder });
+    const reader = createSqliteEventStore({ path: folder });
+    // What better-sqlite3 hands over, per turn of the event loop: any statement method returning rows.
+    const statementPrototype = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
+      string,
+      (...parameters: unknown[]) => unknown
+    >;
+    const { all, iterate } = statementPrototype;
+    let turn = 0;
+    const charactersPerTurn = new Map<number, number>();
+    const count = (row: unknown) => {
+      const text = Array.isArray(row) ? row.filter((value) => typeof value === 'string').join('') : '';
+      charactersPerTurn.set(turn, (charactersPerTurn.get(turn) ?? 0) + text.length);
+    };
+    try {
+      const { position } = await writer.append('s-large', [
+        ...Array.from({ length: 8 }, (_, index) => anEvent(`large-${index}`, { note: 'x'.repeat(400_000) })),
+      ]);
+      const fromDatabase = await reader.readAll({ after: position - 8, maxCount: 8 });
+      statementPrototype.all = function (this: unknown, ...parameters: unknown[]) {
+        const rows = all!.apply(this, parameters) as unknown[];
+        rows.forEach(count);
+        return rows;
+      };
+      statementPrototype.iterate = function* (this: unknown, ...parameters: unknown[]) {
+        for (const row of iterate!.apply(this, parameters) as Iterable<unknown>) {
+          count(row);
+          yield row;
+        }
+      };
+      let reading = true;
+      const spin = () => {
+        turn += 1;
+        if (reading) setImmediate(spin);
+      };
+      setImmediate(spin);
+      // A store that appended nothing reads every row from the database (it remembers none of them).
+      const other = createSqliteEventStore({ path: folder });
+      let sliced;
+      try {
+        sliced = await other.readAll({ after: position - 8, maxCount: 8 });
+      } finally {
+        reading = false;
+        await other.close();
+      }
+      assert.deepEqual(sliced, fromDatabase);
+      const largest = Math.max(...charactersPerTurn.values());
+      assert.ok(
+        largest < READ_SLICE_CHARACTERS + 500_000,
+        `at most one slice and one row read per turn of the event loop: ${JSON.stringify([...charactersPerTurn])}`,
+      );
+    } finally {
+      statementPrototype.all = all!;
+      statementPrototype.iterate = iterate!;
+      await Promise.all([writer.close(), reader.close()]);
     }
   });
 });

@@ -7,6 +7,7 @@
  * against the graph.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { Readable } from 'node:stream';
@@ -15,11 +16,24 @@ import { after, before, describe, it } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
 import { MAX_LISTED_ISSUES, validateLineageGraph } from '../../src/graph/validation.js';
 import { readImportBody, validateGraphImportBody } from '../../infra/http/graphImport.js';
+import { BACKGROUND_THREAD_NICENESS } from '../../infra/threadPriority.js';
 import { IMPORT_BODY_LIMIT } from '../../infra/http/routes/graphs.js';
 import { importValidatedGraph } from '../../services/graphs.js';
 import { invalidImportBody, validImportBody } from '../../bench/importStall.js';
 import { sampleGraph } from '../helpers/sampleGraph.js';
 import { call, startApi, type TestApi } from './helpers.js';
+
+/** The nice value of each thread of this process, by thread id (Linux: `/proc/self/task/{tid}/stat`). */
+function threadNiceness(): Map<number, number> {
+  const niceness = new Map<number, number>();
+  for (const threadId of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${threadId}/stat`, 'utf8');
+    // The fields after the command name (in parentheses): state is field 3, nice field 19.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    niceness.set(Number(threadId), Number(fields[16]));
+  }
+  return niceness;
+}
 
 /** `count` nodes with an unknown node_type and no qualified_name: two problems each. */
 function invalidNodes(count: number): { nodes: unknown[] } {
@@ -195,6 +209,31 @@ describe('graph import bodies in a worker thread', () => {
     });
     assert.deepEqual(joined.graph.metadata, { name: 'café' });
   });
+
+  it(
+    'validates at a lower scheduling priority than the event loop (Linux)',
+    { skip: process.platform !== 'linux' },
+    async (context) => {
+      const eventLoop = threadNiceness().get(process.pid)!;
+      // Under `nice -n 10 make test` every thread starts there already: nothing would tell the worker apart.
+      if (eventLoop >= BACKGROUND_THREAD_NICENESS) {
+        context.skip(`the tests run at nice ${eventLoop} already`);
+        return;
+      }
+      await validateGraphImportBody([Buffer.from(JSON.stringify({ nodes: [] }))], {
+        deferUnknownEndpoints: false,
+        workerThresholdBytes: 0,
+      });
+      // The worker stays up between bodies: one thread of this process now runs at the background nice value.
+      const niceness = threadNiceness();
+      assert.equal(niceness.get(process.pid), eventLoop, 'the event loop keeps its priority');
+      assert.equal(
+        [...niceness.values()].filter((value) => value === BACKGROUND_THREAD_NICENESS).length,
+        1,
+        `one thread (the import worker) at ${BACKGROUND_THREAD_NICENESS}: ${JSON.stringify([...niceness])}`,
+      );
+    },
+  );
 });
 
 describe('reading the import body', () => {
