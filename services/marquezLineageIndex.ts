@@ -23,15 +23,16 @@
 import { ValidationError } from '../src/errors.js';
 import { splitDatasetKey } from '../src/openlineage/identity.js';
 import type { OpenLineageState } from '../projections/openLineage/index.js';
+import { answerBuffers, type PooledBytes } from '../projections/traversal/index.js';
 import { isDeleted, type MarquezRuntime } from './marquez.js';
 import { findDatasetKey, LineageReader } from './marquezLineageReader.js';
 import { marquezNodeId } from './marquezShapes.js';
 
 /**
- * Characters of node JSON one index keeps (about one byte each: 64 MB): the datasets and jobs a
+ * Bytes of node JSON (UTF-8) one index keeps (64 MB): the datasets and jobs a
  * depth-20 walk reaches on the 100,000-node benchmark graph (18,000 nodes, about 1.5 KB each) fit.
  */
-export const MAX_CACHED_JSON_CHARACTERS = 64 * 2 ** 20;
+export const MAX_CACHED_JSON_BYTES = 64 * 2 ** 20;
 
 /** A dataset identity class of the index. */
 interface DatasetEntry {
@@ -39,12 +40,10 @@ interface DatasetEntry {
   shown: string;
   /** Deleted through the Marquez API: walked through, not shown. */
   hidden: boolean;
-  /** JSON of its node id, `"dataset:{namespace}:{name}"`. */
-  idJson: string;
-  /** JSON of its `{namespace, name}` (a job's `inputs` and `outputs` list it so), once serialized. */
-  refJson: string | null;
-  /** JSON of its Marquez data, once serialized (null past the cap, or before). */
-  dataJson: string | null;
+  /** UTF-8 JSON of its node id, `"dataset:{namespace}:{name}"`. */
+  id: Buffer;
+  /** Its fragments (`datasetFragments`), once built (null past the cap, or before). */
+  fragments: { head: Buffer; ref: Buffer } | null;
   /** Jobs writing it, once read. */
   writers: number[] | null;
   /** Jobs reading it, once read. */
@@ -55,12 +54,13 @@ interface DatasetEntry {
 interface JobEntry {
   key: string;
   hidden: boolean;
-  idJson: string;
+  /** UTF-8 JSON of its node id, `"job:{namespace}:{name}"`. */
+  id: Buffer;
   /** Input and output classes (each once, in the order the job lists them), once read. */
   inputs: number[] | null;
   outputs: number[] | null;
-  /** JSON of its Marquez data cut around `inputs` and `outputs`: head + inputs + middle + outputs + tail. */
-  data: { head: string; middle: string; tail: string } | null;
+  /** Its fragments (`jobFragments`), once built (null past the cap, or before). */
+  fragments: { head: Buffer; tail: Buffer } | null;
 }
 
 /** What one walk reached, in the order reached. */
@@ -73,6 +73,53 @@ export interface MarquezLineageWalk {
 
 /** `"inputs":[],"outputs":[]` as `JSON.stringify` writes a job's empty inputs and outputs (keys adjacent). */
 const EMPTY_INPUTS_OUTPUTS = ',"inputs":[],"outputs":[],';
+
+/** `text` as UTF-8 bytes. */
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
+
+/** The constant parts of an answer, as UTF-8 bytes. */
+const GRAPH_OPEN = utf8('{"graph":[');
+const GRAPH_CLOSE = utf8(']}');
+const COMMA = utf8(',');
+/** Between a job's data's `inputs` and `outputs`. */
+const MIDDLE = utf8('],"outputs":[');
+/** Between a node's `inEdges` and `outEdges`. */
+const EDGES_BETWEEN = utf8('],"outEdges":[');
+/** After a node's `outEdges`. */
+const NODE_CLOSE = utf8(']}');
+const EDGE_ORIGIN = utf8('{"origin":');
+const EDGE_DESTINATION = utf8(',"destination":');
+const EDGE_CLOSE = utf8('}');
+
+/** Bytes of an edge `{"origin":...,"destination":...}` between two nodes of those id JSONs. */
+const edgeLength = (a: Buffer, b: Buffer): number =>
+  EDGE_ORIGIN.length + a.length + EDGE_DESTINATION.length + b.length + EDGE_CLOSE.length;
+
+/** Commas between `count` items of a JSON array. */
+const separators = (count: number): number => Math.max(0, count - 1);
+
+/**
+ * Copies fragments one after the other into a buffer sized for them. Short fragments (ids, the
+ * constant parts, most refs) are copied byte by byte, which costs less than a native copy's call.
+ */
+class FragmentWriter {
+  /** Bytes written so far. */
+  at = 0;
+  constructor(private readonly target: Buffer) {}
+
+  put(fragment: Buffer): void {
+    const length = fragment.length;
+    if (length < SHORT_FRAGMENT_BYTES) {
+      const target = this.target;
+      const at = this.at;
+      for (let index = 0; index < length; index += 1) target[at + index] = fragment[index]!;
+    } else this.target.set(fragment, this.at);
+    this.at += length;
+  }
+}
+
+/** Fragments shorter than this are copied byte by byte (`FragmentWriter`). */
+const SHORT_FRAGMENT_BYTES = 64;
 
 /** See the module comment. */
 export class MarquezLineageIndex {
@@ -91,7 +138,10 @@ export class MarquezLineageIndex {
   private readonly jobSeen: number[] = [];
   private generation = 0;
   private seenGeneration = 0;
-  private cachedCharacters = 0;
+  /** Per dataset, stamped with `generation` when the last answer shows it, and its slot in that answer's plan. */
+  private readonly datasetShown: number[] = [];
+  private readonly datasetSlot: number[] = [];
+  private cachedBytes = 0;
 
   constructor(private readonly runtime: MarquezRuntime) {
     const { state } = runtime.openLineage;
@@ -118,13 +168,14 @@ export class MarquezLineageIndex {
       this.datasets.push({
         shown,
         hidden: isDeleted(this.runtime, 'dataset', namespace, name),
-        idJson: JSON.stringify(marquezNodeId('dataset', namespace, name)),
-        refJson: null,
-        dataJson: null,
+        id: utf8(JSON.stringify(marquezNodeId('dataset', namespace, name))),
+        fragments: null,
         writers: null,
         readers: null,
       });
       this.datasetReached.push(0);
+      this.datasetShown.push(0);
+      this.datasetSlot.push(0);
       this.datasetNumbers.set(cls, number);
     }
     return number;
@@ -139,10 +190,10 @@ export class MarquezLineageIndex {
       this.jobs.push({
         key: jobKey,
         hidden: isDeleted(this.runtime, 'job', namespace, name),
-        idJson: JSON.stringify(marquezNodeId('job', namespace, name)),
+        id: utf8(JSON.stringify(marquezNodeId('job', namespace, name))),
         inputs: null,
         outputs: null,
-        data: null,
+        fragments: null,
       });
       this.jobReached.push(0);
       this.jobSeen.push(0);
@@ -236,59 +287,137 @@ export class MarquezLineageIndex {
   }
 
   /**
-   * The JSON of Marquez's `LineageGraph` (`{"graph": [...]}`) of the last walk (`walk` must be the
-   * last walk of this index): its datasets, then its jobs, in the order reached, but those deleted
+   * Marquez's `LineageGraph` (`{"graph": [...]}`) of the last walk (`walk` must be the last walk of
+   * this index), written as UTF-8 JSON into one pooled buffer (`answerBuffers`) from the UTF-8
+   * fragments the index keeps: its datasets, then its jobs, in the order reached, but those deleted
    * through the Marquez API; each job with edges to its inputs and outputs the walk reached, each
-   * dataset with the same edges. Byte for byte what `JSON.stringify` writes of the objects.
+   * dataset with the same edges. Byte for byte what `JSON.stringify` writes of the objects. No JSON
+   * text is built per answer (only the fragments of nodes past `MAX_CACHED_JSON_BYTES` are encoded).
+   * @returns the bytes (call `release` once sent) and the number of nodes in `graph`.
    */
-  answerJson(walk: MarquezLineageWalk): { json: string; nodeCount: number } {
+  answer(walk: MarquezLineageWalk): { bytes: PooledBytes; nodeCount: number } {
     const generation = this.generation;
     const origin = walk.origin;
     // The origin is shown under the key it was asked by (its class's other keys elsewhere).
     const originShown = origin && this.datasets[origin.dataset]!.shown !== origin.key ? this.originEntry(origin) : null;
     const entryOf = (dataset: number) =>
       originShown !== null && dataset === origin!.dataset ? originShown : this.datasets[dataset]!;
-    const shownHere = (dataset: number) => this.datasetReached[dataset] === generation && !entryOf(dataset).hidden;
-    const slots = new Map<number, { inEdges: string[]; outEdges: string[] }>();
-    for (const dataset of walk.datasets) if (shownHere(dataset)) slots.set(dataset, { inEdges: [], outEdges: [] });
-    const parts: string[] = [];
-    const jobParts: string[] = [];
-    // A job's inputs (edges dataset -> job) or outputs (job -> dataset) among the datasets shown.
-    const around = (job: number, jobId: string, inputs: boolean) => {
-      const refs: string[] = [];
-      const edges: string[] = [];
-      for (const dataset of this.datasetsAround(job, inputs)) {
-        const slot = slots.get(dataset);
-        if (!slot) continue;
-        const shown = entryOf(dataset);
-        refs.push(this.refJson(shown));
-        const edge = inputs
-          ? `{"origin":${shown.idJson},"destination":${jobId}}`
-          : `{"origin":${jobId},"destination":${shown.idJson}}`;
-        edges.push(edge);
-        (inputs ? slot.outEdges : slot.inEdges).push(edge);
-      }
-      return { refs, edges };
-    };
+    // The plan: the datasets shown (slots), each with its fragments and the jobs of its edges; the
+    // jobs shown, each with its fragments and the slots of its inputs and outputs.
+    const slotIds: Buffer[] = [];
+    const slotHeads: Buffer[] = [];
+    const slotRefs: Buffer[] = [];
+    const slotWriters: number[][] = [];
+    const slotReaders: number[][] = [];
+    for (const dataset of walk.datasets) {
+      const entry = entryOf(dataset);
+      if (this.datasetReached[dataset] !== generation || entry.hidden) continue;
+      this.datasetShown[dataset] = generation;
+      this.datasetSlot[dataset] = slotIds.length;
+      const { head, ref } = this.datasetFragments(entry);
+      slotIds.push(entry.id);
+      slotHeads.push(head);
+      slotRefs.push(ref);
+      slotWriters.push([]);
+      slotReaders.push([]);
+    }
+    const shownJobs: number[] = [];
+    const jobFragments: Array<{ head: Buffer; tail: Buffer }> = [];
+    const jobInputs: number[][] = [];
+    const jobOutputs: number[][] = [];
+    let length = GRAPH_OPEN.length + GRAPH_CLOSE.length;
     for (const job of walk.jobs) {
       const entry = this.jobs[job]!;
       if (entry.hidden) continue;
-      const { refs: inRefs, edges: inEdges } = around(job, entry.idJson, true);
-      const { refs: outRefs, edges: outEdges } = around(job, entry.idJson, false);
-      const data = this.jobData(entry);
-      const json = `${data.head}${inRefs.join(',')}${data.middle}${outRefs.join(',')}${data.tail}`;
-      jobParts.push(
-        `{"id":${entry.idJson},"type":"JOB","data":${json},"inEdges":[${inEdges.join(',')}],"outEdges":[${outEdges.join(',')}]}`,
-      );
+      const at = shownJobs.length;
+      const fragments = this.jobFragments(entry);
+      const inputs = this.shownSlots(job, true, generation);
+      const outputs = this.shownSlots(job, false, generation);
+      length += fragments.head.length + MIDDLE.length + fragments.tail.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
+      // Commas between the job's refs and between its edges.
+      length += 2 * (separators(inputs.length) + separators(outputs.length));
+      // Each edge is written twice: in the job's edges and in the dataset's.
+      for (const slot of inputs) {
+        length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
+        slotReaders[slot]!.push(at);
+      }
+      for (const slot of outputs) {
+        length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
+        slotWriters[slot]!.push(at);
+      }
+      shownJobs.push(job);
+      jobFragments.push(fragments);
+      jobInputs.push(inputs);
+      jobOutputs.push(outputs);
     }
-    for (const [dataset, slot] of slots) {
-      const entry = entryOf(dataset);
-      parts.push(
-        `{"id":${entry.idJson},"type":"DATASET","data":${this.dataJson(entry)},"inEdges":[${slot.inEdges.join(',')}],"outEdges":[${slot.outEdges.join(',')}]}`,
-      );
+    for (let slot = 0; slot < slotIds.length; slot += 1)
+      length +=
+        slotHeads[slot]!.length +
+        EDGES_BETWEEN.length +
+        NODE_CLOSE.length +
+        separators(slotWriters[slot]!.length) +
+        separators(slotReaders[slot]!.length);
+    const nodeCount = slotIds.length + shownJobs.length;
+    length += separators(nodeCount);
+    const { buffer, release } = answerBuffers.take(length);
+    const out = new FragmentWriter(buffer);
+    out.put(GRAPH_OPEN);
+    let first = true;
+    const edges = (from: Buffer, to: readonly number[], ids: (at: number) => Buffer, fromIsOrigin: boolean) => {
+      for (let at = 0; at < to.length; at += 1) {
+        if (at > 0) out.put(COMMA);
+        out.put(EDGE_ORIGIN);
+        out.put(fromIsOrigin ? from : ids(to[at]!));
+        out.put(EDGE_DESTINATION);
+        out.put(fromIsOrigin ? ids(to[at]!) : from);
+        out.put(EDGE_CLOSE);
+      }
+    };
+    const jobId = (at: number) => this.jobs[shownJobs[at]!]!.id;
+    const slotId = (slot: number) => slotIds[slot]!;
+    for (let slot = 0; slot < slotIds.length; slot += 1) {
+      if (!first) out.put(COMMA);
+      first = false;
+      out.put(slotHeads[slot]!);
+      edges(slotIds[slot]!, slotWriters[slot]!, jobId, false);
+      out.put(EDGES_BETWEEN);
+      edges(slotIds[slot]!, slotReaders[slot]!, jobId, true);
+      out.put(NODE_CLOSE);
     }
-    for (const part of jobParts) parts.push(part);
-    return { json: `{"graph":[${parts.join(',')}]}`, nodeCount: parts.length };
+    for (let at = 0; at < shownJobs.length; at += 1) {
+      if (!first) out.put(COMMA);
+      first = false;
+      const id = jobId(at);
+      const { head, tail } = jobFragments[at]!;
+      const inputs = jobInputs[at]!;
+      const outputs = jobOutputs[at]!;
+      out.put(head);
+      for (let i = 0; i < inputs.length; i += 1) {
+        if (i > 0) out.put(COMMA);
+        out.put(slotRefs[inputs[i]!]!);
+      }
+      out.put(MIDDLE);
+      for (let i = 0; i < outputs.length; i += 1) {
+        if (i > 0) out.put(COMMA);
+        out.put(slotRefs[outputs[i]!]!);
+      }
+      out.put(tail);
+      edges(id, inputs, slotId, false);
+      out.put(EDGES_BETWEEN);
+      edges(id, outputs, slotId, true);
+      out.put(NODE_CLOSE);
+    }
+    out.put(GRAPH_CLOSE);
+    if (out.at !== length) throw new Error(`the Marquez lineage answer is ${out.at} bytes, ${length} expected`);
+    return { bytes: { bytes: buffer.subarray(0, length), release }, nodeCount };
+  }
+
+  /** The slots (in the last answer's plan) of a job's input (`inputs`) or output classes shown, in its order. */
+  private shownSlots(job: number, inputs: boolean, generation: number): number[] {
+    const slots: number[] = [];
+    for (const dataset of this.datasetsAround(job, inputs))
+      if (this.datasetShown[dataset] === generation) slots.push(this.datasetSlot[dataset]!);
+    return slots;
   }
 
   /** An entry, not kept, for the origin's class shown under the key it was asked by. */
@@ -298,50 +427,49 @@ export class MarquezLineageIndex {
       ...this.datasets[origin.dataset]!,
       shown: origin.key,
       hidden: isDeleted(this.runtime, 'dataset', namespace, name),
-      idJson: JSON.stringify(marquezNodeId('dataset', namespace, name)),
-      refJson: null,
-      dataJson: null,
+      id: utf8(JSON.stringify(marquezNodeId('dataset', namespace, name))),
+      fragments: null,
     };
   }
 
-  /** Whether `characters` more of JSON may be kept (and counts them when so). */
-  private keep(characters: number): boolean {
-    if (this.cachedCharacters + characters > MAX_CACHED_JSON_CHARACTERS) return false;
-    this.cachedCharacters += characters;
+  /** Whether `bytes` more of JSON may be kept (and counts them when so). */
+  private keep(bytes: number): boolean {
+    if (this.cachedBytes + bytes > MAX_CACHED_JSON_BYTES) return false;
+    this.cachedBytes += bytes;
     return true;
   }
 
-  private dataJson(entry: DatasetEntry): string {
-    if (entry.dataJson !== null) return entry.dataJson;
+  /**
+   * A dataset's fragments: `head`, its node up to its `inEdges` (`{"id":...,"type":"DATASET","data":
+   * {...},"inEdges":[`), and `ref`, its `{namespace, name}` as a job's `inputs` and `outputs` list it.
+   */
+  private datasetFragments(entry: DatasetEntry): { head: Buffer; ref: Buffer } {
+    if (entry.fragments !== null) return entry.fragments;
     const data = this.reader.dataset(entry.shown);
-    const json = JSON.stringify(data);
-    const refJson = JSON.stringify(data.id);
-    if (this.keep(json.length + refJson.length)) {
-      entry.dataJson = json;
-      entry.refJson = refJson;
-    }
-    return json;
+    const fragments = {
+      head: utf8(`{"id":${entry.id.toString('utf8')},"type":"DATASET","data":${JSON.stringify(data)},"inEdges":[`),
+      ref: utf8(JSON.stringify(data.id)),
+    };
+    if (this.keep(fragments.head.length + fragments.ref.length)) entry.fragments = fragments;
+    return fragments;
   }
 
-  private refJson(entry: DatasetEntry): string {
-    if (entry.refJson !== null) return entry.refJson;
-    const refJson = JSON.stringify(this.reader.dataset(entry.shown).id);
-    if (this.keep(refJson.length)) entry.refJson = refJson;
-    return refJson;
-  }
-
-  private jobData(entry: JobEntry): { head: string; middle: string; tail: string } {
-    if (entry.data !== null) return entry.data;
+  /**
+   * A job's fragments: `head`, its node up to its data's `inputs` (`{"id":...,"type":"JOB","data":
+   * {...,"inputs":[`), and `tail`, from the end of its data's `outputs` to its `inEdges`
+   * (`],...},"inEdges":[`); its data's `inputs` and `outputs` depend on what each walk reached.
+   */
+  private jobFragments(entry: JobEntry): { head: Buffer; tail: Buffer } {
+    if (entry.fragments !== null) return entry.fragments;
     const json = JSON.stringify(this.reader.job(entry.key, [], []));
     const at = json.indexOf(EMPTY_INPUTS_OUTPUTS);
     if (at < 0) throw new Error(`the Marquez data of job ${entry.key} has no adjacent inputs and outputs`);
-    const data = {
-      head: `${json.slice(0, at)},"inputs":[`,
-      middle: '],"outputs":[',
-      tail: `],${json.slice(at + EMPTY_INPUTS_OUTPUTS.length)}`,
+    const fragments = {
+      head: utf8(`{"id":${entry.id.toString('utf8')},"type":"JOB","data":${json.slice(0, at)},"inputs":[`),
+      tail: utf8(`],${json.slice(at + EMPTY_INPUTS_OUTPUTS.length)},"inEdges":[`),
     };
-    if (this.keep(json.length)) entry.data = data;
-    return data;
+    if (this.keep(fragments.head.length + fragments.tail.length)) entry.fragments = fragments;
+    return fragments;
   }
 }
 

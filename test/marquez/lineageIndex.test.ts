@@ -47,7 +47,9 @@ describe('Marquez lineage index', () => {
     const key = datasetKey(NS, 'table_2');
     const origin = { dataset: index.datasetNumber(key), key };
     assert.throws(() => index.walk(origin, 20, 3), ValidationError);
-    const { json, nodeCount } = index.answerJson(index.walk(origin, 20, 5_000));
+    const { bytes, nodeCount } = index.answer(index.walk(origin, 20, 5_000));
+    const json = bytes.bytes.toString('utf8');
+    bytes.release();
     const ids = (JSON.parse(json) as { graph: Array<{ id: string }> }).graph.map((node) => node.id).sort();
     assert.equal(nodeCount, ids.length);
     assert.deepEqual(ids, [
