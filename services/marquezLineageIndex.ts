@@ -136,6 +136,8 @@ export class MarquezLineageIndex {
   private readonly datasetReached: number[] = [];
   private readonly jobReached: number[] = [];
   private readonly jobSeen: number[] = [];
+  /** Stamped with the walk direction's `seenGeneration` once a dataset's jobs were looked at. */
+  private readonly datasetExpanded: number[] = [];
   private generation = 0;
   private seenGeneration = 0;
   /** Per dataset, stamped with `generation` when the last answer shows it, and its slot in that answer's plan. */
@@ -175,6 +177,7 @@ export class MarquezLineageIndex {
       });
       this.datasetReached.push(0);
       this.datasetShown.push(0);
+      this.datasetExpanded.push(0);
       this.datasetSlot.push(0);
       this.datasetNumbers.set(cls, number);
     }
@@ -230,7 +233,7 @@ export class MarquezLineageIndex {
    * Walks the lineage of a dataset class or a job as `marquezLineage` documents it: from a dataset,
    * `depth` job hops upstream from its writers and downstream from its readers; from a job, at least
    * one hop each way, with all its inputs and outputs.
-   * @throws ValidationError when the walk reaches more than `maxNodes` datasets and jobs.
+   * @throws ValidationError as soon as the walk reaches more than `maxNodes` datasets and jobs (it stops there).
    */
   walk(
     origin: { dataset: number; key: string } | { job: number },
@@ -238,52 +241,84 @@ export class MarquezLineageIndex {
     maxNodes: number,
   ): MarquezLineageWalk {
     const generation = ++this.generation;
-    const datasets: number[] = [];
-    const jobs: number[] = [];
-    const reachDataset = (dataset: number) => {
-      if (this.datasetReached[dataset] === generation) return;
-      this.datasetReached[dataset] = generation;
-      datasets.push(dataset);
-    };
-    const reachJob = (job: number) => {
-      if (this.jobReached[job] === generation) return;
-      this.jobReached[job] = generation;
-      jobs.push(job);
-    };
-    const walkJobs = (start: number[], upstream: boolean, hops: number) => {
-      const seen = ++this.seenGeneration;
-      for (const job of start) this.jobSeen[job] = seen;
-      let frontier = start;
-      for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
-        const next: number[] = [];
-        for (const job of frontier) {
-          if (jobs.length + datasets.length > maxNodes) tooLarge(depth, maxNodes);
-          reachJob(job);
-          for (const dataset of this.datasetsAround(job, upstream)) {
-            reachDataset(dataset);
-            if (hop === hops) continue;
-            for (const around of this.jobsAround(dataset, upstream)) {
-              if (this.jobSeen[around] === seen) continue;
-              this.jobSeen[around] = seen;
-              next.push(around);
-            }
+    const reached: MarquezLineageWalk = { datasets: [], jobs: [], origin: null };
+    const limit = { depth, maxNodes };
+    if ('dataset' in origin) {
+      reached.origin = origin;
+      this.reachDataset(origin.dataset, generation, reached, limit);
+      this.walkJobs(this.jobsAround(origin.dataset, true), true, depth, generation, reached, limit);
+      this.walkJobs(this.jobsAround(origin.dataset, false), false, depth, generation, reached, limit);
+      return reached;
+    }
+    this.reachJob(origin.job, generation, reached, limit);
+    for (const dataset of this.datasetsAround(origin.job, true)) this.reachDataset(dataset, generation, reached, limit);
+    for (const dataset of this.datasetsAround(origin.job, false)) this.reachDataset(dataset, generation, reached, limit);
+    this.walkJobs([origin.job], true, Math.max(depth, 1), generation, reached, limit);
+    this.walkJobs([origin.job], false, Math.max(depth, 1), generation, reached, limit);
+    return reached;
+  }
+
+  /**
+   * Walks `hops` job hops from `start` upstream or downstream, adding what it reaches to `reached`.
+   * A dataset's jobs are looked at once per direction, however many jobs lead to it (a dataset
+   * shared by many jobs was looked at once per job before).
+   */
+  private walkJobs(
+    start: number[],
+    upstream: boolean,
+    hops: number,
+    generation: number,
+    reached: MarquezLineageWalk,
+    limit: { depth: number; maxNodes: number },
+  ): void {
+    const seen = ++this.seenGeneration;
+    const jobSeen = this.jobSeen;
+    const datasetExpanded = this.datasetExpanded;
+    for (const job of start) jobSeen[job] = seen;
+    let frontier = start;
+    for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
+      const next: number[] = [];
+      for (const job of frontier) {
+        this.reachJob(job, generation, reached, limit);
+        for (const dataset of this.datasetsAround(job, upstream)) {
+          this.reachDataset(dataset, generation, reached, limit);
+          if (hop === hops || datasetExpanded[dataset] === seen) continue;
+          datasetExpanded[dataset] = seen;
+          for (const around of this.jobsAround(dataset, upstream)) {
+            if (jobSeen[around] === seen) continue;
+            jobSeen[around] = seen;
+            next.push(around);
           }
         }
-        frontier = next;
       }
-    };
-    if ('dataset' in origin) {
-      reachDataset(origin.dataset);
-      walkJobs(this.jobsAround(origin.dataset, true), true, depth);
-      walkJobs(this.jobsAround(origin.dataset, false), false, depth);
-      return { datasets, jobs, origin };
+      frontier = next;
     }
-    reachJob(origin.job);
-    for (const dataset of this.datasetsAround(origin.job, true)) reachDataset(dataset);
-    for (const dataset of this.datasetsAround(origin.job, false)) reachDataset(dataset);
-    walkJobs([origin.job], true, Math.max(depth, 1));
-    walkJobs([origin.job], false, Math.max(depth, 1));
-    return { datasets, jobs, origin: null };
+  }
+
+  /** Adds a dataset to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
+  private reachDataset(
+    dataset: number,
+    generation: number,
+    reached: MarquezLineageWalk,
+    limit: { depth: number; maxNodes: number },
+  ): void {
+    if (this.datasetReached[dataset] === generation) return;
+    this.datasetReached[dataset] = generation;
+    reached.datasets.push(dataset);
+    if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
+  }
+
+  /** Adds a job to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
+  private reachJob(
+    job: number,
+    generation: number,
+    reached: MarquezLineageWalk,
+    limit: { depth: number; maxNodes: number },
+  ): void {
+    if (this.jobReached[job] === generation) return;
+    this.jobReached[job] = generation;
+    reached.jobs.push(job);
+    if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
   }
 
   /**
