@@ -1,20 +1,21 @@
 /**
  * The lineage Marquez's `GET /lineage` walks (issue 25 item 4; docs/marquez.md, "Lineage"),
  * numbered and kept for one state of the store, so that a walk is integer work over arrays and an
- * answer a join of JSON strings serialized once.
+ * answer a copy of UTF-8 JSON fragments serialized once into one pooled buffer.
  *
  * A `MarquezLineageIndex` belongs to one position of the OpenLineage projection (`state.position`,
  * the store position of the last event folded, of any type: ingested events and graph events alike)
  * and one state of its dataset identities (`DatasetIdentities.unionCount`). It fills itself as walks
  * reach datasets and jobs: each dataset identity class and each job gets a number the first time a
  * walk meets it, with its neighbours (a class's writing and reading jobs, a job's input and output
- * classes, read once through `LineageReader`) and its JSON (a dataset's Marquez data; a job's,
- * serialized around its `inputs` and `outputs`, which depend on what each walk reached). It is
+ * classes, read once through `LineageReader`) and its JSON as UTF-8 fragments (a dataset's node up to
+ * its edges, and its `{namespace, name}`; a job's node cut around its data's `inputs` and `outputs`,
+ * which depend on what each walk reached). It is
  * derived state, like the traversal indexes (`projections/traversal/`): never written anywhere,
  * dropped as soon as the store moves on (the next walk starts a new one).
  *
- * The JSON kept is capped (`MAX_CACHED_JSON_CHARACTERS`): past it, the JSON of the nodes met later is
- * serialized for each answer instead of kept. The neighbours are always kept (a few numbers a node).
+ * The JSON kept is capped (`MAX_CACHED_JSON_BYTES`): past it, the fragments of the nodes met later
+ * are serialized for each answer instead of kept. The node ids are always kept (with the numbers). The neighbours are always kept (a few numbers a node).
  *
  * A class is shown under one key for the index's life: the first of its keys that is known
  * (`findDatasetKey`: ingested, or held by an extracted graph), whatever key a job lists. Only the
@@ -252,7 +253,8 @@ export class MarquezLineageIndex {
     }
     this.reachJob(origin.job, generation, reached, limit);
     for (const dataset of this.datasetsAround(origin.job, true)) this.reachDataset(dataset, generation, reached, limit);
-    for (const dataset of this.datasetsAround(origin.job, false)) this.reachDataset(dataset, generation, reached, limit);
+    for (const dataset of this.datasetsAround(origin.job, false))
+      this.reachDataset(dataset, generation, reached, limit);
     this.walkJobs([origin.job], true, Math.max(depth, 1), generation, reached, limit);
     this.walkJobs([origin.job], false, Math.max(depth, 1), generation, reached, limit);
     return reached;
@@ -368,7 +370,8 @@ export class MarquezLineageIndex {
       const fragments = this.jobFragments(entry);
       const inputs = this.shownSlots(job, true, generation);
       const outputs = this.shownSlots(job, false, generation);
-      length += fragments.head.length + MIDDLE.length + fragments.tail.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
+      length +=
+        fragments.head.length + MIDDLE.length + fragments.tail.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
       // Commas between the job's refs and between its edges.
       length += 2 * (separators(inputs.length) + separators(outputs.length));
       // Each edge is written twice: in the job's edges and in the dataset's.

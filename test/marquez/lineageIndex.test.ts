@@ -1,7 +1,7 @@
 /**
  * The Marquez lineage index (`services/marquezLineageIndex.ts`; issue 25 item 4): one index per store
  * position, reused while the store does not move and replaced once it does; a walk over `maxNodes`
- * refused with ValidationError (a 400 on the route); the answer's JSON parses to the graph the
+ * refused with ValidationError (a 400 on the route) as soon as it passes `maxNodes`; the answer's JSON parses to the graph the
  * route answers. Real sockets, memory store.
  */
 import assert from 'node:assert/strict';
@@ -47,7 +47,9 @@ describe('Marquez lineage index', () => {
     const key = datasetKey(NS, 'table_2');
     const origin = { dataset: index.datasetNumber(key), key };
     assert.throws(() => index.walk(origin, 20, 3), ValidationError);
-    const { bytes, nodeCount } = index.answer(index.walk(origin, 20, 5_000));
+    // 9 nodes: refused at 8 as soon as the ninth is reached (the last hop's dataset), answered at 9.
+    assert.throws(() => index.walk(origin, 20, 8), ValidationError);
+    const { bytes, nodeCount } = index.answer(index.walk(origin, 20, 9));
     const json = bytes.bytes.toString('utf8');
     bytes.release();
     const ids = (JSON.parse(json) as { graph: Array<{ id: string }> }).graph.map((node) => node.id).sort();
