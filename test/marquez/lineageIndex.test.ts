@@ -1,8 +1,8 @@
 /**
  * The Marquez lineage index (`services/marquezLineageIndex.ts`; issue 25 item 4): one index per store
- * position, reused while the store does not move and replaced once it does; a walk over `maxNodes`
- * refused with ValidationError (a 400 on the route) as soon as it passes `maxNodes`; the answer's JSON parses to the graph the
- * route answers. Real sockets, memory store.
+ * position, reused while the store does not move and replaced once it does; a walk refused with
+ * ValidationError (a 400 on the route) as soon as it passes `maxNodes`; the answer's JSON parses to
+ * the graph the route answers. Real sockets, memory store.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
