@@ -3,8 +3,9 @@
  * numbered and kept for one state of the store, so that a walk is integer work over arrays and an
  * answer a copy of UTF-8 JSON fragments serialized once into one pooled buffer.
  *
- * A `MarquezLineageIndex` belongs to one position of the OpenLineage projection (`state.position`,
- * the store position of the last event folded, of any type: ingested events and graph events alike)
+ * A `MarquezLineageIndex` belongs to one lineage position of the OpenLineage projection
+ * (`state.lineagePosition`, the store position of the last graph, OpenLineage or Marquez event folded:
+ * a process's lease renewal every 10 s, a task's progress, leave it, and so the index)
  * and one state of its dataset identities (`DatasetIdentities.unionCount`). It fills itself as walks
  * reach datasets and jobs: each dataset identity class and each job gets a number the first time a
  * walk meets it, with its neighbours (a class's writing and reading jobs, a job's input and output
@@ -124,7 +125,7 @@ const SHORT_FRAGMENT_BYTES = 64;
 
 /** See the module comment. */
 export class MarquezLineageIndex {
-  /** The store position it was built for (`OpenLineageState.position`). */
+  /** The lineage position it was built for (`OpenLineageState.lineagePosition`). */
   readonly position: number;
   /** `DatasetIdentities.unionCount` it was built for. */
   readonly unionCount: number;
@@ -148,15 +149,17 @@ export class MarquezLineageIndex {
 
   constructor(private readonly runtime: MarquezRuntime) {
     const { state } = runtime.openLineage;
-    this.position = state.position;
+    this.position = state.lineagePosition;
     this.unionCount = state.identities.unionCount;
     this.reader = new LineageReader(state, runtime.openLineage.graphJoin());
   }
 
-  /** True while the index is the one for `state` (same position, same identity classes). */
+  /** True while the index is the one for `state` (same lineage position, same identity classes). */
   isCurrentFor(state: OpenLineageState): boolean {
     return (
-      state === this.reader.state && state.position === this.position && state.identities.unionCount === this.unionCount
+      state === this.reader.state &&
+      state.lineagePosition === this.position &&
+      state.identities.unionCount === this.unionCount
     );
   }
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ValidationError } from '../../src/errors.js';
+import { streams, toAppend } from '../../src/events.js';
 import { datasetKey } from '../../src/openlineage/identity.js';
 import { marquezLineageIndex } from '../../services/marquezLineageIndex.js';
 import { call, startApi, type TestApi } from '../http/helpers.js';
@@ -40,6 +41,31 @@ describe('Marquez lineage index', () => {
     const second = marquezLineageIndex(runtime);
     assert.notEqual(second, first);
     assert.ok(second.position > first.position);
+  });
+
+  it('is kept when the store moves by an event the lineage does not read (a process lease renewal)', async () => {
+    const runtime = api.runtime;
+    const before = marquezLineageIndex(runtime);
+    const context = {
+      correlation_id: 'lineage-index-test',
+      cause: 'system' as const,
+      actor: 'process:lineage-index-test',
+    };
+    const appended = await runtime.store.append(
+      streams.process('lineage-index-test'),
+      toAppend(
+        [
+          {
+            type: 'ProcessLeaseRenewed',
+            data: { process_id: 'lineage-index-test', expires_at: new Date(Date.now() + 30_000).toISOString() },
+          },
+        ],
+        context,
+      ),
+    );
+    await runtime.projector.waitFor(appended.position);
+    assert.equal(runtime.openLineage.state.position, appended.position, 'the store moved');
+    assert.equal(marquezLineageIndex(runtime), before);
   });
 
   it('refuses a walk over maxNodes, and answers the JSON the route sends', async () => {
