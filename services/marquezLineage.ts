@@ -21,7 +21,7 @@ import type { IngestedEvent } from '../src/openlineage/model.js';
 import { openLineageIdentity } from '../src/openlineage/fromGraph.js';
 import { ALL_FIELDS, downstreamSteps, upstreamSteps } from '../projections/columnGraph.js';
 import type { GraphProjection } from '../projections/graphProjection.js';
-import { pooledText, type PooledBytes } from '../projections/traversal/index.js';
+import type { PooledBytes } from '../projections/traversal/index.js';
 import { isDeleted, type MarquezRuntime } from './marquez.js';
 import { marquezLineageIndex } from './marquezLineageIndex.js';
 import { findDatasetKey, LineageReader } from './marquezLineageReader.js';
@@ -124,21 +124,16 @@ export function nodeExists(runtime: MarquezRuntime, type: 'dataset' | 'job', nam
   return findDatasetKey(state, join, key) !== null;
 }
 
-/** A Marquez lineage answer, serialized already (`MarquezLineageIndex.answerJson`). */
+/** A Marquez lineage answer, written already (`MarquezLineageIndex.answer`). */
 export interface MarquezLineageAnswer {
-  /** The `LineageGraph` as JSON text: `{"graph": [...]}`. */
-  json: string;
   /** Nodes in `graph`. */
   nodeCount: number;
-  /** `json` as UTF-8 bytes in a pooled buffer; call `release` once they have been sent. */
+  /**
+   * The `LineageGraph` (`{"graph": [...]}`) as UTF-8 JSON bytes in a pooled buffer, the same bytes
+   * on each call; call `release` once they have been sent.
+   */
   serialize(): PooledBytes;
 }
-
-const answer = ({ json, nodeCount }: { json: string; nodeCount: number }): MarquezLineageAnswer => ({
-  json,
-  nodeCount,
-  serialize: () => pooledText(json),
-});
 
 /**
  * `GET /lineage?nodeId&depth`: the Marquez lineage graph around a dataset or a job (see the module
@@ -157,7 +152,8 @@ export function marquezLineage(
   const index = marquezLineageIndex(runtime);
   const key = datasetKey(origin.namespace, origin.name);
   const start = origin.type === 'dataset' ? { dataset: index.datasetNumber(key), key } : { job: index.jobNumber(key) };
-  return answer(index.answerJson(index.walk(start, depth, MAX_MARQUEZ_LINEAGE_NODES)));
+  const { bytes, nodeCount } = index.answer(index.walk(start, depth, MAX_MARQUEZ_LINEAGE_NODES));
+  return { nodeCount, serialize: () => bytes };
 }
 
 /** One input field of a column-lineage entry. */

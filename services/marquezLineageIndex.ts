@@ -1,20 +1,22 @@
 /**
  * The lineage Marquez's `GET /lineage` walks (issue 25 item 4; docs/marquez.md, "Lineage"),
  * numbered and kept for one state of the store, so that a walk is integer work over arrays and an
- * answer a join of JSON strings serialized once.
+ * answer a copy of UTF-8 JSON fragments serialized once into one pooled buffer.
  *
- * A `MarquezLineageIndex` belongs to one position of the OpenLineage projection (`state.position`,
- * the store position of the last event folded, of any type: ingested events and graph events alike)
+ * A `MarquezLineageIndex` belongs to one lineage position of the OpenLineage projection
+ * (`state.lineagePosition`, the store position of the last graph, OpenLineage or Marquez event folded:
+ * a process's lease renewal every 10 s, a task's progress, leave it, and so the index)
  * and one state of its dataset identities (`DatasetIdentities.unionCount`). It fills itself as walks
  * reach datasets and jobs: each dataset identity class and each job gets a number the first time a
  * walk meets it, with its neighbours (a class's writing and reading jobs, a job's input and output
- * classes, read once through `LineageReader`) and its JSON (a dataset's Marquez data; a job's,
- * serialized around its `inputs` and `outputs`, which depend on what each walk reached). It is
+ * classes, read once through `LineageReader`) and its JSON as UTF-8 fragments (a dataset's node up to
+ * its edges, and its `{namespace, name}`; a job's node cut around its data's `inputs` and `outputs`,
+ * which depend on what each walk reached). It is
  * derived state, like the traversal indexes (`projections/traversal/`): never written anywhere,
  * dropped as soon as the store moves on (the next walk starts a new one).
  *
- * The JSON kept is capped (`MAX_CACHED_JSON_CHARACTERS`): past it, the JSON of the nodes met later is
- * serialized for each answer instead of kept. The neighbours are always kept (a few numbers a node).
+ * The JSON kept is capped (`MAX_CACHED_JSON_BYTES`): past it, the fragments of the nodes met later
+ * are serialized for each answer instead of kept. The node ids are always kept (with the numbers). The neighbours are always kept (a few numbers a node).
  *
  * A class is shown under one key for the index's life: the first of its keys that is known
  * (`findDatasetKey`: ingested, or held by an extracted graph), whatever key a job lists. Only the
@@ -23,15 +25,16 @@
 import { ValidationError } from '../src/errors.js';
 import { splitDatasetKey } from '../src/openlineage/identity.js';
 import type { OpenLineageState } from '../projections/openLineage/index.js';
+import { answerBuffers, type PooledBytes } from '../projections/traversal/index.js';
 import { isDeleted, type MarquezRuntime } from './marquez.js';
 import { findDatasetKey, LineageReader } from './marquezLineageReader.js';
 import { marquezNodeId } from './marquezShapes.js';
 
 /**
- * Characters of node JSON one index keeps (about one byte each: 64 MB): the datasets and jobs a
+ * Bytes of node JSON (UTF-8) one index keeps (64 MB): the datasets and jobs a
  * depth-20 walk reaches on the 100,000-node benchmark graph (18,000 nodes, about 1.5 KB each) fit.
  */
-export const MAX_CACHED_JSON_CHARACTERS = 64 * 2 ** 20;
+export const MAX_CACHED_JSON_BYTES = 64 * 2 ** 20;
 
 /** A dataset identity class of the index. */
 interface DatasetEntry {
@@ -39,12 +42,10 @@ interface DatasetEntry {
   shown: string;
   /** Deleted through the Marquez API: walked through, not shown. */
   hidden: boolean;
-  /** JSON of its node id, `"dataset:{namespace}:{name}"`. */
-  idJson: string;
-  /** JSON of its `{namespace, name}` (a job's `inputs` and `outputs` list it so), once serialized. */
-  refJson: string | null;
-  /** JSON of its Marquez data, once serialized (null past the cap, or before). */
-  dataJson: string | null;
+  /** UTF-8 JSON of its node id, `"dataset:{namespace}:{name}"`. */
+  id: Buffer;
+  /** Its fragments (`datasetFragments`), once built (null past the cap, or before). */
+  fragments: { head: Buffer; ref: Buffer } | null;
   /** Jobs writing it, once read. */
   writers: number[] | null;
   /** Jobs reading it, once read. */
@@ -55,12 +56,13 @@ interface DatasetEntry {
 interface JobEntry {
   key: string;
   hidden: boolean;
-  idJson: string;
+  /** UTF-8 JSON of its node id, `"job:{namespace}:{name}"`. */
+  id: Buffer;
   /** Input and output classes (each once, in the order the job lists them), once read. */
   inputs: number[] | null;
   outputs: number[] | null;
-  /** JSON of its Marquez data cut around `inputs` and `outputs`: head + inputs + middle + outputs + tail. */
-  data: { head: string; middle: string; tail: string } | null;
+  /** Its fragments (`jobFragments`), once built (null past the cap, or before). */
+  fragments: { head: Buffer; tail: Buffer } | null;
 }
 
 /** What one walk reached, in the order reached. */
@@ -74,9 +76,56 @@ export interface MarquezLineageWalk {
 /** `"inputs":[],"outputs":[]` as `JSON.stringify` writes a job's empty inputs and outputs (keys adjacent). */
 const EMPTY_INPUTS_OUTPUTS = ',"inputs":[],"outputs":[],';
 
+/** `text` as UTF-8 bytes. */
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
+
+/** The constant parts of an answer, as UTF-8 bytes. */
+const GRAPH_OPEN = utf8('{"graph":[');
+const GRAPH_CLOSE = utf8(']}');
+const COMMA = utf8(',');
+/** Between a job's data's `inputs` and `outputs`. */
+const MIDDLE = utf8('],"outputs":[');
+/** Between a node's `inEdges` and `outEdges`. */
+const EDGES_BETWEEN = utf8('],"outEdges":[');
+/** After a node's `outEdges`. */
+const NODE_CLOSE = utf8(']}');
+const EDGE_ORIGIN = utf8('{"origin":');
+const EDGE_DESTINATION = utf8(',"destination":');
+const EDGE_CLOSE = utf8('}');
+
+/** Bytes of an edge `{"origin":...,"destination":...}` between two nodes of those id JSONs. */
+const edgeLength = (a: Buffer, b: Buffer): number =>
+  EDGE_ORIGIN.length + a.length + EDGE_DESTINATION.length + b.length + EDGE_CLOSE.length;
+
+/** Commas between `count` items of a JSON array. */
+const separators = (count: number): number => Math.max(0, count - 1);
+
+/**
+ * Copies fragments one after the other into a buffer sized for them. Short fragments (ids, the
+ * constant parts, most refs) are copied byte by byte, which costs less than a native copy's call.
+ */
+class FragmentWriter {
+  /** Bytes written so far. */
+  at = 0;
+  constructor(private readonly target: Buffer) {}
+
+  put(fragment: Buffer): void {
+    const length = fragment.length;
+    if (length < SHORT_FRAGMENT_BYTES) {
+      const target = this.target;
+      const at = this.at;
+      for (let index = 0; index < length; index += 1) target[at + index] = fragment[index]!;
+    } else this.target.set(fragment, this.at);
+    this.at += length;
+  }
+}
+
+/** Fragments shorter than this are copied byte by byte (`FragmentWriter`). */
+const SHORT_FRAGMENT_BYTES = 64;
+
 /** See the module comment. */
 export class MarquezLineageIndex {
-  /** The store position it was built for (`OpenLineageState.position`). */
+  /** The lineage position it was built for (`OpenLineageState.lineagePosition`). */
   readonly position: number;
   /** `DatasetIdentities.unionCount` it was built for. */
   readonly unionCount: number;
@@ -89,21 +138,28 @@ export class MarquezLineageIndex {
   private readonly datasetReached: number[] = [];
   private readonly jobReached: number[] = [];
   private readonly jobSeen: number[] = [];
+  /** Stamped with the walk direction's `seenGeneration` once a dataset's jobs were looked at. */
+  private readonly datasetExpanded: number[] = [];
   private generation = 0;
   private seenGeneration = 0;
-  private cachedCharacters = 0;
+  /** Per dataset, stamped with `generation` when the last answer shows it, and its slot in that answer's plan. */
+  private readonly datasetShown: number[] = [];
+  private readonly datasetSlot: number[] = [];
+  private cachedBytes = 0;
 
   constructor(private readonly runtime: MarquezRuntime) {
     const { state } = runtime.openLineage;
-    this.position = state.position;
+    this.position = state.lineagePosition;
     this.unionCount = state.identities.unionCount;
     this.reader = new LineageReader(state, runtime.openLineage.graphJoin());
   }
 
-  /** True while the index is the one for `state` (same position, same identity classes). */
+  /** True while the index is the one for `state` (same lineage position, same identity classes). */
   isCurrentFor(state: OpenLineageState): boolean {
     return (
-      state === this.reader.state && state.position === this.position && state.identities.unionCount === this.unionCount
+      state === this.reader.state &&
+      state.lineagePosition === this.position &&
+      state.identities.unionCount === this.unionCount
     );
   }
 
@@ -118,13 +174,15 @@ export class MarquezLineageIndex {
       this.datasets.push({
         shown,
         hidden: isDeleted(this.runtime, 'dataset', namespace, name),
-        idJson: JSON.stringify(marquezNodeId('dataset', namespace, name)),
-        refJson: null,
-        dataJson: null,
+        id: utf8(JSON.stringify(marquezNodeId('dataset', namespace, name))),
+        fragments: null,
         writers: null,
         readers: null,
       });
       this.datasetReached.push(0);
+      this.datasetShown.push(0);
+      this.datasetExpanded.push(0);
+      this.datasetSlot.push(0);
       this.datasetNumbers.set(cls, number);
     }
     return number;
@@ -139,10 +197,10 @@ export class MarquezLineageIndex {
       this.jobs.push({
         key: jobKey,
         hidden: isDeleted(this.runtime, 'job', namespace, name),
-        idJson: JSON.stringify(marquezNodeId('job', namespace, name)),
+        id: utf8(JSON.stringify(marquezNodeId('job', namespace, name))),
         inputs: null,
         outputs: null,
-        data: null,
+        fragments: null,
       });
       this.jobReached.push(0);
       this.jobSeen.push(0);
@@ -179,7 +237,7 @@ export class MarquezLineageIndex {
    * Walks the lineage of a dataset class or a job as `marquezLineage` documents it: from a dataset,
    * `depth` job hops upstream from its writers and downstream from its readers; from a job, at least
    * one hop each way, with all its inputs and outputs.
-   * @throws ValidationError when the walk reaches more than `maxNodes` datasets and jobs.
+   * @throws ValidationError as soon as the walk reaches more than `maxNodes` datasets and jobs (it stops there).
    */
   walk(
     origin: { dataset: number; key: string } | { job: number },
@@ -187,108 +245,220 @@ export class MarquezLineageIndex {
     maxNodes: number,
   ): MarquezLineageWalk {
     const generation = ++this.generation;
-    const datasets: number[] = [];
-    const jobs: number[] = [];
-    const reachDataset = (dataset: number) => {
-      if (this.datasetReached[dataset] === generation) return;
-      this.datasetReached[dataset] = generation;
-      datasets.push(dataset);
-    };
-    const reachJob = (job: number) => {
-      if (this.jobReached[job] === generation) return;
-      this.jobReached[job] = generation;
-      jobs.push(job);
-    };
-    const walkJobs = (start: number[], upstream: boolean, hops: number) => {
-      const seen = ++this.seenGeneration;
-      for (const job of start) this.jobSeen[job] = seen;
-      let frontier = start;
-      for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
-        const next: number[] = [];
-        for (const job of frontier) {
-          if (jobs.length + datasets.length > maxNodes) tooLarge(depth, maxNodes);
-          reachJob(job);
-          for (const dataset of this.datasetsAround(job, upstream)) {
-            reachDataset(dataset);
-            if (hop === hops) continue;
-            for (const around of this.jobsAround(dataset, upstream)) {
-              if (this.jobSeen[around] === seen) continue;
-              this.jobSeen[around] = seen;
-              next.push(around);
-            }
-          }
-        }
-        frontier = next;
-      }
-    };
+    const reached: MarquezLineageWalk = { datasets: [], jobs: [], origin: null };
+    const limit = { depth, maxNodes };
     if ('dataset' in origin) {
-      reachDataset(origin.dataset);
-      walkJobs(this.jobsAround(origin.dataset, true), true, depth);
-      walkJobs(this.jobsAround(origin.dataset, false), false, depth);
-      return { datasets, jobs, origin };
+      reached.origin = origin;
+      this.reachDataset(origin.dataset, generation, reached, limit);
+      this.walkJobs(this.jobsAround(origin.dataset, true), true, depth, generation, reached, limit);
+      this.walkJobs(this.jobsAround(origin.dataset, false), false, depth, generation, reached, limit);
+      return reached;
     }
-    reachJob(origin.job);
-    for (const dataset of this.datasetsAround(origin.job, true)) reachDataset(dataset);
-    for (const dataset of this.datasetsAround(origin.job, false)) reachDataset(dataset);
-    walkJobs([origin.job], true, Math.max(depth, 1));
-    walkJobs([origin.job], false, Math.max(depth, 1));
-    return { datasets, jobs, origin: null };
+    this.reachJob(origin.job, generation, reached, limit);
+    for (const dataset of this.datasetsAround(origin.job, true)) this.reachDataset(dataset, generation, reached, limit);
+    for (const dataset of this.datasetsAround(origin.job, false))
+      this.reachDataset(dataset, generation, reached, limit);
+    this.walkJobs([origin.job], true, Math.max(depth, 1), generation, reached, limit);
+    this.walkJobs([origin.job], false, Math.max(depth, 1), generation, reached, limit);
+    return reached;
   }
 
   /**
-   * The JSON of Marquez's `LineageGraph` (`{"graph": [...]}`) of the last walk (`walk` must be the
-   * last walk of this index): its datasets, then its jobs, in the order reached, but those deleted
-   * through the Marquez API; each job with edges to its inputs and outputs the walk reached, each
-   * dataset with the same edges. Byte for byte what `JSON.stringify` writes of the objects.
+   * Walks `hops` job hops from `start` upstream or downstream, adding what it reaches to `reached`.
+   * A dataset's jobs are looked at once per direction, however many jobs lead to it (a dataset
+   * shared by many jobs was looked at once per job before).
    */
-  answerJson(walk: MarquezLineageWalk): { json: string; nodeCount: number } {
+  private walkJobs(
+    start: number[],
+    upstream: boolean,
+    hops: number,
+    generation: number,
+    reached: MarquezLineageWalk,
+    limit: { depth: number; maxNodes: number },
+  ): void {
+    const seen = ++this.seenGeneration;
+    const jobSeen = this.jobSeen;
+    const datasetExpanded = this.datasetExpanded;
+    for (const job of start) jobSeen[job] = seen;
+    let frontier = start;
+    for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
+      const next: number[] = [];
+      for (const job of frontier) {
+        this.reachJob(job, generation, reached, limit);
+        for (const dataset of this.datasetsAround(job, upstream)) {
+          this.reachDataset(dataset, generation, reached, limit);
+          if (hop === hops || datasetExpanded[dataset] === seen) continue;
+          datasetExpanded[dataset] = seen;
+          for (const around of this.jobsAround(dataset, upstream)) {
+            if (jobSeen[around] === seen) continue;
+            jobSeen[around] = seen;
+            next.push(around);
+          }
+        }
+      }
+      frontier = next;
+    }
+  }
+
+  /** Adds a dataset to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
+  private reachDataset(
+    dataset: number,
+    generation: number,
+    reached: MarquezLineageWalk,
+    limit: { depth: number; maxNodes: number },
+  ): void {
+    if (this.datasetReached[dataset] === generation) return;
+    this.datasetReached[dataset] = generation;
+    reached.datasets.push(dataset);
+    if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
+  }
+
+  /** Adds a job to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
+  private reachJob(
+    job: number,
+    generation: number,
+    reached: MarquezLineageWalk,
+    limit: { depth: number; maxNodes: number },
+  ): void {
+    if (this.jobReached[job] === generation) return;
+    this.jobReached[job] = generation;
+    reached.jobs.push(job);
+    if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
+  }
+
+  /**
+   * Marquez's `LineageGraph` (`{"graph": [...]}`) of the last walk (`walk` must be the last walk of
+   * this index), written as UTF-8 JSON into one pooled buffer (`answerBuffers`) from the UTF-8
+   * fragments the index keeps: its datasets, then its jobs, in the order reached, but those deleted
+   * through the Marquez API; each job with edges to its inputs and outputs the walk reached, each
+   * dataset with the same edges. Byte for byte what `JSON.stringify` writes of the objects. No JSON
+   * text is built per answer (only the fragments of nodes past `MAX_CACHED_JSON_BYTES` are encoded).
+   * @returns the bytes (call `release` once sent) and the number of nodes in `graph`.
+   */
+  answer(walk: MarquezLineageWalk): { bytes: PooledBytes; nodeCount: number } {
     const generation = this.generation;
     const origin = walk.origin;
     // The origin is shown under the key it was asked by (its class's other keys elsewhere).
     const originShown = origin && this.datasets[origin.dataset]!.shown !== origin.key ? this.originEntry(origin) : null;
     const entryOf = (dataset: number) =>
       originShown !== null && dataset === origin!.dataset ? originShown : this.datasets[dataset]!;
-    const shownHere = (dataset: number) => this.datasetReached[dataset] === generation && !entryOf(dataset).hidden;
-    const slots = new Map<number, { inEdges: string[]; outEdges: string[] }>();
-    for (const dataset of walk.datasets) if (shownHere(dataset)) slots.set(dataset, { inEdges: [], outEdges: [] });
-    const parts: string[] = [];
-    const jobParts: string[] = [];
-    // A job's inputs (edges dataset -> job) or outputs (job -> dataset) among the datasets shown.
-    const around = (job: number, jobId: string, inputs: boolean) => {
-      const refs: string[] = [];
-      const edges: string[] = [];
-      for (const dataset of this.datasetsAround(job, inputs)) {
-        const slot = slots.get(dataset);
-        if (!slot) continue;
-        const shown = entryOf(dataset);
-        refs.push(this.refJson(shown));
-        const edge = inputs
-          ? `{"origin":${shown.idJson},"destination":${jobId}}`
-          : `{"origin":${jobId},"destination":${shown.idJson}}`;
-        edges.push(edge);
-        (inputs ? slot.outEdges : slot.inEdges).push(edge);
-      }
-      return { refs, edges };
-    };
+    // The plan: the datasets shown (slots), each with its fragments and the jobs of its edges; the
+    // jobs shown, each with its fragments and the slots of its inputs and outputs.
+    const slotIds: Buffer[] = [];
+    const slotHeads: Buffer[] = [];
+    const slotRefs: Buffer[] = [];
+    const slotWriters: number[][] = [];
+    const slotReaders: number[][] = [];
+    for (const dataset of walk.datasets) {
+      const entry = entryOf(dataset);
+      if (this.datasetReached[dataset] !== generation || entry.hidden) continue;
+      this.datasetShown[dataset] = generation;
+      this.datasetSlot[dataset] = slotIds.length;
+      const { head, ref } = this.datasetFragments(entry);
+      slotIds.push(entry.id);
+      slotHeads.push(head);
+      slotRefs.push(ref);
+      slotWriters.push([]);
+      slotReaders.push([]);
+    }
+    const shownJobs: number[] = [];
+    const jobFragments: Array<{ head: Buffer; tail: Buffer }> = [];
+    const jobInputs: number[][] = [];
+    const jobOutputs: number[][] = [];
+    let length = GRAPH_OPEN.length + GRAPH_CLOSE.length;
     for (const job of walk.jobs) {
       const entry = this.jobs[job]!;
       if (entry.hidden) continue;
-      const { refs: inRefs, edges: inEdges } = around(job, entry.idJson, true);
-      const { refs: outRefs, edges: outEdges } = around(job, entry.idJson, false);
-      const data = this.jobData(entry);
-      const json = `${data.head}${inRefs.join(',')}${data.middle}${outRefs.join(',')}${data.tail}`;
-      jobParts.push(
-        `{"id":${entry.idJson},"type":"JOB","data":${json},"inEdges":[${inEdges.join(',')}],"outEdges":[${outEdges.join(',')}]}`,
-      );
+      const at = shownJobs.length;
+      const fragments = this.jobFragments(entry);
+      const inputs = this.shownSlots(job, true, generation);
+      const outputs = this.shownSlots(job, false, generation);
+      length +=
+        fragments.head.length + MIDDLE.length + fragments.tail.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
+      // Commas between the job's refs and between its edges.
+      length += 2 * (separators(inputs.length) + separators(outputs.length));
+      // Each edge is written twice: in the job's edges and in the dataset's.
+      for (const slot of inputs) {
+        length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
+        slotReaders[slot]!.push(at);
+      }
+      for (const slot of outputs) {
+        length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
+        slotWriters[slot]!.push(at);
+      }
+      shownJobs.push(job);
+      jobFragments.push(fragments);
+      jobInputs.push(inputs);
+      jobOutputs.push(outputs);
     }
-    for (const [dataset, slot] of slots) {
-      const entry = entryOf(dataset);
-      parts.push(
-        `{"id":${entry.idJson},"type":"DATASET","data":${this.dataJson(entry)},"inEdges":[${slot.inEdges.join(',')}],"outEdges":[${slot.outEdges.join(',')}]}`,
-      );
+    for (let slot = 0; slot < slotIds.length; slot += 1)
+      length +=
+        slotHeads[slot]!.length +
+        EDGES_BETWEEN.length +
+        NODE_CLOSE.length +
+        separators(slotWriters[slot]!.length) +
+        separators(slotReaders[slot]!.length);
+    const nodeCount = slotIds.length + shownJobs.length;
+    length += separators(nodeCount);
+    const { buffer, release } = answerBuffers.take(length);
+    const out = new FragmentWriter(buffer);
+    out.put(GRAPH_OPEN);
+    let first = true;
+    const edges = (from: Buffer, to: readonly number[], ids: (at: number) => Buffer, fromIsOrigin: boolean) => {
+      for (let at = 0; at < to.length; at += 1) {
+        if (at > 0) out.put(COMMA);
+        out.put(EDGE_ORIGIN);
+        out.put(fromIsOrigin ? from : ids(to[at]!));
+        out.put(EDGE_DESTINATION);
+        out.put(fromIsOrigin ? ids(to[at]!) : from);
+        out.put(EDGE_CLOSE);
+      }
+    };
+    const jobId = (at: number) => this.jobs[shownJobs[at]!]!.id;
+    const slotId = (slot: number) => slotIds[slot]!;
+    for (let slot = 0; slot < slotIds.length; slot += 1) {
+      if (!first) out.put(COMMA);
+      first = false;
+      out.put(slotHeads[slot]!);
+      edges(slotIds[slot]!, slotWriters[slot]!, jobId, false);
+      out.put(EDGES_BETWEEN);
+      edges(slotIds[slot]!, slotReaders[slot]!, jobId, true);
+      out.put(NODE_CLOSE);
     }
-    for (const part of jobParts) parts.push(part);
-    return { json: `{"graph":[${parts.join(',')}]}`, nodeCount: parts.length };
+    for (let at = 0; at < shownJobs.length; at += 1) {
+      if (!first) out.put(COMMA);
+      first = false;
+      const id = jobId(at);
+      const { head, tail } = jobFragments[at]!;
+      const inputs = jobInputs[at]!;
+      const outputs = jobOutputs[at]!;
+      out.put(head);
+      for (let i = 0; i < inputs.length; i += 1) {
+        if (i > 0) out.put(COMMA);
+        out.put(slotRefs[inputs[i]!]!);
+      }
+      out.put(MIDDLE);
+      for (let i = 0; i < outputs.length; i += 1) {
+        if (i > 0) out.put(COMMA);
+        out.put(slotRefs[outputs[i]!]!);
+      }
+      out.put(tail);
+      edges(id, inputs, slotId, false);
+      out.put(EDGES_BETWEEN);
+      edges(id, outputs, slotId, true);
+      out.put(NODE_CLOSE);
+    }
+    out.put(GRAPH_CLOSE);
+    if (out.at !== length) throw new Error(`the Marquez lineage answer is ${out.at} bytes, ${length} expected`);
+    return { bytes: { bytes: buffer.subarray(0, length), release }, nodeCount };
+  }
+
+  /** The slots (in the last answer's plan) of a job's input (`inputs`) or output classes shown, in its order. */
+  private shownSlots(job: number, inputs: boolean, generation: number): number[] {
+    const slots: number[] = [];
+    for (const dataset of this.datasetsAround(job, inputs))
+      if (this.datasetShown[dataset] === generation) slots.push(this.datasetSlot[dataset]!);
+    return slots;
   }
 
   /** An entry, not kept, for the origin's class shown under the key it was asked by. */
@@ -298,50 +468,49 @@ export class MarquezLineageIndex {
       ...this.datasets[origin.dataset]!,
       shown: origin.key,
       hidden: isDeleted(this.runtime, 'dataset', namespace, name),
-      idJson: JSON.stringify(marquezNodeId('dataset', namespace, name)),
-      refJson: null,
-      dataJson: null,
+      id: utf8(JSON.stringify(marquezNodeId('dataset', namespace, name))),
+      fragments: null,
     };
   }
 
-  /** Whether `characters` more of JSON may be kept (and counts them when so). */
-  private keep(characters: number): boolean {
-    if (this.cachedCharacters + characters > MAX_CACHED_JSON_CHARACTERS) return false;
-    this.cachedCharacters += characters;
+  /** Whether `bytes` more of JSON may be kept (and counts them when so). */
+  private keep(bytes: number): boolean {
+    if (this.cachedBytes + bytes > MAX_CACHED_JSON_BYTES) return false;
+    this.cachedBytes += bytes;
     return true;
   }
 
-  private dataJson(entry: DatasetEntry): string {
-    if (entry.dataJson !== null) return entry.dataJson;
+  /**
+   * A dataset's fragments: `head`, its node up to its `inEdges` (`{"id":...,"type":"DATASET","data":
+   * {...},"inEdges":[`), and `ref`, its `{namespace, name}` as a job's `inputs` and `outputs` list it.
+   */
+  private datasetFragments(entry: DatasetEntry): { head: Buffer; ref: Buffer } {
+    if (entry.fragments !== null) return entry.fragments;
     const data = this.reader.dataset(entry.shown);
-    const json = JSON.stringify(data);
-    const refJson = JSON.stringify(data.id);
-    if (this.keep(json.length + refJson.length)) {
-      entry.dataJson = json;
-      entry.refJson = refJson;
-    }
-    return json;
+    const fragments = {
+      head: utf8(`{"id":${entry.id.toString('utf8')},"type":"DATASET","data":${JSON.stringify(data)},"inEdges":[`),
+      ref: utf8(JSON.stringify(data.id)),
+    };
+    if (this.keep(fragments.head.length + fragments.ref.length)) entry.fragments = fragments;
+    return fragments;
   }
 
-  private refJson(entry: DatasetEntry): string {
-    if (entry.refJson !== null) return entry.refJson;
-    const refJson = JSON.stringify(this.reader.dataset(entry.shown).id);
-    if (this.keep(refJson.length)) entry.refJson = refJson;
-    return refJson;
-  }
-
-  private jobData(entry: JobEntry): { head: string; middle: string; tail: string } {
-    if (entry.data !== null) return entry.data;
+  /**
+   * A job's fragments: `head`, its node up to its data's `inputs` (`{"id":...,"type":"JOB","data":
+   * {...,"inputs":[`), and `tail`, from the end of its data's `outputs` to its `inEdges`
+   * (`],...},"inEdges":[`); its data's `inputs` and `outputs` depend on what each walk reached.
+   */
+  private jobFragments(entry: JobEntry): { head: Buffer; tail: Buffer } {
+    if (entry.fragments !== null) return entry.fragments;
     const json = JSON.stringify(this.reader.job(entry.key, [], []));
     const at = json.indexOf(EMPTY_INPUTS_OUTPUTS);
     if (at < 0) throw new Error(`the Marquez data of job ${entry.key} has no adjacent inputs and outputs`);
-    const data = {
-      head: `${json.slice(0, at)},"inputs":[`,
-      middle: '],"outputs":[',
-      tail: `],${json.slice(at + EMPTY_INPUTS_OUTPUTS.length)}`,
+    const fragments = {
+      head: utf8(`{"id":${entry.id.toString('utf8')},"type":"JOB","data":${json.slice(0, at)},"inputs":[`),
+      tail: utf8(`],${json.slice(at + EMPTY_INPUTS_OUTPUTS.length)},"inEdges":[`),
     };
-    if (this.keep(json.length)) entry.data = data;
-    return data;
+    if (this.keep(fragments.head.length + fragments.tail.length)) entry.fragments = fragments;
+    return fragments;
   }
 }
 

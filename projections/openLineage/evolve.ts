@@ -16,7 +16,8 @@
  * - The Marquez API's writes (`MarquezTagAdded`, `MarquezTagRemoved`, `MarquezTagDefined`,
  *   `MarquezElementDeleted`) keep `state.marquez`; a deleted dataset or job shows again when a later
  *   OpenLineage event names it or a later graph change records its node (Marquez's soft delete).
- * - Every event advances `state.position`; other types change nothing else.
+ * - Every event advances `state.position`; other types change nothing else. The graph, OpenLineage
+ *   and Marquez events (`LINEAGE_EVENT_TYPES`) also advance `state.lineagePosition`.
  */
 import { v5 as uuidv5 } from 'uuid';
 import type { StoredLineageEvent } from '../../src/events.js';
@@ -46,6 +47,27 @@ import {
 } from './state.js';
 
 /**
+ * The event types that can change what a lineage read sees: the graphs' (the extracted graphs are
+ * joined), the ingested OpenLineage events and the Marquez API's writes. Process, task, watcher,
+ * extraction, metrics and publisher events are not among them.
+ */
+export const LINEAGE_EVENT_TYPES: ReadonlySet<StoredLineageEvent['type']> = new Set<StoredLineageEvent['type']>([
+  'GraphCreated',
+  'GraphDeleted',
+  'NodesAdded',
+  'NodesChanged',
+  'NodesRemoved',
+  'EdgesAdded',
+  'EdgesChanged',
+  'EdgesRemoved',
+  'OpenLineageEventIngested',
+  'MarquezTagAdded',
+  'MarquezTagRemoved',
+  'MarquezTagDefined',
+  'MarquezElementDeleted',
+]);
+
+/**
  * Applies one stored event to the state and returns it. Like `evolveGraph`
  * (`projections/graphProjection.ts`), it changes the state it is given, in place; it reads nothing
  * but its arguments (no clock, no I/O), so folding the same events from `initialOpenLineageState()`
@@ -54,6 +76,7 @@ import {
  */
 export function evolveOpenLineage(state: OpenLineageState, event: StoredLineageEvent): OpenLineageState {
   state.position = event.position;
+  if (LINEAGE_EVENT_TYPES.has(event.type)) state.lineagePosition = event.position;
   switch (event.type) {
     case 'GraphCreated':
     case 'GraphDeleted':

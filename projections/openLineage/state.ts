@@ -79,6 +79,12 @@ export interface DatasetName {
 export interface OpenLineageState {
   /** Global store position of the last event folded, of any type (0 before any). */
   position: number;
+  /**
+   * Global store position of the last event folded that can change what the lineage reads (a graph,
+   * an OpenLineage or a Marquez event, `LINEAGE_EVENT_TYPES`; 0 before any). A process's lease
+   * renewal, a task's progress or a watcher's state advance `position` only, not this.
+   */
+  lineagePosition: number;
   /** `dedupe_key`s folded: each is folded once. */
   dedupeKeys: Set<string>;
   /** Every folded event, in arrival order until a query sorts it by eventTime (see `eventsSorted`). */
@@ -149,6 +155,7 @@ export const marquezKey = (element: 'dataset' | 'job', key: string): string => `
 export function initialOpenLineageState(): OpenLineageState {
   return {
     position: 0,
+    lineagePosition: 0,
     dedupeKeys: new Set(),
     events: [],
     eventsSorted: true,

@@ -191,15 +191,16 @@ describe('OpenLineage fold: events and dedupe', () => {
       position: 3,
     }));
 
-  it('other events (graph, task) change nothing but the position', () =>
+  it('other events (graph, task) change nothing but the position (a graph event also the lineage position)', () =>
     given((state) => state)([
       { type: 'GraphCreated', data: { graph_id: 'g-1', name: 'g', description: null } },
       { type: 'TaskCreated', data: { task_id: 't-1', task_type: 'extract', parameters: {} } },
     ]).then((state) => {
       const fresh = initialOpenLineageState();
       assert.equal(state.position, 2);
+      assert.equal(state.lineagePosition, 1, 'the graph event, not the task event');
       assert.deepEqual(
-        { ...state, position: 0, identities: null, graph: null },
+        { ...state, position: 0, lineagePosition: 0, identities: null, graph: null },
         { ...fresh, identities: null, graph: null },
       );
       assert.equal(state.graph.order, 0);
