@@ -236,6 +236,12 @@ describe('web UI in headless Chromium', { skip }, () => {
       await waitForRender(page);
       assert.match(await page.locator('#path-direction').innerText(), new RegExp(direction));
       assert.equal(await page.locator('#path-nodes li').count(), 3);
+      // The path's two edges are drawn wider and on top (found by their keys in the view).
+      const widened = await page.evaluate(`(() => {
+        const { view } = window.__lineageUi;
+        return view.graph.edges().filter((edge) => view.renderer.getEdgeDisplayData(edge)?.size === 2.5).length;
+      })()`);
+      assert.equal(widened, 2, 'both edges of the path are emphasized');
     }
     await screenshot(page, 'path');
     guarded.assertClean();

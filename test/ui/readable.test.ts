@@ -10,26 +10,30 @@ import { loadUiModule, type LineageEdge, type LineageNode } from '../helpers/uiM
 const { elideMiddle } = (await loadUiModule('cards')) as {
   elideMiddle(text: string, width: number, measure: (text: string) => number): string;
 };
-const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, collapseGroups } = (await loadUiModule(
-  'graphData',
-)) as {
-  collapseGroups(
-    nodes: LineageNode[],
-    edges: LineageEdge[],
-    collapsed: string[],
-  ): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> };
-  collapseIntoTopics(
-    nodes: LineageNode[],
-    edges: LineageEdge[],
-  ): {
-    nodes: LineageNode[];
-    edges: LineageEdge[];
-    collapsed: Map<string, { consumerGroups: number; schemas: number }>;
+const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, edgeThroughputBetween, collapseGroups } =
+  (await loadUiModule('graphData')) as {
+    collapseGroups(
+      nodes: LineageNode[],
+      edges: LineageEdge[],
+      collapsed: string[],
+    ): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> };
+    collapseIntoTopics(
+      nodes: LineageNode[],
+      edges: LineageEdge[],
+    ): {
+      nodes: LineageNode[];
+      edges: LineageEdge[];
+      collapsed: Map<string, { consumerGroups: number; schemas: number }>;
+    };
+    describeCollapsed(entry: { consumerGroups: number; schemas: number } | undefined): string;
+    groupPath(node: LineageNode): string[];
+    edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null;
+    edgeThroughputBetween(
+      edge: Pick<LineageEdge, 'edge_type'>,
+      source: LineageNode | undefined,
+      target: LineageNode | undefined,
+    ): number | null;
   };
-  describeCollapsed(entry: { consumerGroups: number; schemas: number } | undefined): string;
-  groupPath(node: LineageNode): string[];
-  edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null;
-};
 const { dagreLayout, layoutGraph, CARD_LAYOUT_LIMIT } = (await loadUiModule('layout')) as {
   dagreLayout(input: { nodeCount: number; sources: Int32Array; targets: Int32Array; groups?: string[][] }): {
     x: Float32Array;
@@ -144,6 +148,18 @@ describe('readable lineage view', () => {
     assert.equal(edgeThroughput(edge('job', 't', 'PRODUCES'), byId), 5000);
     assert.equal(edgeThroughput(edge('t', 'job', 'CONSUMES'), byId), 9000);
     assert.equal(edgeThroughput(edge('job', 'job', 'PRODUCES'), byId), null);
+  });
+
+  it("takes an edge's throughput from its two ends given directly (the view finds them by index)", () => {
+    const topic: LineageNode = {
+      ...node('t', 'TOPIC'),
+      attributes: { metrics_received_bytes: 5000, metrics_sent_bytes: Number.NaN },
+    };
+    const job = node('job', 'STREAM_JOB');
+    assert.equal(edgeThroughputBetween(edge('job', 't', 'PRODUCES'), job, topic), 5000);
+    assert.equal(edgeThroughputBetween(edge('t', 'job', 'CONSUMES'), topic, job), null, 'not a finite number');
+    assert.equal(edgeThroughputBetween(edge('t', 'job', 'TRANSFORMS'), topic, job), null);
+    assert.equal(edgeThroughputBetween(edge('job', 't', 'PRODUCES'), job, undefined), null);
   });
 
   it('lays out cards left to right in swimlanes, no two cards nor two lanes overlapping', () => {

@@ -146,14 +146,24 @@ export function groupPath(node: LineageNode): string[] {
  * a topic, what it received; out of a topic, what it sent. Null without metrics.
  */
 export function edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null {
-  const source = byId.get(edge.src_id);
-  const target = byId.get(edge.dst_id);
-  const metric = (node: LineageNode | undefined, name: string) => {
-    const value = node?.attributes?.[name];
+  return edgeThroughputBetween(edge, byId.get(edge.src_id), byId.get(edge.dst_id));
+}
+
+/**
+ * `edgeThroughput` given the edge's source and target nodes (found by the caller, e.g. by index),
+ * in bytes per window; null without metrics.
+ */
+export function edgeThroughputBetween(
+  edge: Pick<LineageEdge, 'edge_type'>,
+  source: LineageNode | undefined,
+  target: LineageNode | undefined,
+): number | null {
+  const metric = (node: LineageNode, name: string) => {
+    const value = node.attributes?.[name];
     return typeof value === 'number' && Number.isFinite(value) ? value : null;
   };
-  if (target?.node_type === 'TOPIC' && edge.edge_type === 'PRODUCES') return metric(target, 'metrics_received_bytes');
-  if (source?.node_type === 'TOPIC' && edge.edge_type === 'CONSUMES') return metric(source, 'metrics_sent_bytes');
+  if (edge.edge_type === 'PRODUCES' && target?.node_type === 'TOPIC') return metric(target, 'metrics_received_bytes');
+  if (edge.edge_type === 'CONSUMES' && source?.node_type === 'TOPIC') return metric(source, 'metrics_sent_bytes');
   return null;
 }
 

@@ -12,7 +12,7 @@ import Sigma from 'sigma';
 import { createNodeBorderProgram } from '@sigma/node-border';
 import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover } from 'sigma/rendering';
 import { cardScreen, CARD_MIN_HEIGHT_PIXELS, drawCard } from './cards';
-import { edgeThroughput, groupPath } from './graphData';
+import { edgeThroughputBetween, groupPath } from './graphData';
 import type { LineageEdge, LineageNode } from './api';
 import type { CardLayoutResult, GroupBox, LayoutInput } from './layout';
 import { createPanCache, PAN_MARGIN, type PanCacheControls, type PanCacheCounts } from './panCache';
@@ -155,13 +155,20 @@ function initialOrder(nodes: LineageNode[]): Float64Array {
 
 /** The graph view: one sigma renderer in `container`, redrawn by `show`. */
 export class GraphView {
-  /** The drawn graph; `show` builds a new one and hands it to sigma whole. */
+  /**
+   * The drawn graph; `show` builds a new one and hands it to sigma whole. Its edges are keyed by
+   * their index in the scene's edges (short keys: graphology and sigma index every edge by key);
+   * `edgeKey` names them in diff marks and paths, which `show` translates.
+   */
   graph = GraphView.emptyGraph();
   readonly renderer: Sigma<NodeAttributes, EdgeAttributes>;
   private hovered: string | null = null;
   private neighbors = new Set<string>();
   private marks = new Map<string, DiffMark>();
   private path = new Set<string>();
+  /** The diff marks and the path's edges by the graph's edge keys (see `graph`). */
+  private edgeMarks = new Map<string, DiffMark>();
+  private edgePath = new Set<string>();
   private selected: string | null = null;
   /** The keyboard cursor: the node the arrow keys move from. */
   cursor: string | null = null;
@@ -396,15 +403,15 @@ export class GraphView {
     data: EdgeAttributes,
   ): Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> {
     if (this.hovered === null && this.marks.size === 0 && this.path.size === 0) return data;
-    const mark = this.marks.get(edge);
+    const mark = this.edgeMarks.get(edge);
     const result: Partial<EdgeAttributes & { hidden: boolean; zIndex: number }> = { ...data };
     if (mark) {
       result.color = DIFF_COLORS[mark];
       result.size = 2;
       result.zIndex = 1;
     }
-    if (this.path.size > 0 && !this.path.has(edge)) result.color = theme.faded;
-    if (this.path.has(edge)) {
+    if (this.path.size > 0 && !this.edgePath.has(edge)) result.color = theme.faded;
+    if (this.edgePath.has(edge)) {
       result.size = 2.5;
       result.zIndex = 2;
     }
@@ -444,15 +451,26 @@ export class GraphView {
   async show(scene: GraphScene): Promise<RenderFigures | undefined> {
     const started = performance.now();
     const generation = ++this.generation;
+    // Node indexes per edge, built once: the worker's input (its arrays are handed over, so emptied
+    // here) and, below, each edge's ends (source then target, kept in `ends`).
+    const nodes = scene.nodes;
     const indexOf = new Map<string, number>();
-    scene.nodes.forEach((node, index) => indexOf.set(node.id, index));
-    const edges = scene.edges.filter((edge) => indexOf.has(edge.src_id) && indexOf.has(edge.dst_id));
+    for (let index = 0; index < nodes.length; index++) indexOf.set(nodes[index]!.id, index);
+    const edges: LineageEdge[] = [];
+    const ends: number[] = [];
+    for (const edge of scene.edges) {
+      const source = indexOf.get(edge.src_id);
+      const target = indexOf.get(edge.dst_id);
+      if (source === undefined || target === undefined) continue;
+      edges.push(edge);
+      ends.push(source, target);
+    }
     const sources = new Int32Array(edges.length);
     const targets = new Int32Array(edges.length);
-    edges.forEach((edge, index) => {
-      sources[index] = indexOf.get(edge.src_id)!;
-      targets[index] = indexOf.get(edge.dst_id)!;
-    });
+    for (let index = 0; index < edges.length; index++) {
+      sources[index] = ends[2 * index]!;
+      targets[index] = ends[2 * index + 1]!;
+    }
     const layout = await layoutInWorker({
       nodeCount: scene.nodes.length,
       sources,
@@ -476,10 +494,12 @@ export class GraphView {
     const big = scene.nodes.length > 20_000;
     const small = scene.nodes.length <= 1_000;
     const scale = big ? 0.5 : small ? 1.5 : 1;
-    const nodeProgram = scene.nodes.length > LARGE_GRAPH_NODES ? 'point' : 'bordered';
+    const nodeProgram = nodes.length > LARGE_GRAPH_NODES ? 'point' : 'bordered';
     const edgeProgram = edges.length > LARGE_GRAPH_EDGES ? 'thin' : 'arrow';
-    scene.nodes.forEach((node, index) => {
-      graph.addNode(node.id, {
+    const collapsed = scene.collapsed;
+    for (let index = 0; index < nodes.length; index++) {
+      const node = nodes[index]!;
+      const attributes: NodeAttributes = {
         x: layout.x[index]!,
         y: layout.y[index]!,
         size: Math.max(1.5, nodeSize(node.node_type) * scale),
@@ -488,29 +508,59 @@ export class GraphView {
         borderColor: SYSTEM_COLORS[node.system] ?? FALLBACK_COLOR,
         nodeType: node.node_type,
         type: nodeProgram,
-        ...(scene.collapsed?.has(node.id) ? { collapsedText: scene.collapsed.get(node.id)! } : {}),
-      });
-    });
-    // Edge width by throughput (log scale, 1 to 6 pixels) when the metrics have it.
-    const byId = new Map(scene.nodes.map((node) => [node.id, node]));
-    const throughputs = edges.map((edge) => edgeThroughput(edge, byId));
-    // A loop, not Math.max(...): a spread of 150,000 arguments overflows the stack.
+      };
+      const collapsedText = collapsed?.get(node.id);
+      if (collapsedText !== undefined) attributes.collapsedText = collapsedText;
+      graph.addNode(node.id, attributes);
+    }
+    performance.mark('lineage:nodes-added');
+    // Edge width by throughput (log scale, 1 to 6 pixels) when the metrics have it; the ends are
+    // found by index, not by id.
+    const throughputs = new Array<number | null>(edges.length);
     let most = 0;
-    for (const value of throughputs) if (value !== null && value > most) most = value;
-    edges.forEach((edge, index) => {
-      const key = edgeKey(edge);
-      if (graph.hasEdge(key)) return;
+    for (let index = 0; index < edges.length; index++) {
+      const value = edgeThroughputBetween(edges[index]!, nodes[ends[2 * index]!], nodes[ends[2 * index + 1]!]);
+      throughputs[index] = value;
+      if (value !== null && value > most) most = value;
+    }
+    const logMost = Math.log1p(most);
+    this.edgeMarks = new Map();
+    this.edgePath = new Set();
+    const translate = this.marks.size > 0 || this.path.size > 0;
+    // A repeated edge (same ends and type) is drawn once; recognized by its node indexes and a
+    // code per edge type, not by its long `edgeKey`.
+    const typeCodes = new Map<string, number>();
+    const seen = new Set<number>();
+    for (let index = 0; index < edges.length; index++) {
+      const edge = edges[index]!;
+      let typeCode = typeCodes.get(edge.edge_type);
+      if (typeCode === undefined) typeCodes.set(edge.edge_type, (typeCode = typeCodes.size));
+      const identity = (typeCode * nodes.length + ends[2 * index]!) * nodes.length + ends[2 * index + 1]!;
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+      const key = String(index);
+      if (translate) {
+        const named = edgeKey(edge);
+        const mark = this.marks.get(named);
+        if (mark) this.edgeMarks.set(key, mark);
+        if (this.path.has(named)) this.edgePath.add(key);
+      }
       const throughput = throughputs[index];
-      const base = edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF' ? 0.6 : 1;
-      graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, {
-        size: throughput != null && most > 0 ? 1 + (5 * Math.log1p(throughput)) / Math.log1p(most) : base,
+      const attributes: EdgeAttributes = {
+        size:
+          throughput != null && most > 0
+            ? 1 + (5 * Math.log1p(throughput)) / logMost
+            : edge.edge_type === 'HAS_SCHEMA' || edge.edge_type === 'MEMBER_OF'
+              ? 0.6
+              : 1,
         color: EDGE_TYPE_COLORS[edge.edge_type] ?? FALLBACK_COLOR,
         edgeType: edge.edge_type,
         type: edgeProgram,
-        ...(throughput != null ? { throughput } : {}),
-        ...(edge.attributes?.through_consumer_group ? { folded: true } : {}),
-      });
-    });
+      };
+      if (throughput != null) attributes.throughput = throughput;
+      if (edge.attributes?.through_consumer_group) attributes.folded = true;
+      graph.addDirectedEdgeWithKey(key, edge.src_id, edge.dst_id, attributes);
+    }
     performance.mark('lineage:graph-built');
     // Sigma re-indexes its whole graph on every setting change: change settings over an empty
     // graph, then hand over the new graph, which indexes and draws it once.
