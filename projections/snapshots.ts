@@ -29,7 +29,7 @@ import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { EventStore, SnapshotInfo } from '../src/eventStore.js';
 import { NotFoundError } from '../src/errors.js';
-import { CURRENT_VERSIONS, streams, type StoredLineageEvent } from '../src/events.js';
+import { CURRENT_VERSIONS, GRAPH_EVENT_TYPES, streams, type StoredLineageEvent } from '../src/events.js';
 import { diffGraph, sameEdge, sameNode } from '../src/graph/changes.js';
 import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
 import {
@@ -43,18 +43,6 @@ import {
 } from './graphProjection.js';
 
 const gzipAsync = promisify(gzip);
-
-/** The graph event types whose schema versions a snapshot's format depends on. */
-const GRAPH_EVENT_TYPES = [
-  'GraphCreated',
-  'GraphDeleted',
-  'NodesAdded',
-  'NodesChanged',
-  'NodesRemoved',
-  'EdgesAdded',
-  'EdgesChanged',
-  'EdgesRemoved',
-] as const;
 
 /**
  * The format of the snapshots this code writes and reads: the payload layout (`graph-2`) and the

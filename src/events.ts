@@ -440,6 +440,18 @@ export const EVENT_TYPES: readonly LineageEventType[] = LineageEventSchema.optio
   (option) => option.shape.type.value,
 );
 
+/** The event types of a graph's stream (`graph-{id}`): what folds a graph, in declaration order. */
+export const GRAPH_EVENT_TYPES = [
+  'GraphCreated',
+  'GraphDeleted',
+  'NodesAdded',
+  'NodesChanged',
+  'NodesRemoved',
+  'EdgesAdded',
+  'EdgesChanged',
+  'EdgesRemoved',
+] as const satisfies readonly LineageEventType[];
+
 /**
  * The current data-schema version of every event type (1 unless listed). Bump one when its data
  * schema changes. Version 2 of `TaskCreated` and `WatcherStarted` added `owner_process_id`.

@@ -20,7 +20,7 @@
  *   and Marquez events (`LINEAGE_EVENT_TYPES`) also advance `state.lineagePosition`.
  */
 import { v5 as uuidv5 } from 'uuid';
-import type { StoredLineageEvent } from '../../src/events.js';
+import { GRAPH_EVENT_TYPES, type StoredLineageEvent } from '../../src/events.js';
 import { DATASET_NODE_TYPES, JOB_NODE_TYPES, type Node } from '../../src/graph/model.js';
 import { openLineageIdentity } from '../../src/openlineage/fromGraph.js';
 import {
@@ -52,14 +52,7 @@ import {
  * extraction, metrics and publisher events are not among them.
  */
 export const LINEAGE_EVENT_TYPES: ReadonlySet<StoredLineageEvent['type']> = new Set<StoredLineageEvent['type']>([
-  'GraphCreated',
-  'GraphDeleted',
-  'NodesAdded',
-  'NodesChanged',
-  'NodesRemoved',
-  'EdgesAdded',
-  'EdgesChanged',
-  'EdgesRemoved',
+  ...GRAPH_EVENT_TYPES,
   'OpenLineageEventIngested',
   'MarquezTagAdded',
   'MarquezTagRemoved',
