@@ -57,6 +57,9 @@ interface RevisionGroups {
  */
 export const KEPT_REVISIONS = 8;
 
+/** Most answers (distinct `maxGroups`) kept per revision; the oldest made is dropped first. */
+const KEPT_ANSWERS = 4;
+
 /** Counts kept per runtime (its graph projection), by `{graphId}@{revision}`, least recently asked first. */
 const countsByRuntime = new WeakMap<GraphRuntime['graphs'], Map<string, RevisionGroups>>();
 
@@ -89,7 +92,12 @@ export async function graphGroups(
   }
   const answerKey = options.maxGroups ?? 'all';
   let answer = revision.answers.get(answerKey);
-  if (!answer) revision.answers.set(answerKey, (answer = mergeGroups(revision.counts, options.maxGroups)));
+  if (!answer) {
+    // A few answers per revision (the UI asks for one): a caller naming a new max_groups each time
+    // must not grow the memory kept.
+    if (revision.answers.size >= KEPT_ANSWERS) revision.answers.delete(revision.answers.keys().next().value!);
+    revision.answers.set(answerKey, (answer = mergeGroups(revision.counts, options.maxGroups)));
+  }
   return answer;
 }
 
