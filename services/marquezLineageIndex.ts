@@ -307,10 +307,7 @@ export class MarquezLineageIndex {
     reached: MarquezLineageWalk,
     limit: { depth: number; maxNodes: number },
   ): void {
-    if (this.datasetReached[dataset] === generation) return;
-    this.datasetReached[dataset] = generation;
-    reached.datasets.push(dataset);
-    if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
+    reachOnce(this.datasetReached, reached.datasets, dataset, generation, reached, limit);
   }
 
   /** Adds a job to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
@@ -320,10 +317,7 @@ export class MarquezLineageIndex {
     reached: MarquezLineageWalk,
     limit: { depth: number; maxNodes: number },
   ): void {
-    if (this.jobReached[job] === generation) return;
-    this.jobReached[job] = generation;
-    reached.jobs.push(job);
-    if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
+    reachOnce(this.jobReached, reached.jobs, job, generation, reached, limit);
   }
 
   /**
@@ -533,4 +527,22 @@ export function marquezLineageIndex(runtime: MarquezRuntime): MarquezLineageInde
   const fresh = new MarquezLineageIndex(runtime);
   indexes.set(state, fresh);
   return fresh;
+}
+
+/**
+ * Adds `element` (a dataset's or a job's number) to `list` unless `marks` says this walk (`generation`)
+ * reached it already. @throws ValidationError as soon as the walk holds more than `limit.maxNodes`.
+ */
+function reachOnce(
+  marks: number[],
+  list: number[],
+  element: number,
+  generation: number,
+  reached: MarquezLineageWalk,
+  limit: { depth: number; maxNodes: number },
+): void {
+  if (marks[element] === generation) return;
+  marks[element] = generation;
+  list.push(element);
+  if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
 }
