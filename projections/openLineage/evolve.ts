@@ -348,11 +348,14 @@ function linkJob(
   jobState.linked = { inputs: inputs.map(datasetNameOf), outputs: outputs.map(datasetNameOf) };
 }
 
+/** Whether a dataset reference has a string `namespace` and `name`. */
+function isDatasetRef(ref: unknown): ref is DatasetName {
+  return isObject(ref) && typeof ref.namespace === 'string' && typeof ref.name === 'string';
+}
+
 /** A dataset reference's `namespace` and `name` (copied), or null when it lacks a string one of them. */
 function datasetNameOf(ref: unknown): DatasetName | null {
-  return isObject(ref) && typeof ref.namespace === 'string' && typeof ref.name === 'string'
-    ? { namespace: ref.namespace, name: ref.name }
-    : null;
+  return isDatasetRef(ref) ? { namespace: ref.namespace, name: ref.name } : null;
 }
 
 /** True when `refs` name the datasets of `names`, in the same order (`datasetNameOf` of each is equal). */
@@ -361,7 +364,7 @@ function sameDatasets(names: ReadonlyArray<DatasetName | null>, refs: readonly u
   for (let index = 0; index < refs.length; index += 1) {
     const name = names[index]!;
     const ref = refs[index];
-    const valid = isObject(ref) && typeof ref.namespace === 'string' && typeof ref.name === 'string';
+    const valid = isDatasetRef(ref);
     if (name === null ? valid : !valid || ref.namespace !== name.namespace || ref.name !== name.name) return false;
   }
   return true;
