@@ -58,14 +58,14 @@ export type GraphRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>
   Partial<Pick<LineageRuntime, 'metrics'>>;
 
 /** Lays a node's metric sample over its attributes; answers the node itself when it has none. */
-type MetricsOverlay = <T extends Node>(node: T) => T;
+export type MetricsOverlay = <T extends Node>(node: T) => T;
 
 /**
  * The overlay of a graph's metric samples on its nodes: each node's latest sample, or with `asOf` the
  * latest recorded at or before that point (a time, or the time of the revision's last event). Undefined
  * when the graph has no sample (nothing to lay over: reads cost nothing more).
  */
-function metricsOverlay(
+export function metricsOverlay(
   runtime: GraphRuntime,
   state: Pick<GraphState, 'graphId' | 'updatedAt'>,
   asOf?: string,

@@ -134,6 +134,30 @@ export const createdGraph = {
 /** A graph with its content (an excerpt: counts are of the whole demo graph). */
 export const graphWithContent = { ...graphSummary, ...lineageGraph };
 
+/** The drawing of the graph file above (`GET /graphs/{id}/drawing`): its nodes and edges in columns. */
+export const graphDrawing = {
+  ...graphSummary,
+  node_count: 4,
+  edge_count: 3,
+  node_types: ['CONNECTOR', 'TOPIC', 'STREAM_JOB'],
+  systems: ['STREAM'],
+  edge_types: ['PRODUCES', 'CONSUMES'],
+  environments: [ENVIRONMENT],
+  clusters: [CLUSTER],
+  nodes: {
+    id: lineageGraph.nodes.map((node) => node.id),
+    node_type: [0, 1, 2, 1],
+    system: [0, 0, 0, 0],
+    display_name: lineageGraph.nodes.map((node) => node.display_name),
+    qualified_name: [cdcConnector.qualified_name, ordersTopic.qualified_name, null, ordersEnrichedTopic.qualified_name],
+    environment: [0, 0, 0, 0],
+    cluster: [0, 0, 0, 0],
+  },
+  edges: { source: [0, 1, 2], target: [1, 2, 3], edge_type: [0, 1, 0] },
+  internal: [],
+  throughput: { node: [], received_bytes: [], sent_bytes: [] },
+};
+
 /** The counts of one write. */
 export const changeCounts = {
   nodes_added: 71,

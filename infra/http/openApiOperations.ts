@@ -16,6 +16,7 @@ import {
   graphHistory,
   graphSummary,
   graphWithContent,
+  graphDrawing,
   lineageDataset,
   lineageGraph,
   lineageJob,
@@ -173,6 +174,18 @@ const GRAPHS: Record<string, OperationDocs> = {
       'A graph with all its nodes and edges, now or as of a time or revision. The graph may be named by id or name.',
     responses: { 200: 'The graph with its nodes and edges', 400: 'A malformed as_of', 404: NO_GRAPH },
     responseExample: graphWithContent,
+  },
+  'GET /api/v1/graphs/:graph_id/drawing': {
+    operationId: 'getGraphDrawing',
+    description:
+      'What drawing a whole graph needs, and nothing else: node ids, names, types, systems, environments and ' +
+      'clusters, edges as pairs of node indexes, the nodes marked internal and the bytes of their latest metric ' +
+      'sample, in columns (one array per field, a node’s index its position; types, systems, environments and ' +
+      'clusters as indexes into lists of their distinct values). About a fifth of the whole graph’s JSON ' +
+      '(11 MB against 55 MB for 100,000 nodes): the web UI draws from it and reads a node’s full record ' +
+      '(attributes, schemas, column lineage) on demand. as_of reads it at a revision or time, as for the whole graph.',
+    responses: { 200: 'The graph’s nodes and edges in columns', 400: 'A malformed as_of', 404: NO_GRAPH },
+    responseExample: graphDrawing,
   },
   'DELETE /api/v1/graphs/:graph_id': {
     operationId: 'deleteGraph',

@@ -9,6 +9,7 @@
 import { validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_TRAVERSAL_HOPS } from '../../../projections/traversal/index.js';
+import { graphDrawing } from '../../../services/graphDrawing.js';
 import { graphGroups } from '../../../services/graphGroups.js';
 import {
   createEmptyGraph,
@@ -119,6 +120,44 @@ const GraphSummarySchema = z
   .meta({ id: 'GraphSummary' });
 
 const GraphSchema = GraphSummarySchema.extend({ nodes: z.array(NodeResource), edges: z.array(EdgeResource) });
+
+/** Indexes of a column: a non-negative integer, where `what` says into which list. */
+const indexInto = (what: string) => count(`Index in ${what}`);
+
+/** `GET /graphs/{id}/drawing` (`services/graphDrawing.ts`): the graph's summary, then its nodes and edges in columns. */
+const GraphDrawingSchema = GraphSummarySchema.extend({
+  node_types: z.array(z.string()).describe('Distinct node types, indexed by nodes.node_type'),
+  systems: z.array(z.string()).describe('Distinct systems, indexed by nodes.system'),
+  edge_types: z.array(z.string()).describe('Distinct edge types, indexed by edges.edge_type'),
+  environments: z.array(z.string()).describe('Distinct environment ids, indexed by nodes.environment'),
+  clusters: z.array(z.string()).describe('Distinct cluster ids, indexed by nodes.cluster'),
+  nodes: z
+    .object({
+      id: z.array(z.string()),
+      node_type: z.array(indexInto('node_types')),
+      system: z.array(indexInto('systems')),
+      display_name: z.array(z.string()),
+      qualified_name: z.array(z.string().nullable()).describe('Null where it equals the display name'),
+      environment: z.array(indexInto('environments').nullable()).describe('Null: outside any environment'),
+      cluster: z.array(indexInto('clusters').nullable()).describe('Null: outside any cluster'),
+    })
+    .describe('One entry per node in every column, in the graph’s order; a node’s index is its position'),
+  edges: z
+    .object({
+      source: z.array(indexInto('nodes')),
+      target: z.array(indexInto('nodes')),
+      edge_type: z.array(indexInto('edge_types')),
+    })
+    .describe('One entry per edge in every column, in the graph’s order'),
+  internal: z.array(indexInto('nodes')).describe('Nodes whose attributes mark them internal (internal: true)'),
+  throughput: z
+    .object({
+      node: z.array(indexInto('nodes')),
+      received_bytes: z.array(z.number().nullable()).describe('metrics_received_bytes of the latest sample'),
+      sent_bytes: z.array(z.number().nullable()).describe('metrics_sent_bytes of the latest sample'),
+    })
+    .describe('The latest metric sample of each node that has one, one entry per such node'),
+});
 
 const TraversalSchema = z.object({
   origin: NodeResource,
@@ -272,6 +311,24 @@ function wholeGraphRoutes(app: RouteApp, runtime: GraphRoutesOptions['runtime'])
     async (request, reply) => {
       const graph = await graphWithContent(runtime, request.params.graph_id, request.query.as_of);
       return sendJsonParts(reply, graph.jsonParts());
+    },
+  );
+
+  app.get(
+    '/graphs/:graph_id/drawing',
+    {
+      schema: {
+        tags,
+        summary: 'What drawing a whole graph needs: its nodes and edges in columns, types and ids as indexes',
+        params: GraphIdParams,
+        querystring: z.object({ as_of: AsOf }),
+        response: withProblems({ 200: GraphDrawingSchema }),
+      },
+      serializerCompiler: rawJsonSerializer,
+    },
+    async (request, reply) => {
+      const answer = await graphDrawing(runtime, request.params.graph_id, request.query.as_of);
+      return sendJsonParts(reply, answer.jsonParts());
     },
   );
 

@@ -1,0 +1,192 @@
+/**
+ * The drawing of a graph (issue 27, the first render of a large graph): what the web UI needs to lay
+ * out, draw, filter and search a whole graph, and nothing else, in columns. A 100,000-node graph's
+ * whole document (`GET /graphs/{id}`) is about 55 MB of JSON, most of it the same field names
+ * repeated and attributes no drawing reads; its drawing is about 11 MB: node ids and names, node and
+ * edge types, systems, environments and clusters as indexes into lists of their distinct values,
+ * and edges as pairs of node indexes. A node's full record (attributes, schemas, column lineage) is
+ * read on demand from the node, edge and traversal routes.
+ *
+ * Read from the projections (`readGraphView`: now, or as of a revision or time), with the metric
+ * samples of that point laid over the nodes as the whole document has them; nothing is appended.
+ */
+import type { Edge, Node } from '../src/graph/model.js';
+import { metricsOverlay, readGraphView, summarize, type GraphRuntime, type GraphSummary } from './graphs.js';
+
+/**
+ * The nodes, one entry per node in every column, in the graph's order: a node's index is its
+ * position, which `edges` and `internal` use. Types, systems, environments and clusters are indexes
+ * into the drawing's lists of distinct values (`node_types`, `systems`, `environments`, `clusters`).
+ */
+export interface DrawingNodes {
+  id: string[];
+  /** Index in `node_types`. */
+  node_type: number[];
+  /** Index in `systems`. */
+  system: number[];
+  display_name: string[];
+  /** Null where it equals the display name (most stream nodes differ only by their cluster prefix). */
+  qualified_name: (string | null)[];
+  /** Index in `environments`; null outside any environment. */
+  environment: (number | null)[];
+  /** Index in `clusters`; null outside any cluster. */
+  cluster: (number | null)[];
+}
+
+/** The edges, one entry per edge in every column, in the graph's order. */
+export interface DrawingEdges {
+  /** Index of the source node in `nodes`. */
+  source: number[];
+  /** Index of the target node in `nodes`. */
+  target: number[];
+  /** Index in `edge_types`. */
+  edge_type: number[];
+}
+
+/**
+ * Bytes of the latest metric sample of the nodes that have one (the edge widths of the drawing), one
+ * entry per such node: the node's index, `metrics_received_bytes` and `metrics_sent_bytes` (bytes
+ * per metric window; null when the sample has no such value).
+ */
+export interface DrawingThroughput {
+  node: number[];
+  received_bytes: (number | null)[];
+  sent_bytes: (number | null)[];
+}
+
+/** `GET /graphs/{id}/drawing`: the graph's summary, then its nodes and edges in columns. */
+export interface GraphDrawing extends GraphSummary {
+  node_types: string[];
+  systems: string[];
+  edge_types: string[];
+  environments: string[];
+  clusters: string[];
+  nodes: DrawingNodes;
+  edges: DrawingEdges;
+  /** Indexes of the nodes whose attributes mark them internal (`internal: true`, e.g. a platform's own topics). */
+  internal: number[];
+  throughput: DrawingThroughput;
+}
+
+/** A drawing as an answer: the value, and its JSON in parts (a column at a time) for a route to send. */
+export interface DrawingAnswer {
+  readonly drawing: GraphDrawing;
+  /**
+   * Its JSON in parts whose concatenation is `JSON.stringify(drawing)`'s text (one part per column:
+   * the largest, a 100,000-node graph's ids, is about 5 MB), so that a route lets other requests run
+   * in between.
+   */
+  jsonParts(): Generator<string, void, undefined>;
+}
+
+/** Positions of distinct values in a list, added in the order first met. */
+class Dictionary {
+  readonly values: string[] = [];
+  readonly #index = new Map<string, number>();
+
+  /** The index of `value`, added at the end when new. */
+  indexOf(value: string): number {
+    let index = this.#index.get(value);
+    if (index === undefined) {
+      index = this.values.length;
+      this.values.push(value);
+      this.#index.set(value, index);
+    }
+    return index;
+  }
+}
+
+/** A finite number, else null. */
+const finiteOrNull = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+/**
+ * The drawing of a graph now, or as of `asOf` (a revision or an ISO 8601 time, as the whole document
+ * takes it): one pass over its nodes and edges.
+ * @throws NotFoundError for an unknown or deleted graph (or one that did not exist at `asOf`);
+ *   ValidationError for a malformed `asOf`.
+ */
+export async function graphDrawing(runtime: GraphRuntime, idOrName: string, asOf?: string): Promise<DrawingAnswer> {
+  const view = await readGraphView(runtime, idOrName, asOf);
+  const overlay = metricsOverlay(runtime, view, asOf);
+  const nodeTypes = new Dictionary();
+  const systems = new Dictionary();
+  const edgeTypes = new Dictionary();
+  const environments = new Dictionary();
+  const clusters = new Dictionary();
+  const nodes: DrawingNodes = {
+    id: [],
+    node_type: [],
+    system: [],
+    display_name: [],
+    qualified_name: [],
+    environment: [],
+    cluster: [],
+  };
+  const internal: number[] = [];
+  const throughput: DrawingThroughput = { node: [], received_bytes: [], sent_bytes: [] };
+  const indexOfNode = new Map<string, number>();
+  view.forEachNode((stored: Node) => {
+    const node = overlay ? overlay(stored) : stored;
+    const index = nodes.id.length;
+    indexOfNode.set(node.id, index);
+    nodes.id.push(node.id);
+    nodes.node_type.push(nodeTypes.indexOf(node.node_type));
+    nodes.system.push(systems.indexOf(node.system));
+    nodes.display_name.push(node.display_name);
+    nodes.qualified_name.push(node.qualified_name === node.display_name ? null : node.qualified_name);
+    nodes.environment.push(node.environment_id ? environments.indexOf(node.environment_id) : null);
+    nodes.cluster.push(node.cluster_id ? clusters.indexOf(node.cluster_id) : null);
+    const attributes = node.attributes;
+    if (!attributes) return;
+    if (attributes.internal === true) internal.push(index);
+    const received = finiteOrNull(attributes.metrics_received_bytes);
+    const sent = finiteOrNull(attributes.metrics_sent_bytes);
+    if (received === null && sent === null) return;
+    throughput.node.push(index);
+    throughput.received_bytes.push(received);
+    throughput.sent_bytes.push(sent);
+  });
+  const edges: DrawingEdges = { source: [], target: [], edge_type: [] };
+  view.forEachEdge((edge: Edge) => {
+    const source = indexOfNode.get(edge.src_id);
+    const target = indexOfNode.get(edge.dst_id);
+    // Both ends of every stored edge are nodes of the graph (validated on write); skipped otherwise.
+    if (source === undefined || target === undefined) return;
+    edges.source.push(source);
+    edges.target.push(target);
+    edges.edge_type.push(edgeTypes.indexOf(edge.edge_type));
+  });
+  const drawing: GraphDrawing = {
+    ...summarize(view),
+    node_types: nodeTypes.values,
+    systems: systems.values,
+    edge_types: edgeTypes.values,
+    environments: environments.values,
+    clusters: clusters.values,
+    nodes,
+    edges,
+    internal,
+    throughput,
+  };
+  return { drawing, jsonParts: () => drawingJsonParts(drawing) };
+}
+
+/** `JSON.stringify(drawing)`'s text, a top-level field at a time, and the columns of `nodes` and `edges` one by one. */
+function* drawingJsonParts(drawing: GraphDrawing): Generator<string, void, undefined> {
+  let prefix = '{';
+  for (const [key, value] of Object.entries(drawing)) {
+    if (key === 'nodes' || key === 'edges') {
+      let opening = `${prefix}${JSON.stringify(key)}:{`;
+      for (const [column, values] of Object.entries(value as object)) {
+        yield `${opening}${JSON.stringify(column)}:${JSON.stringify(values)}`;
+        opening = ',';
+      }
+      yield '}';
+    } else {
+      yield `${prefix}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    }
+    prefix = ',';
+  }
+  yield '}';
+}
