@@ -55,6 +55,36 @@ export interface GraphDocument extends GraphSummary {
   edges: LineageEdge[];
 }
 
+/**
+ * `GET /graphs/{id}/drawing`: what drawing a whole graph needs, in columns (one array per field, a
+ * node's index its position); types, systems, environments and clusters are indexes into the lists
+ * of their distinct values. About a fifth of the whole graph's JSON; `documentOfDrawing`
+ * (`graphData.ts`) reads it into nodes and edges.
+ */
+export interface GraphDrawing extends GraphSummary {
+  node_types: string[];
+  systems: string[];
+  edge_types: string[];
+  environments: string[];
+  clusters: string[];
+  nodes: {
+    id: string[];
+    node_type: number[];
+    system: number[];
+    display_name: string[];
+    /** Null where it equals the display name. */
+    qualified_name: (string | null)[];
+    environment: (number | null)[];
+    cluster: (number | null)[];
+  };
+  /** Edges as node indexes and an index into `edge_types`. */
+  edges: { source: number[]; target: number[]; edge_type: number[] };
+  /** Nodes whose attributes mark them internal (`internal: true`). */
+  internal: number[];
+  /** The bytes of each node's latest metric sample (`metrics_received_bytes`, `metrics_sent_bytes`), for the nodes that have one. */
+  throughput: { node: number[]; received_bytes: (number | null)[]; sent_bytes: (number | null)[] };
+}
+
 /** A group of the grouped overview: the nodes of one environment, cluster and type (null ids: outside any, or merged). */
 export interface OverviewGroup {
   environment_id: string | null;

@@ -2,8 +2,79 @@
  * Pure functions over the loaded graph: filters, internal topics and the scene of a diff (the path
  * between two nodes comes from the API, `GET /graphs/{id}/path`). No DOM here (the node tests import this module).
  */
-import type { GraphDiff, LineageEdge, LineageNode } from './api';
+import type { GraphDiff, GraphDocument, GraphDrawing, LineageEdge, LineageNode } from './api';
 import type { DiffMark } from './graphView';
+
+/**
+ * The nodes and edges a drawing (`GET /graphs/{id}/drawing`) stands for, as the whole graph's wire
+ * form has them, with only the attributes drawing reads: `internal` (`isInternalTopic`) and the
+ * metric bytes (`edgeThroughputBetween`); other nodes and every edge have null attributes. A node's
+ * full record, its edges' attributes and its schemas are read on demand (`withDetails`).
+ */
+export function documentOfDrawing(drawing: GraphDrawing): GraphDocument {
+  const { nodes: columns, edges: edgeColumns } = drawing;
+  const attributes: (Record<string, unknown> | null)[] = new Array(columns.id.length).fill(null);
+  for (const index of drawing.internal) attributes[index] = { internal: true };
+  drawing.throughput.node.forEach((index, entry) => {
+    attributes[index] = {
+      ...attributes[index],
+      metrics_received_bytes: drawing.throughput.received_bytes[entry],
+      metrics_sent_bytes: drawing.throughput.sent_bytes[entry],
+    };
+  });
+  const nodes: LineageNode[] = new Array(columns.id.length);
+  for (let index = 0; index < nodes.length; index++) {
+    const environment = columns.environment[index];
+    const cluster = columns.cluster[index];
+    nodes[index] = {
+      id: columns.id[index]!,
+      node_type: drawing.node_types[columns.node_type[index]!]!,
+      system: drawing.systems[columns.system[index]!]!,
+      qualified_name: columns.qualified_name[index] ?? columns.display_name[index]!,
+      display_name: columns.display_name[index]!,
+      environment_id: environment === null || environment === undefined ? null : drawing.environments[environment]!,
+      cluster_id: cluster === null || cluster === undefined ? null : drawing.clusters[cluster]!,
+      attributes: attributes[index]!,
+    };
+  }
+  const edges: LineageEdge[] = new Array(edgeColumns.source.length);
+  for (let index = 0; index < edges.length; index++) {
+    edges[index] = {
+      src_id: columns.id[edgeColumns.source[index]!]!,
+      dst_id: columns.id[edgeColumns.target[index]!]!,
+      edge_type: drawing.edge_types[edgeColumns.edge_type[index]!]!,
+      attributes: null,
+    };
+  }
+  const { graph_id, name, description, node_count, edge_count, revision, created_at, updated_at } = drawing;
+  return { graph_id, name, description, node_count, edge_count, revision, created_at, updated_at, nodes, edges };
+}
+
+/**
+ * Lays full records over the light ones of a document read from a drawing: `nodes` replace the
+ * nodes of the same id in `nodesById`, `edges` the edges of the same source, type and target in
+ * `edges` (in place; `edgeIndex`, the position of each edge by `diffEdgeKey`, is built on the first
+ * call and kept by the caller); an edge not there yet is added. Answers the edge index.
+ */
+export function withDetails(
+  nodesById: Map<string, LineageNode>,
+  edges: LineageEdge[],
+  details: { nodes: LineageNode[]; edges: LineageEdge[] },
+  edgeIndex: Map<string, number> | null,
+): Map<string, number> {
+  for (const node of details.nodes) nodesById.set(node.id, node);
+  const index = edgeIndex ?? new Map(edges.map((edge, position) => [diffEdgeKey(edge), position]));
+  for (const edge of details.edges) {
+    const key = diffEdgeKey(edge);
+    const position = index.get(key);
+    if (position !== undefined) edges[position] = edge;
+    else {
+      index.set(key, edges.length);
+      edges.push(edge);
+    }
+  }
+  return index;
+}
 
 /** Filters of the view (empty lists mean every value). */
 export interface NodeFilters {
