@@ -10,6 +10,7 @@
  * Read from the projections (`readGraphView`: now, or as of a revision or time), with the metric
  * samples of that point laid over the nodes as the whole document has them; nothing is appended.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Edge, Node } from '../src/graph/model.js';
 import { metricsOverlay, readGraphView, summarize, type GraphRuntime, type GraphSummary } from './graphs.js';
 
@@ -100,15 +101,64 @@ class Dictionary {
 const finiteOrNull = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
+/** Nodes or edges per slice of the drawing's build and of its JSON: a few milliseconds of work each. */
+export const DRAWING_SLICE_ITEMS = 10_000;
+
+/** The nodes and edges of one point, taken at once (a past point's view is valid for one macrotask only). */
+interface Snapshot {
+  nodes: Node[];
+  edges: Edge[];
+  /** Position in `nodes` of each edge's source, then of its target. */
+  ends: Int32Array;
+}
+
+/** The nodes and edges of `view`, read at once: now from the resident graph (ends as positions), a past point by id. */
+function snapshotOf(view: Awaited<ReturnType<typeof readGraphView>>, now: boolean): Snapshot {
+  const nodes: Node[] = [];
+  const edges: Edge[] = [];
+  const ends = new Int32Array(2 * view.edgeCount);
+  if (now) {
+    // The resident graph hands over each edge's ends as node positions, with no lookup by id (the
+    // lookups were half the drawing's 200 ms at 100,000 nodes); a past point's view would build a
+    // resident graph for that, so it looks the ids up instead.
+    const graph = view.graph();
+    graph.forEachNode((node) => nodes.push(node));
+    for (const { edge, sourceIndex, targetIndex } of graph.edgeEntries()) {
+      ends[2 * edges.length] = sourceIndex;
+      ends[2 * edges.length + 1] = targetIndex;
+      edges.push(edge);
+    }
+    return { nodes, edges, ends };
+  }
+  const indexOfNode = new Map<string, number>();
+  view.forEachNode((node) => indexOfNode.set(node.id, nodes.push(node) - 1));
+  view.forEachEdge((edge) => {
+    const source = indexOfNode.get(edge.src_id);
+    const target = indexOfNode.get(edge.dst_id);
+    // Both ends of every stored edge are nodes of the graph (validated on write); skipped otherwise.
+    if (source === undefined || target === undefined) return;
+    ends[2 * edges.length] = source;
+    ends[2 * edges.length + 1] = target;
+    edges.push(edge);
+  });
+  return { nodes, edges, ends };
+}
+
 /**
  * The drawing of a graph now, or as of `asOf` (a revision or an ISO 8601 time, as the whole document
- * takes it): one pass over its nodes and edges.
+ * takes it). Its nodes and edges are read at once, then laid into columns `DRAWING_SLICE_ITEMS` at a
+ * time with a turn of the event loop between slices, so that the requests waiting meanwhile (the
+ * UI's grouped overview, its proxy's relaying) are not held up by a pass over a large graph.
  * @throws NotFoundError for an unknown or deleted graph (or one that did not exist at `asOf`);
  *   ValidationError for a malformed `asOf`.
  */
 export async function graphDrawing(runtime: GraphRuntime, idOrName: string, asOf?: string): Promise<DrawingAnswer> {
   const view = await readGraphView(runtime, idOrName, asOf);
   const overlay = metricsOverlay(runtime, view, asOf);
+  const summary = summarize(view);
+  const snapshot = snapshotOf(view, asOf === undefined);
+  // The samples of this point, laid over at once, as the whole graph has them.
+  if (overlay) snapshot.nodes = snapshot.nodes.map(overlay);
   const nodeTypes = new Dictionary();
   const systems = new Dictionary();
   const edgeTypes = new Dictionary();
@@ -125,50 +175,41 @@ export async function graphDrawing(runtime: GraphRuntime, idOrName: string, asOf
   };
   const internal: number[] = [];
   const throughput: DrawingThroughput = { node: [], received_bytes: [], sent_bytes: [] };
-  const indexOfNode = asOf === undefined ? undefined : new Map<string, number>();
-  view.forEachNode((stored: Node) => {
-    const node = overlay ? overlay(stored) : stored;
-    const index = nodes.id.length;
-    indexOfNode?.set(node.id, index);
-    nodes.id.push(node.id);
-    nodes.node_type.push(nodeTypes.indexOf(node.node_type));
-    nodes.system.push(systems.indexOf(node.system));
-    nodes.display_name.push(node.display_name);
-    nodes.qualified_name.push(node.qualified_name === node.display_name ? null : node.qualified_name);
-    nodes.environment.push(node.environment_id ? environments.indexOf(node.environment_id) : null);
-    nodes.cluster.push(node.cluster_id ? clusters.indexOf(node.cluster_id) : null);
-    const attributes = node.attributes;
-    if (!attributes) return;
-    if (attributes.internal === true) internal.push(index);
-    const received = finiteOrNull(attributes.metrics_received_bytes);
-    const sent = finiteOrNull(attributes.metrics_sent_bytes);
-    if (received === null && sent === null) return;
-    throughput.node.push(index);
-    throughput.received_bytes.push(received);
-    throughput.sent_bytes.push(sent);
-  });
+  for (let start = 0; start < snapshot.nodes.length; start += DRAWING_SLICE_ITEMS) {
+    if (start > 0) await setImmediate();
+    const end = Math.min(snapshot.nodes.length, start + DRAWING_SLICE_ITEMS);
+    for (let index = start; index < end; index++) {
+      const node = snapshot.nodes[index]!;
+      nodes.id.push(node.id);
+      nodes.node_type.push(nodeTypes.indexOf(node.node_type));
+      nodes.system.push(systems.indexOf(node.system));
+      nodes.display_name.push(node.display_name);
+      nodes.qualified_name.push(node.qualified_name === node.display_name ? null : node.qualified_name);
+      nodes.environment.push(node.environment_id ? environments.indexOf(node.environment_id) : null);
+      nodes.cluster.push(node.cluster_id ? clusters.indexOf(node.cluster_id) : null);
+      const attributes = node.attributes;
+      if (!attributes) continue;
+      if (attributes.internal === true) internal.push(index);
+      const received = finiteOrNull(attributes.metrics_received_bytes);
+      const sent = finiteOrNull(attributes.metrics_sent_bytes);
+      if (received === null && sent === null) continue;
+      throughput.node.push(index);
+      throughput.received_bytes.push(received);
+      throughput.sent_bytes.push(sent);
+    }
+  }
   const edges: DrawingEdges = { source: [], target: [], edge_type: [] };
-  const addEdge = (edge: Edge, source: number, target: number) => {
-    edges.source.push(source);
-    edges.target.push(target);
-    edges.edge_type.push(edgeTypes.indexOf(edge.edge_type));
-  };
-  if (asOf === undefined) {
-    // Now: the resident graph hands over each edge's ends as node positions, with no lookup by id
-    // (the lookups were half the drawing's 200 ms at 100,000 nodes). A past point's view would
-    // build a resident graph for that; it looks the ids up instead.
-    for (const { edge, sourceIndex, targetIndex } of view.graph().edgeEntries())
-      addEdge(edge, sourceIndex, targetIndex);
-  } else {
-    view.forEachEdge((edge: Edge) => {
-      const source = indexOfNode!.get(edge.src_id);
-      const target = indexOfNode!.get(edge.dst_id);
-      // Both ends of every stored edge are nodes of the graph (validated on write); skipped otherwise.
-      if (source !== undefined && target !== undefined) addEdge(edge, source, target);
-    });
+  for (let start = 0; start < snapshot.edges.length; start += DRAWING_SLICE_ITEMS) {
+    await setImmediate();
+    const end = Math.min(snapshot.edges.length, start + DRAWING_SLICE_ITEMS);
+    for (let index = start; index < end; index++) {
+      edges.source.push(snapshot.ends[2 * index]!);
+      edges.target.push(snapshot.ends[2 * index + 1]!);
+      edges.edge_type.push(edgeTypes.indexOf(snapshot.edges[index]!.edge_type));
+    }
   }
   const drawing: GraphDrawing = {
-    ...summarize(view),
+    ...summary,
     node_types: nodeTypes.values,
     systems: systems.values,
     edge_types: edgeTypes.values,
@@ -182,14 +223,23 @@ export async function graphDrawing(runtime: GraphRuntime, idOrName: string, asOf
   return { drawing, jsonParts: () => drawingJsonParts(drawing) };
 }
 
-/** `JSON.stringify(drawing)`'s text, a top-level field at a time, and the columns of `nodes` and `edges` one by one. */
+/**
+ * `JSON.stringify(drawing)`'s text: a top-level field at a time, and the columns of `nodes` and
+ * `edges` `DRAWING_SLICE_ITEMS` entries at a time.
+ */
 function* drawingJsonParts(drawing: GraphDrawing): Generator<string, void, undefined> {
   let prefix = '{';
   for (const [key, value] of Object.entries(drawing)) {
     if (key === 'nodes' || key === 'edges') {
       let opening = `${prefix}${JSON.stringify(key)}:{`;
-      for (const [column, values] of Object.entries(value as object)) {
-        yield `${opening}${JSON.stringify(column)}:${JSON.stringify(values)}`;
+      for (const [column, values] of Object.entries(value as Record<string, unknown[]>)) {
+        let head = `${opening}${JSON.stringify(column)}:[`;
+        for (let start = 0; start < values.length; start += DRAWING_SLICE_ITEMS) {
+          const slice = JSON.stringify(values.slice(start, start + DRAWING_SLICE_ITEMS));
+          yield `${head}${start > 0 ? ',' : ''}${slice.slice(1, -1)}`;
+          head = '';
+        }
+        yield `${head}]`;
         opening = ',';
       }
       yield '}';
