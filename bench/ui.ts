@@ -37,7 +37,7 @@ export interface UiBenchRow {
    * per node type, from the API's node listing) of a graph too large to fetch at once, else the graph.
    */
   first_picture_ms: number;
-  /** Milliseconds from navigation start until the whole graph was fetched and parsed (part of the first render). */
+  /** Milliseconds from navigation start until the graph (its drawing, `GET /graphs/{id}/drawing`) was fetched and parsed (part of the first render). */
   document_ms: number;
   /** Milliseconds of the layout in the web worker (part of the above). */
   layout_ms: number;
