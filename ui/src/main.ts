@@ -96,7 +96,8 @@ let edgeIndex: Map<string, number> | null = null;
  * Reads the full records a node's panel and pages show, once per node and document: the node, its
  * neighbours up to `DETAIL_HOPS` and the edges between them, with their attributes (schemas and
  * their fields, column lineage, metrics), from the traversal routes at the point shown; they replace
- * the light records of the drawing. A node not in the graph at that point is left as it is.
+ * the light records of the drawing. A node not in the graph at that point is left as it is; when
+ * the API fails, the light records stay (a warning in the console) and the next call asks again.
  */
 async function loadDetails(graphId: string, asOf: string | null, nodeId: string): Promise<void> {
   if (detailed.has(nodeId) || !graphDocument || !nodesById.has(nodeId)) return;
@@ -111,7 +112,11 @@ async function loadDetails(graphId: string, asOf: string | null, nodeId: string)
       ),
     );
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return;
+    // The graph drawn stays: the panel or page shows the light record, and the next refresh asks again.
+    if (error instanceof ApiError) {
+      if (error.status !== 404) console.warn(`the records around ${nodeId} could not be read: ${error.message}`);
+      return;
+    }
     throw error;
   }
   if (key !== documentKey || !graphDocument) return;
