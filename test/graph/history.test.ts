@@ -12,7 +12,7 @@ import { openRuntime, type LineageRuntime } from '../../infra/runtime.js';
 import { foldGraphAsOf, toLineageGraph } from '../../projections/graphProjection.js';
 import { loadConfig } from '../../src/config.js';
 import { StorageError } from '../../src/errors.js';
-import { iterateStream, type EventStore } from '../../src/eventStore.js';
+import { iterateStream, type EventStore, type RecordedEvent } from '../../src/eventStore.js';
 import { streams } from '../../src/events.js';
 import { RECORDED_ITEMS_PER_EVENT } from '../../src/graph/changes.js';
 import { createGraph, DEFAULT_GRAPH_NAME, graphIdForName, recordGraph } from '../../src/graphCommands.js';
@@ -112,10 +112,10 @@ describe('a change of more items than one event holds', () => {
         { cause: 'import', actor: 'test' },
       );
       assert.equal(watched.appends, 1, 'the whole change is one append');
-      const events = [];
+      const events: RecordedEvent[] = [];
       for await (const event of iterateStream(runtime.store, streams.graph(graphId), { fromRevision: 1 }))
         events.push(event);
-      const items = (event: (typeof events)[number]) => {
+      const items = (event: RecordedEvent) => {
         const data = event.data as { nodes?: unknown[]; edges?: unknown[] };
         return (data.nodes ?? data.edges ?? []).length;
       };
