@@ -11,10 +11,15 @@
  *   nodes and edges present at the base in their order (their values: no key of theirs). A node or
  *   edge no event touched since the base has the same value at every point of the window: the live
  *   graph's.
- * - **Not the creation.** The write that creates a graph (its `GraphCreated` and the rest of that
- *   append: an import, a first extraction) keeps no versions: the base is the end of that write, so
+ * - **Not the creation, nor the filling of an empty graph.** The write that creates a graph (its
+ *   `GraphCreated` and the rest of that append: an import, a first extraction), and a write that
+ *   starts on a graph with no node (an import into a graph created empty, a first extraction into
+ *   it, a graph emptied and filled again) keep no versions: the base is the end of that write, so
  *   that a 100,000-node import costs the index only one array slot per node and edge present at its
- *   base. Points inside it answer `undefined`, like points before a moved base.
+ *   base, and its fold no work per item (issue 23: the index took more of an import's fold than the
+ *   graph itself). Points inside or before it answer `undefined`, like points before a moved base:
+ *   the graph there comes from the snapshots and the store, and a diff across it from the events
+ *   between its two points.
  * - **`as_of(R)`** is a read view (`GraphView`): the live graph with each changed entity replaced by
  *   its version at R. Nodes and edges are listed in the order the fold from the start gives
  *   (the order in which they were last added): those present since the base without a break in the
@@ -275,6 +280,18 @@ function resolveRevision(window: Window, asOf: AsOf): number | undefined {
 }
 
 /**
+ * Whether `event` continues the write (one append, one correlation id) the graph's last history entry
+ * records: `historyEntryFor` in `projections/graphProjection.ts` groups events the same way.
+ */
+function continuesLastWrite(state: GraphState, event: StoredLineageEvent): boolean {
+  const last = state.history[state.history.length - 1];
+  const correlationId = event.metadata.correlation_id ?? null;
+  return (
+    last !== undefined && correlationId !== null && last.correlation_id === correlationId && last.kind !== 'deleted'
+  );
+}
+
+/**
  * Whether `event` belongs to the write that creates the graph: its `GraphCreated`, or a later event of
  * the same append (same correlation id) while that is still the graph's last history entry. The index
  * keeps no versions of that write (an import's or a first extraction's hundreds of thousands of
@@ -282,11 +299,7 @@ function resolveRevision(window: Window, asOf: AsOf): number | undefined {
  */
 function partOfCreation(state: GraphState, event: StoredLineageEvent): boolean {
   if (event.type === 'GraphCreated') return true;
-  const last = state.history[state.history.length - 1];
-  const correlationId = event.metadata.correlation_id ?? null;
-  return (
-    last !== undefined && last.kind === 'created' && correlationId !== null && last.correlation_id === correlationId
-  );
+  return continuesLastWrite(state, event) && state.history[state.history.length - 1]!.kind === 'created';
 }
 
 /**
@@ -687,6 +700,19 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
   const maxVersions = options.maxVersions ?? DEFAULT_HISTORY_INDEX_VERSIONS;
   const windows = new Map<string, Window>();
   let trimScheduled = false;
+  // Per graph, the correlation id of the write being applied when it started on a graph with no node
+  // (it keeps no versions, like the creation).
+  const fillings = new Map<string, string>();
+  /** Whether `event` belongs to a write that started on a graph with no node (called before it is applied). */
+  const partOfFilling = (state: GraphState, event: StoredLineageEvent) => {
+    const correlationId = event.metadata.correlation_id ?? null;
+    if (!continuesLastWrite(state, event)) {
+      if (correlationId !== null && state.revision >= 0 && state.graph.order === 0)
+        fillings.set(state.graphId, correlationId);
+      else fillings.delete(state.graphId);
+    }
+    return correlationId !== null && fillings.get(state.graphId) === correlationId;
+  };
   // Whether a view was handed out in this macrotask (it may still be read: the base must not move).
   let viewsOut = false;
 
@@ -711,9 +737,10 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
 
   return {
     before(state, event) {
-      if (event.revision !== state.revision + 1 || partOfCreation(state, event)) {
+      const filling = partOfFilling(state, event);
+      if (event.revision !== state.revision + 1 || partOfCreation(state, event) || filling) {
         // A gap (the projection holds a state this index cannot place), or the write that creates the
-        // graph, which keeps no versions: the window opens again after this event.
+        // graph or fills it from empty, which keeps no versions: the window opens again after this event.
         windows.delete(state.graphId);
         return;
       }
@@ -763,6 +790,9 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       return stats;
     },
     trim,
-    reset: () => windows.clear(),
+    reset: () => {
+      windows.clear();
+      fillings.clear();
+    },
   };
 }
