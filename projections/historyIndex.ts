@@ -11,10 +11,15 @@
  *   nodes and edges present at the base in their order (their values: no key of theirs). A node or
  *   edge no event touched since the base has the same value at every point of the window: the live
  *   graph's.
- * - **Not the creation.** The write that creates a graph (its `GraphCreated` and the rest of that
- *   append: an import, a first extraction) keeps no versions: the base is the end of that write, so
+ * - **Not the creation, nor the filling of an empty graph.** The write that creates a graph (its
+ *   `GraphCreated` and the rest of that append: an import, a first extraction), and a write that
+ *   starts on a graph with no node (an import into a graph created empty, a first extraction into
+ *   it, a graph emptied and filled again) keep no versions: the base is the end of that write, so
  *   that a 100,000-node import costs the index only one array slot per node and edge present at its
- *   base. Points inside it answer `undefined`, like points before a moved base.
+ *   base, and its fold no work per item (issue 23: the index took more of an import's fold than the
+ *   graph itself). Points inside or before it answer `undefined`, like points before a moved base:
+ *   the graph there comes from the snapshots and the store, and a diff across it from the events
+ *   between its two points.
  * - **`as_of(R)`** is a read view (`GraphView`): the live graph with each changed entity replaced by
  *   its version at R. Nodes and edges are listed in the order the fold from the start gives
  *   (the order in which they were last added): those present since the base without a break in the
@@ -33,7 +38,7 @@
 import type { StoredLineageEvent } from '../src/events.js';
 import type { GraphReader } from '../src/graph/changes.js';
 import { sameEdge, sameNode } from '../src/graph/changes.js';
-import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
+import type { Edge, EdgeKey, Node } from '../src/graph/model.js';
 import { graphReader, type AsOf, type GraphState } from './graphProjection.js';
 import { ResidentGraph } from './residentGraph.js';
 import {
@@ -151,9 +156,31 @@ interface Window {
   nextSeq: number;
   /** Bumped when the base moves: a view of an older epoch is no longer valid. */
   epoch: number;
-  /** Keys the event being applied touches (between `before` and `after`). */
-  pendingNodes: Set<string>;
-  pendingEdges: Set<string>;
+  /** The nodes and edges the event being applied touches (between `before` and `after`). */
+  pendingNodes: Pending<string>;
+  pendingEdges: Pending<EdgeKey>;
+}
+
+/**
+ * The keys an event touches, noted before it is applied, in order (a key may come more than once):
+ * each key's chain when it has one, else its value before the event (its chain is opened only when
+ * the event changes it), and what finds its value in the graph (the node id, or the edge's endpoints
+ * and type, so that no key is taken apart again).
+ */
+interface Pending<P> {
+  keys: string[];
+  parts: P[];
+  chains: Array<Chain | undefined>;
+  previous: Array<Node | Edge | null>;
+}
+
+const emptyPending = <P>(): Pending<P> => ({ keys: [], parts: [], chains: [], previous: [] });
+
+function clearPending<P>(pending: Pending<P>): void {
+  pending.keys.length = 0;
+  pending.parts.length = 0;
+  pending.chains.length = 0;
+  pending.previous.length = 0;
 }
 
 const fieldsOf = (state: GraphState): GraphFields => ({
@@ -197,8 +224,8 @@ function openWindow(state: GraphState): Window {
     logEdges: [],
     nextSeq: 0,
     epoch: 0,
-    pendingNodes: new Set(),
-    pendingEdges: new Set(),
+    pendingNodes: emptyPending(),
+    pendingEdges: emptyPending(),
   };
 }
 
@@ -253,6 +280,18 @@ function resolveRevision(window: Window, asOf: AsOf): number | undefined {
 }
 
 /**
+ * Whether `event` continues the write (one append, one correlation id) the graph's last history entry
+ * records: `historyEntryFor` in `projections/graphProjection.ts` groups events the same way.
+ */
+function continuesLastWrite(state: GraphState, event: StoredLineageEvent): boolean {
+  const last = state.history[state.history.length - 1];
+  const correlationId = event.metadata.correlation_id ?? null;
+  return (
+    last !== undefined && correlationId !== null && last.correlation_id === correlationId && last.kind !== 'deleted'
+  );
+}
+
+/**
  * Whether `event` belongs to the write that creates the graph: its `GraphCreated`, or a later event of
  * the same append (same correlation id) while that is still the graph's last history entry. The index
  * keeps no versions of that write (an import's or a first extraction's hundreds of thousands of
@@ -260,59 +299,86 @@ function resolveRevision(window: Window, asOf: AsOf): number | undefined {
  */
 function partOfCreation(state: GraphState, event: StoredLineageEvent): boolean {
   if (event.type === 'GraphCreated') return true;
-  const last = state.history[state.history.length - 1];
-  const correlationId = event.metadata.correlation_id ?? null;
-  return (
-    last !== undefined && last.kind === 'created' && correlationId !== null && last.correlation_id === correlationId
-  );
+  return continuesLastWrite(state, event) && state.history[state.history.length - 1]!.kind === 'created';
 }
 
-/** Notes the keys `event` may change, and opens a chain (with the value now) for each new one. */
+/**
+ * Notes the keys `event` may change: each one's chain, or its value now when it has none (untouched
+ * since the base: its value now is its value there).
+ */
 function noteTouched(window: Window, state: GraphState, event: StoredLineageEvent): void {
   const { graph } = state;
+  const { pendingNodes, pendingEdges, nodes, edges } = window;
   const node = (id: string) => {
-    window.pendingNodes.add(id);
-    if (!window.nodes.has(id)) {
-      // Untouched since the base: its value now is its value there.
-      const value = graph.node(id) ?? null;
-      window.nodes.set(id, [window.baseRevision, value, SINCE_BASE]);
-      if (value !== null) window.baseNodeKeys.set(value, id);
-    }
+    const chain = nodes.get(id);
+    pendingNodes.keys.push(id);
+    pendingNodes.parts.push(id);
+    pendingNodes.chains.push(chain);
+    pendingNodes.previous.push(chain === undefined ? (graph.node(id) ?? null) : null);
   };
-  const edge = (key: string) => {
-    window.pendingEdges.add(key);
-    if (!window.edges.has(key)) {
-      const value = graph.edge(key) ?? null;
-      window.edges.set(key, [window.baseRevision, value, SINCE_BASE]);
-      if (value !== null) window.baseEdgeKeys.set(value, key);
-    }
+  const edge = (key: string, parts: EdgeKey) => {
+    const chain = edges.get(key);
+    pendingEdges.keys.push(key);
+    pendingEdges.parts.push(parts);
+    pendingEdges.chains.push(chain);
+    pendingEdges.previous.push(chain === undefined ? (graph.edgeOf(parts) ?? null) : null);
   };
   forEachTouched(state, event, node, edge);
 }
 
-/** Appends the version of each pending key after the event (as `read` finds it now); answers how many. */
-function recordVersions(
+/**
+ * Makes V8 keep `key` as one string. An edge key is built by concatenation (`edgeKey`), which V8 keeps
+ * as a tree of its parts, the event's own copies of the two ids among them, until something reads its
+ * characters; a Map's lookup does not. A key the window keeps would hold on to those copies (about
+ * 100 bytes per edge, 15 MB on the import bench's 111,111 edges), which the resident graph drops.
+ */
+function flatten(key: string): void {
+  key.charCodeAt(0);
+}
+
+/**
+ * Appends the version after the event of each pending key whose value changed (as `read` finds it
+ * now), opening the chain of a key that had none with its value before; answers how many. A chain
+ * opened here is an array of exactly six slots (most chains never grow further).
+ */
+function recordVersions<P>(
   window: Window,
-  pending: { keys: Set<string>; chains: Map<string, Chain>; edges: boolean; read: (key: string) => Node | Edge | null },
+  target: {
+    pending: Pending<P>;
+    chains: Map<string, Chain>;
+    baseKeys: Map<Node | Edge, string>;
+    edges: boolean;
+    read: (parts: P) => Node | Edge | null;
+  },
   revision: number,
 ): number {
+  const { pending, chains } = target;
   let appended = 0;
-  for (const key of pending.keys) {
-    const chain = pending.chains.get(key)!;
-    const last = chain.length - 3;
-    const previous = chain[last + 1] as Node | Edge | null;
-    const value = pending.read(key);
-    if (value === previous) continue;
-    const seq = value === null ? 0 : previous === null ? window.nextSeq++ : (chain[last + 2] as number);
-    // A chain's first version makes an array of exactly six slots (most chains never grow further).
-    if (chain.length === 3) pending.chains.set(key, [chain[0]!, chain[1]!, chain[2]!, revision, value, seq]);
-    else chain.push(revision, value, seq);
+  for (let index = 0; index < pending.keys.length; index += 1) {
+    const key = pending.keys[index]!;
+    const value = target.read(pending.parts[index]!);
+    // A key noted twice in one event has its chain from its first time once that changed it.
+    const chain = pending.chains[index] ?? chains.get(key);
+    if (chain === undefined) {
+      const previous = pending.previous[index]!;
+      if (value === previous) continue;
+      const seq = value === null ? 0 : previous === null ? window.nextSeq++ : SINCE_BASE;
+      flatten(key);
+      chains.set(key, [window.baseRevision, previous, SINCE_BASE, revision, value, seq]);
+      if (previous !== null) target.baseKeys.set(previous, key);
+    } else {
+      const last = chain.length - 3;
+      const previous = chain[last + 1] as Node | Edge | null;
+      if (value === previous) continue;
+      const seq = value === null ? 0 : previous === null ? window.nextSeq++ : (chain[last + 2] as number);
+      chain.push(revision, value, seq);
+    }
     window.logRevisions.push(revision);
     window.logKeys.push(key);
-    window.logEdges.push(pending.edges);
+    window.logEdges.push(target.edges);
     appended += 1;
   }
-  pending.keys.clear();
+  clearPending(pending);
   return appended;
 }
 
@@ -321,9 +387,17 @@ function recordEvent(window: Window, state: GraphState, event: StoredLineageEven
   const { graph } = state;
   const { revision } = event;
   const readNode = (id: string) => graph.node(id) ?? null;
-  const readEdge = (key: string) => graph.edge(key) ?? null;
-  recordVersions(window, { keys: window.pendingNodes, chains: window.nodes, edges: false, read: readNode }, revision);
-  recordVersions(window, { keys: window.pendingEdges, chains: window.edges, edges: true, read: readEdge }, revision);
+  const readEdge = (parts: EdgeKey) => graph.edgeOf(parts) ?? null;
+  recordVersions(
+    window,
+    { pending: window.pendingNodes, chains: window.nodes, baseKeys: window.baseNodeKeys, edges: false, read: readNode },
+    revision,
+  );
+  recordVersions(
+    window,
+    { pending: window.pendingEdges, chains: window.edges, baseKeys: window.baseEdgeKeys, edges: true, read: readEdge },
+    revision,
+  );
   const previousMax = window.maxTimes.length > 0 ? window.maxTimes[window.maxTimes.length - 1]! : window.baseMaxTime;
   window.positions.push(event.position);
   window.times.push(event.recorded_at);
@@ -626,6 +700,19 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
   const maxVersions = options.maxVersions ?? DEFAULT_HISTORY_INDEX_VERSIONS;
   const windows = new Map<string, Window>();
   let trimScheduled = false;
+  // Per graph, the correlation id of the write being applied when it started on a graph with no node
+  // (it keeps no versions, like the creation).
+  const fillings = new Map<string, string>();
+  /** Whether `event` belongs to a write that started on a graph with no node (called before it is applied). */
+  const partOfFilling = (state: GraphState, event: StoredLineageEvent) => {
+    const correlationId = event.metadata.correlation_id ?? null;
+    if (!continuesLastWrite(state, event)) {
+      if (correlationId !== null && state.revision >= 0 && state.graph.order === 0)
+        fillings.set(state.graphId, correlationId);
+      else fillings.delete(state.graphId);
+    }
+    return correlationId !== null && fillings.get(state.graphId) === correlationId;
+  };
   // Whether a view was handed out in this macrotask (it may still be read: the base must not move).
   let viewsOut = false;
 
@@ -650,15 +737,16 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
 
   return {
     before(state, event) {
-      if (event.revision !== state.revision + 1 || partOfCreation(state, event)) {
+      const filling = partOfFilling(state, event);
+      if (event.revision !== state.revision + 1 || partOfCreation(state, event) || filling) {
         // A gap (the projection holds a state this index cannot place), or the write that creates the
-        // graph, which keeps no versions: the window opens again after this event.
+        // graph or fills it from empty, which keeps no versions: the window opens again after this event.
         windows.delete(state.graphId);
         return;
       }
       const window = settledWindow(state);
-      window.pendingNodes.clear();
-      window.pendingEdges.clear();
+      clearPending(window.pendingNodes);
+      clearPending(window.pendingEdges);
       noteTouched(window, state, event);
     },
     after(state, event) {
@@ -702,6 +790,9 @@ export function createHistoryIndex(options: HistoryIndexOptions = {}): HistoryIn
       return stats;
     },
     trim,
-    reset: () => windows.clear(),
+    reset: () => {
+      windows.clear();
+      fillings.clear();
+    },
   };
 }

@@ -116,6 +116,19 @@ export class ResidentGraph {
   }
 
   /**
+   * The edge from `edge.src_id` to `edge.dst_id` of `edge.edge_type`, or undefined: `edge` by its
+   * parts, without building or taking apart its `edgeKey`.
+   */
+  edgeOf(edge: EdgeKey): Edge | undefined {
+    const source = this.#slotOf.get(edge.src_id);
+    if (source === undefined) return undefined;
+    const target = this.#slotOf.get(edge.dst_id);
+    if (target === undefined) return undefined;
+    const slot = this.#find(source, edge.edge_type, target);
+    return slot === -1 ? undefined : this.#edges[slot];
+  }
+
+  /**
    * Adds node `id`, or replaces it (in place: it keeps its position). The node's edges stay. A
    * replacing node is kept with its id set to the string the node was first added with (an equal
    * value; `node` is changed), which the edges share. Answers the node it replaced, or undefined
@@ -340,17 +353,21 @@ export class ResidentGraph {
     return this.#find(source, key.slice(first + 1, second), target);
   }
 
-  /** The slot of the edge of `type` from slot `source` to slot `target`, or -1: the shorter adjacency list is scanned. */
+  /**
+   * The slot of the edge of `type` from slot `source` to slot `target`, or -1: the shorter adjacency
+   * list is scanned, newest edge first (an edge is most often looked up just after it was added: the
+   * history index reads each edge an event added, `projections/historyIndex.ts`).
+   */
   #find(source: number, type: string, target: number): number {
     const edges = this.#edges;
     if (this.#outDegree[source]! <= this.#inDegree[target]!) {
-      const [next, targets] = [this.#nextOut, this.#target];
-      for (let slot = this.#firstOut[source]!; slot !== -1; slot = next[slot]!) {
+      const [previous, targets] = [this.#previousOut, this.#target];
+      for (let slot = this.#lastOut[source]!; slot !== -1; slot = previous[slot]!) {
         if (targets[slot] === target && edges[slot]!.edge_type === type) return slot;
       }
     } else {
-      const [next, sources] = [this.#nextIn, this.#source];
-      for (let slot = this.#firstIn[target]!; slot !== -1; slot = next[slot]!) {
+      const [previous, sources] = [this.#previousIn, this.#source];
+      for (let slot = this.#lastIn[target]!; slot !== -1; slot = previous[slot]!) {
         if (sources[slot] === source && edges[slot]!.edge_type === type) return slot;
       }
     }

@@ -31,7 +31,7 @@ import type { EventStore, SnapshotInfo } from '../src/eventStore.js';
 import { NotFoundError } from '../src/errors.js';
 import { CURRENT_VERSIONS, GRAPH_EVENT_TYPES, streams, type StoredLineageEvent } from '../src/events.js';
 import { diffGraph, sameEdge, sameNode } from '../src/graph/changes.js';
-import { edgeKey, type Edge, type Node } from '../src/graph/model.js';
+import { edgeKey, type Edge, type EdgeKey, type Node } from '../src/graph/model.js';
 import {
   foldGraphAsOf,
   graphReader,
@@ -461,7 +461,8 @@ async function replayable(
 
 /**
  * Calls `node` with the id of every node and `edge` with the key of every edge that `event` may
- * change in `state`, read before the event is applied: a GraphCreated or GraphDeleted touches
+ * change in `state` (and the edge's endpoints and type, for `ResidentGraph.edgeOf`), read before the
+ * event is applied: a GraphCreated or GraphDeleted touches
  * everything, a node removal also the edges it takes with it. Used by the diff from snapshots and by
  * the history index (`./historyIndex.ts`).
  */
@@ -469,14 +470,14 @@ export function forEachTouched(
   state: GraphState,
   event: StoredLineageEvent,
   node: (id: string) => void,
-  edge: (key: string) => void,
+  edge: (key: string, edge: EdgeKey) => void,
 ): void {
   const { graph } = state;
   switch (event.type) {
     case 'GraphCreated':
     case 'GraphDeleted':
       graph.forEachNode((value) => node(value.id));
-      graph.forEachEdge((value) => edge(edgeKey(value)));
+      graph.forEachEdge((value) => edge(edgeKey(value), value));
       break;
     case 'NodesAdded':
     case 'NodesChanged':
@@ -485,14 +486,14 @@ export function forEachTouched(
     case 'NodesRemoved':
       for (const id of event.data.node_ids) {
         node(id);
-        graph.forEachOutgoing(id, (value) => edge(edgeKey(value)));
-        graph.forEachIncoming(id, (value) => edge(edgeKey(value)));
+        graph.forEachOutgoing(id, (value) => edge(edgeKey(value), value));
+        graph.forEachIncoming(id, (value) => edge(edgeKey(value), value));
       }
       break;
     case 'EdgesAdded':
     case 'EdgesChanged':
     case 'EdgesRemoved':
-      for (const changed of event.data.edges) edge(edgeKey(changed));
+      for (const changed of event.data.edges) edge(edgeKey(changed), changed);
       break;
     default:
       break;

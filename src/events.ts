@@ -37,7 +37,8 @@ export type ChangeCounts = z.infer<typeof ChangeCountsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Graph streams: `graph-{graph_id}`. Node and edge changes are appended per extraction, import or
-// API call as the difference against the graph's current state, in chunks of at most 1,000 items.
+// API call as the difference against the graph's current state, in chunks of at most 250 items
+// (`RECORDED_ITEMS_PER_EVENT`; 1,000 for the start-up import of a graph file, `MAX_ITEMS_PER_EVENT`).
 
 export const GraphCreated = z.object({
   type: z.literal('GraphCreated'),

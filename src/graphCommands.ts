@@ -25,6 +25,7 @@ import {
   changeEvents,
   diffGraphSteps,
   MAX_ITEMS_PER_EVENT,
+  RECORDED_ITEMS_PER_EVENT,
   type DiffOptions,
   type GraphChanges,
   type GraphReader,
@@ -406,7 +407,7 @@ export async function recordGraph(
       const current = missing ? emptyReader : snapshot.reader;
       changes = await inSlices(diffGraphSteps(current, next, options));
       created = missing;
-      const events = changeEvents(graphId, changes);
+      const events = changeEvents(graphId, changes, RECORDED_ITEMS_PER_EVENT);
       return missing
         ? [
             { type: 'GraphCreated', data: { graph_id: graphId, name: options.name ?? null, description: null } },

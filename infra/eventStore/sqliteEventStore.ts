@@ -453,8 +453,11 @@ const utf8 = new TextEncoder();
  * Data of at least this many characters goes to the append worker as UTF-8 bytes, transferred; shorter
  * data as a string, copied. For small events the copy is what costs less: 2,000 OpenLineage events of
  * about 450 bytes took 1.2-1.6 us each on the event loop encoded and transferred, 0.1 us as strings.
+ * Strings are copied by the one `postMessage` of the whole append, where the encoding is done in
+ * `serializeInSlices`' slices: an event of `RECORDED_ITEMS_PER_EVENT` (250) edges is about 45 KB, and
+ * a 30 MB import of them copied as strings held the event loop 27 to 34 ms at once (64 KiB before).
  */
-const TRANSFER_MIN_CHARACTERS = 64 * 1024;
+const TRANSFER_MIN_CHARACTERS = 16 * 1024;
 
 /**
  * `serializeEvent` on every event, letting the event loop run between slices of about

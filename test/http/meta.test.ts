@@ -50,6 +50,9 @@ for (const backend of BACKENDS) {
         name: 'lineage-svc',
         version: '0.1.0',
       });
+      // The liveness probe is logged like the other probes: warnings only, not each request.
+      assert.ok(api.logs.some((line) => line.includes('/api/v1/version')));
+      assert.ok(!api.logs.some((line) => line.includes('/api/v1/health')), 'no info line per liveness probe');
       const catalogs = (await call(api.base, 'GET', '/api/v1/catalogs')).body.catalogs as Array<{
         catalog_type: string;
         configured: boolean;

@@ -15,10 +15,12 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { EventStore } from '../../src/eventStore.js';
-import { streams, toAppend, type LineageEvent } from '../../src/events.js';
+import { decodeTrustedEvent, streams, toAppend, type LineageEvent } from '../../src/events.js';
 import { edgeKey, type Node } from '../../src/graph/model.js';
 import {
   createGraphProjection,
+  evolveGraph,
+  initialGraphState,
   toLineageGraph,
   type AsOf,
   type GraphState,
@@ -76,18 +78,25 @@ function beforeBase(history: HistoryIndex, graphId: string, asOf: AsOf): boolean
 }
 
 /**
- * Where the base may be when the index is not bounded: at most the end of the graph's latest creation
- * write (its last `GraphCreated` and the events of the same append right after it, whose versions are
- * not kept), else the start.
+ * Where the base may be when the index is not bounded: at most the end of the graph's latest write
+ * that keeps no versions (its last `GraphCreated` and the events of the same append right after it,
+ * or a write, one correlation id, that started on a graph with no node), else the start.
  */
 async function latestBaseAllowed(store: EventStore, graphId: string): Promise<number> {
   let allowed = -1;
-  let creation: string | null | undefined;
-  for (const event of await store.readStream(streams.graph(graphId))) {
+  let unversioned: string | null | undefined;
+  const state = initialGraphState(graphId);
+  for (const recorded of await store.readStream(streams.graph(graphId))) {
+    const event = decodeTrustedEvent(recorded);
     const correlationId = event.metadata.correlation_id ?? null;
-    if (event.type === 'GraphCreated') [allowed, creation] = [event.revision, correlationId];
-    else if (creation !== undefined && creation !== null && correlationId === creation) allowed = event.revision;
-    else creation = undefined;
+    const last = state.history[state.history.length - 1];
+    const continues = last !== undefined && correlationId !== null && last.correlation_id === correlationId;
+    if (event.type === 'GraphCreated') unversioned = correlationId ?? undefined;
+    else if (!continues || last.kind === 'deleted')
+      unversioned = state.revision >= 0 && state.graph.order === 0 ? (correlationId ?? undefined) : undefined;
+    if (event.type === 'GraphCreated' || (unversioned !== undefined && correlationId === unversioned))
+      allowed = event.revision;
+    evolveGraph(state, event);
   }
   return allowed;
 }

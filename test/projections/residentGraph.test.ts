@@ -235,15 +235,23 @@ function assertSame(graph: ResidentGraph, model: Model, where: string, next: () 
     assert.deepEqual(sorted(graph.inNeighbors(id)), sorted(model.inNeighbors(id)), `${at}: inNeighbors`);
   }
 
+  // `edgeOf` finds an edge by its parts: the key's three, split at its first and last tab.
+  const partsOf = (key: string) => {
+    const [first, last] = [key.indexOf('\t'), key.lastIndexOf('\t')];
+    return { src_id: key.slice(0, first), edge_type: key.slice(first + 1, last), dst_id: key.slice(last + 1) } as Edge;
+  };
   for (const key of edges) {
     const edge = model.getEdgeAttributes(key);
     assert.ok(graph.hasEdge(key), `${where}: hasEdge ${key}`);
     assert.equal(graph.edge(key), edge, `${where}: edge ${key}`);
+    assert.equal(graph.edgeOf(partsOf(key)), edge, `${where}: edgeOf ${key}`);
+    assert.equal(graph.edgeOf(edge), edge, `${where}: edgeOf the edge itself ${key}`);
   }
   for (const key of absentKeys(model, next)) {
     const shown = JSON.stringify(key);
     assert.equal(graph.hasEdge(key), false, `${where}: hasEdge ${shown}`);
     assert.equal(graph.edge(key), undefined, `${where}: edge ${shown}`);
+    if (key.split('\t').length === 3) assert.equal(graph.edgeOf(partsOf(key)), undefined, `${where}: edgeOf ${shown}`);
   }
 
   const missing = ['', 'missing', ...Array.from({ length: NODE_IDS }, (_, index) => idOf(index))].filter(

@@ -22,6 +22,7 @@ import type { ProcessLease } from '../../../services/ownership.js';
 import { CATALOG_REGISTRY } from '../../../src/catalogs/registry.js';
 import { CATALOG_TYPES, type CatalogType } from '../../../src/graph/model.js';
 import { ProblemSchema, problem, problemResponses, sendProblem } from '../problem.js';
+import { PROBE_LOG_LEVEL } from './operations.js';
 
 /** Name and version of the running package. */
 export interface PackageInfo {
@@ -106,6 +107,8 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
   app.get(
     '/health',
     {
+      // The liveness probe: logged like the other probes, warnings only.
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         tags,
         summary: 'Liveness; never needs a key',

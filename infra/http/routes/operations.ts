@@ -310,8 +310,9 @@ export interface OperationsRoutesOptions {
 const tags = ['operations'];
 
 /**
- * Log level of the probe and scrape routes: called every few seconds, their requests would flood the
- * log at `info`; a failing readiness check is still logged (`Ready:NotReady`, a warning).
+ * Log level of the probe and scrape routes (`/api/v1/health`, `/api/v1/ready`, `/metrics`): called
+ * every few seconds, their requests would flood the log at `info`; a failing readiness or liveness
+ * check is still logged (`Ready:NotReady`, a warning; `Health:NotLive`, an error).
  */
 export const PROBE_LOG_LEVEL = 'warn';
 
