@@ -15,6 +15,7 @@ import { cardScreen, CARD_MIN_HEIGHT_PIXELS, drawCard } from './cards';
 import { edgeThroughputBetween, groupPath } from './graphData';
 import type { LineageEdge, LineageNode } from './api';
 import type { CardLayoutResult, GroupBox, LayoutInput } from './layout';
+import LayoutWorker from './layout.worker?worker&inline';
 import { createPanCache, PAN_MARGIN, type PanCacheControls, type PanCacheCounts } from './panCache';
 import {
   DIFF_COLORS,
@@ -111,9 +112,15 @@ const CARD_LAYOUT_NODES = 600;
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
 
-/** Starts the layout web worker (once); returns it. */
+/**
+ * Starts the layout web worker (once); returns it. Its script is bundled into the page's (Vite's
+ * inline worker, started from a `blob:` URL, which the UI server's `worker-src` allows), not fetched:
+ * a fetch of its own was answered after the API's answers, and in the bench, where one Node process
+ * serves the UI and the API, after the serialization of a large graph's whole document (the grouped
+ * overview's layout waited 300 to 600 ms for the worker's script; see docs/ui.md).
+ */
 export function startLayoutWorker(): Worker {
-  layoutWorker ??= new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+  layoutWorker ??= new LayoutWorker({ name: 'layout' });
   return layoutWorker;
 }
 
