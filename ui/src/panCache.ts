@@ -109,6 +109,24 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
   /** Whether the last camera change came from one of the camera's animations (its first frame excepted). */
   let animating = false;
   let settle: ReturnType<typeof setTimeout> | undefined;
+  /** Camera changes so far: a settle redraw is skipped when one came after its timer was set. */
+  let changes = 0;
+  /**
+   * Redraws in place once the camera has been still `SETTLE_MILLISECONDS`, checked on the next
+   * animation frame: a frame longer than that (a redraw of a large graph, a loaded machine) lets the
+   * timer fire before the change already waiting for that frame, which then cancels it.
+   */
+  const settleLater = () => {
+    clearTimeout(settle);
+    const seen = changes;
+    settle = setTimeout(
+      () =>
+        requestAnimationFrame(() => {
+          if (changes === seen) renderer.scheduleRender();
+        }),
+      SETTLE_MILLISECONDS,
+    );
+  };
   const center = { x: 0.5, y: 0.5 };
 
   renderer.on('beforeRender', () => {
@@ -121,6 +139,7 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
   // one does so only when needed.
   camera.removeAllListeners('updated');
   camera.on('updated', () => {
+    changes++;
     const state = camera.getState();
     // Sigma's camera (3.0) is animated until the change that puts it at the animation's end, which
     // is made with the animation's callback still pending (it is called right after): that change,
@@ -136,6 +155,9 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
     if (state.ratio === drawn.ratio) {
       const offset = pixelOffset(state);
       if (Math.abs(offset.x) > margin || Math.abs(offset.y) > margin) {
+        // The settle timer of an earlier change would fire after the redraw, which takes longer than
+        // `SETTLE_MILLISECONDS` on a large graph, and ask for a second one.
+        clearTimeout(settle);
         renderer.scheduleRender();
         return;
       }
@@ -158,7 +180,7 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
     moved = true;
     clearTimeout(settle);
     if (ended) renderer.scheduleRender();
-    else settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
+    else settleLater();
   });
 
   return { showHoverLayers, setMargin };
