@@ -1,6 +1,6 @@
 /**
  * Vite builds the web UI from `ui/` into `dist/ui/` (served by `lineage-svc-ui`). Every asset is
- * bundled: no CDN, no web font. The layout runs in a module web worker, emitted as its own file.
+ * bundled: no CDN, no web font. The layout runs in a module web worker, inlined into the page's bundle (`graphView.ts`).
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';

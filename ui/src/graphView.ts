@@ -11,10 +11,12 @@ import Graph from 'graphology';
 import Sigma from 'sigma';
 import { createNodeBorderProgram } from '@sigma/node-border';
 import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover } from 'sigma/rendering';
+import type { RenderParams } from 'sigma/types';
 import { cardScreen, CARD_MIN_HEIGHT_PIXELS, drawCard } from './cards';
 import { edgeThroughputBetween, groupPath } from './graphData';
 import type { LineageEdge, LineageNode } from './api';
 import type { CardLayoutResult, GroupBox, LayoutInput } from './layout';
+import LayoutWorker from './layout.worker?worker&inline';
 import { createPanCache, PAN_MARGIN, type PanCacheControls, type PanCacheCounts } from './panCache';
 import {
   DIFF_COLORS,
@@ -108,12 +110,39 @@ const STAGE_PADDING = 30;
 /** Up to this many nodes, the layout is dagre's with swimlanes (the layout module's `CARD_LAYOUT_LIMIT`). */
 const CARD_LAYOUT_NODES = 600;
 
+/** Renderers whose current frame leaves out the points' picking pass (the pan cache's `skipPicking`). */
+const withoutPicking = new WeakSet<object>();
+
+/**
+ * Sigma's point program (large graphs) whose picking pass, the hidden frame that hovering and
+ * clicking read, is left out of a moving camera's redraws: with software WebGL it draws every
+ * point a second time (measured at 100,000 nodes: 70 of a redraw's 450 ms of GPU-process CPU), and
+ * the pan cache redraws with picking once the camera rests.
+ */
+class PointProgram extends NodePointProgram<NodeAttributes, EdgeAttributes> {
+  override render(params: RenderParams): void {
+    const picking = this.pickProgram;
+    if (withoutPicking.has(this.renderer)) this.pickProgram = null;
+    try {
+      super.render(params);
+    } finally {
+      this.pickProgram = picking;
+    }
+  }
+}
+
 let layoutWorker: Worker | undefined;
 let layoutRequests = 0;
 
-/** Starts the layout web worker (once); returns it. */
+/**
+ * Starts the layout web worker (once); returns it. Its script is bundled into the page's (Vite's
+ * inline worker, started from a `blob:` URL, which the UI server's `worker-src` allows), not fetched:
+ * a fetch of its own was answered after the API's answers, and in the bench, where one Node process
+ * serves the UI and the API, after the serialization of a large graph's whole document (the grouped
+ * overview's layout waited 300 to 600 ms for the worker's script; see docs/ui.md).
+ */
 export function startLayoutWorker(): Worker {
-  layoutWorker ??= new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+  layoutWorker ??= new LayoutWorker({ name: 'layout' });
   return layoutWorker;
 }
 
@@ -208,7 +237,7 @@ export class GraphView {
             { size: { fill: true }, color: { attribute: 'color' } },
           ],
         }),
-        point: NodePointProgram,
+        point: PointProgram,
       },
       // Large graphs use the cheapest programs: square points without a border, one-pixel lines.
       edgeProgramClasses: { thin: EdgeLineProgram },
@@ -260,7 +289,9 @@ export class GraphView {
       this.placeLabels();
       this.drawGroups();
     });
-    this.panCache = panCache.attach(this.renderer as unknown as Sigma);
+    this.panCache = panCache.attach(this.renderer as unknown as Sigma, {
+      skipPicking: (skip) => (skip ? withoutPicking.add(this.renderer) : withoutPicking.delete(this.renderer)),
+    });
   }
 
   /** The card's size on screen at the camera's zoom; above the level of detail, cards hide the hovered dot. */

@@ -58,6 +58,18 @@ export interface PanCacheControls {
   setMargin(margin: number): void;
 }
 
+/** Options of `attach`. */
+export interface PanCacheOptions {
+  /**
+   * Called before each full redraw with true when the redraw is a moving camera's (a pan past what
+   * was drawn, not at an animation's end) and sigma's picking pass (the hidden frame hovering and
+   * clicking read) may be left out of it, false otherwise (a zoom's redraws keep it: a jump of the
+   * camera's ratio is often its last change). A redraw without picking is followed by one with it
+   * once the camera rests (`SETTLE_MILLISECONDS`).
+   */
+  skipPicking?: (skip: boolean) => void;
+}
+
 /**
  * Puts sigma's stage inside `container` (with no margin until `setMargin`), and answers pure camera
  * translations by moving the drawn layers. Call before creating the renderer with the returned
@@ -66,14 +78,14 @@ export interface PanCacheControls {
 export function createPanCache(container: HTMLElement): {
   stage: HTMLElement;
   counts: PanCacheCounts;
-  attach: (renderer: Sigma) => PanCacheControls;
+  attach: (renderer: Sigma, options?: PanCacheOptions) => PanCacheControls;
 } {
   container.style.overflow = 'hidden';
   const stage = document.createElement('div');
   Object.assign(stage.style, { position: 'absolute', inset: '0' });
   container.append(stage);
   const counts: PanCacheCounts = { moved: 0, redrawn: 0, scaled: 0 };
-  const attach = (renderer: Sigma) => attachPanCache(renderer, stage, counts);
+  const attach = (renderer: Sigma, options: PanCacheOptions = {}) => attachPanCache(renderer, stage, counts, options);
   return { stage, counts, attach };
 }
 
@@ -84,7 +96,12 @@ export function createPanCache(container: HTMLElement): {
  * the compositor a pass over the whole view on every frame (measured: 20,000 nodes panned at 25 to
  * 28 frames per second with them, 38 to 47 without, at a load average of 9 to 11).
  */
-function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCounts): PanCacheControls {
+function attachPanCache(
+  renderer: Sigma,
+  stage: HTMLElement,
+  counts: PanCacheCounts,
+  options: PanCacheOptions,
+): PanCacheControls {
   const camera = renderer.getCamera();
   let margin = 0;
   const setMargin = (pixels: number) => {
@@ -109,18 +126,50 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
   /** Whether the last camera change came from one of the camera's animations (its first frame excepted). */
   let animating = false;
   let settle: ReturnType<typeof setTimeout> | undefined;
+  /** Camera changes so far: a settle redraw is skipped when one came after its timer was set. */
+  let changes = 0;
+  /**
+   * Redraws in place once the camera has been still `SETTLE_MILLISECONDS`, checked on the next
+   * animation frame: a frame longer than that (a redraw of a large graph, a loaded machine) lets the
+   * timer fire before the change already waiting for that frame, which then cancels it.
+   */
+  const settleLater = () => {
+    clearTimeout(settle);
+    const seen = changes;
+    settle = setTimeout(
+      () =>
+        requestAnimationFrame(() => {
+          if (changes === seen) renderer.scheduleRender();
+        }),
+      SETTLE_MILLISECONDS,
+    );
+  };
   const center = { x: 0.5, y: 0.5 };
+
+  /** Whether the next redraw is a moving camera's (its picking pass may be left out). */
+  let movingRedraw = false;
+  /** Whether the last redraw left picking out. */
+  let pickingLeftOut = false;
 
   renderer.on('beforeRender', () => {
     drawn = camera.getState();
     counts.redrawn++;
     if (moved) for (const layer of layers) layer.style.transform = '';
     moved = false;
+    pickingLeftOut = movingRedraw && margin > 0 && options.skipPicking !== undefined;
+    movingRedraw = false;
+    options.skipPicking?.(pickingLeftOut);
+  });
+  renderer.on('afterRender', () => {
+    if (!pickingLeftOut) return;
+    options.skipPicking?.(false);
+    settleLater();
   });
   // Sigma's own handler (the only one so far) schedules a full render on every camera change; this
   // one does so only when needed.
   camera.removeAllListeners('updated');
   camera.on('updated', () => {
+    changes++;
     const state = camera.getState();
     // Sigma's camera (3.0) is animated until the change that puts it at the animation's end, which
     // is made with the animation's callback still pending (it is called right after): that change,
@@ -136,6 +185,10 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
     if (state.ratio === drawn.ratio) {
       const offset = pixelOffset(state);
       if (Math.abs(offset.x) > margin || Math.abs(offset.y) > margin) {
+        // The settle timer of an earlier change would fire after the redraw, which takes longer than
+        // `SETTLE_MILLISECONDS` on a large graph, and ask for a second one.
+        clearTimeout(settle);
+        movingRedraw = !ended;
         renderer.scheduleRender();
         return;
       }
@@ -158,7 +211,7 @@ function attachPanCache(renderer: Sigma, stage: HTMLElement, counts: PanCacheCou
     moved = true;
     clearTimeout(settle);
     if (ended) renderer.scheduleRender();
-    else settle = setTimeout(() => renderer.scheduleRender(), SETTLE_MILLISECONDS);
+    else settleLater();
   });
 
   return { showHoverLayers, setMargin };
