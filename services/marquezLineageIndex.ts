@@ -160,11 +160,11 @@ class AnswerPlan {
   edgeJobs = new Int32Array(0);
   edgeNumbers = new Int32Array(0);
   /** Per job shown: its number, its fragments, its edges (null: written from the ids). */
-  readonly jobs: number[] = [];
+  jobs = new Int32Array(0);
   readonly jobFragments: Array<{ head: Buffer; tail: Buffer }> = [];
   readonly jobEdges: Array<JobEdges | null> = [];
 
-  /** Room for `datasets` slots (the jobs' arrays grow as they are filled). */
+  /** Room for `datasets` slots and `jobs` jobs. */
   reserveNodes(datasets: number, jobs: number): void {
     if (this.writerCounts.length < datasets) {
       const size = grownSize(datasets);
@@ -172,10 +172,11 @@ class AnswerPlan {
       this.readerCounts = new Int32Array(size);
       this.edgeStarts = new Int32Array(size);
     }
-    if (this.jobs.length < jobs) {
-      this.jobs.length = jobs;
-      this.jobFragments.length = jobs;
-      this.jobEdges.length = jobs;
+    if (this.jobs.length < jobs) this.jobs = new Int32Array(grownSize(jobs));
+    // Filled in order, so these grow by appending (a length set ahead would make their elements a dictionary).
+    while (this.jobFragments.length < jobs) {
+      this.jobFragments.push(NO_FRAGMENTS);
+      this.jobEdges.push(null);
     }
   }
 
@@ -187,6 +188,9 @@ class AnswerPlan {
     this.edgeNumbers = new Int32Array(size);
   }
 }
+
+/** A placeholder in `AnswerPlan.jobFragments`. */
+const NO_FRAGMENTS = { head: Buffer.alloc(0), tail: Buffer.alloc(0) };
 
 /** A size at least `needed`, with room to grow (so that a few answers each a little larger do not reallocate each time). */
 const grownSize = (needed: number): number => Math.max(1024, 2 ** Math.ceil(Math.log2(needed)));
@@ -461,7 +465,8 @@ export class MarquezLineageIndex {
       // Each edge is written twice: in the job's edges and in the dataset's; each ref once. Commas
       // between the job's refs and between its edges, as many of each.
       let shownInputs = 0;
-      for (const dataset of inputs) {
+      for (let index = 0; index < inputs.length; index += 1) {
+        const dataset = inputs[index]!;
         if (this.datasetShown[dataset] !== generation) continue;
         const slot = this.datasetSlot[dataset]!;
         length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
@@ -469,7 +474,8 @@ export class MarquezLineageIndex {
         shownInputs += 1;
       }
       let shownOutputs = 0;
-      for (const dataset of outputs) {
+      for (let index = 0; index < outputs.length; index += 1) {
+        const dataset = outputs[index]!;
         if (this.datasetShown[dataset] !== generation) continue;
         const slot = this.datasetSlot[dataset]!;
         length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
@@ -589,7 +595,8 @@ export class MarquezLineageIndex {
   /** Writes the refs (`{namespace, name}`) of the datasets of `list` the last answer shows, comma-separated, in its order. */
   private writeRefs(out: FragmentWriter, list: readonly number[], generation: number): void {
     let written = 0;
-    for (const dataset of list) {
+    for (let at = 0; at < list.length; at += 1) {
+      const dataset = list[at]!;
       if (this.datasetShown[dataset] !== generation) continue;
       if (written++ > 0) out.put(COMMA);
       out.put(this.plan.slotRefs[this.datasetSlot[dataset]!]!);

@@ -26,6 +26,15 @@ const runEvent = (index: number) => ({
   outputs: [{ namespace: NS, name: `table_${index + 1}` }],
 });
 
+/** A node of a Marquez lineage answer, as the tests read it. */
+interface AnswerNode {
+  id: string;
+  type: string;
+  data: { inputs?: Array<{ namespace: string; name: string }>; outputs?: Array<{ namespace: string; name: string }> };
+  inEdges: Array<{ origin: string; destination: string }>;
+  outEdges: Array<{ origin: string; destination: string }>;
+}
+
 describe('Marquez lineage index', () => {
   let api: TestApi;
   before(async () => {
@@ -139,17 +148,7 @@ describe('Marquez lineage index', () => {
       const text = answerOf(cached, key, 20);
       assert.equal(answerOf(uncached, key, 20), text, `${key}: edges copied or written from the ids, the same bytes`);
       assert.equal(JSON.stringify(JSON.parse(text)), text, 'JSON as JSON.stringify writes it');
-      const graph = (
-        JSON.parse(text) as {
-          graph: Array<{
-            id: string;
-            type: string;
-            data: { inputs?: Array<{ namespace: string; name: string }>; outputs?: typeof graph };
-            inEdges: Array<{ origin: string; destination: string }>;
-            outEdges: Array<{ origin: string; destination: string }>;
-          }>;
-        }
-      ).graph;
+      const graph = (JSON.parse(text) as { graph: AnswerNode[] }).graph;
       const ids = graph.map((node) => node.id);
       assert.ok(ids.includes(asked), `the origin is shown under the key it was asked by: ${ids.join(', ')}`);
       assert.equal(graph.length, 5, ids.join(', '));
@@ -170,11 +169,11 @@ describe('Marquez lineage index', () => {
           (list ?? []).map((ref) => `dataset:${ref.namespace}:${ref.name}`);
         assert.deepEqual(
           node.inEdges.map((edge) => edge.origin),
-          refs(node.data.inputs as Array<{ namespace: string; name: string }>),
+          refs(node.data.inputs),
         );
         assert.deepEqual(
           node.outEdges.map((edge) => edge.destination),
-          refs(node.data.outputs as unknown as Array<{ namespace: string; name: string }>),
+          refs(node.data.outputs),
         );
       }
       assert.deepEqual(inEdges.sort(), outEdges.sort(), 'each edge on both of its nodes');
