@@ -36,6 +36,12 @@ import { marquezNodeId } from './marquezShapes.js';
  */
 export const MAX_CACHED_JSON_BYTES = 64 * 2 ** 20;
 
+/**
+ * Bytes of edges (`JobEdges`, UTF-8) one index keeps (32 MB); past it, an answer writes the edges
+ * of the jobs met later from their ids (five copies an edge instead of one).
+ */
+export const MAX_CACHED_EDGE_BYTES = 32 * 2 ** 20;
+
 /** A dataset identity class of the index. */
 interface DatasetEntry {
   /** The key it is shown under (see the module comment). */
@@ -63,7 +69,18 @@ interface JobEntry {
   outputs: number[] | null;
   /** Its fragments (`jobFragments`), once built (null past the cap, or before). */
   fragments: { head: Buffer; tail: Buffer } | null;
+  /** Its edges (`JobEdges`), once an answer showed it (null past the index's edge cap, or before). */
+  edges: JobEdges | null;
 }
+
+/**
+ * A job's edges as an answer writes them, `{"origin":...,"destination":...}` (UTF-8): one from each
+ * of its input classes to the job, then one from the job to each of its output classes, in the
+ * order of its `inputs` and `outputs`, each a view of one buffer per job (a view, not a range: a
+ * range copied with `Buffer.copy` makes a view per copy, garbage per answer). An answer copies those
+ * whose dataset it shows, twice (in the job's `inEdges` or `outEdges` and in the dataset's).
+ */
+type JobEdges = Buffer[];
 
 /** What one walk reached, in the order reached. */
 export interface MarquezLineageWalk {
@@ -123,6 +140,61 @@ class FragmentWriter {
 /** Fragments shorter than this are copied byte by byte (`FragmentWriter`). */
 const SHORT_FRAGMENT_BYTES = 64;
 
+/**
+ * The plan of an answer (`MarquezLineageIndex.answer`), in arrays an index keeps from answer to
+ * answer, grown when an answer needs more and never shrunk: slots (the datasets shown), their edges
+ * grouped per slot, and the jobs shown. Only the first entries, as many as the answer being written
+ * uses, are meaningful.
+ */
+class AnswerPlan {
+  /** Per slot: the dataset's node id, its fragments up to its edges, its ref. */
+  readonly slotIds: Buffer[] = [];
+  readonly slotHeads: Buffer[] = [];
+  readonly slotRefs: Buffer[] = [];
+  /** Per slot: its writers' edges, then (a cursor while planned) its writers' and readers' edges. */
+  writerCounts = new Int32Array(0);
+  readerCounts = new Int32Array(0);
+  /** Per slot: where its edges start in `edgeJobs` and `edgeNumbers`. */
+  edgeStarts = new Int32Array(0);
+  /** Per edge of a slot: the job's place among the jobs shown, and the edge's number in its `JobEdges`. */
+  edgeJobs = new Int32Array(0);
+  edgeNumbers = new Int32Array(0);
+  /** Per job shown: its number, its fragments, its edges (null: written from the ids). */
+  jobs = new Int32Array(0);
+  readonly jobFragments: Array<{ head: Buffer; tail: Buffer }> = [];
+  readonly jobEdges: Array<JobEdges | null> = [];
+
+  /** Room for `datasets` slots and `jobs` jobs. */
+  reserveNodes(datasets: number, jobs: number): void {
+    if (this.writerCounts.length < datasets) {
+      const size = grownSize(datasets);
+      this.writerCounts = new Int32Array(size);
+      this.readerCounts = new Int32Array(size);
+      this.edgeStarts = new Int32Array(size);
+    }
+    if (this.jobs.length < jobs) this.jobs = new Int32Array(grownSize(jobs));
+    // Filled in order, so these grow by appending (a length set ahead would make their elements a dictionary).
+    while (this.jobFragments.length < jobs) {
+      this.jobFragments.push(NO_FRAGMENTS);
+      this.jobEdges.push(null);
+    }
+  }
+
+  /** Room for `edges` edges of slots. */
+  reserveEdges(edges: number): void {
+    if (this.edgeJobs.length >= edges) return;
+    const size = grownSize(edges);
+    this.edgeJobs = new Int32Array(size);
+    this.edgeNumbers = new Int32Array(size);
+  }
+}
+
+/** A placeholder in `AnswerPlan.jobFragments`. */
+const NO_FRAGMENTS = { head: Buffer.alloc(0), tail: Buffer.alloc(0) };
+
+/** A size at least `needed`, with room to grow (so that a few answers each a little larger do not reallocate each time). */
+const grownSize = (needed: number): number => Math.max(1024, 2 ** Math.ceil(Math.log2(needed)));
+
 /** See the module comment. */
 export class MarquezLineageIndex {
   /** The lineage position it was built for (`OpenLineageState.lineagePosition`). */
@@ -146,8 +218,22 @@ export class MarquezLineageIndex {
   private readonly datasetShown: number[] = [];
   private readonly datasetSlot: number[] = [];
   private cachedBytes = 0;
+  private cachedEdgeBytes = 0;
+  /** The plan of the answer being written (`answer`), reused. */
+  private readonly plan = new AnswerPlan();
 
-  constructor(private readonly runtime: MarquezRuntime) {
+  /** Bytes of edges this index keeps (`MAX_CACHED_EDGE_BYTES` unless told). */
+  private readonly maxCachedEdgeBytes: number;
+
+  /**
+   * @param options.maxCachedEdgeBytes bytes of edges (`JobEdges`) to keep (default
+   * `MAX_CACHED_EDGE_BYTES`; 0: every edge written from its ids, as past the cap).
+   */
+  constructor(
+    private readonly runtime: MarquezRuntime,
+    options: { maxCachedEdgeBytes?: number } = {},
+  ) {
+    this.maxCachedEdgeBytes = options.maxCachedEdgeBytes ?? MAX_CACHED_EDGE_BYTES;
     const { state } = runtime.openLineage;
     this.position = state.lineagePosition;
     this.unionCount = state.identities.unionCount;
@@ -201,6 +287,7 @@ export class MarquezLineageIndex {
         inputs: null,
         outputs: null,
         fragments: null,
+        edges: null,
       });
       this.jobReached.push(0);
       this.jobSeen.push(0);
@@ -326,120 +413,178 @@ export class MarquezLineageIndex {
    * fragments the index keeps: its datasets, then its jobs, in the order reached, but those deleted
    * through the Marquez API; each job with edges to its inputs and outputs the walk reached, each
    * dataset with the same edges. Byte for byte what `JSON.stringify` writes of the objects. No JSON
-   * text is built per answer (only the fragments of nodes past `MAX_CACHED_JSON_BYTES` are encoded).
+   * text is built per answer (only the fragments of nodes past `MAX_CACHED_JSON_BYTES` are encoded);
+   * each edge is one copy of the bytes its job keeps (`JobEdges`), written twice (in the job's
+   * edges and in the dataset's); the plan is kept in arrays reused from answer to answer
+   * (`AnswerPlan`), so an answer leaves little garbage.
    * @returns the bytes (call `release` once sent) and the number of nodes in `graph`.
    */
   answer(walk: MarquezLineageWalk): { bytes: PooledBytes; nodeCount: number } {
     const generation = this.generation;
     const origin = walk.origin;
-    // The origin is shown under the key it was asked by (its class's other keys elsewhere).
+    // The origin is shown under the key it was asked by (its class's other keys elsewhere); its
+    // edges are then written from its ids, not copied from its jobs' (`originSlot`).
     const originShown = origin && this.datasets[origin.dataset]!.shown !== origin.key ? this.originEntry(origin) : null;
-    const entryOf = (dataset: number) =>
-      originShown !== null && dataset === origin!.dataset ? originShown : this.datasets[dataset]!;
-    // The plan: the datasets shown (slots), each with its fragments and the jobs of its edges; the
-    // jobs shown, each with its fragments and the slots of its inputs and outputs.
-    const slotIds: Buffer[] = [];
-    const slotHeads: Buffer[] = [];
-    const slotRefs: Buffer[] = [];
-    const slotWriters: number[][] = [];
-    const slotReaders: number[][] = [];
-    for (const dataset of walk.datasets) {
-      const entry = entryOf(dataset);
-      if (this.datasetReached[dataset] !== generation || entry.hidden) continue;
-      this.datasetShown[dataset] = generation;
-      this.datasetSlot[dataset] = slotIds.length;
-      const { head, ref } = this.datasetFragments(entry);
-      slotIds.push(entry.id);
-      slotHeads.push(head);
-      slotRefs.push(ref);
-      slotWriters.push([]);
-      slotReaders.push([]);
-    }
-    const shownJobs: number[] = [];
-    const jobFragments: Array<{ head: Buffer; tail: Buffer }> = [];
-    const jobInputs: number[][] = [];
-    const jobOutputs: number[][] = [];
+    let originSlot = -1;
+    const plan = this.plan;
+    plan.reserveNodes(walk.datasets.length, walk.jobs.length);
+    // The datasets shown, each a slot; then the jobs shown, counting each slot's edges.
+    let slots = 0;
     let length = GRAPH_OPEN.length + GRAPH_CLOSE.length;
+    for (const dataset of walk.datasets) {
+      const isOrigin = originShown !== null && dataset === origin!.dataset;
+      const entry = isOrigin ? originShown : this.datasets[dataset]!;
+      if (this.datasetReached[dataset] !== generation || entry.hidden) continue;
+      if (isOrigin) originSlot = slots;
+      this.datasetShown[dataset] = generation;
+      this.datasetSlot[dataset] = slots;
+      const { head, ref } = this.datasetFragments(entry);
+      plan.slotIds[slots] = entry.id;
+      plan.slotHeads[slots] = head;
+      plan.slotRefs[slots] = ref;
+      plan.writerCounts[slots] = 0;
+      plan.readerCounts[slots] = 0;
+      length += head.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
+      slots += 1;
+    }
+    const { slotIds, slotRefs, writerCounts, readerCounts } = plan;
+    let shown = 0;
+    let edgeCount = 0;
     for (const job of walk.jobs) {
       const entry = this.jobs[job]!;
       if (entry.hidden) continue;
-      const at = shownJobs.length;
       const fragments = this.jobFragments(entry);
-      const inputs = this.shownSlots(job, true, generation);
-      const outputs = this.shownSlots(job, false, generation);
+      const inputs = this.datasetsAround(job, true);
+      const outputs = this.datasetsAround(job, false);
+      plan.jobs[shown] = job;
+      plan.jobFragments[shown] = fragments;
+      plan.jobEdges[shown] = this.jobEdges(entry, inputs, outputs);
+      shown += 1;
       length +=
         fragments.head.length + MIDDLE.length + fragments.tail.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
-      // Commas between the job's refs and between its edges.
-      length += 2 * (separators(inputs.length) + separators(outputs.length));
-      // Each edge is written twice: in the job's edges and in the dataset's.
-      for (const slot of inputs) {
+      // Each edge is written twice: in the job's edges and in the dataset's; each ref once. Commas
+      // between the job's refs and between its edges, as many of each.
+      let shownInputs = 0;
+      for (let index = 0; index < inputs.length; index += 1) {
+        const dataset = inputs[index]!;
+        if (this.datasetShown[dataset] !== generation) continue;
+        const slot = this.datasetSlot[dataset]!;
         length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
-        slotReaders[slot]!.push(at);
+        readerCounts[slot]! += 1;
+        shownInputs += 1;
       }
-      for (const slot of outputs) {
+      let shownOutputs = 0;
+      for (let index = 0; index < outputs.length; index += 1) {
+        const dataset = outputs[index]!;
+        if (this.datasetShown[dataset] !== generation) continue;
+        const slot = this.datasetSlot[dataset]!;
         length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
-        slotWriters[slot]!.push(at);
+        writerCounts[slot]! += 1;
+        shownOutputs += 1;
       }
-      shownJobs.push(job);
-      jobFragments.push(fragments);
-      jobInputs.push(inputs);
-      jobOutputs.push(outputs);
+      length += 2 * (separators(shownInputs) + separators(shownOutputs));
+      edgeCount += shownInputs + shownOutputs;
     }
-    for (let slot = 0; slot < slotIds.length; slot += 1)
-      length +=
-        slotHeads[slot]!.length +
-        EDGES_BETWEEN.length +
-        NODE_CLOSE.length +
-        separators(slotWriters[slot]!.length) +
-        separators(slotReaders[slot]!.length);
-    const nodeCount = slotIds.length + shownJobs.length;
+    // Each slot's edges, in the order of the jobs: its writers, then its readers, from `edgeStarts[slot]`.
+    plan.reserveEdges(edgeCount);
+    const { edgeStarts, edgeJobs, edgeNumbers } = plan;
+    let start = 0;
+    for (let slot = 0; slot < slots; slot += 1) {
+      edgeStarts[slot] = start;
+      start += writerCounts[slot]! + readerCounts[slot]!;
+      length += separators(writerCounts[slot]!) + separators(readerCounts[slot]!);
+      // From here on, the counts are the slot's cursors: writers from its start, readers after them.
+      readerCounts[slot] = writerCounts[slot]!;
+      writerCounts[slot] = 0;
+    }
+    for (let at = 0; at < shown; at += 1) {
+      const job = plan.jobs[at]!;
+      const inputs = this.datasetsAround(job, true);
+      const outputs = this.datasetsAround(job, false);
+      for (let index = 0; index < inputs.length; index += 1) {
+        const dataset = inputs[index]!;
+        if (this.datasetShown[dataset] !== generation) continue;
+        const slot = this.datasetSlot[dataset]!;
+        const cursor = edgeStarts[slot]! + readerCounts[slot]!;
+        readerCounts[slot]! += 1;
+        edgeJobs[cursor] = at;
+        edgeNumbers[cursor] = index;
+      }
+      for (let index = 0; index < outputs.length; index += 1) {
+        const dataset = outputs[index]!;
+        if (this.datasetShown[dataset] !== generation) continue;
+        const slot = this.datasetSlot[dataset]!;
+        const cursor = edgeStarts[slot]! + writerCounts[slot]!;
+        writerCounts[slot]! += 1;
+        edgeJobs[cursor] = at;
+        edgeNumbers[cursor] = inputs.length + index;
+      }
+    }
+    // Now `writerCounts[slot]` is the slot's writers, `readerCounts[slot]` its writers and readers.
+    const nodeCount = slots + shown;
     length += separators(nodeCount);
     const { buffer, release } = answerBuffers.take(length);
     const out = new FragmentWriter(buffer);
-    out.put(GRAPH_OPEN);
-    let first = true;
-    const edges = (from: Buffer, to: readonly number[], ids: (at: number) => Buffer, fromIsOrigin: boolean) => {
-      for (let at = 0; at < to.length; at += 1) {
-        if (at > 0) out.put(COMMA);
-        out.put(EDGE_ORIGIN);
-        out.put(fromIsOrigin ? from : ids(to[at]!));
-        out.put(EDGE_DESTINATION);
-        out.put(fromIsOrigin ? ids(to[at]!) : from);
-        out.put(EDGE_CLOSE);
+    /** Edge `edge` of shown job `at` (`JobEdges` numbering: inputs, then outputs), to or from slot `slot`. */
+    const writeEdge = (at: number, edge: number, inputCount: number, slot: number) => {
+      const edges = plan.jobEdges[at]!;
+      if (edges !== null && slot !== originSlot) {
+        out.put(edges[edge]!);
+        return;
       }
+      const jobId = this.jobs[plan.jobs[at]!]!.id;
+      const input = edge < inputCount;
+      out.put(EDGE_ORIGIN);
+      out.put(input ? slotIds[slot]! : jobId);
+      out.put(EDGE_DESTINATION);
+      out.put(input ? jobId : slotIds[slot]!);
+      out.put(EDGE_CLOSE);
     };
-    const jobId = (at: number) => this.jobs[shownJobs[at]!]!.id;
-    const slotId = (slot: number) => slotIds[slot]!;
-    for (let slot = 0; slot < slotIds.length; slot += 1) {
-      if (!first) out.put(COMMA);
-      first = false;
-      out.put(slotHeads[slot]!);
-      edges(slotIds[slot]!, slotWriters[slot]!, jobId, false);
+    const inputCount = (at: number) => this.datasetsAround(plan.jobs[at]!, true).length;
+    out.put(GRAPH_OPEN);
+    for (let slot = 0; slot < slots; slot += 1) {
+      if (slot > 0) out.put(COMMA);
+      out.put(plan.slotHeads[slot]!);
+      const first = edgeStarts[slot]!;
+      const writersEnd = first + writerCounts[slot]!;
+      const readersEnd = first + readerCounts[slot]!;
+      for (let at = first; at < writersEnd; at += 1) {
+        if (at > first) out.put(COMMA);
+        writeEdge(edgeJobs[at]!, edgeNumbers[at]!, inputCount(edgeJobs[at]!), slot);
+      }
       out.put(EDGES_BETWEEN);
-      edges(slotIds[slot]!, slotReaders[slot]!, jobId, true);
+      for (let at = writersEnd; at < readersEnd; at += 1) {
+        if (at > writersEnd) out.put(COMMA);
+        writeEdge(edgeJobs[at]!, edgeNumbers[at]!, inputCount(edgeJobs[at]!), slot);
+      }
       out.put(NODE_CLOSE);
     }
-    for (let at = 0; at < shownJobs.length; at += 1) {
-      if (!first) out.put(COMMA);
-      first = false;
-      const id = jobId(at);
-      const { head, tail } = jobFragments[at]!;
-      const inputs = jobInputs[at]!;
-      const outputs = jobOutputs[at]!;
+    for (let at = 0; at < shown; at += 1) {
+      if (at > 0 || slots > 0) out.put(COMMA);
+      const job = plan.jobs[at]!;
+      const { head, tail } = plan.jobFragments[at]!;
+      const inputs = this.datasetsAround(job, true);
+      const outputs = this.datasetsAround(job, false);
       out.put(head);
-      for (let i = 0; i < inputs.length; i += 1) {
-        if (i > 0) out.put(COMMA);
-        out.put(slotRefs[inputs[i]!]!);
-      }
+      this.writeRefs(out, inputs, generation);
       out.put(MIDDLE);
-      for (let i = 0; i < outputs.length; i += 1) {
-        if (i > 0) out.put(COMMA);
-        out.put(slotRefs[outputs[i]!]!);
-      }
+      this.writeRefs(out, outputs, generation);
       out.put(tail);
-      edges(id, inputs, slotId, false);
+      let written = 0;
+      for (let index = 0; index < inputs.length; index += 1) {
+        const dataset = inputs[index]!;
+        if (this.datasetShown[dataset] !== generation) continue;
+        if (written++ > 0) out.put(COMMA);
+        writeEdge(at, index, inputs.length, this.datasetSlot[dataset]!);
+      }
       out.put(EDGES_BETWEEN);
-      edges(id, outputs, slotId, true);
+      written = 0;
+      for (let index = 0; index < outputs.length; index += 1) {
+        const dataset = outputs[index]!;
+        if (this.datasetShown[dataset] !== generation) continue;
+        if (written++ > 0) out.put(COMMA);
+        writeEdge(at, inputs.length + index, inputs.length, this.datasetSlot[dataset]!);
+      }
       out.put(NODE_CLOSE);
     }
     out.put(GRAPH_CLOSE);
@@ -447,12 +592,44 @@ export class MarquezLineageIndex {
     return { bytes: { bytes: buffer.subarray(0, length), release }, nodeCount };
   }
 
-  /** The slots (in the last answer's plan) of a job's input (`inputs`) or output classes shown, in its order. */
-  private shownSlots(job: number, inputs: boolean, generation: number): number[] {
-    const slots: number[] = [];
-    for (const dataset of this.datasetsAround(job, inputs))
-      if (this.datasetShown[dataset] === generation) slots.push(this.datasetSlot[dataset]!);
-    return slots;
+  /** Writes the refs (`{namespace, name}`) of the datasets of `list` the last answer shows, comma-separated, in its order. */
+  private writeRefs(out: FragmentWriter, list: readonly number[], generation: number): void {
+    let written = 0;
+    for (let at = 0; at < list.length; at += 1) {
+      const dataset = list[at]!;
+      if (this.datasetShown[dataset] !== generation) continue;
+      if (written++ > 0) out.put(COMMA);
+      out.put(this.plan.slotRefs[this.datasetSlot[dataset]!]!);
+    }
+  }
+
+  /**
+   * A job's edges (`JobEdges`), written once, or null when they would pass `maxCachedEdgeBytes`
+   * (the answer then writes them from the ids).
+   */
+  private jobEdges(entry: JobEntry, inputs: readonly number[], outputs: readonly number[]): JobEdges | null {
+    if (entry.edges !== null) return entry.edges;
+    let bytes = 0;
+    for (const dataset of inputs) bytes += edgeLength(this.datasets[dataset]!.id, entry.id);
+    for (const dataset of outputs) bytes += edgeLength(this.datasets[dataset]!.id, entry.id);
+    if (this.cachedEdgeBytes + bytes > this.maxCachedEdgeBytes) return null;
+    this.cachedEdgeBytes += bytes;
+    const all = Buffer.allocUnsafe(bytes);
+    const out = new FragmentWriter(all);
+    const edges: JobEdges = [];
+    const add = (origin: Buffer, destination: Buffer) => {
+      const start = out.at;
+      out.put(EDGE_ORIGIN);
+      out.put(origin);
+      out.put(EDGE_DESTINATION);
+      out.put(destination);
+      out.put(EDGE_CLOSE);
+      edges.push(all.subarray(start, out.at));
+    };
+    for (const dataset of inputs) add(this.datasets[dataset]!.id, entry.id);
+    for (const dataset of outputs) add(entry.id, this.datasets[dataset]!.id);
+    entry.edges = edges;
+    return edges;
   }
 
   /** An entry, not kept, for the origin's class shown under the key it was asked by. */
