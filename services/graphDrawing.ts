@@ -11,6 +11,7 @@
  * samples of that point laid over the nodes as the whole document has them; nothing is appended.
  */
 import { setImmediate } from 'node:timers/promises';
+import { jsonArrayParts } from '../projections/traversal/index.js';
 import type { Edge, Node } from '../src/graph/model.js';
 import { metricsOverlay, readGraphView, summarize, type GraphRuntime, type GraphSummary } from './graphs.js';
 
@@ -224,29 +225,27 @@ export async function graphDrawing(runtime: GraphRuntime, idOrName: string, asOf
 }
 
 /**
- * `JSON.stringify(drawing)`'s text: a top-level field at a time, and the columns of `nodes` and
- * `edges` `DRAWING_SLICE_ITEMS` entries at a time.
+ * `JSON.stringify(drawing)`'s text in parts: the columns of `nodes` and `edges`
+ * `DRAWING_SLICE_ITEMS` entries at a time, the other fields with the part after them.
  */
 function* drawingJsonParts(drawing: GraphDrawing): Generator<string, void, undefined> {
-  let prefix = '{';
+  let pending = '{';
+  let separator = '';
   for (const [key, value] of Object.entries(drawing)) {
-    if (key === 'nodes' || key === 'edges') {
-      let opening = `${prefix}${JSON.stringify(key)}:{`;
-      for (const [column, values] of Object.entries(value as Record<string, unknown[]>)) {
-        let head = `${opening}${JSON.stringify(column)}:[`;
-        for (let start = 0; start < values.length; start += DRAWING_SLICE_ITEMS) {
-          const slice = JSON.stringify(values.slice(start, start + DRAWING_SLICE_ITEMS));
-          yield `${head}${start > 0 ? ',' : ''}${slice.slice(1, -1)}`;
-          head = '';
-        }
-        yield `${head}]`;
-        opening = ',';
-      }
-      yield '}';
-    } else {
-      yield `${prefix}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    pending += `${separator}${JSON.stringify(key)}:`;
+    separator = ',';
+    if (key !== 'nodes' && key !== 'edges') {
+      pending += JSON.stringify(value);
+      continue;
     }
-    prefix = ',';
+    pending += '{';
+    let columnSeparator = '';
+    for (const [column, values] of Object.entries(value as Record<string, unknown[]>)) {
+      const prefix = `${pending}${columnSeparator}${JSON.stringify(column)}:`;
+      pending = yield* jsonArrayParts(values, DRAWING_SLICE_ITEMS, prefix);
+      columnSeparator = ',';
+    }
+    pending += '}';
   }
-  yield '}';
+  yield `${pending}}`;
 }

@@ -55,23 +55,36 @@ export interface WholeGraph {
 /** Nodes or edges per part of `WholeGraph.jsonParts`. */
 export const WHOLE_GRAPH_PART_ITEMS = 4_000;
 
+/**
+ * `prefix` and `JSON.stringify(items)`'s text in parts of `itemsPerPart` items: yields each part
+ * but the end, and answers the text still to write (the closing `]`, the whole `prefix[]` for no
+ * items), which the caller leads its next part with. The parts and the answer, concatenated, are
+ * `prefix + JSON.stringify(items)`.
+ */
+export function* jsonArrayParts(
+  items: readonly unknown[],
+  itemsPerPart: number,
+  prefix: string,
+): Generator<string, string, undefined> {
+  let head = `${prefix}[`;
+  for (let start = 0; start < items.length; start += itemsPerPart) {
+    const part = JSON.stringify(items.slice(start, start + itemsPerPart));
+    yield `${head}${start > 0 ? ',' : ''}${part.slice(1, -1)}`;
+    head = '';
+  }
+  return `${head}]`;
+}
+
 /** `{...fields, "nodes": [...], "edges": [...]}` as `JSON.stringify` writes it, in parts of `WHOLE_GRAPH_PART_ITEMS` items. */
 function* wholeGraphJsonParts(
   graph: LineageGraph,
   fields: Record<string, unknown>,
 ): Generator<string, void, undefined> {
   const head = JSON.stringify(fields);
-  // What precedes the next item: the head, then the separators (empty once written).
-  let prefix = head === '{}' ? '{"nodes":[' : `${head.slice(0, -1)},"nodes":[`;
-  for (const [index, items] of [graph.nodes, graph.edges].entries()) {
-    if (index === 1) prefix += '],"edges":[';
-    for (let start = 0; start < items.length; start += WHOLE_GRAPH_PART_ITEMS) {
-      const part = JSON.stringify(items.slice(start, start + WHOLE_GRAPH_PART_ITEMS));
-      yield `${prefix}${start > 0 ? ',' : ''}${part.slice(1, -1)}`;
-      prefix = '';
-    }
-  }
-  yield `${prefix}]}`;
+  const opening = head === '{}' ? '{' : `${head.slice(0, -1)},`;
+  const afterNodes = yield* jsonArrayParts(graph.nodes, WHOLE_GRAPH_PART_ITEMS, `${opening}"nodes":`);
+  const afterEdges = yield* jsonArrayParts(graph.edges, WHOLE_GRAPH_PART_ITEMS, `${afterNodes},"edges":`);
+  yield `${afterEdges}}`;
 }
 
 /** The traversal a walk over a resident graph (`traverse` in `walk.ts`) answered. */

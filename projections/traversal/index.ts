@@ -11,6 +11,7 @@
 export {
   AnswerBufferPool,
   answerBuffers,
+  jsonArrayParts,
   plainWholeGraph,
   pooledText,
   serializeJson,
