@@ -464,23 +464,22 @@ export class MarquezLineageIndex {
         fragments.head.length + MIDDLE.length + fragments.tail.length + EDGES_BETWEEN.length + NODE_CLOSE.length;
       // Each edge is written twice: in the job's edges and in the dataset's; each ref once. Commas
       // between the job's refs and between its edges, as many of each.
+      // The job's edges as `JobEdges` numbers them: its inputs, then its outputs.
       let shownInputs = 0;
-      for (let index = 0; index < inputs.length; index += 1) {
-        const dataset = inputs[index]!;
-        if (this.datasetShown[dataset] !== generation) continue;
-        const slot = this.datasetSlot[dataset]!;
-        length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
-        readerCounts[slot]! += 1;
-        shownInputs += 1;
-      }
       let shownOutputs = 0;
-      for (let index = 0; index < outputs.length; index += 1) {
-        const dataset = outputs[index]!;
+      for (let index = 0; index < inputs.length + outputs.length; index += 1) {
+        const isOutput = index >= inputs.length;
+        const dataset = isOutput ? outputs[index - inputs.length]! : inputs[index]!;
         if (this.datasetShown[dataset] !== generation) continue;
         const slot = this.datasetSlot[dataset]!;
         length += slotRefs[slot]!.length + 2 * edgeLength(slotIds[slot]!, entry.id);
-        writerCounts[slot]! += 1;
-        shownOutputs += 1;
+        if (isOutput) {
+          writerCounts[slot]! += 1;
+          shownOutputs += 1;
+        } else {
+          readerCounts[slot]! += 1;
+          shownInputs += 1;
+        }
       }
       length += 2 * (separators(shownInputs) + separators(shownOutputs));
       edgeCount += shownInputs + shownOutputs;
@@ -501,23 +500,16 @@ export class MarquezLineageIndex {
       const job = plan.jobs[at]!;
       const inputs = this.datasetsAround(job, true);
       const outputs = this.datasetsAround(job, false);
-      for (let index = 0; index < inputs.length; index += 1) {
-        const dataset = inputs[index]!;
+      for (let index = 0; index < inputs.length + outputs.length; index += 1) {
+        const isOutput = index >= inputs.length;
+        const dataset = isOutput ? outputs[index - inputs.length]! : inputs[index]!;
         if (this.datasetShown[dataset] !== generation) continue;
         const slot = this.datasetSlot[dataset]!;
-        const cursor = edgeStarts[slot]! + readerCounts[slot]!;
-        readerCounts[slot]! += 1;
+        const cursors = isOutput ? writerCounts : readerCounts;
+        const cursor = edgeStarts[slot]! + cursors[slot]!;
+        cursors[slot]! += 1;
         edgeJobs[cursor] = at;
         edgeNumbers[cursor] = index;
-      }
-      for (let index = 0; index < outputs.length; index += 1) {
-        const dataset = outputs[index]!;
-        if (this.datasetShown[dataset] !== generation) continue;
-        const slot = this.datasetSlot[dataset]!;
-        const cursor = edgeStarts[slot]! + writerCounts[slot]!;
-        writerCounts[slot]! += 1;
-        edgeJobs[cursor] = at;
-        edgeNumbers[cursor] = inputs.length + index;
       }
     }
     // Now `writerCounts[slot]` is the slot's writers, `readerCounts[slot]` its writers and readers.
