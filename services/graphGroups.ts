@@ -101,12 +101,16 @@ export async function graphGroups(
   return answer;
 }
 
+/** The key of a group: its environment, cluster and node type (null ids as empty text). */
+const groupKey = (environmentId: string | null | undefined, clusterId: string | null | undefined, nodeType: string) =>
+  `${environmentId ?? ''}\u0000${clusterId ?? ''}\u0000${nodeType}`;
+
 /** One pass over the view's nodes, then its edges. */
 function countGroups(view: Awaited<ReturnType<typeof readGraphView>>): GraphGroups {
   const byKey = new Map<string, NodeGroup>();
   const groupOfNode = new Map<string, NodeGroup>();
   view.forEachNode((node) => {
-    const key = `${node.environment_id ?? ''}\u0000${node.cluster_id ?? ''}\u0000${node.node_type}`;
+    const key = groupKey(node.environment_id, node.cluster_id, node.node_type);
     let group = byKey.get(key);
     if (!group) {
       group = {
@@ -177,22 +181,18 @@ function mergeGroups(counts: GraphGroups, maxGroups: number | undefined): GraphG
   let way = MERGES[0]!;
   for (way of MERGES.slice(1)) {
     const byKey = new Map<string, NodeGroup>();
-    const keys = counts.groups.map((group) => {
-      const into = way.groupOf(group);
-      const key = `${into.environment_id ?? ''}\u0000${into.cluster_id ?? ''}\u0000${into.node_type}`;
-      const known = byKey.get(key);
+    // The merged group each group is counted in, in the order of `counts.groups`.
+    const into = counts.groups.map((group) => {
+      const target = way.groupOf(group);
+      const key = groupKey(target.environment_id, target.cluster_id, target.node_type);
+      let known = byKey.get(key);
       if (known) known.node_count += group.node_count;
-      else byKey.set(key, { ...into });
-      return key;
+      else byKey.set(key, (known = { ...target }));
+      return known;
     });
     const groups = sortGroups([...byKey.values()]);
-    const indexOfKey = new Map(
-      groups.map((group, index) => [
-        `${group.environment_id ?? ''}\u0000${group.cluster_id ?? ''}\u0000${group.node_type}`,
-        index,
-      ]),
-    );
-    merged = { groups, mergedOf: Int32Array.from(keys, (key) => indexOfKey.get(key)!) };
+    const indexOf = new Map(groups.map((group, index) => [group, index]));
+    merged = { groups, mergedOf: Int32Array.from(into, (group) => indexOf.get(group)!) };
     if (groups.length <= maxGroups) break;
   }
   const { groups, mergedOf } = merged!;
