@@ -9,9 +9,15 @@ import { call, startApi } from '../http/helpers.js';
 import { sampleGraph } from '../helpers/sampleGraph.js';
 import { loadUiModule, type LineageEdge, type LineageNode } from '../helpers/uiModules.js';
 
-const { documentOfDrawing, edgeThroughput, isInternalTopic, withDetails } = (await loadUiModule('graphData')) as {
+const { documentOfDrawing, edgeThroughputBetween, isInternalTopic, withDetails } = (await loadUiModule(
+  'graphData',
+)) as {
   documentOfDrawing(drawing: unknown): { node_count: number; nodes: LineageNode[]; edges: LineageEdge[] };
-  edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null;
+  edgeThroughputBetween(
+    edge: Pick<LineageEdge, 'edge_type'>,
+    source: LineageNode | undefined,
+    target: LineageNode | undefined,
+  ): number | null;
   isInternalTopic(node: LineageNode): boolean;
   withDetails(
     nodesById: Map<string, LineageNode>,
@@ -20,6 +26,10 @@ const { documentOfDrawing, edgeThroughput, isInternalTopic, withDetails } = (awa
     edgeIndex: Map<string, number> | null,
   ): Map<string, number>;
 };
+
+/** An edge's throughput with its ends found by id (the page finds them by index). */
+const edgeThroughput = (edge: LineageEdge, byId: Map<string, LineageNode>): number | null =>
+  edgeThroughputBetween(edge, byId.get(edge.src_id), byId.get(edge.dst_id));
 
 describe('the drawing of a graph in the UI', () => {
   it('reads a drawing into the whole graph’s nodes and edges, with the attributes drawing reads', async () => {

@@ -10,30 +10,33 @@ import { loadUiModule, type LineageEdge, type LineageNode } from '../helpers/uiM
 const { elideMiddle } = (await loadUiModule('cards')) as {
   elideMiddle(text: string, width: number, measure: (text: string) => number): string;
 };
-const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughput, edgeThroughputBetween, collapseGroups } =
-  (await loadUiModule('graphData')) as {
-    collapseGroups(
-      nodes: LineageNode[],
-      edges: LineageEdge[],
-      collapsed: string[],
-    ): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> };
-    collapseIntoTopics(
-      nodes: LineageNode[],
-      edges: LineageEdge[],
-    ): {
-      nodes: LineageNode[];
-      edges: LineageEdge[];
-      collapsed: Map<string, { consumerGroups: number; schemas: number }>;
-    };
-    describeCollapsed(entry: { consumerGroups: number; schemas: number } | undefined): string;
-    groupPath(node: LineageNode): string[];
-    edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null;
-    edgeThroughputBetween(
-      edge: Pick<LineageEdge, 'edge_type'>,
-      source: LineageNode | undefined,
-      target: LineageNode | undefined,
-    ): number | null;
+const { collapseIntoTopics, describeCollapsed, groupPath, edgeThroughputBetween, collapseGroups } = (await loadUiModule(
+  'graphData',
+)) as {
+  collapseGroups(
+    nodes: LineageNode[],
+    edges: LineageEdge[],
+    collapsed: string[],
+  ): { nodes: LineageNode[]; edges: LineageEdge[]; counts: Map<string, number> };
+  collapseIntoTopics(
+    nodes: LineageNode[],
+    edges: LineageEdge[],
+  ): {
+    nodes: LineageNode[];
+    edges: LineageEdge[];
+    collapsed: Map<string, { consumerGroups: number; schemas: number }>;
   };
+  describeCollapsed(entry: { consumerGroups: number; schemas: number } | undefined): string;
+  groupPath(node: LineageNode): string[];
+  edgeThroughputBetween(
+    edge: Pick<LineageEdge, 'edge_type'>,
+    source: LineageNode | undefined,
+    target: LineageNode | undefined,
+  ): number | null;
+};
+/** An edge's throughput with its ends found by id (the page finds them by index). */
+const edgeThroughput = (edge: LineageEdge, byId: Map<string, LineageNode>): number | null =>
+  edgeThroughputBetween(edge, byId.get(edge.src_id), byId.get(edge.dst_id));
 const { dagreLayout, layoutGraph, CARD_LAYOUT_LIMIT } = (await loadUiModule('layout')) as {
   dagreLayout(input: { nodeCount: number; sources: Int32Array; targets: Int32Array; groups?: string[][] }): {
     x: Float32Array;

@@ -214,15 +214,8 @@ export function groupPath(node: LineageNode): string[] {
 
 /**
  * Bytes per window carried by an edge, from the latest metric sample of the topic at one end: into
- * a topic, what it received; out of a topic, what it sent. Null without metrics.
- */
-export function edgeThroughput(edge: LineageEdge, byId: Map<string, LineageNode>): number | null {
-  return edgeThroughputBetween(edge, byId.get(edge.src_id), byId.get(edge.dst_id));
-}
-
-/**
- * `edgeThroughput` given the edge's source and target nodes (found by the caller, e.g. by index),
- * in bytes per window; null without metrics.
+ * a topic, what it received; out of a topic, what it sent. The caller finds the edge's source and
+ * target nodes (the page, by index). Null without metrics.
  */
 export function edgeThroughputBetween(
   edge: Pick<LineageEdge, 'edge_type'>,
