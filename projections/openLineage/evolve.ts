@@ -349,7 +349,7 @@ function linkJob(
 }
 
 /** Whether a dataset reference has a string `namespace` and `name`. */
-function isDatasetRef(ref: unknown): ref is DatasetName {
+function isDatasetRef(ref: unknown): ref is DatasetName & Record<string, unknown> {
   return isObject(ref) && typeof ref.namespace === 'string' && typeof ref.name === 'string';
 }
 
@@ -385,7 +385,7 @@ function link(state: OpenLineageState, source: string, target: string): void {
  * @returns its dataset key, or null when `ref` has no string `namespace` and `name`.
  */
 function registerDataset(state: OpenLineageState, ref: unknown, timeMs: number): string | null {
-  if (!isObject(ref) || typeof ref.namespace !== 'string' || typeof ref.name !== 'string') return null;
+  if (!isDatasetRef(ref)) return null;
   const { identities } = state;
   const key = identities.add(ref.namespace, ref.name);
   let dataset = state.datasets.get(key);
