@@ -67,11 +67,12 @@ async function inClientProcess<Result>(job: LatencyJob | ThroughputJob): Promise
  * Latencies of GETs to `urls`, sequential, measured by a client in a process of its own
  * (`bench/httpClient.ts`): from sending each request to the last byte of its answer, as wrk and
  * autocannon measure. The first `warmup` URLs are sent once more before, unmeasured.
+ * @throws Error when an answer's status is not `status` (default 200).
  */
-export async function latencies(urls: string[], warmup = 5): Promise<LatencySample[]> {
+export async function latencies(urls: string[], warmup = 5, status = 200): Promise<LatencySample[]> {
   const { samples } = await inClientProcess<LatencyResult>({ urls, warmup });
-  const failed = samples.find((sample) => sample.status !== 200);
-  if (failed) throw new Error(`a GET answered ${failed.status}`);
+  const failed = samples.find((sample) => sample.status !== status);
+  if (failed) throw new Error(`a GET answered ${failed.status}, not ${status}`);
   return samples;
 }
 

@@ -32,10 +32,11 @@ export const DEFAULT_MARQUEZ_DEPTH = 20;
 /** Most job hops a Marquez lineage query may ask for. */
 export const MAX_MARQUEZ_DEPTH = 100;
 /**
- * Most datasets and jobs one lineage answer may hold: a walk that reaches more stops and the query is
- * refused (400) rather than holding the process for seconds and answering megabytes.
+ * Most datasets and jobs one lineage answer holds unless the setting says otherwise
+ * (`LINEAGE_SVC_MARQUEZ_MAX_LINEAGE_NODES`): a walk that reaches more stops and the query is refused
+ * (400) rather than holding the process for seconds and answering megabytes (docs/marquez.md, "Lineage").
  */
-export const MAX_MARQUEZ_LINEAGE_NODES = 5_000;
+export const DEFAULT_MARQUEZ_MAX_LINEAGE_NODES = 5_000;
 
 /** A parsed Marquez node id. */
 export type MarquezNode =
@@ -137,22 +138,29 @@ export interface MarquezLineageAnswer {
 
 /**
  * `GET /lineage?nodeId&depth`: the Marquez lineage graph around a dataset or a job (see the module
- * comment), datasets then jobs, each in the order reached, walked over the Marquez lineage index of
+ * comment), datasets then jobs, each in the order reached (upstream and downstream a hop at a time
+ * in turn), walked over the Marquez lineage index of
  * the store's current position (`marquezLineageIndex.ts`).
+ * @param maxNodes the most datasets and jobs the answer may hold (`DEFAULT_MARQUEZ_MAX_LINEAGE_NODES`
+ * unless told; 0: no limit).
  * @throws NotFoundError for an unknown dataset or job.
- * @throws ValidationError when the walk reaches more than `MAX_MARQUEZ_LINEAGE_NODES` datasets and jobs.
+ * @throws LineageTooLargeError (a ValidationError) when the walk reaches more than `maxNodes` datasets
+ * and jobs; its message names the deepest depth that fits.
  */
 export function marquezLineage(
   runtime: MarquezRuntime,
   origin: { type: 'dataset' | 'job'; namespace: string; name: string },
   depth: number,
+  maxNodes = DEFAULT_MARQUEZ_MAX_LINEAGE_NODES,
 ): MarquezLineageAnswer {
   if (!nodeExists(runtime, origin.type, origin.namespace, origin.name))
     throw new NotFoundError(`${origin.type} "${origin.name}" in namespace "${origin.namespace}" is not known`);
   const index = marquezLineageIndex(runtime);
   const key = datasetKey(origin.namespace, origin.name);
   const start = origin.type === 'dataset' ? { dataset: index.datasetNumber(key), key } : { job: index.jobNumber(key) };
-  const { bytes, nodeCount } = index.answer(index.walk(start, depth, MAX_MARQUEZ_LINEAGE_NODES));
+  const { bytes, nodeCount } = index.answer(
+    index.walk(start, depth, maxNodes === 0 ? Number.POSITIVE_INFINITY : maxNodes),
+  );
   return { nodeCount, serialize: () => bytes };
 }
 

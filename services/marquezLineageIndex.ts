@@ -82,6 +82,20 @@ interface JobEntry {
  */
 type JobEdges = Buffer[];
 
+/**
+ * A walk's limit and where it is: the depth asked for, the most nodes it may reach, the hop it is in
+ * (0 while it reaches the origin, and a job's inputs and outputs), and the nodes reached before the
+ * hop `counted` began (`reachOnce` notes it at the hop's first new node).
+ */
+interface WalkLimit {
+  depth: number;
+  maxNodes: number;
+  hop: number;
+  fromJob: boolean;
+  counted: number;
+  before: number;
+}
+
 /** What one walk reached, in the order reached. */
 export interface MarquezLineageWalk {
   datasets: number[];
@@ -209,11 +223,11 @@ export class MarquezLineageIndex {
   /** Generation stamps: `datasetReached[c] === generation` when the current walk reached class `c`. */
   private readonly datasetReached: number[] = [];
   private readonly jobReached: number[] = [];
-  private readonly jobSeen: number[] = [];
-  /** Stamped with the walk direction's `seenGeneration` once a dataset's jobs were looked at. */
-  private readonly datasetExpanded: number[] = [];
+  /** Per direction (upstream, downstream), stamped with `generation` once a job is in the walk's frontier. */
+  private readonly jobSeen: [number[], number[]] = [[], []];
+  /** Per direction (upstream, downstream), stamped with `generation` once a dataset's jobs were looked at. */
+  private readonly datasetExpanded: [number[], number[]] = [[], []];
   private generation = 0;
-  private seenGeneration = 0;
   /** Per dataset, stamped with `generation` when the last answer shows it, and its slot in that answer's plan. */
   private readonly datasetShown: number[] = [];
   private readonly datasetSlot: number[] = [];
@@ -267,7 +281,7 @@ export class MarquezLineageIndex {
       });
       this.datasetReached.push(0);
       this.datasetShown.push(0);
-      this.datasetExpanded.push(0);
+      for (const expanded of this.datasetExpanded) expanded.push(0);
       this.datasetSlot.push(0);
       this.datasetNumbers.set(cls, number);
     }
@@ -290,7 +304,7 @@ export class MarquezLineageIndex {
         edges: null,
       });
       this.jobReached.push(0);
-      this.jobSeen.push(0);
+      for (const seen of this.jobSeen) seen.push(0);
       this.jobNumbers.set(jobKey, number);
     }
     return number;
@@ -323,8 +337,12 @@ export class MarquezLineageIndex {
   /**
    * Walks the lineage of a dataset class or a job as `marquezLineage` documents it: from a dataset,
    * `depth` job hops upstream from its writers and downstream from its readers; from a job, at least
-   * one hop each way, with all its inputs and outputs.
-   * @throws ValidationError as soon as the walk reaches more than `maxNodes` datasets and jobs (it stops there).
+   * one hop each way, with all its inputs and outputs. The two directions advance a hop at a time in
+   * turn (upstream hop 1, downstream hop 1, upstream hop 2, ...), so that when the walk passes
+   * `maxNodes` in hop `h`, every node within `h - 1` hops was reached already: the refusal can say
+   * which depth fits.
+   * @throws LineageTooLargeError as soon as the walk reaches more than `maxNodes` datasets and jobs
+   * (it stops there), with the deepest depth whose walk holds at most `maxNodes`.
    */
   walk(
     origin: { dataset: number; key: string } | { job: number },
@@ -333,77 +351,76 @@ export class MarquezLineageIndex {
   ): MarquezLineageWalk {
     const generation = ++this.generation;
     const reached: MarquezLineageWalk = { datasets: [], jobs: [], origin: null };
-    const limit = { depth, maxNodes };
+    const limit: WalkLimit = { depth, maxNodes, hop: 0, fromJob: !('dataset' in origin), counted: 0, before: 0 };
+    let upstream: number[];
+    let downstream: number[];
+    let hops = depth;
     if ('dataset' in origin) {
       reached.origin = origin;
       this.reachDataset(origin.dataset, generation, reached, limit);
-      this.walkJobs(this.jobsAround(origin.dataset, true), true, depth, generation, reached, limit);
-      this.walkJobs(this.jobsAround(origin.dataset, false), false, depth, generation, reached, limit);
-      return reached;
+      upstream = this.jobsAround(origin.dataset, true);
+      downstream = this.jobsAround(origin.dataset, false);
+    } else {
+      this.reachJob(origin.job, generation, reached, limit);
+      for (const dataset of this.datasetsAround(origin.job, true))
+        this.reachDataset(dataset, generation, reached, limit);
+      for (const dataset of this.datasetsAround(origin.job, false))
+        this.reachDataset(dataset, generation, reached, limit);
+      upstream = [origin.job];
+      downstream = [origin.job];
+      hops = Math.max(depth, 1);
     }
-    this.reachJob(origin.job, generation, reached, limit);
-    for (const dataset of this.datasetsAround(origin.job, true)) this.reachDataset(dataset, generation, reached, limit);
-    for (const dataset of this.datasetsAround(origin.job, false))
-      this.reachDataset(dataset, generation, reached, limit);
-    this.walkJobs([origin.job], true, Math.max(depth, 1), generation, reached, limit);
-    this.walkJobs([origin.job], false, Math.max(depth, 1), generation, reached, limit);
+    const [upJobSeen, downJobSeen] = this.jobSeen;
+    for (const job of upstream) upJobSeen![job] = generation;
+    for (const job of downstream) downJobSeen![job] = generation;
+    for (let hop = 1; hop <= hops && (upstream.length > 0 || downstream.length > 0); hop += 1) {
+      limit.hop = hop;
+      upstream = this.walkHop(upstream, true, hop === hops, generation, reached, limit);
+      downstream = this.walkHop(downstream, false, hop === hops, generation, reached, limit);
+    }
     return reached;
   }
 
   /**
-   * Walks `hops` job hops from `start` upstream or downstream, adding what it reaches to `reached`.
-   * A dataset's jobs are looked at once per direction, however many jobs lead to it (a dataset
-   * shared by many jobs was looked at once per job before).
+   * One job hop upstream or downstream: reaches the jobs of `frontier` and their input (`upstream`)
+   * or output datasets, and returns the next hop's jobs (none after the `last` hop). A dataset's
+   * jobs are looked at once per direction and walk, however many jobs lead to it.
    */
-  private walkJobs(
-    start: number[],
+  private walkHop(
+    frontier: number[],
     upstream: boolean,
-    hops: number,
+    last: boolean,
     generation: number,
     reached: MarquezLineageWalk,
-    limit: { depth: number; maxNodes: number },
-  ): void {
-    const seen = ++this.seenGeneration;
-    const jobSeen = this.jobSeen;
-    const datasetExpanded = this.datasetExpanded;
-    for (const job of start) jobSeen[job] = seen;
-    let frontier = start;
-    for (let hop = 1; hop <= hops && frontier.length > 0; hop += 1) {
-      const next: number[] = [];
-      for (const job of frontier) {
-        this.reachJob(job, generation, reached, limit);
-        for (const dataset of this.datasetsAround(job, upstream)) {
-          this.reachDataset(dataset, generation, reached, limit);
-          if (hop === hops || datasetExpanded[dataset] === seen) continue;
-          datasetExpanded[dataset] = seen;
-          for (const around of this.jobsAround(dataset, upstream)) {
-            if (jobSeen[around] === seen) continue;
-            jobSeen[around] = seen;
-            next.push(around);
-          }
+    limit: WalkLimit,
+  ): number[] {
+    const direction = upstream ? 0 : 1;
+    const jobSeen = this.jobSeen[direction]!;
+    const datasetExpanded = this.datasetExpanded[direction]!;
+    const next: number[] = [];
+    for (const job of frontier) {
+      this.reachJob(job, generation, reached, limit);
+      for (const dataset of this.datasetsAround(job, upstream)) {
+        this.reachDataset(dataset, generation, reached, limit);
+        if (last || datasetExpanded[dataset] === generation) continue;
+        datasetExpanded[dataset] = generation;
+        for (const around of this.jobsAround(dataset, upstream)) {
+          if (jobSeen[around] === generation) continue;
+          jobSeen[around] = generation;
+          next.push(around);
         }
       }
-      frontier = next;
     }
+    return next;
   }
 
   /** Adds a dataset to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
-  private reachDataset(
-    dataset: number,
-    generation: number,
-    reached: MarquezLineageWalk,
-    limit: { depth: number; maxNodes: number },
-  ): void {
+  private reachDataset(dataset: number, generation: number, reached: MarquezLineageWalk, limit: WalkLimit): void {
     reachOnce(this.datasetReached, reached.datasets, dataset, generation, reached, limit);
   }
 
   /** Adds a job to the walk's once. @throws ValidationError as soon as the walk holds more than `maxNodes`. */
-  private reachJob(
-    job: number,
-    generation: number,
-    reached: MarquezLineageWalk,
-    limit: { depth: number; maxNodes: number },
-  ): void {
+  private reachJob(job: number, generation: number, reached: MarquezLineageWalk, limit: WalkLimit): void {
     reachOnce(this.jobReached, reached.jobs, job, generation, reached, limit);
   }
 
@@ -677,12 +694,40 @@ export class MarquezLineageIndex {
   }
 }
 
-/** @throws ValidationError: the lineage within `depth` holds more than `maxNodes` nodes. */
-function tooLarge(depth: number, maxNodes: number): never {
-  throw new ValidationError(
-    `the lineage within depth ${depth} holds more than ${maxNodes} datasets and jobs; ask for a smaller depth`,
-    [{ path: 'querystring.depth', message: `more than ${maxNodes} nodes within this depth` }],
-  );
+/**
+ * A lineage walk refused because it reaches more than `maxNodes` datasets and jobs within `depth`
+ * (HTTP 400, `VALIDATION_FAILED`, on `querystring.depth`). The message names the deepest depth that
+ * fits, and how many datasets and jobs it holds, or says that none does (a job whose own inputs and
+ * outputs are already too many).
+ */
+export class LineageTooLargeError extends ValidationError {
+  /**
+   * @param depth the depth asked for.
+   * @param maxNodes the most datasets and jobs one answer may hold.
+   * @param fits the deepest depth whose walk holds at most `maxNodes`, with its node count; null when none does.
+   */
+  constructor(
+    readonly depth: number,
+    readonly maxNodes: number,
+    readonly fits: { depth: number; nodes: number } | null,
+  ) {
+    const limit = maxNodes.toLocaleString('en-US');
+    super(
+      `the lineage within depth ${depth} holds more than ${limit} datasets and jobs, the most one answer holds; ` +
+        (fits === null
+          ? 'even the smallest depth does (the job with its inputs and outputs)'
+          : `depth ${fits.depth} holds ${fits.nodes.toLocaleString('en-US')}: ask for depth=${fits.depth} or less`),
+      [
+        {
+          path: 'querystring.depth',
+          message:
+            fits === null
+              ? `no depth holds at most ${limit} nodes`
+              : `at most ${fits.depth} (more than ${limit} nodes within ${depth})`,
+        },
+      ],
+    );
+  }
 }
 
 /** The index of each OpenLineage state (live, or folded for an `as_of`), while it is current. */
@@ -700,7 +745,7 @@ export function marquezLineageIndex(runtime: MarquezRuntime): MarquezLineageInde
 
 /**
  * Adds `element` (a dataset's or a job's number) to `list` unless `marks` says this walk (`generation`)
- * reached it already. @throws ValidationError as soon as the walk holds more than `limit.maxNodes`.
+ * reached it already. @throws LineageTooLargeError as soon as the walk holds more than `limit.maxNodes`.
  */
 function reachOnce(
   marks: number[],
@@ -708,10 +753,26 @@ function reachOnce(
   element: number,
   generation: number,
   reached: MarquezLineageWalk,
-  limit: { depth: number; maxNodes: number },
+  limit: WalkLimit,
 ): void {
   if (marks[element] === generation) return;
   marks[element] = generation;
   list.push(element);
-  if (reached.datasets.length + reached.jobs.length > limit.maxNodes) tooLarge(limit.depth, limit.maxNodes);
+  const nodes = reached.datasets.length + reached.jobs.length;
+  if (limit.hop !== limit.counted) {
+    // The first node of a hop: every node within the hops before was reached.
+    limit.counted = limit.hop;
+    limit.before = nodes - 1;
+  }
+  if (nodes > limit.maxNodes) throw new LineageTooLargeError(limit.depth, limit.maxNodes, fittingDepth(limit));
+}
+
+/**
+ * The deepest depth whose walk held at most `maxNodes` when the walk passed it in hop `limit.hop`:
+ * `hop - 1` (the nodes within it, `limit.before`), but for a job, whose depths 0 and 1 are the same
+ * walk, nothing before hop 2; null when there is none.
+ */
+function fittingDepth(limit: WalkLimit): { depth: number; nodes: number } | null {
+  if (limit.hop < (limit.fromJob ? 2 : 1)) return null;
+  return { depth: limit.hop - 1, nodes: limit.before };
 }

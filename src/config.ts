@@ -182,6 +182,7 @@ export const EnvironmentSchema = z.object({
   LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE: count(1200, 1_000_000),
   LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS: count(120, 86_400),
   LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS: seconds(10, 86_400),
+  LINEAGE_SVC_MARQUEZ_MAX_LINEAGE_NODES: count(5_000, 10_000_000),
   LINEAGE_SVC_API_URL: url('http://127.0.0.1:8000'),
   LINEAGE_SVC_API_PUBLIC_URL: url(),
   LINEAGE_SVC_API_CORS_ORIGINS: corsOrigins,
@@ -302,6 +303,11 @@ export interface Config {
     requestTimeoutSeconds: number;
     /** Smallest `poll_interval_seconds` a watcher may be given through the API, in seconds. Default 10. */
     minPollIntervalSeconds: number;
+    /**
+     * `LINEAGE_SVC_MARQUEZ_MAX_LINEAGE_NODES`: the most datasets and jobs one answer of Marquez's
+     * `GET /api/v1/lineage` may hold (a larger walk is refused with 400); 0 turns the limit off. Default 5,000.
+     */
+    marquezMaxLineageNodes: number;
     /**
      * `LINEAGE_SVC_API_PUBLIC_URL`: the base URL clients reach the API at (e.g. behind a proxy), without a
      * trailing slash; the OpenAPI document's `servers`. Unset: the bind address is used.
@@ -460,6 +466,7 @@ function serviceSettings(
       rateLimitPerMinute: variables.LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE,
       requestTimeoutSeconds: variables.LINEAGE_SVC_API_REQUEST_TIMEOUT_SECONDS,
       minPollIntervalSeconds: variables.LINEAGE_SVC_MIN_POLL_INTERVAL_SECONDS,
+      marquezMaxLineageNodes: variables.LINEAGE_SVC_MARQUEZ_MAX_LINEAGE_NODES,
       publicUrl: variables.LINEAGE_SVC_API_PUBLIC_URL,
     },
   };

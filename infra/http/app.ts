@@ -296,7 +296,11 @@ export async function buildApp(options: AppOptions): Promise<LineageApp> {
     environments: options.environments ?? createEnvironmentCatalog(services),
   });
   await app.register(openLineageRoutes, { prefix: '/api/v1', runtime });
-  await app.register(marquezRoutes, { prefix: '/api/v1', runtime });
+  await app.register(marquezRoutes, {
+    prefix: '/api/v1',
+    runtime,
+    maxLineageNodes: config.api.marquezMaxLineageNodes,
+  });
   await app.register(pushRoutes, { prefix: '/api/v1', context: services });
   const watchers = createApiWatchers(options, services, ownership);
   await app.register(watcherRoutes, {

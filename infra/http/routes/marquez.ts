@@ -38,6 +38,7 @@ import {
 } from '../../../services/marquez.js';
 import {
   DEFAULT_MARQUEZ_DEPTH,
+  DEFAULT_MARQUEZ_MAX_LINEAGE_NODES,
   MAX_MARQUEZ_DEPTH,
   marquezColumnLineage,
   marquezLineage,
@@ -61,6 +62,11 @@ import { EventTimeBound } from './openLineage.js';
 /** Options of the Marquez routes. */
 export interface MarquezRoutesOptions {
   runtime: MarquezWriteRuntime;
+  /**
+   * The most datasets and jobs one `GET /lineage` answer holds (`LINEAGE_SVC_MARQUEZ_MAX_LINEAGE_NODES`;
+   * default `DEFAULT_MARQUEZ_MAX_LINEAGE_NODES`; 0: no limit).
+   */
+  maxLineageNodes?: number;
 }
 
 const tags = ['marquez'];
@@ -286,7 +292,7 @@ function datasetRoutes(app: App, runtime: MarquezRuntime): void {
   );
 }
 
-function lineageRoutes(app: App, runtime: MarquezRuntime): void {
+function lineageRoutes(app: App, runtime: MarquezRuntime, maxLineageNodes: number): void {
   const options = { serializerCompiler: rawJsonSerializer };
   const exists = (at: MarquezRuntime) => (type: 'dataset' | 'job', namespace: string, name: string) =>
     nodeExists(at, type, namespace, name);
@@ -307,7 +313,7 @@ function lineageRoutes(app: App, runtime: MarquezRuntime): void {
       const at = await runtimeAt(request.query.as_of);
       const node = parseNodeId(request.query.nodeId, rawNodeId(request.url), exists(at));
       if (node.type === 'datasetField') return marquezColumnLineage(at, node, request.query.depth, true);
-      return sendSerializedJson(reply, marquezLineage(at, node, request.query.depth).serialize());
+      return sendSerializedJson(reply, marquezLineage(at, node, request.query.depth, maxLineageNodes).serialize());
     },
   );
   app.get(
@@ -499,10 +505,10 @@ function writeRoutes(app: App, runtime: MarquezWriteRuntime): void {
 }
 
 /** Registers the Marquez routes (register with `{ prefix: '/api/v1' }`). */
-export const marquezRoutes: FastifyPluginAsyncZod<MarquezRoutesOptions> = async (app, { runtime }) => {
+export const marquezRoutes: FastifyPluginAsyncZod<MarquezRoutesOptions> = async (app, { runtime, maxLineageNodes }) => {
   catalogRoutes(app, runtime);
   datasetRoutes(app, runtime);
-  lineageRoutes(app, runtime);
+  lineageRoutes(app, runtime, maxLineageNodes ?? DEFAULT_MARQUEZ_MAX_LINEAGE_NODES);
   searchAndEventRoutes(app, runtime);
   writeRoutes(app, runtime);
 };
