@@ -199,6 +199,13 @@ export const SETTINGS: ReadonlyArray<{ group: string; settings: readonly Setting
         commands: API,
       },
       {
+        variables: ['LINEAGE_SVC_MARQUEZ_MAX_LINEAGE_NODES'],
+        defaultValue: '5000',
+        meaning:
+          "most datasets and jobs in one answer of Marquez's GET /api/v1/lineage (larger walks: 400 naming the depth that fits); 0 turns the limit off",
+        commands: API,
+      },
+      {
         variables: ['LINEAGE_SVC_API_PUBLIC_URL'],
         defaultValue: 'the bind address',
         meaning: "the base URL clients reach the API at (behind a proxy): the OpenAPI document's servers",
