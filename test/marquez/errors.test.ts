@@ -5,7 +5,8 @@
  * schema validation, a 400 `ValidationError` thrown by a handler, a 400 of the body parser, a 404,
  * a 403 of the key check on a read and on a write, a 429 of the write rate limit) is our problem
  * document, unchanged, plus `code` (the status), `message` (the detail) and `details`; the API's
- * own routes, `POST /api/v1/lineage` among them, answer without those members.
+ * own routes, `POST /api/v1/lineage` among them, answer without those members. The OpenAPI document
+ * says so (`MarquezProblem`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -142,6 +143,20 @@ describe('the Marquez API answers errors with Marquez members', () => {
     const refused = await call(api.base, 'PUT', '/api/v1/tags/limited-over', { json: {}, headers: limited });
     assertMarquezProblem(refused, 429, /writes a minute from this client/);
     assert.ok(refused.headers.get('retry-after'));
+  });
+
+  it('the OpenAPI document: MarquezProblem on the Marquez routes, with its example; Problem elsewhere', async () => {
+    const document = (await get('/openapi.json')).body;
+    const problemOf = (path: string, method: string, status: number) =>
+      document.paths[path][method].responses[status].content['application/problem+json'];
+    for (const status of [400, 403, 404]) {
+      assert.equal(problemOf('/api/v1/lineage', 'get', status).schema.$ref, '#/components/schemas/MarquezProblem');
+      assert.equal(problemOf('/api/v1/lineage', 'post', status).schema.$ref, '#/components/schemas/Problem');
+    }
+    const schema = document.components.schemas.MarquezProblem;
+    for (const member of MARQUEZ_MEMBERS) assert.ok(schema.required.includes(member), member);
+    const example = problemOf('/api/v1/tags/{tag}', 'put', 403).example;
+    assert.deepEqual(example, withMarquezMembers(problemOf('/api/v1/graphs', 'get', 403).example));
   });
 
   it("the API's own routes and POST /api/v1/lineage answer without Marquez's members", async () => {
