@@ -19,7 +19,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../../src/config.js';
 import { OPERATION_DOCS, type OperationDocs } from './openApiOperations.js';
-import { problem, PROBLEM_MEDIA_TYPE, type Problem } from './problem.js';
+import { problem, PROBLEM_MEDIA_TYPE, withMarquezMembers, type Problem } from './problem.js';
 
 /** A JSON Schema or OpenAPI object, loosely typed: the document is JSON built by libraries. */
 export type JsonObject = Record<string, unknown>;
@@ -243,10 +243,27 @@ function exemplify(content: unknown, example: unknown): void {
   }
 }
 
+/** Where a media type's schema is Marquez's problem document (`MarquezProblemSchema` of `problem.ts`). */
+const MARQUEZ_PROBLEM_REFERENCE = '#/components/schemas/MarquezProblem';
+
+/**
+ * Sets `example` on each media type of `content` that has none, as `exemplify` does, with Marquez's
+ * members added (`withMarquezMembers`) where the schema is `MarquezProblem` (the Marquez routes' errors).
+ */
+function exemplifyProblem(content: unknown, example: Problem): void {
+  if (!isObject(content)) return;
+  for (const media of Object.values(content)) {
+    if (!isObject(media) || media.example !== undefined || media.examples !== undefined) continue;
+    const marquez = isObject(media.schema) && media.schema.$ref === MARQUEZ_PROBLEM_REFERENCE;
+    media.example = marquez ? withMarquezMembers(example) : example;
+  }
+}
+
 /**
  * The document with the examples each route wrote inline (kept by `describeOperation`), then
- * `PROBLEM_EXAMPLES` on the 400 and 403 answers, then those of `catalog` on each operation's request
- * body and first 2xx response where there is none yet (changed in place and returned).
+ * `PROBLEM_EXAMPLES` on the 400 and 403 answers (with Marquez's members on the Marquez routes'),
+ * then those of `catalog` on each operation's request body and first 2xx response where there is
+ * none yet (changed in place and returned).
  */
 export function withExamples(
   document: JsonObject,
@@ -264,7 +281,7 @@ export function withExamples(
       }
       for (const [status, example] of Object.entries(PROBLEM_EXAMPLES)) {
         const answer = responses[status];
-        if (isObject(answer)) exemplify(answer.content, example);
+        if (isObject(answer)) exemplifyProblem(answer.content, example);
       }
       const docs = catalog[operationKey(method.toUpperCase(), fastifyUrl(path))];
       if (!docs) continue;

@@ -14,6 +14,9 @@
  * - anything else: 500 with a generic detail; the error itself is logged, never returned.
  *
  * `type` is a URN naming the problem, e.g. `urn:lineage-svc:problem:not-found`.
+ *
+ * The Marquez-compatible routes (`routes/marquez.ts`) answer the same documents with Marquez's error
+ * members added (`withMarquezMembers`: `code`, `message`, `details`), through their own error handler.
  */
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -169,6 +172,44 @@ export function problemFor(error: unknown): { problem: Problem; internal: boolea
   return { problem: problem(500, 'internal error; see the server log'), internal: true };
 }
 
+/**
+ * The problem document of the Marquez-compatible API (`routes/marquez.ts`, docs/marquez.md): ours, plus
+ * the members of Marquez's error answers (Dropwizard's `ErrorMessage`, `{code, message, details}`) as
+ * RFC 9457 extension members, because Marquez Web's fetch wrapper and Marquez's clients read those.
+ */
+export const MarquezProblemSchema = ProblemSchema.extend({
+  code: z.number().int().min(400).max(599).describe("Marquez's member: the HTTP status, as status"),
+  message: z.string().describe("Marquez's member: what went wrong, the same text as detail"),
+  details: z
+    .string()
+    .describe(
+      "Marquez's member: with errors, the listed problems as path: message (the first 10, then how many more); " +
+        'otherwise the title and the type',
+    ),
+}).meta({ id: 'MarquezProblem' });
+export type MarquezProblem = z.infer<typeof MarquezProblemSchema>;
+
+/** How many validation problems `details` of a Marquez problem lists (`withMarquezMembers`). */
+export const MARQUEZ_DETAILS_ISSUES = 10;
+
+/**
+ * `body` with Marquez's error members added (`MarquezProblemSchema`); ours are kept as they are.
+ * `code` is `status`, `message` is `detail`. `details` is always there, because Marquez Web prints it
+ * whatever it is (an absent one reads "undefined"): with `errors`, the first `MARQUEZ_DETAILS_ISSUES`
+ * as `path: message` joined by `; `, then `; and N more` (N from `error_count` when the list was
+ * capped); without, `title (type)`, e.g. `Not Found (urn:lineage-svc:problem:not-found)`.
+ */
+export function withMarquezMembers(body: Problem): MarquezProblem {
+  const issues = body.errors ?? [];
+  let details = `${body.title} (${body.type})`;
+  if (issues.length > 0) {
+    const listed = issues.slice(0, MARQUEZ_DETAILS_ISSUES).map((issue) => `${issue.path}: ${issue.message}`);
+    const more = Math.max(body.error_count ?? 0, issues.length) - listed.length;
+    details = `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  }
+  return { ...body, code: body.status, message: body.detail, details };
+}
+
 /** Sends a problem document (as a string, so that no route's response schema applies to it). */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   return reply.code(body.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
@@ -294,11 +335,35 @@ function safeDecode(text: string): string {
 }
 
 /**
- * Installs the error handler and the not-found handler on the root instance. Internal errors are
- * logged with the request's method and route; the client only sees a generic detail. Unknown routes
- * are a 404 `route-not-found`; when the path would match a route had an id in it been percent-encoded
- * (`percentEncodingHint`), the detail says so. The routes are collected by an `onRoute` hook, so the
- * hint knows every route registered after this call.
+ * The error handler of the API (fastify's `setErrorHandler`): every error as its problem document
+ * (`problemFor`), with `Retry-After` on a 503; internal errors are logged with the request's method
+ * and route, the client only sees a generic detail. `members` may add members to each document
+ * before it is sent (e.g. `withMarquezMembers`, set on the Marquez routes' plugin, whose encapsulated
+ * handler answers every error of those routes: validation, handlers, hooks such as the key check
+ * and the write rate limit, the body parser).
+ */
+export function problemErrorHandler(
+  members: (body: Problem) => Problem = (body) => body,
+): (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (error, request, reply) => {
+    const { problem: body, internal } = problemFor(error);
+    if (body.status === 503) void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+    if (internal)
+      request.log.error(
+        { err: error, request: { method: request.method, route: request.routeOptions.url } },
+        'Request:Failed',
+      );
+    return sendProblem(reply, members(body));
+  };
+}
+
+/**
+ * Installs the error handler (`problemErrorHandler`, without added members) and the not-found
+ * handler on the root instance. Internal errors are logged with the request's method and route; the
+ * client only sees a generic detail. Unknown routes are a 404 `route-not-found`; when the path would
+ * match a route had an id in it been percent-encoded (`percentEncodingHint`), the detail says so. The
+ * routes are collected by an `onRoute` hook, so the hint knows every route registered after this
+ * call. A plugin may set its own handler for its routes (the Marquez routes do).
  */
 export function registerProblemHandling(app: AnyFastifyInstance): void {
   const routes: RoutePattern[] = [];
@@ -309,16 +374,7 @@ export function registerProblemHandling(app: AnyFastifyInstance): void {
         routes.push(pattern);
     }
   });
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { problem: body, internal } = problemFor(error);
-    if (body.status === 503) void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-    if (internal)
-      request.log.error(
-        { err: error, request: { method: request.method, route: request.routeOptions.url } },
-        'Request:Failed',
-      );
-    return sendProblem(reply, body);
-  });
+  app.setErrorHandler(problemErrorHandler());
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '';
     const hint = percentEncodingHint(request.method, path, routes);
@@ -336,4 +392,11 @@ export const problemResponses = {
   400: ProblemSchema,
   403: ProblemSchema,
   404: ProblemSchema,
+} as const;
+
+/** The error responses of the Marquez-compatible routes: `problemResponses` with Marquez's members (`MarquezProblemSchema`). */
+export const marquezProblemResponses = {
+  400: MarquezProblemSchema,
+  403: MarquezProblemSchema,
+  404: MarquezProblemSchema,
 } as const;

@@ -8,6 +8,13 @@
  * no uncaught error may reach the page. Requests that would leave the machine (Google Fonts, which
  * the build's `index.html` links) are aborted; the build's missing `img/` icons are not API calls.
  * Skipped with a notice when `../shared/marquez-web/dist` or Chromium is absent.
+ *
+ * Last, a refused lineage request (a node that does not exist, 404): Marquez Web's fetch wrapper
+ * builds its error text from Marquez's error members (`code`, `message`, `details`), which our
+ * problem document carries on the Marquez routes. This build's sagas catch that text and show a
+ * fixed one ("Something went wrong while fetching lineage"), so the text the wrapper threw is read
+ * from Chromium's debugger (paused on caught exceptions), and the visible toast is checked beside it.
+ * The page is the one the tests before left open, sent to the lineage page as its own links do.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -184,5 +191,40 @@ describe('Marquez Web, unchanged, against lineage-svc', { skip }, () => {
     assert.ok(apiCalls.length >= 20, `the UI called the API (${apiCalls.length} calls)`);
     assert.deepEqual(apiErrors, []);
     assert.deepEqual(pageErrors, []);
+  });
+
+  // After the check above: this one's API request is refused on purpose.
+  it('builds its error text of a refused lineage request from our message, and shows its own toast', async () => {
+    const debug = await page.context().newCDPSession(page);
+    const thrown: string[] = [];
+    debug.on('Debugger.paused', (event) => {
+      const exception = event.data as { value?: unknown } | undefined;
+      if (event.reason === 'exception' && typeof exception?.value === 'string') thrown.push(exception.value);
+      void debug.send('Debugger.resume');
+    });
+    await debug.send('Debugger.enable');
+    await debug.send('Debugger.setPauseOnExceptions', { state: 'caught' });
+    try {
+      // Navigated inside the page already open, as its links do (a reload would parse the bundle under the debugger).
+      const lineage = page.waitForResponse((response) => response.url().startsWith(`${base}/api/v1/lineage?`));
+      await page.evaluate(
+        (path) => {
+          history.pushState(null, '', path);
+          dispatchEvent(new PopStateEvent('popstate'));
+        },
+        `/lineage/dataset/nowhere/nothing?tableLevelNode=${enc('dataset:nowhere:nothing')}`,
+      );
+      assert.equal((await lineage).status(), 404);
+      await page.getByText('Something went wrong while fetching lineage').waitFor();
+    } finally {
+      await debug.send('Debugger.setPauseOnExceptions', { state: 'none' });
+      await debug.detach();
+    }
+    const text = thrown.find((value) => value.startsWith('fetchLineage responded with error code'));
+    assert.equal(
+      text,
+      'fetchLineage responded with error code 404: dataset "nothing" in namespace "nowhere" is not known.  ' +
+        'Here are the details: Not Found (urn:lineage-svc:problem:not-found)',
+    );
   });
 });

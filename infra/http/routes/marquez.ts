@@ -12,6 +12,10 @@
  * role (`WRITE_ROUTE_ROLES`) and are events (`services/marquezWrites.ts`).
  *
  * Bad parameters are 400 problem+json naming the parameter; an unknown dataset, job, run or node is 404.
+ * Every error of these routes (validation, handlers, the key check, the write rate limit) is answered
+ * by this plugin's own error handler: the API's problem document with Marquez's error members added
+ * (`withMarquezMembers` of `problem.ts`: `code`, `message`, `details`), which Marquez Web's fetch
+ * wrapper reads. The API's other routes, and `POST /api/v1/lineage`, are not in this plugin.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -55,7 +59,7 @@ import {
   marquezTagJob,
   type MarquezWriteRuntime,
 } from '../../../services/marquezWrites.js';
-import { problemResponses } from '../problem.js';
+import { marquezProblemResponses, problemErrorHandler, withMarquezMembers } from '../problem.js';
 import { count, paging, rawJsonSerializer, sendSerializedJson } from './schemas.js';
 import { EventTimeBound } from './openLineage.js';
 
@@ -72,7 +76,7 @@ export interface MarquezRoutesOptions {
 const tags = ['marquez'];
 const Name = z.string().min(1).max(4096);
 const Loose = z.object({}).passthrough();
-const withProblems = <T extends object>(responses: T) => ({ ...responses, ...problemResponses });
+const withProblems = <T extends object>(responses: T) => ({ ...responses, ...marquezProblemResponses });
 const upperCase = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
 /** Marquez's paging: `limit` (default 100) and `offset`. */
 const Paging = z.object(paging(100, 1000));
@@ -504,8 +508,13 @@ function writeRoutes(app: App, runtime: MarquezWriteRuntime): void {
   );
 }
 
-/** Registers the Marquez routes (register with `{ prefix: '/api/v1' }`). */
+/**
+ * Registers the Marquez routes (register with `{ prefix: '/api/v1' }`, without `fastify-plugin`, so
+ * that the error handler set here stays with these routes).
+ */
 export const marquezRoutes: FastifyPluginAsyncZod<MarquezRoutesOptions> = async (app, { runtime, maxLineageNodes }) => {
+  // Encapsulated: answers the errors of the routes below only, with Marquez's members.
+  app.setErrorHandler(problemErrorHandler(withMarquezMembers));
   catalogRoutes(app, runtime);
   datasetRoutes(app, runtime);
   lineageRoutes(app, runtime, maxLineageNodes ?? DEFAULT_MARQUEZ_MAX_LINEAGE_NODES);
