@@ -191,7 +191,7 @@ describe('Marquez API writes', () => {
     assert.deepEqual(untagged.body.tags, []);
   });
 
-  it('PUT /tags/{tag} creates a tag with its description, and the same description records nothing', async () => {
+  it('PUT /tags/{tag} creates a tag with its description or none, and the same description records nothing', async () => {
     const put = await call(api.base, 'PUT', '/api/v1/tags/Finance', {
       json: { description: 'Money data' },
       headers: write,
@@ -210,6 +210,10 @@ describe('Marquez API writes', () => {
     assert.equal(await head(), before);
     const tags = await call(api.base, 'GET', '/api/v1/tags', { headers: read });
     assert.ok((tags.body.tags as Array<{ name: string }>).some((tag) => tag.name === 'Finance'));
+    // No body at all (the description is optional, as in Marquez): a tag without a description.
+    const bare = await call(api.base, 'PUT', '/api/v1/tags/Bare', { headers: write });
+    assert.equal(bare.status, 200, bare.text);
+    assert.ok((bare.body.tags as Array<{ name: string }>).some((tag) => tag.name === 'Bare'));
   });
 
   it('answers bad names with 404 or 400 problem+json, recording nothing', async () => {

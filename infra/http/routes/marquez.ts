@@ -479,7 +479,7 @@ function writeRoutes(app: App, runtime: MarquezWriteRuntime): void {
         body: z
           .object({ description: z.string().max(4096).nullable().optional().describe('What the tag means') })
           .passthrough()
-          .optional(),
+          .nullish(),
         response: withProblems({ 200: z.object({ tags: z.array(Loose) }) }),
       },
     },
