@@ -36,8 +36,24 @@ export const GENERIC_RESPONSE_DESCRIPTIONS: Readonly<Record<number, string>> = {
   409: 'Conflict',
   413: 'The body is larger than the limit',
   415: 'The body is not JSON',
+  429:
+    'More writes a minute from this client (API key, else address) than LINEAGE_SVC_API_RATE_LIMIT_PER_MINUTE allows; ' +
+    'Retry-After says when to retry',
   503: 'The service cannot answer now',
 };
+
+/** The methods the per-client write limit counts (`registerWriteRateLimit` of `hardening.ts`): they may answer 429. */
+const RATE_LIMITED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The component schema of the API's problem documents. */
+const PROBLEM_REFERENCE = '#/components/schemas/Problem';
+
+/** The problem schema a route's answer refers to (`MarquezProblem` on the Marquez routes), else `Problem`. */
+const problemReferenceOf = (answer: unknown): string =>
+  isObject(answer) && typeof answer.$ref === 'string' ? answer.$ref : PROBLEM_REFERENCE;
+
+/** The `Retry-After` header of a 429 answer, as JSON Schema (`@fastify/swagger` puts it under `schema`). */
+const RETRY_AFTER_HEADER = { type: 'integer', minimum: 0, description: 'Seconds until the client may write again' };
 
 /** Examples of the problem documents every route may answer, by status (`problem` of `problem.ts`). */
 export const PROBLEM_EXAMPLES: Readonly<Record<number, Problem>> = {
@@ -46,6 +62,7 @@ export const PROBLEM_EXAMPLES: Readonly<Record<number, Problem>> = {
     errors: [{ path: 'querystring.limit', message: 'Too big: expected number to be <=1000' }],
   }),
   403: problem(403, 'API key is missing'),
+  429: problem(429, 'more than 1200 writes a minute from this client; retry in 42 s'),
 };
 
 /** The tags of the document, in the order the pages show them. */
@@ -102,7 +119,7 @@ function describedInline(response: unknown): boolean {
 function describeResponses(response: JsonObject | undefined, docs: OperationDocs | undefined): JsonObject {
   const responses: JsonObject = { ...response };
   for (const status of Object.keys(docs?.responses ?? {})) {
-    if (Number(status) >= 400) responses[status] ??= { $ref: '#/components/schemas/Problem' };
+    if (Number(status) >= 400) responses[status] ??= { $ref: PROBLEM_REFERENCE };
   }
   const success = Object.keys(responses).find((status) => status.startsWith('2'));
   for (const [status, schema] of Object.entries(responses)) {
@@ -114,7 +131,11 @@ function describeResponses(response: JsonObject | undefined, docs: OperationDocs
     if (code >= 400 && filled.content === undefined) {
       // Errors are problem+json, not application/json.
       const { description, ...problemSchema } = filled;
-      responses[status] = { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: problemSchema } } };
+      responses[status] = {
+        description,
+        ...(code === 429 ? { headers: { 'Retry-After': RETRY_AFTER_HEADER } } : {}),
+        content: { [PROBLEM_MEDIA_TYPE]: { schema: problemSchema } },
+      };
       continue;
     }
     responses[status] = filled;
@@ -131,18 +152,26 @@ function describeResponses(response: JsonObject | undefined, docs: OperationDocs
 /**
  * Fills in one route's documentation: what its `schema` sets wins; `docs` (its `OPERATION_DOCS`
  * entry, if any) fills operationId, description and response descriptions, which fall back on
- * `GENERIC_RESPONSE_DESCRIPTIONS`. `schema` is the JSON Schema form (after `jsonSchemaTransform`);
+ * `GENERIC_RESPONSE_DESCRIPTIONS`; `options.rateLimited` (a write) adds the 429 of the write limit,
+ * with its `Retry-After`, in the schema of the route's 400. `schema` is the JSON Schema form (after `jsonSchemaTransform`);
  * a new object is returned. Examples are added to the finished document (`withExamples`), where
  * they survive `$ref` responses.
  */
-export function describeOperation(schema: JsonObject, docs: OperationDocs | undefined): JsonObject {
+export function describeOperation(
+  schema: JsonObject,
+  docs: OperationDocs | undefined,
+  options: { rateLimited?: boolean } = {},
+): JsonObject {
   const described: JsonObject = { ...schema };
   if (docs) {
     described.operationId ??= docs.operationId;
     described.description ??= docs.description;
   }
   const inline = inlineExamples(described);
-  described.response = describeResponses(isObject(described.response) ? described.response : undefined, docs);
+  const response = isObject(described.response) ? { ...described.response } : undefined;
+  // A write may be refused by the per-client write limit, with the route's own problem document.
+  if (options.rateLimited && response !== undefined) response['429'] ??= { $ref: problemReferenceOf(response['400']) };
+  described.response = describeResponses(response, docs);
   if (Object.keys(inline).length > 0) described[INLINE_EXAMPLES] = inline;
   return described;
 }
@@ -190,7 +219,11 @@ export function openApiTransform(
     if (schema?.hide) return transformed;
     const method = [document.route.method].flat()[0] ?? 'GET';
     const key = operationKey(method, transformed.url);
-    return { ...transformed, schema: describeOperation(schema ?? {}, catalog[key]) as typeof transformed.schema };
+    const rateLimited = RATE_LIMITED_METHODS.has(method);
+    return {
+      ...transformed,
+      schema: describeOperation(schema ?? {}, catalog[key], { rateLimited }) as typeof transformed.schema,
+    };
   };
 }
 

@@ -3,8 +3,8 @@
  * every operation has a unique operationId, a summary, tags, described responses and an example;
  * every example validates against the schema it illustrates (ajv, JSON Schema 2020-12, the document's
  * components in scope); the request examples are accepted by a real API; no integer carries the
- * ±2^53 bounds unless its description explains them; `servers` follows the configuration; and the
- * endpoint table of `docs/api.md` is the one `make api-docs` writes.
+ * ±2^53 bounds unless its description explains them; every write documents the write limit's 429;
+ * `servers` follows the configuration; and the endpoint table of `docs/api.md` is the one `make api-docs` writes.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -131,6 +131,38 @@ describe('the OpenAPI document', () => {
           `${key}: no 4xx response`,
         );
     }
+  });
+
+  it("documents the write limit on every write: 429 with Retry-After, in the route's own problem schema", () => {
+    const problemOf = (response: unknown) =>
+      (
+        (((response as JsonObject).content as JsonObject)['application/problem+json'] as JsonObject)
+          .schema as JsonObject
+      ).$ref;
+    let writes = 0;
+    for (const { key, operation } of operations(document)) {
+      const responses = operation.responses as Record<string, JsonObject>;
+      if (!/^(POST|PUT|PATCH|DELETE) /.test(key)) {
+        assert.equal(responses['429'], undefined, `${key}: a read is not rate-limited`);
+        continue;
+      }
+      writes += 1;
+      const limited = responses['429'];
+      assert.ok(limited, `${key}: no 429`);
+      assert.deepEqual(
+        (limited.headers as JsonObject)['Retry-After'],
+        { schema: { type: 'integer', minimum: 0 }, description: 'Seconds until the client may write again' },
+        `${key}: Retry-After`,
+      );
+      assert.equal(problemOf(limited), problemOf(responses['400']), `${key}: the 429 in the schema of the 400`);
+    }
+    assert.ok(writes >= 15, `only ${writes} writes`);
+    const marquezTag = ((document.paths as JsonObject)['/api/v1/tags/{tag}'] as JsonObject).put as JsonObject;
+    assert.equal(
+      problemOf((marquezTag.responses as JsonObject)['429']),
+      '#/components/schemas/MarquezProblem',
+      "a Marquez write answers 429 with Marquez's members",
+    );
   });
 
   it('uses the specific descriptions of the catalog, e.g. for a graph', () => {
