@@ -84,15 +84,14 @@ type JobEdges = Buffer[];
 
 /**
  * A walk's limit and where it is: the depth asked for, the most nodes it may reach, the hop it is in
- * (0 while it reaches the origin, and a job's inputs and outputs), and the nodes reached before the
- * hop `counted` began (`reachOnce` notes it at the hop's first new node).
+ * (0 while it reaches the origin, and a job's inputs and outputs), and the nodes it had reached when
+ * that hop began.
  */
 interface WalkLimit {
   depth: number;
   maxNodes: number;
   hop: number;
   fromJob: boolean;
-  counted: number;
   before: number;
 }
 
@@ -351,7 +350,7 @@ export class MarquezLineageIndex {
   ): MarquezLineageWalk {
     const generation = ++this.generation;
     const reached: MarquezLineageWalk = { datasets: [], jobs: [], origin: null };
-    const limit: WalkLimit = { depth, maxNodes, hop: 0, fromJob: !('dataset' in origin), counted: 0, before: 0 };
+    const limit: WalkLimit = { depth, maxNodes, hop: 0, fromJob: !('dataset' in origin), before: 0 };
     let upstream: number[];
     let downstream: number[];
     let hops = depth;
@@ -375,6 +374,7 @@ export class MarquezLineageIndex {
     for (const job of downstream) downJobSeen![job] = generation;
     for (let hop = 1; hop <= hops && (upstream.length > 0 || downstream.length > 0); hop += 1) {
       limit.hop = hop;
+      limit.before = reached.datasets.length + reached.jobs.length;
       upstream = this.walkHop(upstream, true, hop === hops, generation, reached, limit);
       downstream = this.walkHop(downstream, false, hop === hops, generation, reached, limit);
     }
@@ -535,21 +535,21 @@ export class MarquezLineageIndex {
     const { buffer, release } = answerBuffers.take(length);
     const out = new FragmentWriter(buffer);
     /** Edge `edge` of shown job `at` (`JobEdges` numbering: inputs, then outputs), to or from slot `slot`. */
-    const writeEdge = (at: number, edge: number, inputCount: number, slot: number) => {
+    const writeEdge = (at: number, edge: number, slot: number) => {
       const edges = plan.jobEdges[at]!;
       if (edges !== null && slot !== originSlot) {
         out.put(edges[edge]!);
         return;
       }
-      const jobId = this.jobs[plan.jobs[at]!]!.id;
-      const input = edge < inputCount;
+      const job = plan.jobs[at]!;
+      const jobId = this.jobs[job]!.id;
+      const input = edge < this.datasetsAround(job, true).length;
       out.put(EDGE_ORIGIN);
       out.put(input ? slotIds[slot]! : jobId);
       out.put(EDGE_DESTINATION);
       out.put(input ? jobId : slotIds[slot]!);
       out.put(EDGE_CLOSE);
     };
-    const inputCount = (at: number) => this.datasetsAround(plan.jobs[at]!, true).length;
     out.put(GRAPH_OPEN);
     for (let slot = 0; slot < slots; slot += 1) {
       if (slot > 0) out.put(COMMA);
@@ -559,12 +559,12 @@ export class MarquezLineageIndex {
       const readersEnd = first + readerCounts[slot]!;
       for (let at = first; at < writersEnd; at += 1) {
         if (at > first) out.put(COMMA);
-        writeEdge(edgeJobs[at]!, edgeNumbers[at]!, inputCount(edgeJobs[at]!), slot);
+        writeEdge(edgeJobs[at]!, edgeNumbers[at]!, slot);
       }
       out.put(EDGES_BETWEEN);
       for (let at = writersEnd; at < readersEnd; at += 1) {
         if (at > writersEnd) out.put(COMMA);
-        writeEdge(edgeJobs[at]!, edgeNumbers[at]!, inputCount(edgeJobs[at]!), slot);
+        writeEdge(edgeJobs[at]!, edgeNumbers[at]!, slot);
       }
       out.put(NODE_CLOSE);
     }
@@ -584,7 +584,7 @@ export class MarquezLineageIndex {
         const dataset = inputs[index]!;
         if (this.datasetShown[dataset] !== generation) continue;
         if (written++ > 0) out.put(COMMA);
-        writeEdge(at, index, inputs.length, this.datasetSlot[dataset]!);
+        writeEdge(at, index, this.datasetSlot[dataset]!);
       }
       out.put(EDGES_BETWEEN);
       written = 0;
@@ -592,7 +592,7 @@ export class MarquezLineageIndex {
         const dataset = outputs[index]!;
         if (this.datasetShown[dataset] !== generation) continue;
         if (written++ > 0) out.put(COMMA);
-        writeEdge(at, inputs.length + index, inputs.length, this.datasetSlot[dataset]!);
+        writeEdge(at, inputs.length + index, this.datasetSlot[dataset]!);
       }
       out.put(NODE_CLOSE);
     }
@@ -758,13 +758,8 @@ function reachOnce(
   if (marks[element] === generation) return;
   marks[element] = generation;
   list.push(element);
-  const nodes = reached.datasets.length + reached.jobs.length;
-  if (limit.hop !== limit.counted) {
-    // The first node of a hop: every node within the hops before was reached.
-    limit.counted = limit.hop;
-    limit.before = nodes - 1;
-  }
-  if (nodes > limit.maxNodes) throw new LineageTooLargeError(limit.depth, limit.maxNodes, fittingDepth(limit));
+  if (reached.datasets.length + reached.jobs.length > limit.maxNodes)
+    throw new LineageTooLargeError(limit.depth, limit.maxNodes, fittingDepth(limit));
 }
 
 /**
