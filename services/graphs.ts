@@ -58,7 +58,7 @@ export type GraphRuntime = Pick<LineageRuntime, 'store' | 'graphs' | 'commands'>
   Partial<Pick<LineageRuntime, 'metrics'>>;
 
 /** Lays a node's metric sample over its attributes; answers the node itself when it has none. */
-export type MetricsOverlay = <T extends Node>(node: T) => T;
+type MetricsOverlay = <T extends Node>(node: T) => T;
 
 /**
  * The overlay of a graph's metric samples on its nodes: each node's latest sample, or with `asOf` the

@@ -155,7 +155,8 @@ export function serializeRequest(request: FastifyRequest): unknown {
   };
 }
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The methods that write: their querystrings are strict, and the per-client write limit counts them. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * `onRoute` hook: a write route's querystring schema becomes strict (a zod object gets `.strict()`,

@@ -18,6 +18,7 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { Config } from '../../src/config.js';
+import { WRITE_METHODS } from './hardening.js';
 import { OPERATION_DOCS, type OperationDocs } from './openApiOperations.js';
 import { problem, PROBLEM_MEDIA_TYPE, withMarquezMembers, type Problem } from './problem.js';
 
@@ -41,9 +42,6 @@ export const GENERIC_RESPONSE_DESCRIPTIONS: Readonly<Record<number, string>> = {
     'Retry-After says when to retry',
   503: 'The service cannot answer now',
 };
-
-/** The methods the per-client write limit counts (`registerWriteRateLimit` of `hardening.ts`): they may answer 429. */
-const RATE_LIMITED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The component schema of the API's problem documents. */
 const PROBLEM_REFERENCE = '#/components/schemas/Problem';
@@ -219,7 +217,8 @@ export function openApiTransform(
     if (schema?.hide) return transformed;
     const method = [document.route.method].flat()[0] ?? 'GET';
     const key = operationKey(method, transformed.url);
-    const rateLimited = RATE_LIMITED_METHODS.has(method);
+    // The per-client write limit (`registerWriteRateLimit`) counts these methods: they may answer 429.
+    const rateLimited = WRITE_METHODS.has(method);
     return {
       ...transformed,
       schema: describeOperation(schema ?? {}, catalog[key], { rateLimited }) as typeof transformed.schema,
